@@ -1,0 +1,289 @@
+"""The one module that touches the disk: it reads a repo's known paths and applies plans.
+
+A plan is applied all-or-nothing. Under a lock file, the original of every path the plan touches
+is copied into a journal before the first write; each file is replaced atomically (temp file,
+fsync, rename); the journal is deleted last. A run that finds a journal rolls the interrupted plan
+back before it does anything else, so the repo is always either before or after a plan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import AgentMemoryError, LockedError, RefusedError
+from .layout import JOURNAL_DIR, LOCK_FILE
+from .plan import FileEdit, Plan
+
+_TMP_SUFFIX = ".agent-memory-tmp"
+_ENTRIES = "entries.json"
+# Test hook for the crash matrix: SIGKILL this process after N file writes of a plan.
+_FAULT_ENV = "AGENT_MEMORY_FAULT_AFTER_WRITES"
+_STALE_EMPTY_LOCK_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: str
+    existed: bool
+    created_dirs: tuple[str, ...]
+
+
+class Repo:
+    """A target repository: reads only the paths asked for, never walks the tree."""
+
+    def __init__(self, root: Path) -> None:
+        if not root.is_dir():
+            raise RefusedError(f"{root}: not a directory; pass the path of the repo to work on")
+        self.root = root.resolve()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def real(self, rel: str) -> Path:
+        """The real path of ``rel``, refusing anything that resolves outside the repo."""
+        path = self.root / rel
+        resolved = path.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise RefusedError(
+                f"{rel}: is a symlink (or under one) that leads outside the repo, to {resolved}; "
+                "refusing to read or write through it — replace it with a real file or directory"
+            )
+        return resolved
+
+    def read(self, rel: str) -> bytes | None:
+        path = self.real(rel)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise RefusedError(f"{rel}: is a directory where a file is expected") from None
+        except OSError as exc:
+            raise AgentMemoryError(f"{rel}: cannot be read ({exc.strerror})") from None
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.root / rel)
+
+    def is_dir(self, rel: str) -> bool:
+        return self.real(rel).is_dir()
+
+    def list_dir(self, rel: str) -> tuple[str, ...]:
+        """Names in a directory, sorted (file system order never leaks into output)."""
+        path = self.real(rel)
+        try:
+            return tuple(sorted(os.listdir(path)))
+        except (FileNotFoundError, NotADirectoryError):
+            return ()
+
+    # -- locking -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self, wait: float = 0.0) -> Iterator[None]:
+        """Hold the repo's lock; a lock left by a dead process is cleared."""
+        lock = self.root / LOCK_FILE
+        deadline = time.monotonic() + wait
+        me = f"pid {os.getpid()} on {socket.gethostname()}"
+        while True:
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = self._live_holder(lock)
+                if holder is None:
+                    with contextlib.suppress(FileNotFoundError):
+                        lock.unlink()
+                    continue
+                if time.monotonic() >= deadline:
+                    raise LockedError(LOCK_FILE, holder) from None
+                time.sleep(0.05)
+                continue
+            except PermissionError:
+                raise AgentMemoryError(
+                    f"{LOCK_FILE}: cannot create the lock file (permission denied); "
+                    "make the repo writable"
+                ) from None
+            with os.fdopen(fd, "w") as handle:
+                handle.write(me + "\n")
+            break
+        try:
+            self._recover()
+            yield
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+
+    def _live_holder(self, lock: Path) -> str | None:
+        """Who holds ``lock``, or None when the holder is gone."""
+        try:
+            content = lock.read_text(encoding="utf-8", errors="replace").strip()
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            return None
+        parts = content.split()
+        if len(parts) != 4 or parts[0] != "pid" or not parts[1].isdigit():
+            # Killed between creating the lock and writing it: stale once it is not brand new.
+            return None if age > _STALE_EMPTY_LOCK_SECONDS else (content or "starting")
+        if parts[3] != socket.gethostname():
+            return content  # another machine: we cannot tell, so we respect it
+        try:
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return content
+        return content
+
+    # -- recovery ------------------------------------------------------------------------------
+
+    def recover(self, wait: float = 0.0) -> None:
+        """Roll back a plan an earlier run left half-applied (no-op when there is none)."""
+        if (self.root / JOURNAL_DIR).exists():
+            with self.locked(wait):
+                pass
+
+    def _recover(self) -> None:
+        journal = self.root / JOURNAL_DIR
+        if not journal.exists():
+            return
+        entries_file = journal / _ENTRIES
+        if entries_file.exists():
+            raw = json.loads(entries_file.read_text(encoding="utf-8"))
+            entries = [
+                _Entry(e["path"], e["existed"], tuple(e["created_dirs"])) for e in raw
+            ]
+            for index, entry in reversed(list(enumerate(entries))):
+                target = self.root / entry.path
+                _remove(_tmp_for(target))
+                if entry.existed:
+                    _atomic_write(target, (journal / "orig" / str(index)).read_bytes())
+                else:
+                    _remove(target)
+                for directory in entry.created_dirs:
+                    with contextlib.suppress(OSError):
+                        (self.root / directory).rmdir()
+            entries_file.unlink()
+            _fsync_dir(journal)
+        shutil.rmtree(journal)
+
+    # -- applying ------------------------------------------------------------------------------
+
+    def apply(self, plan: Plan, wait: float = 0.0) -> None:
+        """Apply every write of ``plan`` or none; refuses if a file changed since it was read."""
+        writes = plan.writes
+        if not writes:
+            return
+        with self.locked(wait):
+            targets = [self._check_writable(edit) for edit in writes]
+            journal = self.root / JOURNAL_DIR
+            (journal / "orig").mkdir(parents=True)
+            entries: list[_Entry] = []
+            for index, (edit, target) in enumerate(zip(writes, targets)):
+                if edit.before is not None:
+                    _write_synced(journal / "orig" / str(index), edit.before)
+                entries.append(_Entry(edit.path, edit.before is not None, _missing_dirs(self.root, target)))
+            _write_synced(
+                journal / (_ENTRIES + ".tmp"),
+                json.dumps([_entry_json(e) for e in entries], indent=1).encode("utf-8"),
+            )
+            os.replace(journal / (_ENTRIES + ".tmp"), journal / _ENTRIES)
+            _fsync_dir(journal)
+            try:
+                self._write_all(writes, targets)
+            except OSError as exc:
+                self._recover()
+                raise AgentMemoryError(
+                    f"{exc.filename or 'repo'}: write failed ({exc.strerror}); nothing was changed"
+                ) from None
+            (journal / _ENTRIES).unlink()
+            _fsync_dir(journal)
+            shutil.rmtree(journal)
+
+    def _check_writable(self, edit: FileEdit) -> Path:
+        target = self.real(edit.path)
+        current: bytes | None
+        try:
+            current = target.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current != edit.before:
+            raise AgentMemoryError(
+                f"{edit.path}: changed while this run was planning; run the command again"
+            )
+        if current is not None and not target.stat().st_mode & stat.S_IWUSR:
+            raise RefusedError(
+                f"{edit.path}: is read-only; make it writable (chmod u+w) and run again"
+            )
+        return target
+
+    def _write_all(self, writes: tuple[FileEdit, ...], targets: list[Path]) -> None:
+        fault_after = int(os.environ.get(_FAULT_ENV, "-1"))
+        for done, (edit, target) in enumerate(zip(writes, targets)):
+            if done == fault_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+            if edit.after is None:
+                target.unlink()
+                _fsync_dir(target.parent)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _atomic_write(target, edit.after)
+
+
+def _entry_json(entry: _Entry) -> dict[str, object]:
+    return {"path": entry.path, "existed": entry.existed, "created_dirs": list(entry.created_dirs)}
+
+
+def _missing_dirs(root: Path, target: Path) -> tuple[str, ...]:
+    """Directories a write to ``target`` creates, deepest first (the order to remove them in)."""
+    missing = []
+    parent = target.parent
+    while parent != root and not parent.exists():
+        missing.append(parent.relative_to(root).as_posix())
+        parent = parent.parent
+    return tuple(missing)
+
+
+def _tmp_for(target: Path) -> Path:
+    return target.with_name(target.name + _TMP_SUFFIX)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with path.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    tmp = _tmp_for(target)
+    _write_synced(tmp, data)
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+    os.replace(tmp, target)
+    _fsync_dir(target.parent)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:  # pragma: no cover - platforms without directory fds
+        if exc.errno in (errno.EISDIR, errno.EACCES):
+            return
+        raise
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,76 @@
+"""Where things live in an enabled repo, and the markers we own.
+
+Every path here is relative to the target repo and POSIX-style; the disk module is the only place
+that turns them into real paths.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+BLOCK_BEGIN = "<!-- agent-memory:begin -->"
+BLOCK_END = "<!-- agent-memory:end -->"
+
+MANIFEST = ".agent/version.md"
+SCHEMA = ".agent/schema.md"
+AGENT_DECAY = ".agent/DECAY.md"
+AGENT_REVIEW = ".agent/REVIEW.md"
+BACKUP_DIR = ".agent/backup"
+AGENTS_MD = "AGENTS.md"
+
+CONTINUITY = "memory/continuity.md"
+POLICY = "memory/decay-policy.md"
+SESSIONS_DIR = "memory/sessions"
+SESSIONS_KEEP = "memory/sessions/.gitkeep"
+ARCHIVE_DIR = "memory/archive"
+ARCHIVE_INDEX = "memory/archive/INDEX.md"
+
+# Transient files of an apply in progress; both vanish when it completes.
+LOCK_FILE = ".agent-memory.lock"
+JOURNAL_DIR = ".agent-memory.journal"
+
+# Fully managed files: installed path -> source inside the packaged data. Overwritten on re-sync,
+# after a backup when the user edited them (their hash is in the manifest).
+FULLY_MANAGED = MappingProxyType(
+    {
+        SCHEMA: "templates/.agent/schema.md",
+        AGENT_DECAY: "DECAY.md",
+        AGENT_REVIEW: "REVIEW.md",
+    }
+)
+
+# User data installed once from a template and never overwritten afterwards.
+USER_DATA = MappingProxyType(
+    {
+        CONTINUITY: "templates/memory/continuity.md",
+        POLICY: "templates/memory/decay-policy.md",
+        ARCHIVE_INDEX: "templates/memory/archive/INDEX.md",
+        SESSIONS_KEEP: "templates/memory/sessions/.gitkeep",
+    }
+)
+
+# Vendor bootstraps: name -> (installed path, template, kind). A "block" file is user-owned with
+# our managed block inside; a "managed" file is ours entirely.
+VENDORS = MappingProxyType(
+    {
+        "claude": ("CLAUDE.md", "templates/CLAUDE.md", "block"),
+        "gemini": ("GEMINI.md", "templates/GEMINI.md", "block"),
+        "copilot": (
+            ".github/copilot-instructions.md",
+            "templates/.github/copilot-instructions.md",
+            "block",
+        ),
+        "cursor": (
+            ".cursor/rules/agent-memory.mdc",
+            "templates/.cursor/rules/agent-memory.mdc",
+            "managed",
+        ),
+    }
+)
+DEFAULT_VENDORS = ("claude", "gemini")
+AGENTS_TEMPLATE = "templates/AGENTS.md"
+MANIFEST_TEMPLATE = "templates/.agent/version.md"
+
+# A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
+SESSION_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(\d{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md$")

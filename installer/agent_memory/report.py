@@ -1,0 +1,68 @@
+"""What a command tells its user: one shape for text and for ``--json``.
+
+Every command's JSON is ``{command, version, repo, outcome, plan, findings, summary}``; the text
+form prints the same data as lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .plan import Plan
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    path: str
+    line: int | None
+    severity: str  # error, warning, advisory
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.severity} [{self.check}] {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    command: str
+    version: str
+    repo: str
+    outcome: str
+    plan: Plan | None = None
+    findings: Sequence[Finding] = ()
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        doc = {
+            "command": self.command,
+            "version": self.version,
+            "repo": self.repo,
+            "outcome": self.outcome,
+            "plan": [
+                {"path": e.path, "outcome": e.outcome.value, "reason": e.reason}
+                for e in (self.plan.edits if self.plan else ())
+            ],
+            "findings": [
+                {
+                    "path": f.path,
+                    "line": f.line,
+                    "severity": f.severity,
+                    "check": f.check,
+                    "message": f.message,
+                }
+                for f in self.findings
+            ],
+            "summary": dict(self.summary),
+        }
+        return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False)
+
+    def plan_lines(self) -> list[str]:
+        if self.plan is None:
+            return []
+        width = max((len(e.outcome.value) for e in self.plan.edits), default=0)
+        return [f"  {e.outcome.value:<{width}}  {e.path}  ({e.reason})" for e in self.plan.edits]
