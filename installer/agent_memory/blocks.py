@@ -32,20 +32,19 @@ def find_block(path: str, lines: tuple[str, ...]) -> tuple[int, int] | None:
         )
     if not begins and not ends:
         return None
-    if not ends or (begins and ends[0] < begins[0]):
-        line = begins[0] if begins else ends[0]
+    if not ends:
         raise InputError(
             path,
-            line + 1,
+            begins[0] + 1,
             "has an agent-memory block that is not closed",
             f"put {BLOCK_END} on its own line after the block, or delete the marker",
         )
-    if not begins:
+    if not begins or ends[0] < begins[0]:
         raise InputError(
             path,
             ends[0] + 1,
-            f"has {BLOCK_END} without a begin marker",
-            "delete the stray marker",
+            f"has {BLOCK_END} without a begin marker before it",
+            "delete the stray marker, or put it after the block's begin marker",
         )
     return begins[0], ends[0]
 

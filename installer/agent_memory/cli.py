@@ -103,7 +103,9 @@ def _print_text(report: Any) -> None:
     type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
     help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
 )
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if enable would change anything.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if enable would change anything."
+)
 @_dry_run_opt
 @_json_opt
 @_today_opt

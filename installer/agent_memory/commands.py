@@ -11,7 +11,6 @@ from pathlib import Path
 
 from . import resources
 from .disk import Repo
-from .plan import Plan
 from .report import Report
 
 
@@ -38,7 +37,7 @@ def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
 
     repo = Repo(path)
     repo.recover(options.wait)
-    files = {p: repo.read(p) for p in probe_paths(vendors)}
+    files = {p: repo.read(p) for p in probe_paths()}
     result = plan_enable(files, vendors or None, today(options.today))
     plan = result.plan
     summary = {"mode": result.mode, "installed": result.installed, "current": result.current}
@@ -52,7 +51,3 @@ def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
     report = Report("enable", resources.version(), str(path), outcome, plan, (), summary)
     exit_code = 1 if options.check and not result.up_to_date else 0
     return Result(report, exit_code, plan.diff() if options.dry_run else "")
-
-
-def _unused(plan: Plan) -> None:  # pragma: no cover
-    del plan

@@ -81,7 +81,7 @@ class Repo:
         """Names in a directory, sorted (file system order never leaks into output)."""
         path = self.real(rel)
         try:
-            return tuple(sorted(os.listdir(path)))
+            return tuple(sorted(entry.name for entry in path.iterdir()))
         except (FileNotFoundError, NotADirectoryError):
             return ()
 
@@ -157,9 +157,7 @@ class Repo:
         entries_file = journal / _ENTRIES
         if entries_file.exists():
             raw = json.loads(entries_file.read_text(encoding="utf-8"))
-            entries = [
-                _Entry(e["path"], e["existed"], tuple(e["created_dirs"])) for e in raw
-            ]
+            entries = [_Entry(e["path"], e["existed"], tuple(e["created_dirs"])) for e in raw]
             for index, entry in reversed(list(enumerate(entries))):
                 target = self.root / entry.path
                 _remove(_tmp_for(target))
@@ -186,15 +184,17 @@ class Repo:
             journal = self.root / JOURNAL_DIR
             (journal / "orig").mkdir(parents=True)
             entries: list[_Entry] = []
-            for index, (edit, target) in enumerate(zip(writes, targets)):
+            for index, (edit, target) in enumerate(zip(writes, targets, strict=True)):
                 if edit.before is not None:
                     _write_synced(journal / "orig" / str(index), edit.before)
-                entries.append(_Entry(edit.path, edit.before is not None, _missing_dirs(self.root, target)))
+                entries.append(
+                    _Entry(edit.path, edit.before is not None, _missing_dirs(self.root, target))
+                )
             _write_synced(
                 journal / (_ENTRIES + ".tmp"),
                 json.dumps([_entry_json(e) for e in entries], indent=1).encode("utf-8"),
             )
-            os.replace(journal / (_ENTRIES + ".tmp"), journal / _ENTRIES)
+            (journal / (_ENTRIES + ".tmp")).replace(journal / _ENTRIES)
             _fsync_dir(journal)
             try:
                 self._write_all(writes, targets)
@@ -226,7 +226,7 @@ class Repo:
 
     def _write_all(self, writes: tuple[FileEdit, ...], targets: list[Path]) -> None:
         fault_after = int(os.environ.get(_FAULT_ENV, "-1"))
-        for done, (edit, target) in enumerate(zip(writes, targets)):
+        for done, (edit, target) in enumerate(zip(writes, targets, strict=True)):
             if done == fault_after:
                 os.kill(os.getpid(), signal.SIGKILL)
             if edit.after is None:
@@ -266,8 +266,8 @@ def _atomic_write(target: Path, data: bytes) -> None:
     tmp = _tmp_for(target)
     _write_synced(tmp, data)
     with contextlib.suppress(FileNotFoundError):
-        os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-    os.replace(tmp, target)
+        tmp.chmod(stat.S_IMODE(target.stat().st_mode))
+    tmp.replace(target)
     _fsync_dir(target.parent)
 
 

@@ -6,7 +6,7 @@ Pure functions from what the repo holds to a Plan; the CLI reads and applies.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from packaging.version import Version
@@ -19,6 +19,7 @@ from .layout import (
     AGENTS_TEMPLATE,
     BACKUP_DIR,
     CONTINUITY,
+    DEFAULT_VENDORS,
     FULLY_MANAGED,
     MANIFEST,
     MANIFEST_TEMPLATE,
@@ -27,8 +28,6 @@ from .layout import (
     VENDORS,
 )
 from .plan import FileEdit, Outcome, Plan
-
-Reader = Callable[[str], "bytes | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +43,10 @@ class EnableResult:
         return not self.plan.writes
 
 
-def probe_paths(vendors: Sequence[str]) -> tuple[str, ...]:
+def probe_paths() -> tuple[str, ...]:
     """Every path enable may read: the known ones only, never a walk of the tree."""
     paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, *FULLY_MANAGED, *USER_DATA}
-    paths.update(VENDORS[name][0] for name in VENDORS)
-    del vendors
+    paths.update(path for path, _template, _kind in VENDORS.values())
     return tuple(sorted(paths))
 
 
@@ -83,8 +81,6 @@ def plan_enable(
 
 
 def _choose_vendors(vendors: Sequence[str] | None) -> tuple[str, ...]:
-    from .layout import DEFAULT_VENDORS
-
     if vendors is None or not vendors:
         return DEFAULT_VENDORS
     if "none" in vendors:

@@ -16,7 +16,7 @@ def _root() -> Path:
 
 
 def data(relpath: str) -> bytes:
-    """Bytes of a packaged file, by its path in the project (``templates/AGENTS.md``, ``DECAY.md``)."""
+    """A packaged file by its path in the project (``templates/AGENTS.md``, ``DECAY.md``)."""
     return (_root() / relpath).read_bytes()
 
 

@@ -31,10 +31,12 @@ class Text:
 
 
 def decode(path: str, data: bytes) -> Text:
-    """Decode UTF-8 (with or without BOM); binary or invalid input is an InputError naming the line."""
+    """Decode UTF-8 (BOM or not); binary or invalid input is an InputError naming the line."""
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError(path, line, "contains a NUL byte (binary data)", "restore it as UTF-8 text")
+        raise InputError(
+            path, line, "contains a NUL byte (binary data)", "restore it as UTF-8 text"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,71 @@
+"""Shared test helpers: real directories, the real CLI, and tree snapshots."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_memory.cli import main
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Create ``files`` under ``root``; str is written as UTF-8, byte for byte."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (including dotfiles), by POSIX relative path."""
+    out: dict[str, bytes] = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(dirpath) / name
+            if ".git" in path.relative_to(root).parts[:1]:
+                continue
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+def stats(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {rel: (data, (root / rel).stat().st_mtime_ns) for rel, data in tree(root).items()}
+
+
+def cli(*args: str | os.PathLike[str]) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def run_console(
+    *args: str | os.PathLike[str], cwd: Path, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """The installed console script as a subprocess (falls back to ``python -m``)."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent_memory", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def git_init(root: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    return git_init(root)

@@ -1,0 +1,112 @@
+"""The disk module: all-or-nothing plans, rollback after a crash, the lock, path safety."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_memory.disk import Repo
+from agent_memory.errors import LockedError, RefusedError
+from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.plan import FileEdit, Outcome, Plan
+from conftest import build_tree, cli, run_console, tree
+
+
+def _plan(*edits: tuple[str, bytes | None, bytes | None]) -> Plan:
+    return Plan.of(FileEdit(p, b, a, Outcome.UPDATED, "test") for p, b, a in edits)
+
+
+@pytest.mark.parametrize("kill_after", [0, 1, 3, 6, 10])
+def test_enable_killed_between_writes_is_rolled_back_then_completes(
+    repo: Path, kill_after: int
+) -> None:
+    build_tree(repo, {"AGENTS.md": "# Mine\n", "CLAUDE.md": "Be terse.\n"})
+    before = tree(repo)
+    crashed = run_console(
+        "enable",
+        repo,
+        "--today",
+        "2026-06-13",
+        cwd=repo,
+        AGENT_MEMORY_FAULT_AFTER_WRITES=str(kill_after),
+    )
+    assert crashed.returncode == -9
+    assert (repo / JOURNAL_DIR).exists()
+    # Any command first rolls the interrupted plan back: a read-only one leaves the "before" tree.
+    assert cli("enable", repo, "--check").exit_code == 1
+    assert tree(repo) == before
+    done = cli("enable", repo, "--today", "2026-06-13")
+    assert done.exit_code == 0
+    fresh = tree(repo)
+    assert not any(".agent-memory" in path for path in fresh)
+    assert fresh["AGENTS.md"].startswith(b"# Mine\n")
+
+
+def test_rollback_restores_originals_and_removes_created_files(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"a.md": "old a\n", "b.md": "old b\n"})
+    repo = Repo(tmp_path)
+    plan = _plan(
+        ("a.md", b"old a\n", b"new a\n"),
+        ("b.md", b"old b\n", None),
+        ("new/dir/c.md", None, b"c\n"),
+    )
+    os.environ["AGENT_MEMORY_FAULT_AFTER_WRITES"] = "2"
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child is killed mid-plan
+            repo.apply(plan)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        del os.environ["AGENT_MEMORY_FAULT_AFTER_WRITES"]
+    assert os.WIFSIGNALED(status)
+    assert (tmp_path / "a.md").read_bytes() == b"new a\n"
+    Repo(tmp_path).recover()
+    assert tree(tmp_path) == {"a.md": b"old a\n", "b.md": b"old b\n"}
+    assert not (tmp_path / "new").exists()
+    Repo(tmp_path).apply(plan)
+    assert tree(tmp_path) == {"a.md": b"new a\n", "new/dir/c.md": b"c\n"}
+
+
+def test_a_plan_built_on_stale_reads_is_refused(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"a.md": "changed meanwhile\n"})
+    with pytest.raises(Exception, match="changed while this run was planning"):
+        Repo(tmp_path).apply(_plan(("a.md", b"old\n", b"new\n")))
+    assert tree(tmp_path) == {"a.md": b"changed meanwhile\n"}
+
+
+def test_live_lock_is_respected_and_dead_lock_is_cleared(tmp_path: Path) -> None:
+    import socket
+
+    lock = tmp_path / LOCK_FILE
+    lock.write_text(f"pid {os.getppid()} on {socket.gethostname()}\n")
+    with pytest.raises(LockedError, match=f"pid {os.getppid()}"):
+        Repo(tmp_path).apply(_plan(("a.md", None, b"a\n")))
+    assert not (tmp_path / "a.md").exists()
+    lock.write_text(f"pid {2**22 + 12345} on {socket.gethostname()}\n")  # no such process
+    Repo(tmp_path).apply(_plan(("a.md", None, b"a\n")))
+    assert tree(tmp_path) == {"a.md": b"a\n"}
+
+
+def test_read_only_file_in_the_way_is_refused_untouched(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"a.md": "old\n", "b.md": "b\n"})
+    (tmp_path / "b.md").chmod(0o444)
+    with pytest.raises(RefusedError, match="read-only"):
+        Repo(tmp_path).apply(_plan(("a.md", b"old\n", b"new\n"), ("b.md", b"b\n", b"B\n")))
+    assert tree(tmp_path) == {"a.md": b"old\n", "b.md": b"b\n"}
+
+
+def test_symlinks_leading_outside_are_refused_for_reading_and_writing(tmp_path: Path) -> None:
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    root.mkdir()
+    build_tree(outside, {"secret": "x\n"})
+    (root / "log.md").symlink_to(outside / "secret")
+    (root / "memory").symlink_to(outside, target_is_directory=True)
+    repo = Repo(root)
+    with pytest.raises(RefusedError, match="outside the repo"):
+        repo.read("log.md")
+    with pytest.raises(RefusedError, match="outside the repo"):
+        repo.apply(_plan(("memory/continuity.md", None, b"x\n")))
+    assert tree(outside) == {"secret": b"x\n"}

@@ -1,0 +1,176 @@
+"""enable, Mode A and the up-to-date case of Mode B, through the real CLI on real directories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_memory import manifest
+from conftest import PROJECT, build_tree, cli, stats, tree
+
+VERSION = (PROJECT / "VERSION").read_text().strip()
+TODAY = "2026-06-13"
+
+FRESH = {
+    ".agent/DECAY.md",
+    ".agent/REVIEW.md",
+    ".agent/schema.md",
+    ".agent/version.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    "memory/archive/INDEX.md",
+    "memory/continuity.md",
+    "memory/decay-policy.md",
+    "memory/sessions/.gitkeep",
+}
+
+
+def test_version_matches_the_version_file() -> None:
+    result = cli("--version")
+    assert result.output == f"agent-memory {VERSION}\n"
+
+
+def test_mode_a_installs_the_exact_layout(repo: Path) -> None:
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "(mode A)" in result.output
+    files = tree(repo)
+    assert set(files) == FRESH
+    stamp = manifest.parse(files[".agent/version.md"])
+    assert str(stamp.version) == VERSION
+    assert stamp.enabled_with == VERSION
+    assert stamp.last_upgraded == TODAY
+    assert stamp.mode == "A"
+    assert stamp.vendors == ("claude", "gemini")
+    assert set(stamp.managed) == {".agent/schema.md", ".agent/DECAY.md", ".agent/REVIEW.md"}
+    for path, digest in stamp.managed.items():
+        assert manifest.sha256(files[path]) == digest
+    for path in ("memory/continuity.md", "memory/decay-policy.md", ".agent/schema.md"):
+        assert files[path] == (PROJECT / "templates" / path).read_bytes()
+    assert files[".agent/DECAY.md"] == (PROJECT / "DECAY.md").read_bytes()
+    assert files[".agent/REVIEW.md"] == (PROJECT / "REVIEW.md").read_bytes()
+    assert b"@AGENTS.md" in files["CLAUDE.md"]
+
+
+def test_second_run_is_up_to_date_and_writes_nothing(repo: Path) -> None:
+    cli("enable", repo, "--today", TODAY)
+    before = stats(repo)
+    result = cli("enable", repo, "--today", "2027-01-01")
+    assert result.exit_code == 0
+    assert "up to date" in result.output
+    assert stats(repo) == before
+    assert cli("enable", repo, "--check").exit_code == 0
+
+
+def test_dry_run_and_check_write_nothing(repo: Path) -> None:
+    build_tree(repo, {"AGENTS.md": "# Mine\n"})
+    before = stats(repo)
+    dry = cli("enable", repo, "--dry-run", "--today", TODAY)
+    assert dry.exit_code == 0
+    assert "+++ b/memory/continuity.md" in dry.output
+    assert "+<!-- agent-memory:begin -->" in dry.output
+    assert stats(repo) == before
+    check = cli("enable", repo, "--check")
+    assert check.exit_code == 1
+    assert stats(repo) == before
+
+
+def test_user_text_outside_the_block_is_kept_byte_for_byte(repo: Path) -> None:
+    agents = "# Team rules\r\n\r\nUse tabs.\r\nNo trailing newline here"
+    claude = "Claude: be terse.\n\n@docs/style.md"
+    build_tree(repo, {"AGENTS.md": agents, "CLAUDE.md": claude})
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    new_agents = (repo / "AGENTS.md").read_bytes()
+    new_claude = (repo / "CLAUDE.md").read_bytes()
+    assert new_agents.startswith(agents.encode())
+    assert new_claude.startswith(claude.encode())
+    # Our block follows the file's own line endings.
+    added = new_agents[len(agents) :]
+    assert b"\r\n" in added and b"\n" not in added.replace(b"\r\n", b"")
+    assert b"<!-- agent-memory:begin -->" in added
+    assert b"@AGENTS.md" in new_claude[len(claude) :]
+    # Re-running changes nothing, and an edited block is replaced in place.
+    before = stats(repo)
+    assert "up to date" in cli("enable", repo).output
+    assert stats(repo) == before
+
+
+def test_vendor_choice_is_recorded(repo: Path) -> None:
+    result = cli("enable", repo, "--vendor", "cursor", "--vendor", "copilot", "--today", TODAY)
+    assert result.exit_code == 0
+    files = tree(repo)
+    assert "CLAUDE.md" not in files and "GEMINI.md" not in files
+    assert ".cursor/rules/agent-memory.mdc" in files
+    assert b"agent-memory:begin" in files[".github/copilot-instructions.md"]
+    stamp = manifest.parse(files[".agent/version.md"])
+    assert stamp.vendors == ("copilot", "cursor")  # canonical order, not argument order
+    assert ".cursor/rules/agent-memory.mdc" in stamp.managed
+
+
+def test_vendor_none_installs_no_bootstrap(repo: Path) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", TODAY).exit_code == 0
+    files = tree(repo)
+    assert "CLAUDE.md" not in files and "GEMINI.md" not in files
+    assert manifest.parse(files[".agent/version.md"]).vendors == ()
+    assert b"- vendors:       none" in files[".agent/version.md"]
+
+
+def test_json_output_has_the_common_shape(repo: Path) -> None:
+    result = cli("enable", repo, "--json", "--today", TODAY)
+    doc = json.loads(result.output)
+    assert set(doc) == {"command", "version", "repo", "outcome", "plan", "findings", "summary"}
+    assert doc["command"] == "enable" and doc["outcome"] == "changed"
+    assert {e["path"] for e in doc["plan"]} == FRESH
+    assert doc["summary"]["mode"] == "A"
+
+
+@pytest.mark.parametrize(
+    ("stamp", "message"),
+    [
+        ("# agent-memory install manifest\n- version: 9.0.0\n", "newer than this tool"),
+        ("", "is empty"),
+        ("# agent-memory install manifest\n- version: banana\n", "'banana' is not a version"),
+        ("# agent-memory install manifest\n- mode: A\n", "has no '- version"),
+    ],
+)
+def test_bad_or_future_stamp_is_refused_without_writing(
+    repo: Path, stamp: str, message: str
+) -> None:
+    build_tree(repo, {".agent/version.md": stamp, "memory/continuity.md": "# Continuity\n"})
+    before = stats(repo)
+    result = cli("enable", repo)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and ".agent/version.md" in lines[0]
+    assert "Traceback" not in result.output
+    assert stats(repo) == before
+
+
+def test_bold_keys_of_hand_written_stamps_are_read(repo: Path) -> None:
+    build_tree(
+        repo,
+        {".agent/version.md": f"# agent-memory install manifest\n- **version:** {VERSION}\n"},
+    )
+    result = cli("enable", repo)
+    assert result.exit_code == 0 and "up to date" in result.output
+
+
+def test_symlinked_memory_dir_outside_the_repo_is_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "memory").symlink_to(outside, target_is_directory=True)
+    before = stats(repo)
+    result = cli("enable", repo)
+    assert result.exit_code == 1
+    assert "outside the repo" in result.output
+    assert list(outside.iterdir()) == []
+    assert stats(repo) == before
+
+
+def test_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:
+    result = cli("enable", tmp_path / "missing")
+    assert result.exit_code == 1
+    assert "not a directory" in result.output
