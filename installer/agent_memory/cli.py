@@ -92,6 +92,11 @@ def _print_text(report: Any) -> None:
         click.echo(f"agent-memory {summary['current']}: {verb} {report.repo} (mode {mode})")
     for line in report.plan_lines():
         click.echo(line)
+    for finding in report.findings:
+        click.echo(str(finding))
+    if report.command == "lint":
+        s = summary
+        click.echo(f"{s['error']} errors, {s['warning']} warnings, {s['advisory']} advisories")
 
 
 @main.command()
@@ -136,3 +141,16 @@ def _run(call: Any, as_json: bool) -> None:
         click.echo(f"agent-memory: {exc}", err=True)
         sys.exit(1)
     _finish(result, as_json)
+
+
+@main.command()
+@_repo_arg
+@_json_opt
+def lint(path: Path, as_json: bool) -> None:
+    """Check the memory files of PATH; exit 1 when there is an error.
+
+    Each finding is printed as `path:line: severity [check] message`.
+    """
+    from . import commands
+
+    _run(lambda: commands.lint(path), as_json)

@@ -51,3 +51,32 @@ def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
     report = Report("enable", resources.version(), str(path), outcome, plan, (), summary)
     exit_code = 1 if options.check and not result.up_to_date else 0
     return Result(report, exit_code, plan.diff() if options.dry_run else "")
+
+
+def lint(path: Path) -> Result:
+    from . import lint as linting
+    from .layout import (
+        ARCHIVE_INDEX,
+        CONTINUITY,
+        MANIFEST,
+        POLICY,
+        SESSIONS_DIR,
+    )
+    from .memory import load
+
+    repo = Repo(path)
+    repo.recover()
+    memory = load(repo)
+    texts = [
+        (p, data)
+        for p in (CONTINUITY, POLICY, ARCHIVE_INDEX, *(d.path for d in memory.archives))
+        if (data := repo.read(p)) is not None
+    ]
+    logs = ((name, repo.read(f"{SESSIONS_DIR}/{name}") or b"") for name in memory.logs)
+    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, texts)
+    counts = {
+        s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "advisory")
+    }
+    outcome = "problems" if counts["error"] else "clean"
+    report = Report("lint", resources.version(), str(path), outcome, None, findings, counts)
+    return Result(report, linting.exit_code(findings))

@@ -1,0 +1,296 @@
+"""Memory documents (continuity.md, archive quarter files): sections, facts and their footers.
+
+Structure comes from markdown-it-py's block tokens and their line maps, so code fences, HTML
+blocks and quoted headings are never mistaken for facts; regular expressions only look inside a
+line already known to matter. The document keeps every original line, and edits replace whole
+lines, so parse → render is the identity and an edit touches only the lines it names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from . import footer
+from .report import Finding
+from .text import Text, decode, strip_eol
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+_BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
+_BLANK = re.compile(r"^[ \t]*\r?\n?$")
+PROJECT_STATE = "project state"
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    # Block structure is all we need; skipping inline parsing makes large files cheap.
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    section: str
+    start: int  # first line index
+    end: int  # one past the last line, trailing blank lines excluded
+    footer_line: int | None
+    footer_span: tuple[int, int]  # offsets of the comment within its line
+    fields: footer.Fields
+    task: str | None  # None: plain bullet; " ": open thread; "x": checked thread
+    first_line: str  # the bullet's text without marker and footer
+
+    @property
+    def id(self) -> str | None:
+        return dict(self.fields).get("id")
+
+    def field(self, key: str) -> str | None:
+        return dict(self.fields).get(key)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    heading: int  # line index of the heading
+    end: int  # one past its last line
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    path: str
+    text: Text
+    sections: tuple[Section, ...]
+    facts: tuple[Fact, ...]
+    problems: tuple[Finding, ...]
+
+    def render(self) -> bytes:
+        return self.text.encode()
+
+    def section(self, title: str) -> Section | None:
+        key = title.strip().lower()
+        return next((s for s in self.sections if s.title.lower() == key), None)
+
+
+def is_blank(line: str) -> bool:
+    return _BLANK.match(line) is not None
+
+
+def parse(path: str, data: bytes) -> Document:
+    """Parse a memory document; problems are findings with lines, never exceptions."""
+    return parse_text(path, decode(path, data))
+
+
+def parse_text(path: str, text: Text) -> Document:
+    lines = text.lines
+    problems: list[Finding] = []
+    masked, footers = _mask(path, lines, problems)
+    tokens = _markdown().parse(masked)
+    sections: list[Section] = []
+    items: list[tuple[str, int, int]] = []
+    open_title: str | None = None
+    open_heading = 0
+    bullet_depth: list[bool] = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.tag in ("h1", "h2"):
+            assert token.map is not None
+            if open_title is not None:
+                sections.append(Section(open_title, open_heading, token.map[0]))
+            open_title = tokens[index + 1].content.strip() if token.tag == "h2" else None
+            open_heading = token.map[0]
+        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            bullet_depth.append(token.type == "bullet_list_open")
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            bullet_depth.pop()
+        elif (
+            token.type == "list_item_open"
+            and token.level == 1
+            and bullet_depth == [True]
+            and open_title is not None
+            and open_title.lower() != PROJECT_STATE
+        ):
+            assert token.map is not None
+            start, end = token.map
+            while end > start + 1 and is_blank(lines[end - 1]):
+                end -= 1
+            items.append((open_title, start, end))
+    if open_title is not None:
+        sections.append(Section(open_title, open_heading, len(lines)))
+    facts = _facts(path, lines, items, footers, problems)
+    return Document(path, text, tuple(sections), facts, tuple(sorted(problems, key=_order)))
+
+
+def _order(finding: Finding) -> tuple[int, str]:
+    return (finding.line or 0, finding.check)
+
+
+def _mask(
+    path: str, lines: Sequence[str], problems: list[Finding]
+) -> tuple[str, dict[int, tuple[int, int, str, bool]]]:
+    """The text markdown-it sees: footers and unclosed comments become plain letters.
+
+    An unclosed ``<!--`` would otherwise swallow the rest of the file as one HTML block, and a
+    footer at column 0 would end the list; as letters both stay inside the fact they belong to.
+    """
+    footers: dict[int, tuple[int, int, str, bool]] = {}
+    out: list[str] = []
+    body = "".join(lines)
+    last_close = body.rfind("-->")
+    offset = 0
+    for index, line in enumerate(lines):
+        bare = strip_eol(line).replace("\r", " ")
+        if "<!--" in bare:
+            match = footer.FOOTER.search(bare)
+            if match is not None:
+                closed = match.group("close") == "-->"
+                footers[index] = (match.start(), match.end(), match.group("body"), closed)
+                bare = (
+                    bare[: match.start()]
+                    + "x" * (match.end() - match.start())
+                    + bare[match.end() :]
+                )
+            opening = bare.find("<!--")
+            if opening != -1 and offset + opening > last_close:
+                problems.append(
+                    Finding(
+                        path,
+                        index + 1,
+                        "error",
+                        "comment-unclosed",
+                        "HTML comment is never closed; add --> at its end",
+                    )
+                )
+                bare = bare[:opening] + "x" * (len(bare) - opening)
+        out.append(bare + "\n")
+        offset += len(line)
+    return "".join(out), footers
+
+
+def _facts(
+    path: str,
+    lines: Sequence[str],
+    items: Sequence[tuple[str, int, int]],
+    footers: dict[int, tuple[int, int, str, bool]],
+    problems: list[Finding],
+) -> tuple[Fact, ...]:
+    claimed: set[int] = set()
+    ranges: list[list[int]] = []
+    for _title, start, end in items:
+        ranges.append([start, end])
+        claimed.update(range(start, end))
+    # A footer separated from its fact by blank lines only still belongs to it.
+    for line_index in sorted(footers):
+        if line_index in claimed:
+            continue
+        owner = None
+        for k, (_title, start, end) in enumerate(items):
+            del start
+            if end <= line_index and all(is_blank(lines[i]) for i in range(end, line_index)):
+                owner = k
+        if owner is not None and not any(
+            i in footers for i in range(ranges[owner][0], ranges[owner][1])
+        ):
+            ranges[owner][1] = line_index + 1
+            claimed.update(range(items[owner][2], line_index + 1))
+        else:
+            problems.append(
+                Finding(
+                    path,
+                    line_index + 1,
+                    "error",
+                    "footer-orphan",
+                    "footer is not inside a fact; put it on the line under its bullet",
+                )
+            )
+    facts: list[Fact] = []
+    for (title, start, _end), (_, end) in zip(items, ranges, strict=True):
+        own = [i for i in range(start, end) if i in footers]
+        fields: footer.Fields = ()
+        footer_line = None
+        span = (0, 0)
+        if own:
+            footer_line = own[0]
+            begin, finish, body, closed = footers[footer_line]
+            span = (begin, finish)
+            if not closed:
+                problems.append(
+                    Finding(
+                        path,
+                        footer_line + 1,
+                        "error",
+                        "footer-unclosed",
+                        "footer comment has no closing -->; add it at the end of the line",
+                    )
+                )
+            fields, found = footer.parse_fields(body)
+            problems.extend(
+                Finding(path, footer_line + 1, p.severity, p.check, p.message) for p in found
+            )
+            for extra in own[1:]:
+                problems.append(
+                    Finding(
+                        path,
+                        extra + 1,
+                        "error",
+                        "footer-multiple",
+                        "a second footer inside one fact; keep one per top-level bullet",
+                    )
+                )
+        bullet = strip_eol(lines[start])
+        match = _BULLET.match(bullet)
+        task = None
+        first = bullet
+        if match is not None:
+            task = match.group("task")
+            task = task.lower() if task else None
+            first = bullet[match.end() :]
+        if footer_line == start:
+            first = first.replace(strip_eol(lines[start])[span[0] : span[1]], "")
+        facts.append(Fact(title, start, end, footer_line, span, fields, task, first.strip()))
+    return tuple(facts)
+
+
+# -- edits ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace lines [start, end) with ``lines``; insertions have start == end."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def apply_edits(text: Text, edits: Iterable[Edit]) -> Text:
+    """Apply non-overlapping edits; untouched lines keep their exact bytes."""
+    lines = list(text.lines)
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        lines[edit.start : edit.end] = edit.lines
+    return Text(text.bom, tuple(lines))
+
+
+def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
+    """The edit that gives ``fact`` these footer fields (in place, or a new footer line)."""
+    rendered = footer.render(fields, fact.fields)
+    if fact.footer_line is not None:
+        line = text.lines[fact.footer_line]
+        begin, end = fact.footer_span
+        new = line[:begin] + rendered + line[end:]
+        return Edit(fact.footer_line, fact.footer_line + 1, (new,))
+    bullet = text.lines[fact.start]
+    match = _BULLET.match(bullet)
+    indent = " " * (len(match.group("indent")) + 2) if match else "  "
+    last = text.lines[fact.end - 1]
+    newline = text.newline
+    if last.endswith("\n"):
+        return Edit(fact.end, fact.end, (indent + rendered + newline,))
+    return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
+
+
+def fact_lines(text: Text, fact: Fact) -> tuple[str, ...]:
+    return text.lines[fact.start : fact.end]

@@ -1,0 +1,114 @@
+"""Fact footers: ``<!-- id: x | created: D | last_used: D | uses: N | tier: T -->``.
+
+Fields keep the order they were written in until a value changes; then the footer is rendered in
+the canonical order, unknown fields after the known ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .dates import parse_date
+
+CANONICAL = (
+    "id",
+    "created",
+    "last_used",
+    "uses",
+    "tier",
+    "done",
+    "from",
+    "archived",
+    "origin",
+    "base_uses",
+    "base_last_used",
+)
+DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
+COUNT_FIELDS = frozenset({"uses", "base_uses"})
+TIERS = ("core", "active", "working", "archive-candidate", "archived")
+ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_COUNT = 10**9
+
+# A comment on one line that mentions ``id:``; the closing ``-->`` may be missing (an error).
+FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
+
+Fields = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    severity: str  # "error" or "warning"
+    check: str
+    message: str
+
+
+def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
+    """Fields of a footer body (the text between ``<!--`` and ``-->``), and what is wrong."""
+    fields: list[tuple[str, str]] = []
+    problems: list[Problem] = []
+    for segment in body.split("|"):
+        segment = segment.strip()
+        if not segment:
+            continue
+        key, colon, value = segment.partition(":")
+        key, value = key.strip().lower(), value.strip()
+        if not colon or not key:
+            problems.append(
+                Problem(
+                    "error", "footer-malformed", f"footer segment {segment!r} is not key: value"
+                )
+            )
+            continue
+        if any(k == key for k, _ in fields):
+            problems.append(Problem("error", "footer-malformed", f"footer repeats {key!r}"))
+            continue
+        fields.append((key, value))
+    problems.extend(validate(fields))
+    return tuple(fields), problems
+
+
+def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
+    problems: list[Problem] = []
+    values = dict(fields)
+    if "id" in values and not ID.match(values["id"]):
+        problems.append(
+            Problem(
+                "error",
+                "id-invalid",
+                f"id {values['id']!r} is not kebab-case (lowercase letters, digits, single dashes)",
+            )
+        )
+    for key, value in fields:
+        if key in DATE_FIELDS and parse_date(value) is None:
+            problems.append(
+                Problem("error", "footer-value", f"{key}: {value!r} is not a date (YYYY-MM-DD)")
+            )
+        elif key in COUNT_FIELDS and not (value.isdigit() and int(value) <= MAX_COUNT):
+            problems.append(
+                Problem(
+                    "error", "footer-value", f"{key}: {value!r} is not a count (0 to {MAX_COUNT})"
+                )
+            )
+        elif key == "tier" and value not in TIERS:
+            problems.append(
+                Problem(
+                    "error", "footer-value", f"tier: {value!r} is not one of {', '.join(TIERS)}"
+                )
+            )
+        elif key not in CANONICAL:
+            problems.append(
+                Problem(
+                    "warning", "footer-unknown-field", f"footer field {key!r} is not ours (kept)"
+                )
+            )
+    return problems
+
+
+def render(fields: Mapping[str, str], original: Fields = ()) -> str:
+    """A footer comment: known fields in canonical order, then unknown ones in their old order."""
+    order = [k for k in CANONICAL if k in fields]
+    order += [k for k, _ in original if k not in CANONICAL and k in fields]
+    order += sorted(k for k in fields if k not in order)
+    return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"

@@ -1,0 +1,156 @@
+"""``lint``: every problem in a repo's memory files, as ``path:line: severity [check] message``."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+from .errors import InputError
+from .facts import Document
+from .layout import CONTINUITY, SESSIONS_DIR
+from .memory import Memory
+from .report import Finding
+from .sessions import read_refs
+from .triggers import due_reasons
+
+_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
+
+
+def conflict_markers(path: str, text: str) -> list[Finding]:
+    """Leftover merge-conflict markers; a bare ``=======`` counts only inside a conflict."""
+    found = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _CONFLICT.match(line)
+        if match is None:
+            continue
+        marker = line[:7]
+        if marker == "=======" and not inside:
+            continue  # a setext underline
+        inside = marker != ">>>>>>>"
+        found.append(
+            Finding(
+                path,
+                number,
+                "error",
+                "conflict-marker",
+                f"leftover merge-conflict marker {marker!r}; resolve the conflict",
+            )
+        )
+    return found
+
+
+def lint(
+    memory: Memory,
+    manifest: tuple[str, bytes | None],
+    logs: Iterable[tuple[str, bytes]],
+    texts: Iterable[tuple[str, bytes]],
+) -> list[Finding]:
+    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
+    found: list[Finding] = list(memory.problems)
+    manifest_path, manifest_data = manifest
+    if manifest_data is not None:
+        from . import manifest as manifest_module
+
+        try:
+            manifest_module.parse(manifest_data)
+        except InputError as exc:
+            found.append(Finding(manifest_path, exc.line, "error", "manifest-invalid", exc.problem))
+    for path, data in texts:
+        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
+    docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
+    docs.extend(memory.archives)
+    seen: dict[str, tuple[str, int]] = {}
+    for doc in docs:
+        for fact in doc.facts:
+            line = (fact.footer_line if fact.footer_line is not None else fact.start) + 1
+            if fact.id is None:
+                if doc.path == CONTINUITY:
+                    found.append(
+                        Finding(
+                            doc.path,
+                            fact.start + 1,
+                            "warning",
+                            "fact-no-id",
+                            "fact has no id footer; the review cannot track it",
+                        )
+                    )
+                continue
+            if fact.id in seen:
+                first_path, first_line = seen[fact.id]
+                both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
+                check = "id-in-both" if both else "duplicate-id"
+                found.append(
+                    Finding(
+                        doc.path,
+                        line,
+                        "error",
+                        check,
+                        f"id {fact.id!r} also at {first_path}:{first_line}; "
+                        "ids must be unique — rename one",
+                    )
+                )
+            else:
+                seen[fact.id] = (doc.path, line)
+    for name in memory.stray_logs:
+        found.append(
+            Finding(
+                f"{SESSIONS_DIR}/{name}",
+                None,
+                "warning",
+                "session-name",
+                "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
+            )
+        )
+    created_in: dict[str, list[str]] = defaultdict(list)
+    for name, data in logs:
+        refs = read_refs(data)
+        path = f"{SESSIONS_DIR}/{name}"
+        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
+        found.extend(
+            Finding(path, line, "warning", "session-reference", message)
+            for line, message in refs.warnings
+        )
+        for fact_id in sorted(refs.used - seen.keys()):
+            found.append(
+                Finding(
+                    path,
+                    None,
+                    "warning",
+                    "unknown-id",
+                    f"references {fact_id!r}, which exists nowhere",
+                )
+            )
+        for fact_id in refs.created:
+            created_in[fact_id].append(name)
+    for fact_id, names in sorted(created_in.items()):
+        if len(names) > 1:
+            found.append(
+                Finding(
+                    f"{SESSIONS_DIR}/{names[1]}",
+                    None,
+                    "warning",
+                    "created-twice",
+                    f"{fact_id!r} is listed under Created in {', '.join(names)}",
+                )
+            )
+    for reason in due_reasons(memory.continuity, memory.logs, memory.policy):
+        found.append(
+            Finding(
+                CONTINUITY,
+                None,
+                "advisory",
+                "review-due",
+                f"a review is due: {reason}; run agent-memory review",
+            )
+        )
+    return sorted(
+        set(found),
+        key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
+    )
+
+
+def exit_code(findings: Iterable[Finding]) -> int:
+    return 1 if any(f.severity == "error" for f in findings) else 0

@@ -1,0 +1,56 @@
+"""The memory of a repo as read from disk: continuity.md, the archive, the policy, the logs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import facts, policy
+from .archive import QUARTER_FILE
+from .disk import Repo
+from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSIONS_DIR
+from .report import Finding
+from .sessions import session_date
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    continuity: facts.Document | None
+    archives: tuple[facts.Document, ...]
+    index: bytes | None
+    policy: policy.Policy
+    policy_problems: tuple[Finding, ...]
+    logs: tuple[str, ...]  # correctly named session logs, sorted (= chronological)
+    stray_logs: tuple[str, ...]  # other names in memory/sessions/
+
+    @property
+    def problems(self) -> tuple[Finding, ...]:
+        found = list(self.policy_problems)
+        if self.continuity is not None:
+            found.extend(self.continuity.problems)
+        for doc in self.archives:
+            found.extend(doc.problems)
+        return tuple(found)
+
+
+def load(repo: Repo) -> Memory:
+    """Read every memory file except the session logs' contents (those are read on demand)."""
+    raw = repo.read(CONTINUITY)
+    continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
+    archives = tuple(
+        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
+        for name in repo.list_dir(ARCHIVE_DIR)
+        if QUARTER_FILE.match(name)
+    )
+    found_policy, problems = policy.parse(repo.read(POLICY))
+    names = [n for n in repo.list_dir(SESSIONS_DIR) if not n.startswith(".")]
+    logs = tuple(n for n in names if session_date(n) is not None)
+    stray = tuple(n for n in names if session_date(n) is None)
+    return Memory(
+        continuity,
+        archives,
+        repo.read(ARCHIVE_INDEX),
+        found_policy,
+        tuple(problems),
+        logs,
+        stray,
+    )

@@ -1,0 +1,212 @@
+"""Session logs: the event log. Reads the ``## Memory References`` section of each log.
+
+This is the one hot path (a full review may read 100,000 logs), so it is a line scanner that
+knows code fences and ATX headings instead of a full Markdown parse; a property test checks it
+agrees with markdown-it-py. Parsing is forgiving — real logs are written by agents — and nothing
+in a log can make it fail: anything it cannot use becomes a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .footer import ID
+from .layout import SESSION_NAME
+
+# First words of a label that mean "this session used the fact".
+USE_WORDS = frozenset(
+    {
+        "referenced",
+        "created",
+        "reactivated",
+        "updated",
+        "used",
+        "touched",
+        "new",
+        "closed",
+        "resolved",
+        "completed",
+    }
+)
+CREATE_WORDS = frozenset({"created", "new"})
+CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
+NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
+
+_INTERESTING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
+_NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
+_LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
+_MARKER = b"memory references"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRefs:
+    """What one log says about fact usage."""
+
+    used: frozenset[str]
+    created: frozenset[str]
+    warnings: tuple[tuple[int, str], ...]  # (line, message)
+
+
+EMPTY = SessionRefs(frozenset(), frozenset(), ())
+
+
+def session_date(name: str) -> str | None:
+    """The date of a correctly named log, or None for any other file name."""
+    match = SESSION_NAME.match(name)
+    return match.group(1) if match else None
+
+
+def read_refs(data: bytes) -> SessionRefs:
+    """The ids a log lists under use labels in its ``## Memory References`` section."""
+    if _MARKER not in data.lower():
+        return EMPTY
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    span = reference_section(text)
+    if span is None:
+        return EMPTY
+    first_line, body = span
+    return _parse_section(first_line, body)
+
+
+def reference_section(text: str) -> tuple[int, list[str]] | None:
+    """(line number of the section's first body line, its lines), or None without the heading."""
+    fence: tuple[str, int] | None = None
+    start: int | None = None
+    body_from = 0
+    lines_before = 0
+    position = 0
+    for match in _INTERESTING.finditer(text):
+        lines_before += text.count("\n", position, match.start())
+        position = match.start()
+        line_end = text.find("\n", match.start())
+        line = text[match.start() : line_end if line_end != -1 else len(text)]
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            if (
+                fence_match
+                and fence_match.group(1)[0] == fence[0]
+                and len(fence_match.group(1)) >= fence[1]
+                and not fence_match.group(2).strip()
+            ):
+                fence = None
+            continue
+        if fence_match:
+            info = fence_match.group(2)
+            if fence_match.group(1)[0] == "`" and "`" in info:
+                continue  # not a fence: backtick info strings cannot contain backticks
+            if start is not None:
+                continue
+            fence = (fence_match.group(1)[0], len(fence_match.group(1)))
+            continue
+        heading = _HEADING.match(line)
+        if heading is None:
+            continue
+        if start is not None:
+            return start + 1, text[body_from:position].split("\n")
+        title = (heading.group(2) or "").strip().strip("*_").strip().lower()
+        if title == "memory references":
+            start = lines_before + 1
+            body_from = line_end + 1 if line_end != -1 else len(text)
+    if start is None:
+        return None
+    return start + 1, text[body_from:].split("\n")
+
+
+def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]]:
+    """(line, joined item text) per list item; (line, None) for a paragraph line.
+
+    Indented lines continue the item above; a nested bullet starts a new segment of it.
+    """
+    current: list[str] = []
+    current_line = current_indent = 0
+    in_fence = False
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        item = _ITEM.match(line)
+        indent = len(line) - len(line.lstrip(" \t"))
+        if item is not None and not (current and indent > current_indent):
+            if current:
+                yield current_line, " ".join(current)
+            current, current_line, current_indent = [item.group(1)], number, indent
+        elif not line.strip():
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+        elif current and indent > 0:
+            nested = _NESTED_ITEM.match(line)
+            current.append(", " + nested.group(1) if nested else line.strip())
+        else:
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+            yield number, None
+    if current:
+        yield current_line, " ".join(current)
+
+
+def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
+    used: set[str] = set()
+    created: set[str] = set()
+    warnings: list[tuple[int, str]] = []
+    for number, item in _items(first_line, lines):
+        if item is None:
+            warnings.append((number, "prose in Memory References is ignored; use list items"))
+            continue
+        match = _LABEL.match(item)
+        if match is None:
+            warnings.append(
+                (number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
+            )
+            continue
+        label = match.group("label").strip()
+        words = re.findall(r"[a-z]+", label.lower())
+        first = words[0] if words else ""
+        if first not in USE_WORDS:
+            if first not in ("archived", "swept", "superseded"):
+                warnings.append(
+                    (number, f"label {label!r} is not a use; ids under it do not count")
+                )
+            continue
+        if first not in CANONICAL_WORDS:
+            canonical = "Created" if first in CREATE_WORDS else "Referenced"
+            warnings.append((number, f"label {label!r} counts as a use; prefer {canonical}:"))
+        ids = segment_ids(match.group("rest"))
+        used.update(ids)
+        if first in CREATE_WORDS:
+            created.update(ids)
+    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings))
+
+
+def segment_ids(rest: str) -> list[str]:
+    """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
+    segments: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for char in rest:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+        if char in ",;" and depth == 0:
+            segments.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    segments.append("".join(current))
+    ids = []
+    for segment in segments:
+        token = segment.strip().split(maxsplit=1)[0] if segment.strip() else ""
+        token = token.strip("`*_").split("(", 1)[0].rstrip(".:")
+        if token and token not in NOTHING and ID.match(token):
+            ids.append(token)
+    return ids

@@ -1,0 +1,50 @@
+"""When a review is due (REVIEW.md § When): a pure function of the memory as read."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from .continuity import last_review
+from .facts import Document, Fact
+from .policy import Policy
+
+INVARIANTS = "architectural invariants"
+
+
+def decays(fact: Fact) -> bool:
+    """A fact the review may archive: not core, not an invariant, not an open thread."""
+    return not (
+        fact.field("tier") == "core" or fact.section.lower() == INVARIANTS or fact.task == " "
+    )
+
+
+def stem(name: str) -> str:
+    return name[:-3] if name.endswith(".md") else name
+
+
+def logs_after(logs: Sequence[str], through: str | None) -> int:
+    """How many logs sort after the ``through`` stem (all of them before a first review)."""
+    if through is None:
+        return len(logs)
+    return len(logs) - bisect.bisect_right([stem(n) for n in logs], through)
+
+
+def due_reasons(continuity: Document | None, logs: Sequence[str], policy: Policy) -> list[str]:
+    if continuity is None:
+        return []
+    reasons = []
+    pending = logs_after(logs, last_review(continuity).through)
+    if pending >= policy.review_every:
+        reasons.append(
+            f"{pending} session logs since the last review (review_every: {policy.review_every})"
+        )
+    decaying = sum(1 for fact in continuity.facts if decays(fact))
+    if decaying > policy.continuity_max_facts:
+        reasons.append(
+            f"{decaying} decaying facts (continuity_max_facts: {policy.continuity_max_facts})"
+        )
+    lines = len(continuity.text.lines)
+    if lines > policy.continuity_max_lines:
+        reasons.append(f"{lines} lines (continuity_max_lines: {policy.continuity_max_lines})")
+    return reasons
