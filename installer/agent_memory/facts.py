@@ -138,35 +138,34 @@ def _mask(
     """
     footers: dict[int, tuple[int, int, str, bool]] = {}
     out: list[str] = []
-    body = "".join(lines)
-    last_close = body.rfind("-->")
-    offset = 0
     for index, line in enumerate(lines):
         bare = strip_eol(line).replace("\r", " ")
-        if "<!--" in bare:
-            match = footer.FOOTER.search(bare)
-            if match is not None:
-                closed = match.group("close") == "-->"
-                footers[index] = (match.start(), match.end(), match.group("body"), closed)
-                bare = (
-                    bare[: match.start()]
-                    + "x" * (match.end() - match.start())
-                    + bare[match.end() :]
-                )
-            opening = bare.find("<!--")
-            if opening != -1 and offset + opening > last_close:
-                problems.append(
-                    Finding(
-                        path,
-                        index + 1,
-                        "error",
-                        "comment-unclosed",
-                        "HTML comment is never closed; add --> at its end",
-                    )
-                )
-                bare = bare[:opening] + "x" * (len(bare) - opening)
+        match = footer.FOOTER.search(bare) if "<!--" in bare else None
+        if match is not None:
+            closed = match.group("close") == "-->"
+            footers[index] = (match.start(), match.end(), match.group("body"), closed)
+            bare = bare[: match.start()] + "x" * (match.end() - match.start()) + bare[match.end() :]
         out.append(bare + "\n")
-        offset += len(line)
+    # A comment opened after the last "-->" (footers aside) is never closed.
+    body = "".join(out)
+    last_close = body.rfind("-->")
+    offset = 0
+    for index, bare in enumerate(out):
+        opening = bare.find("<!--")
+        while opening != -1 and offset + opening < last_close:
+            opening = bare.find("<!--", opening + 4)
+        if opening != -1:
+            problems.append(
+                Finding(
+                    path,
+                    index + 1,
+                    "error",
+                    "comment-unclosed",
+                    "HTML comment is never closed; add --> at its end",
+                )
+            )
+            out[index] = bare[:opening] + "x" * (len(bare) - opening - 1) + "\n"
+        offset += len(bare)
     return "".join(out), footers
 
 

@@ -65,7 +65,8 @@ def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
     if _MARKER not in data.lower():
         return EMPTY
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     span = reference_section(text)
     if span is None:
         return EMPTY
@@ -99,8 +100,6 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
             info = fence_match.group(2)
             if fence_match.group(1)[0] == "`" and "`" in info:
                 continue  # not a fence: backtick info strings cannot contain backticks
-            if start is not None:
-                continue
             fence = (fence_match.group(1)[0], len(fence_match.group(1)))
             continue
         heading = _HEADING.match(line)

@@ -1,0 +1,118 @@
+"""Memory documents: lossless round trip, structure from markdown-it, and forgiving footers."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory import facts
+from agent_memory.facts import apply_edits, footer_edit
+from conftest import PROJECT
+
+FOOTER = "<!-- id: {id} | created: 2026-06-08 | last_used: 2026-06-12 | uses: 3 | tier: active -->"
+
+
+def test_every_markdown_file_in_the_project_round_trips() -> None:
+    paths = [
+        *PROJECT.glob("*.md"),
+        *PROJECT.glob("templates/**/*.md"),
+        *PROJECT.glob("examples/**/*.md"),
+    ]
+    assert len(paths) > 10
+    for path in paths:
+        data = path.read_bytes()
+        assert facts.parse(path.name, data).render() == data
+
+
+def test_crlf_and_bom_round_trip_and_edit_only_the_footer_line() -> None:
+    src = (
+        "\ufeff# Continuity\r\n\r\n## Key Decisions\r\n- POST only\r\n  "
+        + FOOTER.format(id="post-only")
+        + "\r\n- other\r\n  "
+        + FOOTER.format(id="other")
+        + "\r\n"
+    ).encode()
+    doc = facts.parse("c.md", src)
+    assert doc.render() == src
+    fact = doc.facts[0]
+    fields = dict(fact.fields) | {"uses": "4"}
+    new = apply_edits(doc.text, [footer_edit(doc.text, fact, fields)]).encode()
+    old_lines, new_lines = src.split(b"\n"), new.split(b"\n")
+    changed = [i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]
+    assert changed == [4]
+    assert new_lines[4].endswith(b"uses: 4 | tier: active -->\r")
+
+
+def test_footer_missing_its_close_is_one_error_and_later_facts_still_parse() -> None:
+    body = "".join(f"- fact {i}\n  {FOOTER.format(id=f'fact-{i}')}\n" for i in range(20))
+    src = ("## Key Decisions\n- broken\n  <!-- id: broken | created: 2026-06-08\n" + body).encode()
+    doc = facts.parse("c.md", src)
+    assert [(p.line, p.check) for p in doc.problems] == [(3, "footer-unclosed")]
+    assert [f.id for f in doc.facts] == ["broken", *(f"fact-{i}" for i in range(20))]
+
+
+def test_unclosed_plain_comment_does_not_swallow_the_file() -> None:
+    src = b"## Key Decisions\n<!-- note to self\n- a\n  <!-- id: a -->\n- b\n  <!-- id: b -->\n"
+    doc = facts.parse("c.md", src)
+    assert [f.id for f in doc.facts] == ["a", "b"]
+    assert [p.check for p in doc.problems] == ["comment-unclosed"]
+
+
+def test_open_thread_with_sub_bullets_is_one_fact() -> None:
+    src = (
+        b"## Open Threads\n- [ ] Add rate limiting\n  - per key\n  - per IP\n"
+        b"  <!-- id: rate-limit | created: 2026-06-10 -->\n- [x] Done thing\n"
+    )
+    doc = facts.parse("c.md", src)
+    thread, done = doc.facts
+    assert (thread.id, thread.task, thread.start, thread.end) == ("rate-limit", " ", 1, 5)
+    assert thread.first_line == "Add rate limiting"
+    assert done.task == "x" and done.id is None
+
+
+def test_footer_on_the_bullet_line_and_fences_and_quotes_are_not_facts() -> None:
+    src = (
+        b"## Key Decisions\n- inline footer <!-- id: inline | uses: 2 -->\n"
+        b"```\n- not a fact\n## Not a heading\n```\n> - quoted, not a fact\n"
+        b"1. ordered, not a fact\n\n## Project State\n- last_review: (none yet)\n"
+    )
+    doc = facts.parse("c.md", src)
+    assert [(f.id, f.first_line) for f in doc.facts] == [("inline", "inline footer")]
+    assert [s.title for s in doc.sections] == ["Key Decisions", "Project State"]
+
+
+def test_five_thousand_facts_parse_quickly() -> None:
+    body = "".join(
+        f"- Fact number {i} about the system\n  {FOOTER.format(id=f'f-{i}')}\n" for i in range(5000)
+    )
+    src = ("# Continuity\n\n## Key Decisions\n" + body).encode()
+    started = time.perf_counter()
+    doc = facts.parse("c.md", src)
+    elapsed = time.perf_counter() - started
+    assert len(doc.facts) == 5000 and not doc.problems
+    assert elapsed < 5  # generous guard against pathological slowness; the figure is in the note
+
+
+line_text = st.lists(
+    st.sampled_from([*"abc -*+#>`~[]x|:!<>\t\r", "<!--", "-->", "id: a", "\ufeff", "- [ ] "]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(line_text, max_size=30), st.booleans(), st.booleans())
+def test_arbitrary_text_round_trips_and_never_crashes(
+    lines: list[str], crlf: bool, final_newline: bool
+) -> None:
+    newline = "\r\n" if crlf else "\n"
+    src = newline.join(lines) + (newline if final_newline and lines else "")
+    data = src.encode()
+    doc = facts.parse("c.md", data)
+    assert doc.render() == data
+    for fact in doc.facts:
+        assert 0 <= fact.start < fact.end <= len(doc.text.lines)
+        if fact.id is not None and not any(p.severity == "error" for p in doc.problems):
+            edited = apply_edits(doc.text, [footer_edit(doc.text, fact, dict(fact.fields))])
+            assert facts.parse_text("c.md", edited).facts[0 : len(doc.facts)]

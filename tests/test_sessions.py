@@ -1,0 +1,114 @@
+"""Session logs: the forgiving reader of Memory References, and the scanner vs markdown-it."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from agent_memory.sessions import read_refs, reference_section
+
+
+def refs(text: str) -> tuple[set[str], set[str]]:
+    found = read_refs(text.encode())
+    return set(found.used), set(found.created)
+
+
+def test_only_the_real_heading_counts() -> None:
+    log = (
+        "# Session\n\nWe discussed the ## Memory References heading.\n\n"
+        "```markdown\n## Memory References\n- Referenced: fake-one\n```\n\n"
+        "## Memory References\n- Referenced: real-one\n\n## After\n- Referenced: later-one\n"
+    )
+    assert refs(log) == ({"real-one"}, set())
+
+
+def test_the_forms_real_logs_use() -> None:
+    log = (
+        "## memory references\n"
+        "- **Referenced:** `post-only-mutations`, webhook-fire-forget,graphql;drizzle\n"
+        "- Created: graphql-gateway-added (tier: working)\n"
+        "- referenced/updated: harvest-skill (the skill this refines, mostly); vision (serves)\n"
+        "- Referenced and completed: closed-thread\n"
+        "- Reactivated: none\n- Used: —\n- Touched: (n/a — nothing)\n- New: born-here\n"
+        "- Archived: old-fact\n- Swept: old-thread\n"
+        "- Referenced: wrapped-one,\n  wrapped-two\n"
+        "This paragraph mentions re-tiering and post-hoc words.\n"
+    )
+    used, created = refs(log)
+    assert used == {
+        "post-only-mutations",
+        "webhook-fire-forget",
+        "graphql",
+        "drizzle",
+        "graphql-gateway-added",
+        "harvest-skill",
+        "vision",
+        "closed-thread",
+        "born-here",
+        "wrapped-one",
+        "wrapped-two",
+    }
+    assert created == {"graphql-gateway-added", "born-here"}
+    warnings = read_refs(log.encode()).warnings
+    assert any("prose" in message for _, message in warnings)
+
+
+def test_crlf_bom_and_garbage_never_crash() -> None:
+    assert refs("\ufeff## Memory References\r\n- Referenced: a-b\r\n") == ({"a-b"}, set())
+    assert read_refs(b"\xff\xfe## Memory References\n- Referenced: \x00\xc3\n").used == frozenset()
+
+
+def _markdown_it_section(text: str) -> list[str] | None:
+    """The reference section's lines as markdown-it sees it: top-level headings only."""
+    tokens = MarkdownIt("commonmark").parse(text)
+    lines = text.split("\n")
+    start = None
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or token.markup.startswith(("=", "-")):
+            continue
+        assert token.map is not None
+        if start is not None:
+            return lines[start : token.map[0]]
+        if tokens[index + 1].content.strip().lower() == "memory references":
+            start = token.map[1]
+    return None if start is None else lines[start:]
+
+
+log_line = st.one_of(
+    st.sampled_from(
+        [
+            "## Memory References",
+            "# Session",
+            "## What We Did",
+            "```",
+            "~~~",
+            "````",
+            "- Referenced: a-b, c",
+            "- Created: d",
+            "",
+            "text",
+            "    ## Memory References",
+            "> ## Memory References",
+            "``` python",
+            "### Notes",
+            "  ```",
+        ]
+    ),
+    st.text(alphabet="#`~ -abc", max_size=12),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(log_line, max_size=25))
+def test_scanner_agrees_with_markdown_it(lines: list[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    expected = _markdown_it_section(text)
+    found = reference_section(text)
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert [line for line in found[1] if line.strip()] == [
+            line for line in expected if line.strip()
+        ]
