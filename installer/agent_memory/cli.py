@@ -90,10 +90,19 @@ def _print_text(report: Any) -> None:
         verb = {"changed": "enabled", "would change": "would enable"}[report.outcome]
         mode = summary["mode"]
         click.echo(f"agent-memory {summary['current']}: {verb} {report.repo} (mode {mode})")
-    for line in report.plan_lines():
-        click.echo(line)
+    if report.command != "review" or report.outcome != "not due":
+        for line in report.plan_lines():
+            click.echo(line)
     for finding in report.findings:
         click.echo(str(finding))
+    if report.command == "review":
+        if report.outcome == "not due":
+            return
+        click.echo(summary["markdown"], nl=False)
+        for reason in summary["due"]:
+            click.echo(f"(due: {reason})")
+        if report.outcome == "unchanged":
+            click.echo("nothing to change")
     if report.command == "lint":
         s = summary
         click.echo(f"{s['error']} errors, {s['warning']} warnings, {s['advisory']} advisories")
@@ -154,3 +163,39 @@ def lint(path: Path, as_json: bool) -> None:
     from . import commands
 
     _run(lambda: commands.lint(path), as_json)
+
+
+@main.command()
+@_repo_arg
+@click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
+@click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if a review would change anything."
+)
+@click.option(
+    "--session",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Append the summary to FILE, the newest session log, unless it already has one.",
+)
+@_dry_run_opt
+@_json_opt
+@_today_opt
+@_wait_opt
+def review(
+    path: Path,
+    full: bool,
+    if_due: bool,
+    check: bool,
+    session: Path | None,
+    dry_run: bool,
+    as_json: bool,
+    today: dt.date | None,
+    wait: float,
+) -> None:
+    """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
+    from . import commands
+
+    options = commands.Options(dry_run=dry_run, check=check, today=today, wait=wait)
+    review_options = commands.ReviewOptions(full=full, if_due=if_due, session=session)
+    _run(lambda: commands.review(path, review_options, options), as_json)

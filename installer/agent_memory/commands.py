@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import resources
 from .disk import Repo
+from .plan import FileEdit
 from .report import Report
 
 
@@ -80,3 +81,111 @@ def lint(path: Path) -> Result:
     outcome = "problems" if counts["error"] else "clean"
     report = Report("lint", resources.version(), str(path), outcome, None, findings, counts)
     return Result(report, linting.exit_code(findings))
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewOptions:
+    full: bool = False
+    if_due: bool = False
+    session: Path | None = None
+
+
+def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
+    from .continuity import last_review
+    from .dates import today
+    from .errors import AgentMemoryError, InputError
+    from .layout import CONTINUITY, SESSIONS_DIR
+    from .memory import load
+    from .plan import Plan
+    from .projection import Inputs
+    from .projection import review as project
+    from .sessions import read_refs
+    from .triggers import due_reasons, stem
+
+    repo = Repo(path)
+    repo.recover(options.wait)
+    memory = load(repo)
+    version = resources.version()
+    if memory.continuity is None:
+        raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
+    for problem in memory.policy_problems:
+        if problem.severity == "error":
+            raise InputError(problem.path, problem.line, problem.message, "then review again")
+    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
+    if review_options.if_due and not reasons:
+        report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
+        return Result(report, 0)
+    through = last_review(memory.continuity).through
+    wanted = [n for n in memory.logs if review_options.full or through is None or stem(n) > through]
+    if memory.policy.enabled:
+        span = memory.policy.review_every * memory.policy.core_min_reviews
+        wanted = sorted(set(wanted) | set(memory.logs[-span:]))
+    refs = {name: read_refs(repo.read(f"{SESSIONS_DIR}/{name}") or b"") for name in wanted}
+    inputs = Inputs(
+        continuity=memory.continuity,
+        archives=memory.archives,
+        index=memory.index,
+        index_template=resources.data("templates/memory/archive/INDEX.md"),
+        policy=memory.policy,
+        logs=memory.logs,
+        refs=refs,
+        full=review_options.full,
+        today=today(options.today),
+    )
+    plan, summary = project(inputs)
+    if review_options.session is not None:
+        plan = Plan.of(
+            [
+                *plan.edits,
+                _session_summary(repo, memory.logs, review_options.session, summary.markdown()),
+            ]
+        )
+    changes = bool(plan.writes)
+    if not changes:
+        outcome = "unchanged"
+    elif options.check or options.dry_run:
+        outcome = "would change"
+    else:
+        repo.apply(plan, options.wait)
+        outcome = "changed"
+    data = {
+        "date": summary.date,
+        "through": summary.through,
+        "window": summary.window,
+        "due": reasons,
+        "reactivated": list(summary.reactivated),
+        "archived": list(summary.archived),
+        "swept": list(summary.swept),
+        "tier_changes": [list(c) for c in summary.tier_changes],
+        "archive_candidates": list(summary.candidates),
+        "promoted": list(summary.promoted),
+        "archive_file": summary.archive_file,
+        "markdown": summary.markdown(),
+    }
+    report = Report("review", version, str(path), outcome, plan, (), data)
+    exit_code = 1 if options.check and changes else 0
+    return Result(report, exit_code, plan.diff() if options.dry_run else "")
+
+
+def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:
+    """REVIEW.md step 8: the one write ever made to a session log, to the newest one, once."""
+    from .errors import AgentMemoryError
+    from .layout import SESSIONS_DIR
+    from .plan import Outcome
+    from .text import decode
+
+    if not logs or session.name != logs[-1]:
+        newest = logs[-1] if logs else "(none)"
+        raise AgentMemoryError(
+            f"{session}: --session takes the newest session log ({SESSIONS_DIR}/{newest}); "
+            "older logs are never modified"
+        )
+    rel = f"{SESSIONS_DIR}/{logs[-1]}"
+    data = repo.read(rel) or b""
+    text = decode(rel, data)
+    if any(line.lower().startswith("## memory review") for line in text.lines):
+        return FileEdit(rel, data, data, Outcome.UNCHANGED, "already has a Memory Review")
+    newline = text.newline
+    lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
+    after = data + (lead + block.replace("\n", newline)).encode()
+    return FileEdit(rel, data, after, Outcome.UPDATED, "review summary appended")
