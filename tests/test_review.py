@@ -1,0 +1,212 @@
+"""The review's properties over generated histories, through the real CLI on real directories."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory import facts
+from conftest import PROJECT, build_tree, cli, tree
+
+START = dt.date(2026, 1, 5)
+SECTIONS = ["Key Decisions", "Conventions", "Open Threads", "Architectural Invariants"]
+
+
+def footer(fact_id: str, created: str) -> str:
+    return f"<!-- id: {fact_id} | created: {created} | last_used: {created} | uses: 1 | tier: working -->"
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> tuple[dict[str, str], list[list[dict[str, str]]]]:
+    """A continuity.md with facts, and batches of new session logs referencing them."""
+    count = draw(st.integers(1, 8))
+    ids = [f"fact-{i}" for i in range(count)]
+    by_section: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    for fact_id in ids:
+        section = draw(st.sampled_from(SECTIONS))
+        box = draw(st.sampled_from(["[ ] ", "[x] ", ""])) if section == "Open Threads" else ""
+        core = draw(st.sampled_from(["", "", "", " | tier: core"]))
+        foot = footer(fact_id, START.isoformat())
+        if core:
+            foot = foot.replace(" | tier: working", core)
+        by_section[section].append(f"- {box}Fact {fact_id} text\n  {foot}\n")
+    body = "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n" + "".join(
+        f"## {s}\n{''.join(lines)}\n" for s, lines in by_section.items()
+    )
+    batches = []
+    day = 0
+    for _ in range(draw(st.integers(1, 4))):
+        batch = []
+        for _ in range(draw(st.integers(0, 12))):
+            day += draw(st.integers(0, 3))
+            used = draw(st.lists(st.sampled_from(ids), max_size=3, unique=True))
+            name = (
+                f"{(START + dt.timedelta(days=day)).isoformat()}-{len(batch):02d}{day % 10}000.md"
+            )
+            batch.append(
+                {name: f"# S\n\n## Memory References\n- Referenced: {', '.join(used) or 'none'}\n"}
+            )
+        batches.append(batch)
+    policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
+    policy = policy.replace("active_window:    8", "active_window:    4")
+    policy = policy.replace("archive_window:   20", "archive_window:   7")
+    return {"memory/continuity.md": body, "memory/decay-policy.md": policy}, batches
+
+
+def fact_texts(root: Path) -> Counter[str]:
+    """Every fact's text without its footer, across continuity.md and the archive."""
+    found: Counter[str] = Counter()
+    for rel, data in tree(root).items():
+        if rel == "memory/continuity.md" or (
+            rel.startswith("memory/archive/") and rel != "memory/archive/INDEX.md"
+        ):
+            doc = facts.parse(rel, data)
+            for fact in doc.facts:
+                found[fact.first_line] += 1
+    return found
+
+
+def today_after(batch_index: int) -> str:
+    return (START + dt.timedelta(days=40 * (batch_index + 1))).isoformat()
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(histories())
+def test_incremental_equals_full_idempotent_and_nothing_lost(tmp_path_factory, history) -> None:
+    files, batches = history
+    root = tmp_path_factory.mktemp("repo")
+    build_tree(root, files)
+    texts = fact_texts(root)
+    for index, batch in enumerate(batches):
+        for log in batch:
+            build_tree(root, log)
+        logs_before = {k: v for k, v in tree(root).items() if k.startswith("memory/sessions/")}
+        assert cli("review", root, "--today", today_after(index)).exit_code == 0
+        assert {
+            k: v for k, v in tree(root).items() if k.startswith("memory/sessions/")
+        } == logs_before
+        assert fact_texts(root) == texts
+        after = tree(root)
+        again = cli("review", root, "--today", today_after(index))
+        assert again.exit_code == 0 and tree(root) == after, "second review changed something"
+        full = cli("review", root, "--full", "--today", today_after(index), "--check")
+        assert full.exit_code == 0, (
+            full.output
+            + cli("review", root, "--full", "--dry-run", "--today", today_after(index)).output
+        )
+
+
+def _scenario(root: Path) -> None:
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- Use Drizzle\n  {footer('drizzle', '2026-01-05')}\n"
+    )
+    build_tree(root, {"memory/continuity.md": cont})
+    for day in range(6, 30):
+        build_tree(root, {f"memory/sessions/2026-01-{day:02d}-100000.md": "# S\n"})
+
+
+def test_two_way_archive_and_reactivation(tmp_path: Path) -> None:
+    _scenario(tmp_path)
+    assert cli("review", tmp_path, "--today", "2026-02-01").exit_code == 0
+    assert "drizzle" not in (tmp_path / "memory/continuity.md").read_text()
+    assert (
+        "- drizzle — Use Drizzle → 2026-Q1.md" in (tmp_path / "memory/archive/INDEX.md").read_text()
+    )
+    build_tree(
+        tmp_path,
+        {"memory/sessions/2026-02-02-100000.md": "## Memory References\n- Reactivated: drizzle\n"},
+    )
+    result = cli("review", tmp_path, "--today", "2026-02-03")
+    assert "Reactivated: 1 (drizzle)" in result.output
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert (
+        "- Use Drizzle\n  <!-- id: drizzle | created: 2026-01-05 | last_used: 2026-02-02 | uses: 2 | tier: active -->"
+        in text
+    )
+    assert "drizzle" not in (tmp_path / "memory/archive/2026-Q1.md").read_text()
+
+
+def test_widening_the_archive_window_brings_facts_back(tmp_path: Path) -> None:
+    _scenario(tmp_path)
+    cli("review", tmp_path, "--today", "2026-02-01")
+    policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
+    build_tree(
+        tmp_path,
+        {"memory/decay-policy.md": policy.replace("archive_window:   20", "archive_window:   40")},
+    )
+    result = cli("review", tmp_path, "--today", "2026-02-02")
+    assert "Reactivated: 1 (drizzle)" in result.output
+    assert "tier: archive-candidate" in (tmp_path / "memory/continuity.md").read_text()
+
+
+def test_review_refuses_duplicate_ids_and_writes_nothing(tmp_path: Path) -> None:
+    _scenario(tmp_path)
+    build_tree(
+        tmp_path,
+        {
+            "memory/archive/2026-Q1.md": f"# Archive\n\n## Facts\n- Old\n  {footer('drizzle', '2026-01-01')}\n"
+        },
+    )
+    before = tree(tmp_path)
+    result = cli("review", tmp_path)
+    assert result.exit_code == 1
+    assert (
+        "memory/archive/2026-Q1.md:5: id 'drizzle' is also at memory/continuity.md:8"
+        in result.output
+    )
+    assert tree(tmp_path) == before
+
+
+def test_same_bytes_whatever_the_creation_order_and_hash_seed(tmp_path: Path) -> None:
+    outputs = []
+    for seed, order in (("0", 1), ("12345", -1)):
+        root = tmp_path / f"r{seed}"
+        root.mkdir()
+        _scenario(root)
+        logs = sorted((root / "memory/sessions").iterdir())
+        contents = {p: p.read_bytes() for p in logs}
+        shutil.rmtree(root / "memory/sessions")
+        (root / "memory/sessions").mkdir()
+        for path in logs[::order]:
+            path.write_bytes(contents[path])
+        subprocess.run(
+            [sys.executable, "-m", "agent_memory", "review", str(root), "--today", "2026-02-01"],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        outputs.append(tree(root))
+    assert outputs[0] == outputs[1]
+
+
+def test_session_summary_is_appended_once_to_the_newest_log(tmp_path: Path) -> None:
+    _scenario(tmp_path)
+    newest = tmp_path / "memory/sessions/2026-01-29-100000.md"
+    older = tmp_path / "memory/sessions/2026-01-28-100000.md"
+    assert cli("review", tmp_path, "--session", older).exit_code == 1
+    assert cli("review", tmp_path, "--session", newest, "--today", "2026-02-01").exit_code == 0
+    assert newest.read_text().startswith("# S\n\n## Memory Review (2026-02-01)\n- Reactivated: 0\n")
+    once = newest.read_bytes()
+    cli("review", tmp_path, "--session", newest, "--today", "2026-02-01")
+    assert newest.read_bytes() == once
+
+
+def test_if_due_is_quiet_when_not_due(tmp_path: Path) -> None:
+    build_tree(
+        tmp_path,
+        {"memory/continuity.md": "# Continuity\n\n## Project State\n- last_review: (none yet)\n"},
+    )
+    result = cli("review", tmp_path, "--if-due")
+    assert result.exit_code == 0 and result.output == ""
+    assert "last_review: (none yet)" in (tmp_path / "memory/continuity.md").read_text()
