@@ -21,7 +21,8 @@ SECTIONS = ["Key Decisions", "Conventions", "Open Threads", "Architectural Invar
 
 
 def footer(fact_id: str, created: str) -> str:
-    return f"<!-- id: {fact_id} | created: {created} | last_used: {created} | uses: 1 | tier: working -->"
+    fields = f"created: {created} | last_used: {created} | uses: 1 | tier: working"
+    return f"<!-- id: {fact_id} | {fields} -->"
 
 
 @st.composite
@@ -131,8 +132,8 @@ def test_two_way_archive_and_reactivation(tmp_path: Path) -> None:
     assert "Reactivated: 1 (drizzle)" in result.output
     text = (tmp_path / "memory/continuity.md").read_text()
     assert (
-        "- Use Drizzle\n  <!-- id: drizzle | created: 2026-01-05 | last_used: 2026-02-02 | uses: 2 | tier: active -->"
-        in text
+        "- Use Drizzle\n  <!-- id: drizzle | created: 2026-01-05 | last_used: 2026-02-02 | "
+        "uses: 2 | tier: active -->" in text
     )
     assert "drizzle" not in (tmp_path / "memory/archive/2026-Q1.md").read_text()
 
@@ -155,7 +156,9 @@ def test_review_refuses_duplicate_ids_and_writes_nothing(tmp_path: Path) -> None
     build_tree(
         tmp_path,
         {
-            "memory/archive/2026-Q1.md": f"# Archive\n\n## Facts\n- Old\n  {footer('drizzle', '2026-01-01')}\n"
+            "memory/archive/2026-Q1.md": "# Archive\n\n## Facts\n- Old\n  "
+            + footer("drizzle", "2026-01-01")
+            + "\n"
         },
     )
     before = tree(tmp_path)

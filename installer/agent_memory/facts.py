@@ -27,7 +27,7 @@ PROJECT_STATE = "project state"
 
 
 @cache
-def _markdown() -> MarkdownIt:
+def markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # Block structure is all we need; skipping inline parsing makes large files cheap.
@@ -89,7 +89,7 @@ def parse_text(path: str, text: Text) -> Document:
     lines = text.lines
     problems: list[Finding] = []
     masked, footers = _mask(path, lines, problems)
-    tokens = _markdown().parse(masked)
+    tokens = markdown().parse(masked)
     sections: list[Section] = []
     items: list[tuple[str, int, int]] = []
     open_title: str | None = None

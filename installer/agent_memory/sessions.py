@@ -87,6 +87,10 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         line_end = text.find("\n", match.start())
         line = text[match.start() : line_end if line_end != -1 else len(text)]
         fence_match = _FENCE.match(line)
+        if fence_match and line.startswith(" "):
+            # An indented fence may sit inside a list item, where only a real parse can tell
+            # where it ends; such logs are rare, so they take the slow, exact path.
+            return _reference_section_parsed(text)
         if fence is not None:
             if (
                 fence_match
@@ -209,3 +213,22 @@ def segment_ids(rest: str) -> list[str]:
         if token and token not in NOTHING and ID.match(token):
             ids.append(token)
     return ids
+
+
+def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
+    """``reference_section`` by a full markdown-it parse (top-level ATX headings only)."""
+    from .facts import markdown
+
+    tokens = markdown().parse(text)
+    lines = text.split("\n")
+    start: int | None = None
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or not token.markup.startswith("#"):
+            continue
+        assert token.map is not None
+        if start is not None:
+            return start + 1, lines[start : token.map[0]]
+        title = tokens[index + 1].content.strip().strip("*_").strip().lower()
+        if title == "memory references":
+            start = token.map[1]
+    return None if start is None else (start + 1, lines[start:])
