@@ -213,3 +213,17 @@ def test_if_due_is_quiet_when_not_due(tmp_path: Path) -> None:
     result = cli("review", tmp_path, "--if-due")
     assert result.exit_code == 0 and result.output == ""
     assert "last_review: (none yet)" in (tmp_path / "memory/continuity.md").read_text()
+
+
+def test_status_reports_tiers_and_the_trigger(tmp_path: Path) -> None:
+    import json
+
+    _scenario(tmp_path)
+    doc = json.loads(cli("status", tmp_path, "--json").output)
+    assert doc["command"] == "status" and doc["outcome"] == "due"
+    summary = doc["summary"]
+    assert summary["tiers"] == {"working": 1}
+    assert summary["sessions_since_review"] == 24 and summary["installed"] == "2.x (no stamp)"
+    assert "24 session logs since the last review" in summary["due"][0]
+    text = cli("status", tmp_path).output
+    assert "review: due" in text and "facts: 1 (1 working)" in text

@@ -95,6 +95,26 @@ def _print_text(report: Any) -> None:
             click.echo(line)
     for finding in report.findings:
         click.echo(str(finding))
+    if report.command == "status":
+        tiers = ", ".join(f"{n} {t}" for t, n in summary["tiers"].items()) or "none"
+        click.echo(f"installed {summary['installed']}, tool {summary['tool']}")
+        click.echo(f"facts: {summary['facts']} ({tiers})")
+        click.echo(
+            f"continuity.md: {summary['decaying_facts']}/{summary['max_facts']} decaying facts, "
+            f"{summary['lines']}/{summary['max_lines']} lines"
+        )
+        click.echo(
+            f"last review: {summary['last_review'] or 'never'}; "
+            f"{summary['sessions_since_review']} of {summary['sessions']} session logs since "
+            f"(review_every: {summary['review_every']})"
+        )
+        click.echo(
+            f"archive: {summary['archived_facts']} facts in {summary['archive_files']} files"
+        )
+        click.echo(
+            "review: due — " + "; ".join(summary["due"]) if summary["due"] else "review: not due"
+        )
+        return
     if report.command == "review":
         if report.outcome == "not due":
             return
@@ -199,3 +219,13 @@ def review(
     options = commands.Options(dry_run=dry_run, check=check, today=today, wait=wait)
     review_options = commands.ReviewOptions(full=full, if_due=if_due, session=session)
     _run(lambda: commands.review(path, review_options, options), as_json)
+
+
+@main.command()
+@_repo_arg
+@_json_opt
+def status(path: Path, as_json: bool) -> None:
+    """Show versions, facts per tier, and whether a review is due and why."""
+    from . import commands
+
+    _run(lambda: commands.status(path), as_json)

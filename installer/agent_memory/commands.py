@@ -189,3 +189,47 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
     after = data + (lead + block.replace("\n", newline)).encode()
     return FileEdit(rel, data, after, Outcome.UPDATED, "review summary appended")
+
+
+def status(path: Path) -> Result:
+    """Installed vs tool version, tiers, the review trigger, and the archive's size."""
+    from collections import Counter
+
+    from . import manifest
+    from .continuity import last_review
+    from .errors import AgentMemoryError
+    from .layout import CONTINUITY, MANIFEST
+    from .memory import load
+    from .triggers import decays, due_reasons, logs_after
+
+    repo = Repo(path)
+    repo.recover()
+    memory = load(repo)
+    if memory.continuity is None:
+        raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
+    stamp = repo.read(MANIFEST)
+    installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
+    tiers = Counter(f.field("tier") or "(no footer)" for f in memory.continuity.facts)
+    review = last_review(memory.continuity)
+    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
+    data = {
+        "installed": installed,
+        "tool": resources.version(),
+        "facts": len(memory.continuity.facts),
+        "tiers": dict(sorted(tiers.items())),
+        "decaying_facts": sum(1 for f in memory.continuity.facts if decays(f)),
+        "max_facts": memory.policy.continuity_max_facts,
+        "lines": len(memory.continuity.text.lines),
+        "max_lines": memory.policy.continuity_max_lines,
+        "last_review": review.date,
+        "through": review.through,
+        "sessions": len(memory.logs),
+        "sessions_since_review": logs_after(memory.logs, review.through),
+        "review_every": memory.policy.review_every,
+        "due": reasons,
+        "archived_facts": sum(len(doc.facts) for doc in memory.archives),
+        "archive_files": len(memory.archives),
+    }
+    outcome = "due" if reasons else "ok"
+    report = Report("status", resources.version(), str(path), outcome, None, (), data)
+    return Result(report, 0)
