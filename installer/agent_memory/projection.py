@@ -184,15 +184,24 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     if to_archive:
         if quarter_path not in texts:
             texts[quarter_path] = decode(quarter_path, archive_files.new_quarter(quarter_name[:-3]))
-        for item, new in to_archive:
-            section = archive_files.COMPLETED if item.fact.task == "x" else archive_files.FACTS
-            texts[quarter_path] = _append(
-                quarter_path, texts[quarter_path], section, _moved_lines(item, new)
-            )
-    for item, new in sorted(to_restore, key=lambda pair: (pair[0].doc.path, pair[0].fact.start)):
-        texts[CONTINUITY] = _append(
-            CONTINUITY, texts[CONTINUITY], item.section, _moved_lines(item, new)
-        )
+        for title in (archive_files.FACTS, archive_files.COMPLETED):
+            moved = [
+                line
+                for item, new in to_archive
+                if (item.fact.task == "x") == (title == archive_files.COMPLETED)
+                for line in _moved_lines(item, new)
+            ]
+            if moved:
+                texts[quarter_path] = _append(quarter_path, texts[quarter_path], title, moved)
+    restored = sorted(to_restore, key=lambda pair: (pair[0].doc.path, pair[0].fact.start))
+    for title in sorted({item.section for item, _ in restored}):
+        moved = [
+            line
+            for item, new in restored
+            if item.section == title
+            for line in _moved_lines(item, new)
+        ]
+        texts[CONTINUITY] = _append(CONTINUITY, texts[CONTINUITY], title, moved)
 
     newest = stem(inputs.logs[-1]) if inputs.logs else None
     changed = any(texts[p].encode() != docs[p].render() for p in docs) or len(texts) > len(docs)

@@ -1,0 +1,114 @@
+"""Review benchmark: ratios against floors measured in the same run (not part of the test suite).
+
+    python benchmarks/review_bench.py [--logs 10000] [--facts 1000] [--runs 5]
+
+Builds a seeded repo (references drawn from a Zipf-like distribution, as real use is skewed) and
+reports, as medians over --runs:
+  full   = `agent-memory review --full`   / a Python process that only reads every log's bytes
+  incr   = incremental review of 10 new logs / `agent-memory --version`
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLOOR = "import os,sys\nd=sys.argv[1]\nfor n in sorted(os.listdir(d)):\n    open(os.path.join(d,n),'rb').read()\n"
+
+
+def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_memory",
+            "enable",
+            str(root),
+            "--today",
+            "2020-01-01",
+            "--vendor",
+            "none",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    ids = [f"fact-{i}" for i in range(facts)]
+    weights = [1 / (i + 1) for i in range(facts)]
+    body = "".join(
+        f"- Fact {i} about the system\n  <!-- id: {fid} | created: 2020-01-01 | "
+        f"last_used: 2020-01-01 | uses: 1 | tier: working -->\n"
+        for i, fid in enumerate(ids)
+    )
+    cont = root / "memory/continuity.md"
+    cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + body))
+    sessions = root / "memory/sessions"
+    start = time.mktime((2020, 1, 2, 0, 0, 0, 0, 0, 0))
+    for n in range(logs):
+        stamp = time.strftime("%Y-%m-%d-%H%M%S", time.gmtime(start + n * 3600 * 6))
+        used = sorted(set(rng.choices(ids, weights, k=rng.randint(1, 6))))
+        (sessions / f"{stamp}.md").write_text(
+            f"# Session {stamp}\n\n## What We Did\n- work item {n}\n- more notes here\n\n"
+            f"## Decisions Made\n- none\n\n## Memory References\n- Referenced: {', '.join(used)}\n"
+        )
+
+
+def timed(cmd: list[str], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--logs", type=int, default=10_000)
+    parser.add_argument("--facts", type=int, default=1_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        root = tmp / "repo"
+        root.mkdir()
+        build(root, args.logs, args.facts)
+        tool = [sys.executable, "-m", "agent_memory"]
+        today = ["--today", "2030-01-01"]
+        subprocess.run([*tool, "review", str(root), *today], check=True, capture_output=True)
+        floor = timed([sys.executable, "-c", FLOOR, str(root / "memory/sessions")], args.runs)
+        full = timed([*tool, "review", str(root), "--full", "--check", *today], args.runs)
+        version = timed([*tool, "--version"], args.runs)
+        sessions = root / "memory/sessions"
+        incr_samples = []
+        for r in range(args.runs):
+            work = tmp / f"incr{r}"
+            shutil.copytree(root, work)
+            for k in range(10):
+                (work / "memory/sessions" / f"2029-12-31-{k:02d}0000.md").write_text(
+                    "## Memory References\n- Referenced: fact-0, fact-3\n"
+                )
+            started = time.perf_counter()
+            subprocess.run([*tool, "review", str(work), *today], check=True, capture_output=True)
+            incr_samples.append(time.perf_counter() - started)
+            shutil.rmtree(work)
+        incr = statistics.median(incr_samples)
+        del sessions
+        print(f"logs={args.logs} facts={args.facts} runs={args.runs}")
+        print(f"floor (read every log)     {floor:8.3f}s")
+        print(f"review --full              {full:8.3f}s   ratio {full / floor:5.2f}x")
+        print(f"agent-memory --version     {version:8.3f}s")
+        print(f"incremental (10 new logs)  {incr:8.3f}s   ratio {incr / version:5.2f}x")
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()
