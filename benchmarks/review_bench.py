@@ -20,7 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-FLOOR = "import os,sys\nd=sys.argv[1]\nfor n in sorted(os.listdir(d)):\n    open(os.path.join(d,n),'rb').read()\n"
+FLOOR = (
+    "import os, sys\n"
+    "d = sys.argv[1]\n"
+    "for n in sorted(os.listdir(d)):\n"
+    "    open(os.path.join(d, n), 'rb').read()\n"
+)
 
 
 def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
