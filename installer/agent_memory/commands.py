@@ -73,7 +73,7 @@ def lint(path: Path) -> Result:
         for p in (CONTINUITY, POLICY, ARCHIVE_INDEX, *(d.path for d in memory.archives))
         if (data := repo.read(p)) is not None
     ]
-    logs = ((name, repo.read(f"{SESSIONS_DIR}/{name}") or b"") for name in memory.logs)
+    logs = repo.read_each(SESSIONS_DIR, memory.logs)
     findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, texts)
     counts = {
         s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "advisory")
@@ -120,7 +120,7 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    refs = {name: read_refs(repo.read(f"{SESSIONS_DIR}/{name}") or b"") for name in wanted}
+    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, wanted)}
     inputs = Inputs(
         continuity=memory.continuity,
         archives=memory.archives,

@@ -17,7 +17,7 @@ import signal
 import socket
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +70,26 @@ class Repo:
             raise RefusedError(f"{rel}: is a directory where a file is expected") from None
         except OSError as exc:
             raise AgentMemoryError(f"{rel}: cannot be read ({exc.strerror})") from None
+
+    def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+        """Read many files of one directory (the session logs), one at a time.
+
+        The directory is checked once; each file is opened without following symlinks, and only
+        a symlink takes the slower path that checks where it leads.
+        """
+        base = self.real(directory)
+        for name in names:
+            try:
+                fd = os.open(base / name, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise AgentMemoryError(
+                        f"{directory}/{name}: cannot be read ({exc.strerror})"
+                    ) from None
+                yield name, self.read(f"{directory}/{name}") or b""
+                continue
+            with os.fdopen(fd, "rb") as handle:
+                yield name, handle.read()
 
     def exists(self, rel: str) -> bool:
         return os.path.lexists(self.root / rel)
