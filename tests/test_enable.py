@@ -174,3 +174,12 @@ def test_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = cli("enable", tmp_path / "missing")
     assert result.exit_code == 1
     assert "not a directory" in result.output
+
+
+def test_repo_needing_a_migration_is_refused_until_mode_c_exists(repo: Path) -> None:
+    build_tree(repo, {".cursorrules": "Use tabs.\n", "memory-bank/activeContext.md": "# x\n"})
+    before = stats(repo)
+    result = cli("enable", repo)
+    assert result.exit_code == 1
+    assert "Mode C" in result.output and ".cursorrules" in result.output
+    assert stats(repo) == before

@@ -39,7 +39,10 @@ def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
     repo = Repo(path)
     repo.recover(options.wait)
     files = {p: repo.read(p) for p in probe_paths()}
-    result = plan_enable(files, vendors or None, today(options.today))
+    from .layout import MIGRATION_SOURCES
+
+    sources = [p for p in MIGRATION_SOURCES if repo.exists(p)]
+    result = plan_enable(files, vendors or None, today(options.today), sources)
     plan = result.plan
     summary = {"mode": result.mode, "installed": result.installed, "current": result.current}
     if result.up_to_date:

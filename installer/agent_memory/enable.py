@@ -51,7 +51,10 @@ def probe_paths() -> tuple[str, ...]:
 
 
 def plan_enable(
-    files: Mapping[str, bytes | None], vendors: Sequence[str] | None, today: dt.date
+    files: Mapping[str, bytes | None],
+    vendors: Sequence[str] | None,
+    today: dt.date,
+    migration_sources: Sequence[str] = (),
 ) -> EnableResult:
     """What ``enable`` does to a repo whose known files are ``files`` (absent ones map to None)."""
     current = resources.version()
@@ -75,6 +78,12 @@ def plan_enable(
             f"{CONTINUITY}: this repo was enabled by agent-memory 2.x (no {MANIFEST}); upgrading "
             "it needs the version ladder, which this build does not have yet — see UPGRADE.md to "
             "upgrade by hand"
+        )
+    if migration_sources:
+        raise RefusedError(
+            f"{migration_sources[0]}: this repo has vendor files or memory stores to migrate "
+            f"({', '.join(migration_sources)}); migration (Mode C) is not in this build yet — "
+            "follow MIGRATE.md by hand, or move them aside and run enable again"
         )
     chosen = _choose_vendors(vendors)
     return EnableResult("A", None, current, fresh_install(files, chosen, today, current))
