@@ -9,7 +9,7 @@ lines, so parse → render is the identity and an edit touches only the lines it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -49,6 +49,11 @@ class Fact:
     def id(self) -> str | None:
         return dict(self.fields).get("id")
 
+    @property
+    def line(self) -> int:
+        """The 1-based line a finding about this fact points at: its footer, else its bullet."""
+        return (self.footer_line if self.footer_line is not None else self.start) + 1
+
     def field(self, key: str) -> str | None:
         return dict(self.fields).get(key)
 
@@ -74,6 +79,22 @@ class Document:
     def section(self, title: str) -> Section | None:
         key = title.strip().lower()
         return next((s for s in self.sections if s.title.lower() == key), None)
+
+
+def id_clashes(docs: Iterable[Document]) -> Iterator[tuple[Document, Fact, str]]:
+    """Each fact whose id an earlier fact already has, with that first one's ``path:line``.
+
+    Ids are unique across continuity.md and the archive; the review refuses and lint reports.
+    """
+    seen: dict[str, str] = {}
+    for doc in docs:
+        for fact in doc.facts:
+            if fact.id is None:
+                continue
+            if fact.id in seen:
+                yield doc, fact, seen[fact.id]
+            else:
+                seen[fact.id] = f"{doc.path}:{fact.line}"
 
 
 def is_blank(line: str) -> bool:
@@ -186,8 +207,7 @@ def _facts(
         if line_index in claimed:
             continue
         owner = None
-        for k, (_title, start, end) in enumerate(items):
-            del start
+        for k, (_title, _start, end) in enumerate(items):
             if end <= line_index and all(is_blank(lines[i]) for i in range(end, line_index)):
                 owner = k
         if owner is not None and not any(

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from .errors import InputError
-from .facts import Document
+from .facts import Document, id_clashes
 from .layout import CONTINUITY, SESSIONS_DIR
 from .memory import Memory
 from .report import Finding
@@ -62,38 +62,33 @@ def lint(
         found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
     docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
     docs.extend(memory.archives)
-    seen: dict[str, tuple[str, int]] = {}
     for doc in docs:
-        for fact in doc.facts:
-            line = (fact.footer_line if fact.footer_line is not None else fact.start) + 1
-            if fact.id is None:
-                if doc.path == CONTINUITY:
-                    found.append(
-                        Finding(
-                            doc.path,
-                            fact.start + 1,
-                            "warning",
-                            "fact-no-id",
-                            "fact has no id footer; the review cannot track it",
-                        )
-                    )
-                continue
-            if fact.id in seen:
-                first_path, first_line = seen[fact.id]
-                both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
-                check = "id-in-both" if both else "duplicate-id"
-                found.append(
-                    Finding(
-                        doc.path,
-                        line,
-                        "error",
-                        check,
-                        f"id {fact.id!r} also at {first_path}:{first_line}; "
-                        "ids must be unique — rename one",
-                    )
-                )
-            else:
-                seen[fact.id] = (doc.path, line)
+        if doc.path != CONTINUITY:
+            continue
+        found.extend(
+            Finding(
+                doc.path,
+                fact.line,
+                "warning",
+                "fact-no-id",
+                "fact has no id footer; the review cannot track it",
+            )
+            for fact in doc.facts
+            if fact.id is None
+        )
+    for doc, fact, first in id_clashes(docs):
+        first_path = first.rsplit(":", 1)[0]
+        both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
+        found.append(
+            Finding(
+                doc.path,
+                fact.line,
+                "error",
+                "id-in-both" if both else "duplicate-id",
+                f"id {fact.id!r} also at {first}; ids must be unique — rename one",
+            )
+        )
+    known = {fact.id for doc in docs for fact in doc.facts if fact.id is not None}
     for name in memory.stray_logs:
         found.append(
             Finding(
@@ -113,7 +108,7 @@ def lint(
             Finding(path, line, "warning", "session-reference", message)
             for line, message in refs.warnings
         )
-        for fact_id in sorted(refs.used - seen.keys()):
+        for fact_id in sorted(refs.used - known):
             found.append(
                 Finding(
                     path,

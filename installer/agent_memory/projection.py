@@ -297,8 +297,8 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
 
 def _refuse_unsafe(inputs: Inputs) -> None:
     """REVIEW.md: a state the review cannot interpret stops it, naming the file and line."""
-    seen: dict[str, str] = {}
-    for doc in (inputs.continuity, *inputs.archives):
+    docs = (inputs.continuity, *inputs.archives)
+    for doc in docs:
         for problem in doc.problems:
             if problem.severity == "error":
                 raise InputError(
@@ -307,18 +307,13 @@ def _refuse_unsafe(inputs: Inputs) -> None:
                     problem.message,
                     "fix it (agent-memory lint lists every problem) and review again",
                 )
-        for fact in doc.facts:
-            if fact.id is None:
-                continue
-            line = (fact.footer_line or fact.start) + 1
-            if fact.id in seen:
-                raise InputError(
-                    doc.path,
-                    line,
-                    f"id {fact.id!r} is also at {seen[fact.id]}",
-                    "ids must be unique across continuity.md and the archive; rename or merge one",
-                )
-            seen[fact.id] = f"{doc.path}:{line}"
+    for doc, fact, first in facts.id_clashes(docs):
+        raise InputError(
+            doc.path,
+            fact.line,
+            f"id {fact.id!r} is also at {first}",
+            "ids must be unique across continuity.md and the archive; rename or merge one",
+        )
 
 
 def _removal(text: Text, fact: Fact) -> list[Edit]:
