@@ -227,3 +227,23 @@ def test_status_reports_tiers_and_the_trigger(tmp_path: Path) -> None:
     assert "24 session logs since the last review" in summary["due"][0]
     text = cli("status", tmp_path).output
     assert "review: due" in text and "facts: 1 (1 working)" in text
+
+
+def test_window_follows_file_name_order_with_slugged_logs(tmp_path: Path) -> None:
+    # By file name, "…-101500-b.md" sorts before "…-101500.md": the window must agree with that.
+    cont = (
+        "# Continuity\n\n## Project State\n"
+        "- last_review: 2026-01-05 | through 2026-01-05-101500-b\n"
+        f"\n## Key Decisions\n- Use Drizzle\n  {footer('drizzle', '2026-01-05')}\n"
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": cont,
+            "memory/sessions/2026-01-05-101500-b.md": "# S\n",
+            "memory/sessions/2026-01-05-101500.md": "## Memory References\n- Referenced: drizzle\n",
+        },
+    )
+    assert cli("review", tmp_path, "--today", "2026-01-06").exit_code == 0
+    assert "uses: 2" in (tmp_path / "memory/continuity.md").read_text()
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-06").exit_code == 0

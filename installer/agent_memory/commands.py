@@ -103,7 +103,7 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
     from .projection import Inputs
     from .projection import review as project
     from .sessions import read_refs
-    from .triggers import due_reasons, stem
+    from .triggers import due_reasons, window
 
     repo = Repo(path)
     repo.recover(options.wait)
@@ -119,7 +119,7 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
     through = last_review(memory.continuity).through
-    wanted = [n for n in memory.logs if review_options.full or through is None or stem(n) > through]
+    wanted = list(window(memory.logs, None if review_options.full else through))
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
@@ -203,7 +203,7 @@ def status(path: Path) -> Result:
     from .errors import AgentMemoryError
     from .layout import CONTINUITY, MANIFEST
     from .memory import load
-    from .triggers import decays, due_reasons, logs_after
+    from .triggers import decays, due_reasons, window
 
     repo = Repo(path)
     repo.recover()
@@ -227,7 +227,7 @@ def status(path: Path) -> Result:
         "last_review": review.date,
         "through": review.through,
         "sessions": len(memory.logs),
-        "sessions_since_review": logs_after(memory.logs, review.through),
+        "sessions_since_review": len(window(memory.logs, review.through)),
         "review_every": memory.policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),

@@ -21,7 +21,7 @@ from .plan import FileEdit, Outcome, Plan
 from .policy import Policy
 from .sessions import SessionRefs, session_date
 from .text import Text, decode
-from .triggers import INVARIANTS, stem
+from .triggers import INVARIANTS, stem, window
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +88,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         return len(dates) - bisect.bisect_right(dates, day)
 
     through = last_review(inputs.continuity).through
-    window = [n for n in inputs.logs if inputs.full or through is None or stem(n) > through]
-    counted = window if not inputs.full else list(inputs.logs)
+    counted = window(inputs.logs, None if inputs.full else through)
     tally: dict[str, tuple[int, str]] = {}
     created_by_log: set[str] = set()
     for name in counted:
@@ -239,7 +238,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     summary = Summary(
         date=today,
         through=newest,
-        window=len(window),
+        window=len(counted),
         reactivated=tuple(sorted(i.fact.id or "" for i, _ in to_restore)),
         archived=archived_ids,
         swept=swept_ids,

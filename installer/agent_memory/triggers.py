@@ -23,18 +23,22 @@ def stem(name: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def logs_after(logs: Sequence[str], through: str | None) -> int:
-    """How many logs sort after the ``through`` stem (all of them before a first review)."""
+def window(logs: Sequence[str], through: str | None) -> Sequence[str]:
+    """The logs after the one named ``through`` (all of them before a first review).
+
+    Logs are ordered by file name, so the window is cut by file name too: a stem compared as a
+    stem would put ``…-101500.md`` and ``…-101500-slug.md`` in the other order.
+    """
     if through is None:
-        return len(logs)
-    return len(logs) - bisect.bisect_right([stem(n) for n in logs], through)
+        return logs
+    return logs[bisect.bisect_right(logs, through + ".md") :]
 
 
 def due_reasons(continuity: Document | None, logs: Sequence[str], policy: Policy) -> list[str]:
     if continuity is None:
         return []
     reasons = []
-    pending = logs_after(logs, last_review(continuity).through)
+    pending = len(window(logs, last_review(continuity).through))
     if pending >= policy.review_every:
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"
