@@ -247,3 +247,12 @@ def test_window_follows_file_name_order_with_slugged_logs(tmp_path: Path) -> Non
     assert cli("review", tmp_path, "--today", "2026-01-06").exit_code == 0
     assert "uses: 2" in (tmp_path / "memory/continuity.md").read_text()
     assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-06").exit_code == 0
+
+
+def test_session_must_be_the_repos_own_newest_log(tmp_path: Path) -> None:
+    _scenario(tmp_path)
+    impostor = tmp_path / "elsewhere/2026-01-29-100000.md"
+    build_tree(tmp_path, {"elsewhere/2026-01-29-100000.md": "# not the log\n"})
+    result = cli("review", tmp_path, "--session", impostor, "--today", "2026-02-01")
+    assert result.exit_code == 1 and "newest session log" in result.output
+    assert impostor.read_text() == "# not the log\n"

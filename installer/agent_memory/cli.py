@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import resources
+
+if TYPE_CHECKING:
+    from .commands import Result
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -42,6 +46,9 @@ _json_opt = click.option("--json", "as_json", is_flag=True, help="Print one JSON
 _dry_run_opt = click.option(
     "--dry-run", is_flag=True, help="Print the plan and a unified diff; write nothing."
 )
+_check_opt = click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if the command would change anything."
+)
 _wait_opt = click.option(
     "--wait",
     type=click.FloatRange(min=0),
@@ -70,62 +77,30 @@ def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
 
-def _finish(result: Any, as_json: bool) -> None:
+def _run(call: Callable[[], Result], as_json: bool) -> None:
+    """Run a command and print its report; a user-facing error is one line on stderr, exit 1."""
+    from .errors import AgentMemoryError
+
+    try:
+        result = call()
+    except AgentMemoryError as exc:
+        click.echo(f"agent-memory: {exc}", err=True)
+        sys.exit(1)
     report = result.report
     if as_json:
         click.echo(report.to_json())
-    else:
-        _print_text(report)
-        if result.diff:
-            click.echo(result.diff, nl=False)
+    elif report.outcome != "not due":
+        for line in report.lines():
+            click.echo(line)
+        click.echo(result.diff, nl=False)
     sys.exit(result.exit_code)
 
 
-def _print_text(report: Any) -> None:
-    summary = report.summary
-    if report.command == "enable":
-        if report.outcome == "up to date":
-            click.echo(f"agent-memory {summary['current']}: {report.repo} is up to date")
-            return
-        verb = {"changed": "enabled", "would change": "would enable"}[report.outcome]
-        mode = summary["mode"]
-        click.echo(f"agent-memory {summary['current']}: {verb} {report.repo} (mode {mode})")
-    if report.command != "review" or report.outcome != "not due":
-        for line in report.plan_lines():
-            click.echo(line)
-    for finding in report.findings:
-        click.echo(str(finding))
-    if report.command == "status":
-        tiers = ", ".join(f"{n} {t}" for t, n in summary["tiers"].items()) or "none"
-        click.echo(f"installed {summary['installed']}, tool {summary['tool']}")
-        click.echo(f"facts: {summary['facts']} ({tiers})")
-        click.echo(
-            f"continuity.md: {summary['decaying_facts']}/{summary['max_facts']} decaying facts, "
-            f"{summary['lines']}/{summary['max_lines']} lines"
-        )
-        click.echo(
-            f"last review: {summary['last_review'] or 'never'}; "
-            f"{summary['sessions_since_review']} of {summary['sessions']} session logs since "
-            f"(review_every: {summary['review_every']})"
-        )
-        click.echo(
-            f"archive: {summary['archived_facts']} facts in {summary['archive_files']} files"
-        )
-        click.echo(
-            "review: due — " + "; ".join(summary["due"]) if summary["due"] else "review: not due"
-        )
-        return
-    if report.command == "review":
-        if report.outcome == "not due":
-            return
-        click.echo(summary["markdown"], nl=False)
-        for reason in summary["due"]:
-            click.echo(f"(due: {reason})")
-        if report.outcome == "unchanged":
-            click.echo("nothing to change")
-    if report.command == "lint":
-        s = summary
-        click.echo(f"{s['error']} errors, {s['warning']} warnings, {s['advisory']} advisories")
+def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
+    for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
+        command = option(command)
+    return command
 
 
 @main.command()
@@ -137,39 +112,13 @@ def _print_text(report: Any) -> None:
     type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
     help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
 )
-@click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if enable would change anything."
-)
-@_dry_run_opt
-@_json_opt
-@_today_opt
-@_wait_opt
-def enable(
-    path: Path,
-    vendors: tuple[str, ...],
-    check: bool,
-    dry_run: bool,
-    as_json: bool,
-    today: dt.date | None,
-    wait: float,
-) -> None:
+@_writing_options
+def enable(path: Path, vendors: tuple[str, ...], as_json: bool, **flags: Any) -> None:
     """Install the memory layer into PATH, or upgrade it in place, or report it up to date."""
     from . import commands
 
-    options = commands.Options(dry_run=dry_run, check=check, today=today, wait=wait)
+    options = commands.Options(**flags)
     _run(lambda: commands.enable(path, vendors, options), as_json)
-
-
-def _run(call: Any, as_json: bool) -> None:
-    """Run a command; a user-facing error becomes one line on stderr and exit 1."""
-    from .errors import AgentMemoryError
-
-    try:
-        result = call()
-    except AgentMemoryError as exc:
-        click.echo(f"agent-memory: {exc}", err=True)
-        sys.exit(1)
-    _finish(result, as_json)
 
 
 @main.command()
@@ -190,33 +139,19 @@ def lint(path: Path, as_json: bool) -> None:
 @click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
 @click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
 @click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if a review would change anything."
-)
-@click.option(
     "--session",
     type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
     help="Append the summary to FILE, the newest session log, unless it already has one.",
 )
-@_dry_run_opt
-@_json_opt
-@_today_opt
-@_wait_opt
+@_writing_options
 def review(
-    path: Path,
-    full: bool,
-    if_due: bool,
-    check: bool,
-    session: Path | None,
-    dry_run: bool,
-    as_json: bool,
-    today: dt.date | None,
-    wait: float,
+    path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
     from . import commands
 
-    options = commands.Options(dry_run=dry_run, check=check, today=today, wait=wait)
+    options = commands.Options(**flags)
     review_options = commands.ReviewOptions(full=full, if_due=if_due, session=session)
     _run(lambda: commands.review(path, review_options, options), as_json)
 

@@ -8,11 +8,16 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import resources
 from .disk import Repo
-from .plan import FileEdit
+from .plan import FileEdit, Plan
 from .report import Report
+
+if TYPE_CHECKING:
+    from .facts import Document
+    from .memory import Memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,57 +37,76 @@ class Result:
     diff: str = ""
 
 
+def _settle(repo: Repo, plan: Plan, options: Options, idle: str) -> tuple[str, int, str]:
+    """Apply a plan, or only show it: (outcome, exit code, diff). ``idle`` names a no-op."""
+    if not plan.writes:
+        return idle, 0, ""
+    diff = plan.diff() if options.dry_run else ""
+    if options.check or options.dry_run:
+        return "would change", 1 if options.check else 0, diff
+    repo.apply(plan, options.wait)
+    return "changed", 0, diff
+
+
+def _memory(repo: Repo) -> tuple[Memory, Document]:
+    """The repo's memory and its continuity.md, which commands other than enable need."""
+    from .errors import AgentMemoryError
+    from .layout import CONTINUITY
+    from .memory import load
+
+    memory = load(repo)
+    if memory.continuity is None:
+        raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
+    return memory, memory.continuity
+
+
 def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
     from .dates import today
     from .enable import plan_enable, probe_paths
+    from .layout import MIGRATION_SOURCES
 
     repo = Repo(path)
     repo.recover(options.wait)
     files = {p: repo.read(p) for p in probe_paths()}
-    from .layout import MIGRATION_SOURCES
-
     sources = [p for p in MIGRATION_SOURCES if repo.exists(p)]
     result = plan_enable(files, vendors or None, today(options.today), sources)
-    plan = result.plan
+    outcome, exit_code, diff = _settle(repo, result.plan, options, "up to date")
     summary = {"mode": result.mode, "installed": result.installed, "current": result.current}
-    if result.up_to_date:
-        outcome = "up to date"
-    elif options.check or options.dry_run:
-        outcome = "would change"
+    if outcome == "up to date":
+        heading = f"agent-memory {result.current}: {path} is up to date"
     else:
-        repo.apply(plan, options.wait)
-        outcome = "changed"
-    report = Report("enable", resources.version(), str(path), outcome, plan, (), summary)
-    exit_code = 1 if options.check and not result.up_to_date else 0
-    return Result(report, exit_code, plan.diff() if options.dry_run else "")
+        verb = "enabled" if outcome == "changed" else "would enable"
+        heading = f"agent-memory {result.current}: {verb} {path} (mode {result.mode})"
+    report = Report(
+        "enable", resources.version(), str(path), outcome, result.plan, (), summary, (heading,)
+    )
+    return Result(report, exit_code, diff)
 
 
 def lint(path: Path) -> Result:
     from . import lint as linting
-    from .layout import (
-        ARCHIVE_INDEX,
-        CONTINUITY,
-        MANIFEST,
-        POLICY,
-        SESSIONS_DIR,
-    )
+    from .layout import MANIFEST, POLICY, SESSIONS_DIR
     from .memory import load
 
     repo = Repo(path)
     repo.recover()
     memory = load(repo)
-    texts = [
-        (p, data)
-        for p in (CONTINUITY, POLICY, ARCHIVE_INDEX, *(d.path for d in memory.archives))
-        if (data := repo.read(p)) is not None
-    ]
+    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
+    texts = [(doc.path, doc.render()) for doc in docs]
+    if (policy := repo.read(POLICY)) is not None:
+        texts.append((POLICY, policy))
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, texts)
     counts = {
         s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "advisory")
     }
+    closing = (
+        f"{counts['error']} errors, {counts['warning']} warnings, {counts['advisory']} advisories"
+    )
     outcome = "problems" if counts["error"] else "clean"
-    report = Report("lint", resources.version(), str(path), outcome, None, findings, counts)
+    report = Report(
+        "lint", resources.version(), str(path), outcome, None, findings, counts, (), (closing,)
+    )
     return Result(report, linting.exit_code(findings))
 
 
@@ -96,10 +120,8 @@ class ReviewOptions:
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
     from .continuity import last_review
     from .dates import today
-    from .errors import AgentMemoryError, InputError
-    from .layout import CONTINUITY, SESSIONS_DIR
-    from .memory import load
-    from .plan import Plan
+    from .errors import InputError
+    from .layout import SESSIONS_DIR
     from .projection import Inputs
     from .projection import review as project
     from .sessions import read_refs
@@ -107,25 +129,23 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
 
     repo = Repo(path)
     repo.recover(options.wait)
-    memory = load(repo)
+    memory, continuity = _memory(repo)
     version = resources.version()
-    if memory.continuity is None:
-        raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
     for problem in memory.policy_problems:
         if problem.severity == "error":
             raise InputError(problem.path, problem.line, problem.message, "then review again")
-    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
+    reasons = due_reasons(continuity, memory.logs, memory.policy)
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    through = last_review(memory.continuity).through
+    through = last_review(continuity).through
     wanted = list(window(memory.logs, None if review_options.full else through))
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
     refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, wanted)}
     inputs = Inputs(
-        continuity=memory.continuity,
+        continuity=continuity,
         archives=memory.archives,
         index=memory.index,
         index_template=resources.data("templates/memory/archive/INDEX.md"),
@@ -137,20 +157,11 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
     )
     plan, summary = project(inputs)
     if review_options.session is not None:
+        block = summary.markdown()
         plan = Plan.of(
-            [
-                *plan.edits,
-                _session_summary(repo, memory.logs, review_options.session, summary.markdown()),
-            ]
+            [*plan.edits, _session_summary(repo, memory.logs, review_options.session, block)]
         )
-    changes = bool(plan.writes)
-    if not changes:
-        outcome = "unchanged"
-    elif options.check or options.dry_run:
-        outcome = "would change"
-    else:
-        repo.apply(plan, options.wait)
-        outcome = "changed"
+    outcome, exit_code, diff = _settle(repo, plan, options, "unchanged")
     data = {
         "date": summary.date,
         "through": summary.through,
@@ -165,9 +176,11 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
         "archive_file": summary.archive_file,
         "markdown": summary.markdown(),
     }
-    report = Report("review", version, str(path), outcome, plan, (), data)
-    exit_code = 1 if options.check and changes else 0
-    return Result(report, exit_code, plan.diff() if options.dry_run else "")
+    closing = [*summary.markdown().splitlines(), *(f"(due: {r})" for r in reasons)]
+    if outcome == "unchanged":
+        closing.append("nothing to change")
+    report = Report("review", version, str(path), outcome, plan, (), data, (), tuple(closing))
+    return Result(report, exit_code, diff)
 
 
 def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:
@@ -177,13 +190,12 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
     from .plan import Outcome
     from .text import decode
 
-    if not logs or session.name != logs[-1]:
-        newest = logs[-1] if logs else "(none)"
+    rel = f"{SESSIONS_DIR}/{logs[-1]}" if logs else None
+    if rel is None or session.resolve() != repo.real(rel):
         raise AgentMemoryError(
-            f"{session}: --session takes the newest session log ({SESSIONS_DIR}/{newest}); "
-            "older logs are never modified"
+            f"{session}: --session takes the newest session log of the repo "
+            f"({rel or 'there is none'}); older logs are never modified"
         )
-    rel = f"{SESSIONS_DIR}/{logs[-1]}"
     data = repo.read(rel) or b""
     text = decode(rel, data)
     if any(line.lower().startswith("## memory review") for line in text.lines):
@@ -200,39 +212,48 @@ def status(path: Path) -> Result:
 
     from . import manifest
     from .continuity import last_review
-    from .errors import AgentMemoryError
-    from .layout import CONTINUITY, MANIFEST
-    from .memory import load
+    from .layout import MANIFEST
     from .triggers import decays, due_reasons, window
 
     repo = Repo(path)
     repo.recover()
-    memory = load(repo)
-    if memory.continuity is None:
-        raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
+    memory, continuity = _memory(repo)
     stamp = repo.read(MANIFEST)
     installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
-    tiers = Counter(f.field("tier") or "(no footer)" for f in memory.continuity.facts)
-    review = last_review(memory.continuity)
-    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
+    tiers = dict(
+        sorted(Counter(f.field("tier") or "(no footer)" for f in continuity.facts).items())
+    )
+    review = last_review(continuity)
+    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    policy = memory.policy
     data = {
         "installed": installed,
         "tool": resources.version(),
-        "facts": len(memory.continuity.facts),
-        "tiers": dict(sorted(tiers.items())),
-        "decaying_facts": sum(1 for f in memory.continuity.facts if decays(f)),
-        "max_facts": memory.policy.continuity_max_facts,
-        "lines": len(memory.continuity.text.lines),
-        "max_lines": memory.policy.continuity_max_lines,
+        "facts": len(continuity.facts),
+        "tiers": tiers,
+        "decaying_facts": sum(1 for f in continuity.facts if decays(f)),
+        "max_facts": policy.continuity_max_facts,
+        "lines": len(continuity.text.lines),
+        "max_lines": policy.continuity_max_lines,
         "last_review": review.date,
         "through": review.through,
         "sessions": len(memory.logs),
         "sessions_since_review": len(window(memory.logs, review.through)),
-        "review_every": memory.policy.review_every,
+        "review_every": policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),
         "archive_files": len(memory.archives),
     }
+    text = (
+        f"installed {installed}, tool {data['tool']}",
+        f"facts: {data['facts']} ({', '.join(f'{n} {t}' for t, n in tiers.items()) or 'none'})",
+        f"continuity.md: {data['decaying_facts']}/{policy.continuity_max_facts} decaying facts, "
+        f"{data['lines']}/{policy.continuity_max_lines} lines",
+        f"last review: {review.date or 'never'}; {data['sessions_since_review']} of "
+        f"{data['sessions']} session logs since (review_every: {policy.review_every})",
+        f"archive: {data['archived_facts']} facts in {data['archive_files']} files",
+        "review: due — " + "; ".join(reasons) if reasons else "review: not due",
+    )
     outcome = "due" if reasons else "ok"
-    report = Report("status", resources.version(), str(path), outcome, None, (), data)
+    report = Report("status", resources.version(), str(path), outcome, None, (), data, text)
     return Result(report, 0)

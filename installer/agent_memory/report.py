@@ -36,6 +36,12 @@ class Report:
     plan: Plan | None = None
     findings: Sequence[Finding] = ()
     summary: Mapping[str, Any] = field(default_factory=dict)
+    # What a person reads around the plan and the findings; JSON carries the same data.
+    heading: tuple[str, ...] = ()
+    closing: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [*self.heading, *self.plan_lines(), *map(str, self.findings), *self.closing]
 
     def to_json(self) -> str:
         doc = {
