@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .facts import Document, Fact
+from .facts import Fact
 from .text import decode, strip_eol
 
 QUARTER_FILE = re.compile(r"^\d{4}-Q[1-4]\.md$")
@@ -39,10 +39,3 @@ def render_index(existing: bytes | None, template: bytes, entries: Iterable[str]
         header[-1] += newline
     body = "".join(header) + "".join(f"{entry}{newline}" for entry in sorted(entries))
     return (("\ufeff" if text.bom else "") + body).encode()
-
-
-def archived_facts(archives: Iterable[Document]) -> Iterable[tuple[str, Fact]]:
-    for doc in archives:
-        name = doc.path.rsplit("/", 1)[-1]
-        for fact in doc.facts:
-            yield name, fact

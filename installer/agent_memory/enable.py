@@ -38,10 +38,6 @@ class EnableResult:
     plan: Plan
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def up_to_date(self) -> bool:
-        return not self.plan.writes
-
 
 def probe_paths() -> tuple[str, ...]:
     """Every path enable may read: the known ones only, never a walk of the tree."""

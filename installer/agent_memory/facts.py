@@ -309,7 +309,3 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     if last.endswith("\n"):
         return Edit(fact.end, fact.end, (indent + rendered + newline,))
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
-
-
-def fact_lines(text: Text, fact: Fact) -> tuple[str, ...]:
-    return text.lines[fact.start : fact.end]

@@ -19,7 +19,6 @@ class Outcome(str, Enum):
     BLOCK_UPDATED = "block updated"
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
-    REMOVED = "removed"
 
 
 @dataclass(frozen=True, slots=True)
