@@ -176,6 +176,11 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     for item, _new in to_archive + to_restore:
         edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
 
+    newest = stem(inputs.logs[-1]) if inputs.logs else None
+    if edits or newest != through:
+        # Project State holds no facts, so this edit never meets the ones above.
+        stamp = last_review_edit(inputs.continuity, today, newest)
+        edits.setdefault(CONTINUITY, []).append(stamp)
     docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
     texts: dict[str, Text] = {
         path: apply_edits(doc.text, edits.get(path, ())) for path, doc in docs.items()
@@ -202,14 +207,6 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         ]
         texts[CONTINUITY] = _append(CONTINUITY, texts[CONTINUITY], title, moved)
 
-    newest = stem(inputs.logs[-1]) if inputs.logs else None
-    changed = any(texts[p].encode() != docs[p].render() for p in docs) or len(texts) > len(docs)
-    if changed or newest != through:
-        reparsed = facts.parse_text(CONTINUITY, texts[CONTINUITY])
-        texts[CONTINUITY] = apply_edits(
-            texts[CONTINUITY], [last_review_edit(reparsed, today, newest)]
-        )
-
     file_edits = [
         FileEdit(
             path,
@@ -221,13 +218,14 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         for path, text in texts.items()
         if path not in docs or text.encode() != docs[path].render()
     ]
+    restored_ids = {item.fact.id for item, _ in to_restore}
     index_entries = [
-        archive_files.index_line(fact, path.rsplit("/", 1)[-1])
-        for path, text in sorted(texts.items())
-        if path != CONTINUITY
-        for fact in facts.parse_text(path, text).facts
-        if fact.id is not None
+        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
+        for doc in inputs.archives
+        for fact in doc.facts
+        if fact.id is not None and fact.id not in restored_ids
     ]
+    index_entries += [archive_files.index_line(item.fact, quarter_name) for item, _ in to_archive]
     index = archive_files.render_index(inputs.index, inputs.index_template, index_entries)
     if index != inputs.index:
         outcome = Outcome.CREATED if inputs.index is None else Outcome.UPDATED

@@ -40,7 +40,15 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
-_MARKER = b"memory references"
+_MARKER = re.compile(rb"memory references", re.IGNORECASE)
+_REFERENCES_HEADING = re.compile(
+    r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*memory references[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+_GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
+_OPENER = re.compile(r"[(\[{]")
+_SEPARATOR = re.compile(r"[,;]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +71,7 @@ def session_date(name: str) -> str | None:
 
 def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
-    if _MARKER not in data.lower():
+    if _MARKER.search(data) is None:
         return EMPTY
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -76,6 +84,15 @@ def read_refs(data: bytes) -> SessionRefs:
 
 def reference_section(text: str) -> tuple[int, list[str]] | None:
     """(line number of the section's first body line, its lines), or None without the heading."""
+    if "```" not in text and "~~~" not in text:
+        # Without fences every heading line is a heading: two searches, no line loop.
+        heading = _REFERENCES_HEADING.search(text)
+        if heading is None:
+            return None
+        body_from = heading.end() + 1
+        following = _ANY_HEADING.search(text, body_from)
+        body = text[body_from : following.start() if following else len(text)]
+        return text.count("\n", 0, body_from) + 1, body.split("\n")
     fence: tuple[str, int] | None = None
     start: int | None = None
     body_from = 0
@@ -192,20 +209,17 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
 
 def segment_ids(rest: str) -> list[str]:
     """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
-    segments: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in rest:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}" and depth:
-            depth -= 1
-        if char in ",;" and depth == 0:
-            segments.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    segments.append("".join(current))
+    # Commentary in brackets may hold commas: drop balanced groups, innermost first, and cut
+    # at a bracket left open (what follows it is commentary up to the end).
+    while True:
+        flattened = _GROUP.sub(" ", rest)
+        if flattened == rest:
+            break
+        rest = flattened
+    opener = _OPENER.search(rest)
+    if opener is not None:
+        rest = rest[: opener.start()]
+    segments = _SEPARATOR.split(rest)
     ids = []
     for segment in segments:
         token = segment.strip().split(maxsplit=1)[0] if segment.strip() else ""
