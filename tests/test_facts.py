@@ -116,3 +116,14 @@ def test_arbitrary_text_round_trips_and_never_crashes(
         if fact.id is not None and not any(p.severity == "error" for p in doc.problems):
             edited = apply_edits(doc.text, [footer_edit(doc.text, fact, dict(fact.fields))])
             assert facts.parse_text("c.md", edited).facts[0 : len(doc.facts)]
+
+
+def test_footers_shown_as_code_are_examples_not_footers() -> None:
+    src = (
+        b"# C\n\n> Footer format: `<!-- id: kebab-id | uses: N -->`\n\n## Key Decisions\n"
+        b"- Write footers like `<!-- id: example -->` on their own line\n"
+        b"  <!-- id: real | uses: 1 -->\n\n```markdown\n<!-- id: in-a-fence -->\n```\n"
+    )
+    doc = facts.parse("c.md", src)
+    assert [f.id for f in doc.facts] == ["real"]
+    assert doc.problems == ()

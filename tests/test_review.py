@@ -256,3 +256,49 @@ def test_session_must_be_the_repos_own_newest_log(tmp_path: Path) -> None:
     result = cli("review", tmp_path, "--session", impostor, "--today", "2026-02-01")
     assert result.exit_code == 1 and "newest session log" in result.output
     assert impostor.read_text() == "# not the log\n"
+
+
+HAND_RUN = (PROJECT / "tests/fixtures/hand-run-continuity.md").read_text()
+
+
+def test_a_hand_run_repo_is_read_leniently_and_its_notes_kept(tmp_path: Path) -> None:
+    """Bold keys, a ``.md`` after the stem, a note wrapped onto the next line: all kept."""
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": HAND_RUN,
+            "memory/sessions/2026-06-10-090000.md": "## Memory References\n- Referenced: idle-timeout\n",
+            "memory/sessions/2026-06-12-100000.md": "## Memory References\n- Referenced: idle-timeout\n",
+        },
+    )
+    assert facts.parse("c.md", HAND_RUN.encode()).render() == HAND_RUN.encode()
+    status = cli("status", tmp_path, "--json")
+    assert '"through": "2026-06-10-090000"' in status.output
+    assert '"sessions_since_review": 1' in status.output
+    assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert (
+        "- **last_review:** 2026-06-14 | through 2026-06-12-100000.md (SIZE — 31 decaying "
+        "facts against a\n  cap of 30; archived 1, swept 2, tier changes 4)\n"
+    ) in text
+    # Only the window's log counted: idle-timeout had 1 use, the log after the cursor adds one.
+    assert "id: idle-timeout | created: 2026-06-02 | last_used: 2026-06-12 | uses: 2" in text
+    assert "[[relay-design]]" in text and "origin: 2026-06-01-120000" in text
+    again = tree(tmp_path)
+    assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
+    assert tree(tmp_path) == again
+
+
+def test_a_date_only_last_review_read_every_log_up_to_that_date(tmp_path: Path) -> None:
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": HAND_RUN.replace(
+                "2026-06-10 | through 2026-06-10-090000.md (SIZE", "2026-06-11 (SIZE"
+            ),
+            "memory/sessions/2026-06-10-090000.md": "# s\n",
+            "memory/sessions/2026-06-12-100000.md": "# s\n",
+        },
+    )
+    status = cli("status", tmp_path, "--json")
+    assert '"through": "2026-06-10-090000"' in status.output

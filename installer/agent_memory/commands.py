@@ -118,7 +118,7 @@ class ReviewOptions:
 
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
-    from .continuity import last_review
+    from .continuity import cursor, last_review
     from .dates import today
     from .errors import InputError
     from .layout import SESSIONS_DIR
@@ -138,7 +138,7 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    through = last_review(continuity).through
+    through = cursor(last_review(continuity), memory.logs)
     wanted = list(window(memory.logs, None if review_options.full else through))
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
@@ -211,7 +211,7 @@ def status(path: Path) -> Result:
     from collections import Counter
 
     from . import manifest
-    from .continuity import last_review
+    from .continuity import cursor, last_review
     from .layout import MANIFEST
     from .triggers import decays, due_reasons, window
 
@@ -224,6 +224,7 @@ def status(path: Path) -> Result:
         sorted(Counter(f.field("tier") or "(no footer)" for f in continuity.facts).items())
     )
     review = last_review(continuity)
+    through = cursor(review, memory.logs)
     reasons = due_reasons(continuity, memory.logs, memory.policy)
     policy = memory.policy
     data = {
@@ -236,9 +237,9 @@ def status(path: Path) -> Result:
         "lines": len(continuity.text.lines),
         "max_lines": policy.continuity_max_lines,
         "last_review": review.date,
-        "through": review.through,
+        "through": through,
         "sessions": len(memory.logs),
-        "sessions_since_review": len(window(memory.logs, review.through)),
+        "sessions_since_review": len(window(memory.logs, through)),
         "review_every": policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),

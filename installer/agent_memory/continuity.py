@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .dates import parse_date
@@ -10,40 +11,71 @@ from .facts import PROJECT_STATE, Document, Edit
 from .keyvalue import parse_key_line, with_value
 
 NONE_YET = "(none yet)"
-_LAST_REVIEW = re.compile(r"^(?P<date>\S+)(?:\s*\|\s*through\s+(?P<stem>.+?))?\s*$")
+# "<date> | through <stem>[.md] [commentary]": hand-run reviews wrote the .md and a note after it.
+_LAST_REVIEW = re.compile(
+    r"^(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?:\s*\|\s*through\s+(?:\(none yet\)|(?P<stem>[^\s|()]+?)(?:\.md)?(?=[\s|(]|$)))?"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class LastReview:
     line: int | None  # index of the key line, None when absent
     date: str | None  # None: never reviewed
-    through: str | None  # stem of the newest log the review read; None: none yet
+    through: str | None  # stem of the newest log the review read, as written; None: not given
+    spans: tuple[tuple[int, int], tuple[int, int]] | None  # date and stem in the line
 
 
 def last_review(doc: Document) -> LastReview:
     section = doc.section(PROJECT_STATE)
     if section is None:
-        return LastReview(None, None, None)
+        return LastReview(None, None, None, None)
     for index in range(section.heading + 1, section.end):
         parsed = parse_key_line(doc.text.lines[index])
         if parsed is None or parsed.key != "last_review":
             continue
-        match = _LAST_REVIEW.match(parsed.value.strip())
+        match = _LAST_REVIEW.match(parsed.value)
         if match is None or parse_date(match.group("date")) is None:
-            return LastReview(index, None, None)
-        stem = match.group("stem")
-        return LastReview(index, match.group("date"), None if stem in (None, NONE_YET) else stem)
-    return LastReview(None, None, None)
+            return LastReview(index, None, None, None)
+        spans = None
+        if match.group("stem") is not None:
+            offset = parsed.start
+            spans = (
+                (offset + match.start("date"), offset + match.end("date")),
+                (offset + match.start("stem"), offset + match.end("stem")),
+            )
+        return LastReview(index, match.group("date"), match.group("stem"), spans)
+    return LastReview(None, None, None, None)
+
+
+def cursor(review: LastReview, logs: Sequence[str]) -> str | None:
+    """The stem of the last log the previous review read, or None before a first review.
+
+    A hand-run review may have written only a date: then it read every log dated up to it.
+    """
+    if review.through is not None or review.date is None:
+        return review.through
+    read = [name for name in logs if name[:10] <= review.date]
+    return read[-1][:-3] if read else None
 
 
 def last_review_edit(doc: Document, date: str, through: str | None) -> Edit:
-    """Stamp ``last_review: <date> | through <stem>`` in the form the file already uses."""
-    value = f"{date} | through {through or NONE_YET}"
+    """Stamp ``last_review: <date> | through <stem>`` in the form the file already uses.
+
+    A line that already names a date and a log keeps everything else it says (a ``.md`` after
+    the stem, a note after it); any other value is replaced whole.
+    """
     current = last_review(doc)
     newline = doc.text.newline
     if current.line is not None:
         line = doc.text.lines[current.line]
-        return Edit(current.line, current.line + 1, (with_value(line, value),))
+        if current.spans is not None and through is not None:
+            (date_start, date_end), (stem_start, stem_end) = current.spans
+            new = line[:date_start] + date + line[date_end:stem_start] + through + line[stem_end:]
+        else:
+            new = with_value(line, f"{date} | through {through or NONE_YET}")
+        return Edit(current.line, current.line + 1, (new,))
+    value = f"{date} | through {through or NONE_YET}"
     section = doc.section(PROJECT_STATE)
     new_line = f"- last_review: {value}{newline}"
     if section is None:

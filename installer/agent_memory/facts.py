@@ -123,6 +123,9 @@ def parse_text(path: str, text: Text) -> Document:
                 sections.append(Section(open_title, open_heading, token.map[0]))
             open_title = tokens[index + 1].content.strip() if token.tag == "h2" else None
             open_heading = token.map[0]
+        elif token.type in ("fence", "code_block") and token.map is not None:
+            for index_in_code in range(*token.map):
+                footers.pop(index_in_code, None)  # examples inside code are not footers
         elif token.type in ("bullet_list_open", "ordered_list_open"):
             bullet_depth.append(token.type == "bullet_list_open")
         elif token.type in ("bullet_list_close", "ordered_list_close"):
@@ -162,6 +165,8 @@ def _mask(
     for index, line in enumerate(lines):
         bare = strip_eol(line).replace("\r", " ")
         match = footer.FOOTER.search(bare) if "<!--" in bare else None
+        if match is not None and bare[: match.start()].count("`") % 2:
+            match = None  # a footer shown as `code` (docs, preambles) is an example, not a footer
         if match is not None:
             closed = match.group("close") == "-->"
             footers[index] = (match.start(), match.end(), match.group("body"), closed)

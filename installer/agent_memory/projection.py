@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import archive as archive_files
 from . import facts
-from .continuity import last_review, last_review_edit
+from .continuity import cursor, last_review, last_review_edit
 from .dates import quarter_of
 from .errors import InputError
 from .facts import Document, Edit, Fact, apply_edits, footer_edit, is_blank
@@ -87,7 +87,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     def since(day: str) -> int:
         return len(dates) - bisect.bisect_right(dates, day)
 
-    through = last_review(inputs.continuity).through
+    through = cursor(last_review(inputs.continuity), inputs.logs)
     counted = window(inputs.logs, None if inputs.full else through)
     tally: dict[str, tuple[int, str]] = {}
     created_by_log: set[str] = set()

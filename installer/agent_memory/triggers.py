@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from .continuity import last_review
+from .continuity import cursor, last_review
 from .facts import Document, Fact
 from .policy import Policy
 
@@ -38,7 +38,7 @@ def due_reasons(continuity: Document | None, logs: Sequence[str], policy: Policy
     if continuity is None:
         return []
     reasons = []
-    pending = len(window(logs, last_review(continuity).through))
+    pending = len(window(logs, cursor(last_review(continuity), logs)))
     if pending >= policy.review_every:
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"
