@@ -259,6 +259,7 @@ def test_session_must_be_the_repos_own_newest_log(tmp_path: Path) -> None:
 
 
 HAND_RUN = (PROJECT / "tests/fixtures/hand-run-continuity.md").read_text()
+USES_IDLE = "## Memory References\n- Referenced: idle-timeout\n"
 
 
 def test_a_hand_run_repo_is_read_leniently_and_its_notes_kept(tmp_path: Path) -> None:
@@ -267,8 +268,8 @@ def test_a_hand_run_repo_is_read_leniently_and_its_notes_kept(tmp_path: Path) ->
         tmp_path,
         {
             "memory/continuity.md": HAND_RUN,
-            "memory/sessions/2026-06-10-090000.md": "## Memory References\n- Referenced: idle-timeout\n",
-            "memory/sessions/2026-06-12-100000.md": "## Memory References\n- Referenced: idle-timeout\n",
+            "memory/sessions/2026-06-10-090000.md": USES_IDLE,
+            "memory/sessions/2026-06-12-100000.md": USES_IDLE,
         },
     )
     assert facts.parse("c.md", HAND_RUN.encode()).render() == HAND_RUN.encode()
