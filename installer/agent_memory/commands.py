@@ -17,6 +17,7 @@ from .report import Report
 
 if TYPE_CHECKING:
     from .facts import Document
+    from .ladder import Ladder
     from .memory import Memory
 
 
@@ -60,26 +61,56 @@ def _memory(repo: Repo) -> tuple[Memory, Document]:
     return memory, memory.continuity
 
 
-def enable(path: Path, vendors: Sequence[str], options: Options) -> Result:
+def enable(
+    path: Path, vendors: Sequence[str], options: Options, ladder: Ladder | None = None
+) -> Result:
+    """ENABLE.md: Mode A installs; Mode B reports up to date or climbs the ladder rung by rung."""
+    from packaging.version import Version
+
+    from . import enable as core
+    from .archive import QUARTER_FILE
     from .dates import today
-    from .enable import plan_enable, probe_paths
-    from .layout import MIGRATION_SOURCES
+    from .ladder import default
+    from .layout import ARCHIVE_DIR, MIGRATION_SOURCES
 
     repo = Repo(path)
     repo.recover(options.wait)
-    files = {p: repo.read(p) for p in probe_paths()}
+    current = Version(resources.version())
+    archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    ladder = ladder or default()
+    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
+    files = {p: repo.read(p) for p in known}
     sources = [p for p in MIGRATION_SOURCES if repo.exists(p)]
-    result = plan_enable(files, vendors or None, today(options.today), sources)
-    outcome, exit_code, diff = _settle(repo, result.plan, options, "up to date")
-    summary = {"mode": result.mode, "installed": result.installed, "current": result.current}
-    if outcome == "up to date":
-        heading = f"agent-memory {result.current}: {path} is up to date"
+    detected = core.detect(files, current, sources)
+    day = today(options.today)
+    if detected.mode == "A":
+        plan = core.fresh_install(files, core.choose_vendors(vendors), day, str(current))
+        outcome, exit_code, diff = _settle(repo, plan, options, "up to date")
+    elif detected.installed == current:
+        plan, outcome, exit_code, diff = Plan(()), "up to date", 0, ""
     else:
+        steps = core.upgrade_steps(files, detected, ladder, current, day)
+        if options.check or options.dry_run:
+            plan = core.combined(files, list(steps))
+            outcome, exit_code, diff = _settle(repo, plan, options, "up to date")
+        else:
+            applied = []
+            for step in steps:  # each rung lands (and is recorded) before the next is computed
+                repo.apply(step.plan, options.wait)
+                applied.append(step)
+            plan = core.combined(files, applied)
+            outcome, exit_code, diff = ("changed" if plan.writes else "up to date"), 0, ""
+    installed = str(detected.installed) if detected.installed else None
+    summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
+    if outcome == "up to date":
+        heading = f"agent-memory {current}: {path} is up to date"
+    elif detected.mode == "A":
         verb = "enabled" if outcome == "changed" else "would enable"
-        heading = f"agent-memory {result.current}: {verb} {path} (mode {result.mode})"
-    report = Report(
-        "enable", resources.version(), str(path), outcome, result.plan, (), summary, (heading,)
-    )
+        heading = f"agent-memory {current}: {verb} {path} (mode A)"
+    else:
+        verb = "upgraded" if outcome == "changed" else "would upgrade"
+        heading = f"agent-memory {current}: {verb} {path} from {installed} (mode B)"
+    report = Report("enable", str(current), str(path), outcome, plan, (), summary, (heading,))
     return Result(report, exit_code, diff)
 
 

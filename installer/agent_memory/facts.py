@@ -314,3 +314,24 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     if last.endswith("\n"):
         return Edit(fact.end, fact.end, (indent + rendered + newline,))
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
+
+
+def append_to_section(path: str, text: Text, title: str, lines: list[str]) -> Text:
+    """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing)."""
+    doc = parse_text(path, text)
+    newline = text.newline
+    lines = [line if line.endswith("\n") else line + newline for line in lines]
+    section = doc.section(title)
+    if section is None:
+        existing = list(text.lines)
+        if existing and not existing[-1].endswith("\n"):
+            existing[-1] += newline
+        prefix = [newline] if existing and not is_blank(existing[-1]) else []
+        return Text(text.bom, (*existing, *prefix, f"## {title}{newline}", *lines))
+    at = section.end
+    while at > section.heading + 1 and is_blank(text.lines[at - 1]):
+        at -= 1
+    edits = [Edit(at, at, tuple(lines))]
+    if at > 0 and not text.lines[at - 1].endswith("\n"):
+        edits = [Edit(at - 1, at, (text.lines[at - 1] + newline, *lines))]
+    return apply_edits(text, edits)

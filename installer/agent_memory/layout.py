@@ -26,6 +26,9 @@ SESSIONS_KEEP = "memory/sessions/.gitkeep"
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_INDEX = "memory/archive/INDEX.md"
 
+# How a 2.x file (the hand-run protocol before versioning) says it is ours.
+LEGACY_MARKER = "agent-memory shared memory system"
+
 # Transient files of an apply in progress; both vanish when it completes.
 LOCK_FILE = ".agent-memory.lock"
 JOURNAL_DIR = ".agent-memory.journal"

@@ -117,12 +117,13 @@ def render_new(
     mode: str,
     vendors: Sequence[str],
     managed: Mapping[str, str],
+    enabled_with: str | None = None,
 ) -> bytes:
     """A first manifest, from the template in ``templates/.agent/version.md``."""
     lines: list[str] = []
     fields = {
         "version": version,
-        "enabled_with": version,
+        "enabled_with": enabled_with or version,
         "last_upgraded": today,
         "mode": mode,
         "vendors": ", ".join(vendors) or "none",

@@ -15,7 +15,7 @@ from . import facts
 from .continuity import cursor, last_review, last_review_edit
 from .dates import quarter_of
 from .errors import InputError
-from .facts import Document, Edit, Fact, apply_edits, footer_edit, is_blank
+from .facts import Document, Edit, Fact, append_to_section, apply_edits, footer_edit, is_blank
 from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
 from .plan import FileEdit, Outcome, Plan
 from .policy import Policy
@@ -196,7 +196,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
                 for line in _moved_lines(item, new)
             ]
             if moved:
-                texts[quarter_path] = _append(quarter_path, texts[quarter_path], title, moved)
+                texts[quarter_path] = append_to_section(
+                    quarter_path, texts[quarter_path], title, moved
+                )
     restored = sorted(to_restore, key=lambda pair: (pair[0].doc.path, pair[0].fact.start))
     for title in sorted({item.section for item, _ in restored}):
         moved = [
@@ -205,7 +207,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
             if item.section == title
             for line in _moved_lines(item, new)
         ]
-        texts[CONTINUITY] = _append(CONTINUITY, texts[CONTINUITY], title, moved)
+        texts[CONTINUITY] = append_to_section(CONTINUITY, texts[CONTINUITY], title, moved)
 
     file_edits = [
         FileEdit(
@@ -331,24 +333,3 @@ def _moved_lines(item: _Located, fields: dict[str, str]) -> list[str]:
     offset = item.fact.start
     lines[edit.start - offset : edit.end - offset] = edit.lines
     return lines
-
-
-def _append(path: str, text: Text, title: str, lines: list[str]) -> Text:
-    """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing)."""
-    doc = facts.parse_text(path, text)
-    newline = text.newline
-    lines = [line if line.endswith("\n") else line + newline for line in lines]
-    section = doc.section(title)
-    if section is None:
-        existing = list(text.lines)
-        if existing and not existing[-1].endswith("\n"):
-            existing[-1] += newline
-        prefix = [newline] if existing and not is_blank(existing[-1]) else []
-        return Text(text.bom, (*existing, *prefix, f"## {title}{newline}", *lines))
-    at = section.end
-    while at > section.heading + 1 and is_blank(text.lines[at - 1]):
-        at -= 1
-    edits = [Edit(at, at, tuple(lines))]
-    if at > 0 and not text.lines[at - 1].endswith("\n"):
-        edits = [Edit(at - 1, at, (text.lines[at - 1] + newline, *lines))]
-    return apply_edits(text, edits)

@@ -1,0 +1,249 @@
+"""Mode B: the version ladder, re-sync and re-stamp, resume after a crash, the legacy example."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from agent_memory import facts, manifest
+from agent_memory.ladder import Ladder, Rung, default
+from agent_memory.plan import FileEdit, Outcome, Plan
+from conftest import PROJECT, build_tree, cli, run_console, stats, tree
+
+EXAMPLE = PROJECT / "examples/legacy-2x-repo"
+TODAY = "2026-06-13"
+
+
+def legacy_copy(tmp_path: Path) -> Path:
+    repo = tmp_path / "after"
+    shutil.copytree(EXAMPLE / "before", repo)
+    return repo
+
+
+def test_legacy_example_upgrade_is_byte_exact_and_then_up_to_date(tmp_path: Path) -> None:
+    repo = legacy_copy(tmp_path)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "upgraded" in result.output and "from 2.0.0 (mode B)" in result.output
+    assert tree(repo) == tree(EXAMPLE / "after")
+    before = stats(repo)
+    again = cli("enable", repo, "--today", "2026-07-01")
+    assert "up to date" in again.output and stats(repo) == before
+
+
+def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
+    repo = legacy_copy(tmp_path)
+    old = tree(repo)
+    cli("enable", repo, "--today", TODAY)
+    new = tree(repo)
+    logs = {p for p in old if p.startswith("memory/sessions/")}
+    assert all(new[p] == old[p] for p in logs)
+    assert new["memory/instructions.md"] == old["memory/instructions.md"]
+    # Removing the footers (and the two added sections) gives back the 2.x file exactly.
+    lines = new["memory/continuity.md"].decode().splitlines(keepends=True)
+    stripped = [
+        line
+        for line in lines
+        if "<!-- id:" not in line
+        and line not in ("## Architectural Invariants\n", "- **last_review:** (none yet)\n")
+    ]
+    original = old["memory/continuity.md"].decode()
+    assert "".join(stripped) == original.replace("## Key Decisions", "\n## Key Decisions", 1)
+    for path in ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructions.md"):
+        assert new[path].startswith(old[path])
+        assert new[f".agent/backup/3.0.0/{path}"] == old[path]
+
+
+def test_a_review_right_after_the_upgrade_changes_no_footer(tmp_path: Path) -> None:
+    repo = legacy_copy(tmp_path)
+    cli("enable", repo, "--today", TODAY)
+    before = (repo / "memory/continuity.md").read_text()
+    result = cli("review", repo, "--today", TODAY)
+    assert "Tier changes: 0" in result.output
+    after = (repo / "memory/continuity.md").read_text()
+    footers = [line for line in before.splitlines() if "<!-- id:" in line]
+    assert footers == [line for line in after.splitlines() if "<!-- id:" in line]
+
+
+def test_dry_run_shows_the_diff_the_real_run_applies(tmp_path: Path) -> None:
+    repo = legacy_copy(tmp_path)
+    before = tree(repo)
+    dry = cli("enable", repo, "--dry-run", "--today", TODAY)
+    assert dry.exit_code == 0 and tree(repo) == before
+    cli("enable", repo, "--today", TODAY)
+    after = tree(repo)
+    applied = Plan.of(
+        FileEdit(p, before.get(p), after.get(p), Outcome.UPDATED, "")
+        for p in set(before) | set(after)
+        if before.get(p) != after.get(p)
+    )
+    assert dry.output.endswith(applied.diff())
+    assert cli("enable", repo, "--check").exit_code == 0
+
+
+def test_killed_inside_a_rung_is_rolled_back_then_completes(tmp_path: Path) -> None:
+    repo = legacy_copy(tmp_path)
+    before = tree(repo)
+    crashed = run_console(
+        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AFTER_WRITES="4"
+    )
+    assert crashed.returncode == -9
+    assert cli("enable", repo, "--check").exit_code == 1  # rolled back first, then planned
+    assert tree(repo) == before
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    assert tree(repo) == tree(EXAMPLE / "after")
+
+
+TOY_LADDER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from packaging.version import Version
+    from agent_memory import commands
+    from agent_memory.ladder import Ladder, Rung
+
+    kill_at = sys.argv[2]
+
+    def rung(version):
+        def upgrade(files, today):
+            if version == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            log = files.get("memory/toy.log") or b""
+            return {"memory/toy.log": log + f"rung {version}\\n".encode()}
+        return Rung(Version(version), f"toy {version}", upgrade, ("memory/toy.log",))
+
+    ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("3.0.0")])
+    options = commands.Options(today=__import__("datetime").date(2026, 6, 13))
+    result = commands.enable(Path(sys.argv[1]), (), options, ladder)
+    print(result.report.outcome)
+    """
+)
+
+
+def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE / "before", repo)
+    script = tmp_path / "toy.py"
+    script.write_text(TOY_LADDER)
+    killed = subprocess.run(
+        [sys.executable, str(script), str(repo), "2.2.0"], capture_output=True, text=True
+    )
+    assert killed.returncode == -9
+    stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+    assert str(stamp.version) == "2.1.0"
+    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\n"
+    done = subprocess.run(
+        [sys.executable, str(script), str(repo), "none"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 3.0.0\n"
+    stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+    assert str(stamp.version) == "3.0.0"
+    assert stamp.history == (
+        "2026-06-13: 2.0.0 → 2.1.0 (rung 2.1.0: toy 2.1.0)",
+        "2026-06-13: 2.1.0 → 2.2.0 (rung 2.2.0: toy 2.2.0)",
+        "2026-06-13: 2.2.0 → 3.0.0 (rung 3.0.0: toy 3.0.0)",
+    )
+    assert not any(".agent-memory" in p for p in tree(repo))
+
+
+def _stamped(repo: Path, version: str, schema: bytes, recorded: bytes, vendors: str) -> None:
+    build_tree(
+        repo,
+        {
+            ".agent/version.md": (
+                f"# agent-memory install manifest\n- version: {version}\n- enabled_with: 2.5.0\n"
+                f"- last_upgraded: 2026-01-01\n- mode: C\n- vendors: {vendors}\n\n"
+                f"## Managed files\n- .agent/schema.md: {manifest.sha256(recorded)}\n\n"
+                "## Upgrade history\n"
+            ),
+            ".agent/schema.md": schema,
+            "memory/continuity.md": "# Continuity\n\n## Project State\n- last_review: (none yet)\n",
+            "CLAUDE.md": "Be terse.\n",
+        },
+    )
+
+
+def test_user_edited_managed_file_is_backed_up_before_it_is_replaced(repo: Path) -> None:
+    _stamped(repo, "2.5.0", b"# my edited schema\n", b"# what 2.5.0 installed\n", "claude")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0
+    assert re.search(r"backed up and replaced +\.agent/schema\.md", result.output)
+    assert (repo / ".agent/backup/3.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
+    stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "3.0.0")
+    assert stamp.last_upgraded == TODAY
+
+
+def test_unedited_managed_file_is_replaced_without_backup(repo: Path) -> None:
+    _stamped(repo, "2.5.0", b"# what 2.5.0 installed\n", b"# what 2.5.0 installed\n", "claude")
+    result = cli("enable", repo, "--today", TODAY)
+    assert re.search(r"updated +\.agent/schema\.md", result.output)
+    assert not (repo / ".agent/backup").exists()
+
+
+def test_a_deleted_vendor_bootstrap_stays_deleted(repo: Path) -> None:
+    _stamped(repo, "2.5.0", b"x\n", b"x\n", "claude, gemini")
+    result = cli("enable", repo, "--today", TODAY, "--json")
+    doc = json.loads(result.output)
+    assert not (repo / "GEMINI.md").exists()
+    assert manifest.parse((repo / ".agent/version.md").read_bytes()).vendors == ("claude",)
+    assert any("gemini bootstrap deleted" in e["reason"] for e in doc["plan"])
+
+
+def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:
+    _stamped(repo, "4.22.0", b"x\n", b"x\n", "claude")
+    before = stats(repo)
+    result = cli("enable", repo)
+    assert result.exit_code == 1 and "newer than this tool" in result.output
+    assert stats(repo) == before
+
+
+def test_ladder_selects_by_version_and_rejects_two_rungs_for_one_version() -> None:
+    def rung(v: str) -> Rung:
+        return Rung(Version(v), v, lambda files, today: {})
+
+    ladder = Ladder([rung("3.0.0"), rung("2.10.0"), rung("2.9.0")])
+    assert [str(r.target) for r in ladder.between(Version("2.9.0"), Version("3.0.0"))] == [
+        "2.10.0",
+        "3.0.0",
+    ]
+    with pytest.raises(ValueError, match="two rungs"):
+        Ladder([rung("3.0.0"), rung("3.0.0")])
+
+
+def test_version_file_readme_table_registry_and_upgrade_doc_agree() -> None:
+    version = (PROJECT / "VERSION").read_text().strip()
+    readme = (PROJECT / "README.md").read_text()
+    upgrade = (PROJECT / "UPGRADE.md").read_text()
+    rows = [
+        line.split("|")[1].strip()
+        for line in readme.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip()[:1].isdigit()
+    ]
+    assert rows[-1] == version
+    rungs = [str(r.target) for r in default().rungs]
+    assert rungs[-1] == version
+    for target in rungs:
+        assert f"## 2.x → {target}" in upgrade or f"→ {target}" in upgrade
+        assert target in rows
+
+
+def test_rung_ids_are_unique_and_stable() -> None:
+    from agent_memory.rungs.v3_0_0 import slug, unique_ids
+
+    assert slug("**Webhooks** are signed; see [the doc](x.md)") == "webhooks-are-signed-see-the-doc"
+    assert slug("Café — naïve résumé") == "cafe-naive-resume"
+    assert slug("—") == "fact"
+    assert unique_ids(["a", "a", "b", "a"], {"b"}) == ["a", "a-2", "b-2", "a-3"]
+    doc = facts.parse("c.md", (EXAMPLE / "after/memory/continuity.md").read_bytes())
+    ids = [f.id for f in doc.facts]
+    assert len(ids) == len(set(ids)) and None not in ids
