@@ -8,20 +8,34 @@ from agent_memory.cli import main
 from conftest import PROJECT, cli
 
 
-def test_every_command_and_option_has_help() -> None:
-    assert isinstance(main, click.Group)
-    for name, command in main.commands.items():
+def commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every leaf command as its words: ("enable",), ("session", "new"), ..."""
+    found: list[tuple[str, ...]] = []
+    for name, command in group.commands.items():
         assert command.help, name
+        if isinstance(command, click.Group):
+            found += commands(command, (*prefix, name))
+        else:
+            found.append((*prefix, name))
+    return found
+
+
+def test_every_command_and_option_has_help() -> None:
+    assert len(commands()) >= 6
+    for words in commands():
+        command = main
+        for word in words:
+            command = command.commands[word]  # type: ignore[attr-defined]
         for param in command.params:
             if isinstance(param, click.Option):
-                assert param.help, f"{name} {param.opts}"
-        assert cli(name, "--help").exit_code == 0
+                assert param.help, f"{words} {param.opts}"
+        assert cli(*words, "--help").exit_code == 0
 
 
 def test_readme_lists_every_command_and_main_help_shows_the_flow() -> None:
     readme = (PROJECT / "README.md").read_text()
-    for name in main.commands:  # type: ignore[attr-defined]
-        assert f"`agent-memory {name} [PATH]`" in readme, name
+    for words in commands():
+        assert f"`agent-memory {' '.join(words)} " in readme, words
     assert "review --if-due" in cli("--help").output
 
 

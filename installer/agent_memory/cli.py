@@ -164,3 +164,56 @@ def status(path: Path, as_json: bool) -> None:
     from . import commands
 
     _run(lambda: commands.status(path), as_json)
+
+
+@main.group()
+def session() -> None:
+    """Session logs: the memory's event log."""
+
+
+def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    if value is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+@session.command("new")
+@_repo_arg
+@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
+@click.option(
+    "--now",
+    callback=_parse_now,
+    metavar="YYYY-MM-DDTHH:MM:SS",
+    help="Time to name the log by instead of now (UTC unless an offset is given).",
+)
+@_json_opt
+def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
+    """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
+    from . import commands
+
+    _run(lambda: commands.session_new(path, slug, now), as_json)
+
+
+@main.command()
+@click.argument("query")
+@_repo_arg
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="List at most this many facts.",
+)
+@_json_opt
+def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
+    """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
+
+    Each line: id, [tier], where it lives (file:line), and its first line.
+    """
+    from . import commands
+
+    _run(lambda: commands.recall(path, query, limit), as_json)

@@ -289,3 +289,53 @@ def status(path: Path) -> Result:
     outcome = "due" if reasons else "ok"
     report = Report("status", resources.version(), str(path), outcome, None, (), data, text)
     return Result(report, 0)
+
+
+def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
+    """Create a correctly named, empty session log from the schema's template."""
+    from .errors import AgentMemoryError
+    from .layout import SCHEMA, SESSIONS_DIR
+    from .plan import Outcome
+    from .sessions import log_name, new_log
+
+    repo = Repo(path)
+    repo.recover()
+    moment = now or dt.datetime.now(tz=dt.timezone.utc)
+    name = log_name(moment, slug)
+    rel = f"{SESSIONS_DIR}/{name}"
+    if repo.exists(rel):
+        raise AgentMemoryError(
+            f"{rel}: already exists and session logs are never overwritten; "
+            "run again in a second or pass --slug"
+        )
+    schema = repo.read(SCHEMA) or resources.data("templates/.agent/schema.md")
+    try:
+        content = new_log(schema.decode("utf-8", errors="replace"), name)
+    except ValueError:
+        content = new_log(resources.data("templates/.agent/schema.md").decode("utf-8"), name)
+    plan = Plan.of([FileEdit(rel, None, content, Outcome.CREATED, "new session log")])
+    repo.apply(plan)
+    # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
+    report = Report(
+        "session new", resources.version(), str(path), "changed", None, (), {"path": rel}, (rel,)
+    )
+    return Result(report, 0)
+
+
+def recall(path: Path, query: str, limit: int) -> Result:
+    """Search continuity.md and the archive; exit 1 when nothing matches."""
+    from dataclasses import asdict
+
+    from . import recall as searching
+    from .memory import load
+
+    repo = Repo(path)
+    repo.recover()
+    memory = load(repo)
+    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
+    hits = searching.recall(query, docs, limit)
+    text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
+    summary = {"query": query, "hits": [asdict(h) for h in hits]}
+    outcome = "found" if hits else "not found"
+    report = Report("recall", resources.version(), str(path), outcome, None, (), summary, text)
+    return Result(report, 0 if hits else 1)

@@ -8,6 +8,7 @@ in a log can make it fail: anything it cannot use becomes a warning.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -246,3 +247,33 @@ def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
         if title == "memory references":
             start = token.map[1]
     return None if start is None else (start + 1, lines[start:])
+
+
+# -- new logs --------------------------------------------------------------------------------
+
+TEMPLATE_TITLE = "YYYY-MM-DD-HHMMSS"
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+
+
+def log_template(schema: str) -> str:
+    """The session-log template: the schema's ``markdown`` example with a Memory References."""
+    from .facts import markdown
+
+    for token in markdown().parse(schema):
+        if token.type == "fence" and "## Memory References" in token.content:
+            return token.content
+    raise ValueError("the schema has no session-log template")
+
+
+def log_name(now: dt.datetime, slug: str | None) -> str:
+    """``YYYY-MM-DD-HHMMSS[-slug].md`` for a UTC time; the slug is reduced to kebab-case."""
+    stem = now.astimezone(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
+    if slug:
+        kebab = _SLUG_JUNK.sub("-", slug.lower()).strip("-")
+        if kebab:
+            stem += f"-{kebab}"
+    return f"{stem}.md"
+
+
+def new_log(schema: str, name: str) -> bytes:
+    return log_template(schema).replace(TEMPLATE_TITLE, name[:-3], 1).encode("utf-8")

@@ -1,0 +1,82 @@
+"""session new and recall, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from agent_memory.sessions import read_refs
+from conftest import PROJECT, build_tree, cli, tree
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+
+
+def test_session_new_names_the_log_and_never_overwrites(repo: Path) -> None:
+    cli("enable", repo, "--today", "2026-06-20")
+    result = cli("session", "new", repo, "--slug", "Fix CI!", "--now", "2026-06-20T10:15:00")
+    assert result.exit_code == 0
+    assert result.output == "memory/sessions/2026-06-20-101500-fix-ci.md\n"
+    log = repo / "memory/sessions/2026-06-20-101500-fix-ci.md"
+    text = log.read_text()
+    assert text.startswith("# Session 2026-06-20-101500-fix-ci\n")
+    assert "\n## Memory References\n- Referenced:\n" in text
+    assert read_refs(log.read_bytes()).used == frozenset()
+    assert cli("lint", repo).exit_code == 0
+    again = cli("session", "new", repo, "--slug", "fix ci", "--now", "2026-06-20T10:15:00")
+    assert again.exit_code == 1 and "never overwritten" in again.output
+    assert log.read_text() == text
+
+
+def test_session_new_uses_utc_and_the_offset_given(repo: Path) -> None:
+    cli("enable", repo)
+    result = cli("session", "new", repo, "--now", "2026-06-20T12:00:00+02:00", "--json")
+    assert json.loads(result.output)["summary"]["path"] == "memory/sessions/2026-06-20-100000.md"
+
+
+def test_recall_finds_archived_and_live_facts_in_a_stable_order(tmp_path: Path) -> None:
+    hits = cli("recall", "redis sessions ttl", EXAMPLE)
+    assert hits.exit_code == 0
+    first = hits.output.splitlines()[0]
+    assert first.startswith("redis-sessions  [archived]  memory/archive/2026-Q2.md:")
+    assert cli("recall", "redis sessions ttl", EXAMPLE).output == hits.output
+    assert cli("recall", "zebra quasar", EXAMPLE).exit_code == 1
+
+
+def test_recall_ties_go_to_core_then_by_id(tmp_path: Path) -> None:
+    foot = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Key Decisions\n"
+                f"- cache layer\n  {foot.format('b-cache', 'active')}\n"
+                f"- cache layer\n  {foot.format('a-cache', 'active')}\n"
+                f"- cache layer\n  {foot.format('z-cache', 'core')}\n"
+            )
+        },
+    )
+    ids = [line.split()[0] for line in cli("recall", "cache", tmp_path).output.splitlines()]
+    assert ids == ["z-cache", "a-cache", "b-cache"]
+
+
+def test_recall_over_ten_thousand_archived_facts_is_quick(tmp_path: Path) -> None:
+    foot = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived"
+    body = "".join(
+        f"- Archived fact {i} about subsystem {i % 97}\n  {foot.format(i)} -->\n"
+        for i in range(10_000)
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": "# C\n",
+            "memory/archive/2026-Q1.md": "# Archive\n\n## Facts\n" + body,
+        },
+    )
+    before = tree(tmp_path)
+    started = time.perf_counter()
+    result = cli("recall", "subsystem 42", tmp_path, "--limit", "3")
+    elapsed = time.perf_counter() - started
+    assert result.exit_code == 0 and len(result.output.splitlines()) == 3
+    assert elapsed < 10  # a guard against pathologies; the measured figure is in the notes
+    assert tree(tmp_path) == before
