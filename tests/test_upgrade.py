@@ -238,7 +238,7 @@ def test_version_file_readme_table_registry_and_upgrade_doc_agree() -> None:
 
 
 def test_rung_ids_are_unique_and_stable() -> None:
-    from agent_memory.rungs.v3_0_0 import slug, unique_ids
+    from agent_memory.footer import slug, unique_ids
 
     assert slug("**Webhooks** are signed; see [the doc](x.md)") == "webhooks-are-signed-see-the-doc"
     assert slug("Café — naïve résumé") == "cafe-naive-resume"

@@ -7,7 +7,8 @@ the canonical order, unknown fields after the known ones.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .dates import parse_date
@@ -112,3 +113,30 @@ def render(fields: Mapping[str, str], original: Fields = ()) -> str:
     order += [k for k, _ in original if k not in CANONICAL and k in fields]
     order += sorted(k for k in fields if k not in order)
     return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+SLUG_WORDS = 6
+SLUG_CHARS = 48
+
+
+def slug(text: str) -> str:
+    """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
+    text = _LINK.sub(r"\1", text)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    words = _WORDS.findall(text)[:SLUG_WORDS]
+    return "-".join(words)[:SLUG_CHARS].strip("-") or "fact"
+
+
+def unique_ids(wanted: Iterable[str], taken: set[str]) -> list[str]:
+    """Each slug made unique with ``-2``, ``-3``, … in order; ``taken`` grows as ids are given."""
+    out = []
+    for base in wanted:
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        taken.add(candidate)
+        out.append(candidate)
+    return out

@@ -7,9 +7,6 @@ archive index are installed. Nothing else in continuity.md changes; session logs
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
-from collections.abc import Iterable
 
 from packaging.version import Version
 
@@ -17,37 +14,12 @@ from .. import facts, resources
 from ..archive import QUARTER_FILE
 from ..errors import InputError
 from ..facts import Document, Edit, append_to_section, apply_edits, footer_edit
+from ..footer import slug, unique_ids
 from ..keyvalue import parse_key_line
 from ..ladder import Files, Rung
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
 from ..text import Text, strip_eol
 from ..triggers import INVARIANTS
-
-_WORDS = re.compile(r"[a-z0-9]+")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-SLUG_WORDS = 6
-SLUG_CHARS = 48
-
-
-def slug(text: str) -> str:
-    """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
-    text = _LINK.sub(r"\1", text)
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    words = _WORDS.findall(text)[:SLUG_WORDS]
-    return "-".join(words)[:SLUG_CHARS].strip("-") or "fact"
-
-
-def unique_ids(wanted: Iterable[str], taken: set[str]) -> list[str]:
-    """Each slug made unique with ``-2``, ``-3``, … in order; ``taken`` grows as ids are given."""
-    out = []
-    for base in wanted:
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}-{n}"
-        taken.add(candidate)
-        out.append(candidate)
-    return out
 
 
 def backfill(doc: Document, taken: set[str], today: str) -> list[Edit]:
