@@ -112,13 +112,23 @@ def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
     type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
     help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
 )
+@click.option(
+    "--keep-vendor-files",
+    is_flag=True,
+    help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
+)
 @_writing_options
-def enable(path: Path, vendors: tuple[str, ...], as_json: bool, **flags: Any) -> None:
-    """Install the memory layer into PATH, or upgrade it in place, or report it up to date."""
+def enable(
+    path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
+) -> None:
+    """Install the memory layer into PATH, migrate what other tools left, or upgrade it in place."""
     from . import commands
 
     options = commands.Options(**flags)
-    _run(lambda: commands.enable(path, vendors, options), as_json)
+    _run(
+        lambda: commands.enable(path, vendors, options, keep_vendor_files=keep_vendor_files),
+        as_json,
+    )
 
 
 @main.command()

@@ -62,7 +62,11 @@ def _memory(repo: Repo) -> tuple[Memory, Document]:
 
 
 def enable(
-    path: Path, vendors: Sequence[str], options: Options, ladder: Ladder | None = None
+    path: Path,
+    vendors: Sequence[str],
+    options: Options,
+    ladder: Ladder | None = None,
+    keep_vendor_files: bool = False,
 ) -> Result:
     """ENABLE.md: Mode A installs; Mode B reports up to date or climbs the ladder rung by rung."""
     from packaging.version import Version
@@ -71,7 +75,7 @@ def enable(
     from .archive import QUARTER_FILE
     from .dates import today
     from .ladder import default
-    from .layout import ARCHIVE_DIR, MIGRATION_SOURCES
+    from .layout import ARCHIVE_DIR
 
     repo = Repo(path)
     repo.recover(options.wait)
@@ -80,10 +84,14 @@ def enable(
     ladder = ladder or default()
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
     files = {p: repo.read(p) for p in known}
-    sources = [p for p in MIGRATION_SOURCES if repo.exists(p)]
+    sources = _migration_sources(repo)
     detected = core.detect(files, current, sources)
     day = today(options.today)
-    if detected.mode == "A":
+    if detected.mode == "C":
+        contents = {p: repo.read(p) or b"" for p in sources}
+        plan = core.migration(files, contents, vendors, day, str(current), keep_vendor_files)
+        outcome, exit_code, diff = _settle(repo, plan, options, "up to date")
+    elif detected.mode == "A":
         plan = core.fresh_install(files, core.choose_vendors(vendors), day, str(current))
         outcome, exit_code, diff = _settle(repo, plan, options, "up to date")
     elif detected.installed == current:
@@ -104,14 +112,38 @@ def enable(
     summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
     if outcome == "up to date":
         heading = f"agent-memory {current}: {path} is up to date"
-    elif detected.mode == "A":
+    elif detected.mode in ("A", "C"):
         verb = "enabled" if outcome == "changed" else "would enable"
-        heading = f"agent-memory {current}: {verb} {path} (mode A)"
+        heading = f"agent-memory {current}: {verb} {path} (mode {detected.mode})"
     else:
         verb = "upgraded" if outcome == "changed" else "would upgrade"
         heading = f"agent-memory {current}: {verb} {path} from {installed} (mode B)"
     report = Report("enable", str(current), str(path), outcome, plan, (), summary, (heading,))
     return Result(report, exit_code, diff)
+
+
+def _migration_sources(repo: Repo) -> list[str]:
+    """The files of MIGRATE.md's table that exist: known folders are listed, never walked."""
+    from .migrate import TABLE, matches
+
+    found: list[str] = []
+    for source in TABLE:
+        pattern = source.pattern
+        if "*" not in pattern:
+            if repo.exists(pattern) and not repo.is_dir(pattern):
+                found.append(pattern)
+            continue
+        folder = pattern.split("/*", 1)[0]
+        folders = [folder]
+        while folders:  # only ** patterns descend, and only below their own folder
+            current = folders.pop()
+            for name in repo.list_dir(current):
+                candidate = f"{current}/{name}"
+                if "**" in pattern and repo.is_dir(candidate):
+                    folders.append(candidate)
+                elif matches(pattern, candidate) and not repo.is_dir(candidate):
+                    found.append(candidate)
+    return sorted(set(found))
 
 
 def lint(path: Path) -> Result:

@@ -20,6 +20,8 @@ from .ladder import Files, Ladder, Rung, history_line
 from .layout import (
     AGENTS_MD,
     AGENTS_TEMPLATE,
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
     BACKUP_DIR,
     CONTINUITY,
     DEFAULT_VENDORS,
@@ -88,11 +90,7 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
     if files.get(CONTINUITY) is not None or files.get(SCHEMA) is not None:
         return Detected("B", LEGACY_VERSION, None)
     if migration_sources:
-        raise RefusedError(
-            f"{migration_sources[0]}: this repo has vendor files or memory stores to migrate "
-            f"({', '.join(migration_sources)}); migration (Mode C) is not in this build yet — "
-            "follow MIGRATE.md by hand, or move them aside and run enable again"
-        )
+        return Detected("C", None, None)
     return Detected("A", None, None)
 
 
@@ -123,17 +121,70 @@ def apply_changes(files: Files, changes: Changes) -> dict[str, bytes | None]:
 
 def fresh_install(files: Files, vendors: Sequence[str], today: dt.date, current: str) -> Plan:
     """Mode A: the 3.0.0 layout from the templates, user text outside our blocks untouched."""
+    return plan_of(files, _install(files, vendors, today, current, "A"))
+
+
+def _install(
+    files: Files, vendors: Sequence[str], today: dt.date, current: str, mode: str
+) -> Changes:
+    """Everything ours, and the first manifest: the end of Mode A and of Mode C."""
     changes, managed = bootstrap(files, vendors, current, {}, recreate=True)
     stamp = manifest.render_new(
         resources.data(MANIFEST_TEMPLATE),
         version=current,
         today=today.isoformat(),
-        mode="A",
+        mode=mode,
         vendors=vendors,
         managed=managed,
     )
-    changes[MANIFEST] = Change(stamp, Outcome.CREATED, f"stamp {current}, mode A")
-    return plan_of(files, changes)
+    changes[MANIFEST] = Change(stamp, Outcome.CREATED, f"stamp {current}, mode {mode}")
+    return changes
+
+
+def _merge(changes: Changes, later: Changes) -> None:
+    """Add changes computed on the state ``changes`` lead to; a later no-op keeps the earlier."""
+    for path, change in later.items():
+        if path not in changes or change.after != changes[path].after:
+            changes[path] = change
+
+
+# -- Mode C ------------------------------------------------------------------------------------
+
+
+def migration(
+    files: Files,
+    sources: Mapping[str, bytes],
+    vendors: Sequence[str],
+    today: dt.date,
+    current: str,
+    keep_vendor_files: bool,
+) -> Plan:
+    """Mode C (MIGRATE.md): consolidate, import the stores, then install as Mode A would."""
+    from . import migrate
+    from .archive import index_line, render_index
+    from .dates import quarter_of
+    from .facts import parse
+
+    found = migrate.migrate(sources, files.get(AGENTS_MD), today, keep_vendor_files)
+    before = {**files, **sources}
+    changes: Changes = {
+        path: Change(data, _outcome(before.get(path), data), found.reasons[path])
+        for path, data in found.files.items()
+    }
+    template = decode(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
+    continuity, archived = migrate.memory_files(template, found.facts, today)
+    if found.facts:
+        count = len(found.facts)
+        changes[CONTINUITY] = Change(continuity, Outcome.CREATED, f"{count} facts imported")
+    if archived is not None:
+        quarter = f"{quarter_of(today)}.md"
+        changes[f"{ARCHIVE_DIR}/{quarter}"] = Change(archived, Outcome.CREATED, "archived entries")
+        entries = [index_line(f, quarter) for f in parse(quarter, archived).facts]
+        index = render_index(None, resources.data(USER_DATA[ARCHIVE_INDEX]), entries)
+        changes[ARCHIVE_INDEX] = Change(index, Outcome.CREATED, "archive index")
+    chosen = _ordered([*found.vendors, *vendors]) or DEFAULT_VENDORS
+    _merge(changes, _install(apply_changes(before, changes), chosen, today, current, "C"))
+    return plan_of(before, changes)
 
 
 # -- the bootstrap layer, shared by Mode A and the re-sync of Mode B --------------------------
@@ -276,9 +327,7 @@ def upgrade_steps(
             resync, managed = bootstrap(
                 after_rung, kept, str(current), stamp.managed, recreate=detected.stamp is None
             )
-            for path, change in resync.items():
-                if path not in changes or change.after != changes[path].after:
-                    changes[path] = change
+            _merge(changes, resync)
             values |= {"version": str(current), "vendors": ", ".join(kept) or "none"}
             if len(kept) != len(stamp.vendors):
                 gone = sorted(set(stamp.vendors) - set(kept))

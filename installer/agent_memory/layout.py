@@ -77,22 +77,3 @@ MANIFEST_TEMPLATE = "templates/.agent/version.md"
 
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
 SESSION_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(\d{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md$")
-
-# Vendor files and memory stores that only a migration (Mode C, MIGRATE.md) may rewrite.
-MIGRATION_SOURCES = (
-    ".claude/CLAUDE.md",
-    ".clinerules",
-    ".co-cli/knowledge",
-    ".continue/rules",
-    ".cursorrules",
-    ".github/instructions",
-    ".junie/guidelines.md",
-    ".kiro/steering",
-    ".roo/rules",
-    ".rules",
-    ".windsurf/rules",
-    ".windsurfrules",
-    "CONTEXT.yaml",
-    "CONVENTIONS.md",
-    "memory-bank",
-)

@@ -1,0 +1,158 @@
+"""Mode C: detection, consolidation, pointers, memory stores, and nothing lost."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory import manifest
+from agent_memory.migrate import TABLE, matches
+from conftest import PROJECT, build_tree, cli, stats, tree
+
+EXAMPLE = PROJECT / "examples/vendor-repo"
+TODAY = "2026-06-13"
+
+
+def migrated(tmp_path: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    repo = tmp_path / "after"
+    shutil.copytree(EXAMPLE / "before", repo)
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "(mode C)" in result.output
+    return before, tree(repo)
+
+
+def assert_nothing_lost(before: dict[str, bytes], after: dict[str, bytes]) -> None:
+    """Every non-empty line of every source is in AGENTS.md, continuity.md or .agent/migrated/."""
+    kept = "\n".join(
+        data.decode()
+        for path, data in after.items()
+        if path in ("AGENTS.md", "memory/continuity.md") or path.startswith(".agent/migrated/")
+    )
+    for path, data in before.items():
+        if after.get(path) == data:
+            continue  # left as it was
+        for line in data.decode().splitlines():
+            assert line.strip() in kept, (path, line)
+
+
+def test_vendor_example_is_byte_exact_and_then_up_to_date(tmp_path: Path) -> None:
+    _, after = migrated(tmp_path)
+    assert after == tree(EXAMPLE / "after")
+    repo = tmp_path / "after"
+    before = stats(repo)
+    again = cli("enable", repo, "--today", "2026-07-01")
+    assert "up to date" in again.output and stats(repo) == before
+    assert manifest.parse(after[".agent/version.md"]).mode == "C"
+
+
+def test_nothing_is_lost_and_originals_are_verbatim(tmp_path: Path) -> None:
+    before, after = migrated(tmp_path)
+    assert_nothing_lost(before, after)
+    for path, data in before.items():
+        if after[path] != data:
+            assert after[f".agent/migrated/{path}"] == data
+
+
+def test_a_rule_written_three_times_is_kept_once(tmp_path: Path) -> None:
+    _, after = migrated(tmp_path)
+    agents = after["AGENTS.md"].decode()
+    assert agents.count("Use pnpm for everything; never run npm or yarn.") == 1
+    assert agents.count("Money is stored as integer cents.") == 1
+
+
+def test_imports_survive_where_claude_reads_them_and_scoped_rules_stay(tmp_path: Path) -> None:
+    before, after = migrated(tmp_path)
+    claude = after["CLAUDE.md"].decode()
+    assert "@AGENTS.md" in claude
+    assert claude.rstrip().endswith("@docs/architecture.md\n@docs/runbook.md")
+    for scoped in (".cursor/rules/react.mdc", ".github/instructions/migrations.instructions.md"):
+        assert after[scoped] == before[scoped]
+    assert after[".cursor/rules/money.mdc"].startswith(b"---\ndescription: Money handling\n")
+    assert b"memory-bank/techContext.md" in after["memory/continuity.md"]
+    assert all(after[p] == before[p] for p in before if p.startswith("memory-bank/"))
+
+
+def test_a_review_right_after_the_migration_changes_no_footer(tmp_path: Path) -> None:
+    _, after = migrated(tmp_path)
+    repo = tmp_path / "after"
+    result = cli("review", repo, "--today", TODAY)
+    assert "Tier changes: 0" in result.output
+    footers = [
+        line for line in after["memory/continuity.md"].decode().splitlines() if "id:" in line
+    ]
+    now = (repo / "memory/continuity.md").read_text().splitlines()
+    assert footers == [line for line in now if "id:" in line]
+
+
+def test_keep_vendor_files_only_adds_pointer_blocks(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": "Be terse.", ".windsurfrules": "Tabs.\n"})
+    assert cli("enable", repo, "--keep-vendor-files", "--today", TODAY).exit_code == 0
+    files = tree(repo)
+    assert files["CLAUDE.md"].startswith(b"Be terse.\n\n<!-- agent-memory:begin -->")
+    assert files[".windsurfrules"] == b"Tabs.\n"
+    assert not any(p.startswith(".agent/migrated/") for p in files)
+
+
+def test_malformed_frontmatter_or_context_yaml_is_one_error_and_nothing_written(
+    repo: Path,
+) -> None:
+    for bad in (
+        {".cursor/rules/x.mdc": "---\nalwaysApply: [true\n---\nbody\n"},
+        {"CONTEXT.yaml": "core:\n  - id: a\n    content: [unclosed\n"},
+    ):
+        build_tree(repo, {"CLAUDE.md": "Be terse.\n", **bad})
+        before = stats(repo)
+        result = cli("enable", repo)
+        assert result.exit_code == 1
+        (path,) = bad
+        assert re.match(rf"agent-memory: {re.escape(path)}:\d+: YAML is malformed", result.output)
+        assert len(result.output.strip().splitlines()) == 1
+        assert stats(repo) == before
+        (repo / path).unlink()
+
+
+def test_the_detection_table_in_code_and_in_migrate_md_agree() -> None:
+    doc = (PROJECT / "MIGRATE.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| ([a-z-]+) \|", doc, flags=re.MULTILINE)
+    assert rows == [(source.pattern, source.kind) for source in TABLE]
+
+
+def test_patterns_match_only_their_own_folder() -> None:
+    assert matches(".cursor/rules/**/*.mdc", ".cursor/rules/a/b/x.mdc")
+    assert matches(".roo/rules/*", ".roo/rules/x.md")
+    assert not matches(".roo/rules/*", ".roo/rules/sub/x.md")
+    assert not matches("CLAUDE.md", "docs/CLAUDE.md")
+
+
+paragraph = st.text(alphabet="abc de\n#-*`", min_size=1, max_size=40).filter(str.strip)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(paragraph, min_size=1, max_size=6),
+    st.lists(paragraph, max_size=6),
+    st.lists(paragraph, max_size=4),
+)
+def test_nothing_lost_over_generated_sources(
+    tmp_path_factory, claude: list[str], rules: list[str], bank: list[str]
+) -> None:
+    repo = tmp_path_factory.mktemp("repo")
+    files = {"CLAUDE.md": "\n\n".join(claude) + "\n", ".cursorrules": "\n\n".join(rules) + "\n"}
+    if bank:
+        files["memory-bank/activeContext.md"] = "\n".join(f"- {b}" for b in bank) + "\n"
+    build_tree(repo, files)
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    after = tree(repo)
+    assert_nothing_lost(before, after)
+    again = cli("enable", repo)
+    assert "up to date" in again.output
