@@ -93,7 +93,7 @@ def test_killed_inside_a_rung_is_rolled_back_then_completes(tmp_path: Path) -> N
     repo = legacy_copy(tmp_path)
     before = tree(repo)
     crashed = run_console(
-        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AFTER_WRITES="4"
+        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="9"
     )
     assert crashed.returncode == -9
     assert cli("enable", repo, "--check").exit_code == 1  # rolled back first, then planned

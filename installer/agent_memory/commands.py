@@ -4,8 +4,9 @@ applies the resulting plan (or only shows it) and returns a report and an exit c
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,18 @@ class Result:
     diff: str = ""
 
 
+@contextlib.contextmanager
+def _guard(repo: Repo, options: Options) -> Iterator[None]:
+    """A run that may write holds the lock from its first read to its last write, so two runs
+    never plan on the same state; --check and --dry-run only roll back an interrupted run."""
+    if options.check or options.dry_run:
+        repo.recover(options.wait)
+        yield
+    else:
+        with repo.locked(options.wait):
+            yield
+
+
 def _settle(repo: Repo, plan: Plan, options: Options, idle: str) -> tuple[str, int, str]:
     """Apply a plan, or only show it: (outcome, exit code, diff). ``idle`` names a no-op."""
     if not plan.writes:
@@ -68,20 +81,31 @@ def enable(
     ladder: Ladder | None = None,
     keep_vendor_files: bool = False,
 ) -> Result:
-    """ENABLE.md: Mode A installs; Mode B reports up to date or climbs the ladder rung by rung."""
+    """ENABLE.md: A installs, B climbs the ladder (or is up to date), C migrates."""
+    from .ladder import default
+
+    repo = Repo(path)
+    with _guard(repo, options):
+        return _enable(repo, path, vendors, options, ladder or default(), keep_vendor_files)
+
+
+def _enable(
+    repo: Repo,
+    path: Path,
+    vendors: Sequence[str],
+    options: Options,
+    ladder: Ladder,
+    keep_vendor_files: bool,
+) -> Result:
     from packaging.version import Version
 
     from . import enable as core
     from .archive import QUARTER_FILE
     from .dates import today
-    from .ladder import default
     from .layout import ARCHIVE_DIR
 
-    repo = Repo(path)
-    repo.recover(options.wait)
     current = Version(resources.version())
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
-    ladder = ladder or default()
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
     files = {p: repo.read(p) for p in known}
     sources = _migration_sources(repo)
@@ -181,6 +205,13 @@ class ReviewOptions:
 
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
+    """REVIEW.md: recompute, archive, sweep, reactivate, stamp."""
+    repo = Repo(path)
+    with _guard(repo, options):
+        return _review(repo, path, review_options, options)
+
+
+def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Options) -> Result:
     from .continuity import cursor, last_review
     from .dates import today
     from .errors import InputError
@@ -190,8 +221,6 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
     from .sessions import read_refs
     from .triggers import due_reasons, window
 
-    repo = Repo(path)
-    repo.recover(options.wait)
     memory, continuity = _memory(repo)
     version = resources.version()
     for problem in memory.policy_problems:
@@ -325,13 +354,17 @@ def status(path: Path) -> Result:
 
 def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
     """Create a correctly named, empty session log from the schema's template."""
+    repo = Repo(path)
+    with repo.locked():
+        return _session_new(repo, path, slug, now)
+
+
+def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | None) -> Result:
     from .errors import AgentMemoryError
     from .layout import SCHEMA, SESSIONS_DIR
     from .plan import Outcome
     from .sessions import log_name, new_log
 
-    repo = Repo(path)
-    repo.recover()
     moment = now or dt.datetime.now(tz=dt.timezone.utc)
     name = log_name(moment, slug)
     rel = f"{SESSIONS_DIR}/{name}"

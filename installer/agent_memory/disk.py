@@ -27,8 +27,10 @@ from .plan import FileEdit, Plan
 
 _TMP_SUFFIX = ".agent-memory-tmp"
 _ENTRIES = "entries.json"
-# Test hook for the crash matrix: SIGKILL this process after N file writes of a plan.
-_FAULT_ENV = "AGENT_MEMORY_FAULT_AFTER_WRITES"
+# Test hook for the crash matrix: SIGKILL this process before the N-th durable step of applying
+# a plan (each journal copy, the journal's commit, each file replaced, the final commit), so that
+# tests can stop a run between any two writes.
+_FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
 _STALE_EMPTY_LOCK_SECONDS = 5.0
 
 
@@ -46,6 +48,8 @@ class Repo:
         if not root.is_dir():
             raise RefusedError(f"{root}: not a directory; pass the path of the repo to work on")
         self.root = root.resolve()
+        self._held = False
+        self._steps = 0
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -109,7 +113,10 @@ class Repo:
 
     @contextlib.contextmanager
     def locked(self, wait: float = 0.0) -> Iterator[None]:
-        """Hold the repo's lock; a lock left by a dead process is cleared."""
+        """Hold the repo's lock (re-entrant); a lock left by a dead process is cleared."""
+        if self._held:
+            yield
+            return
         lock = self.root / LOCK_FILE
         deadline = time.monotonic() + wait
         me = f"pid {os.getpid()} on {socket.gethostname()}"
@@ -134,10 +141,12 @@ class Repo:
             with os.fdopen(fd, "w") as handle:
                 handle.write(me + "\n")
             break
+        self._held = True
         try:
             self._recover()
             yield
         finally:
+            self._held = False
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
 
@@ -206,6 +215,7 @@ class Repo:
             entries: list[_Entry] = []
             for index, (edit, target) in enumerate(zip(writes, targets, strict=True)):
                 if edit.before is not None:
+                    self._step()
                     _write_synced(journal / "orig" / str(index), edit.before)
                 entries.append(
                     _Entry(edit.path, edit.before is not None, _missing_dirs(self.root, target))
@@ -214,6 +224,7 @@ class Repo:
                 journal / (_ENTRIES + ".tmp"),
                 json.dumps([_entry_json(e) for e in entries], indent=1).encode("utf-8"),
             )
+            self._step()
             (journal / (_ENTRIES + ".tmp")).replace(journal / _ENTRIES)
             _fsync_dir(journal)
             try:
@@ -223,9 +234,16 @@ class Repo:
                 raise AgentMemoryError(
                     f"{exc.filename or 'repo'}: write failed ({exc.strerror}); nothing was changed"
                 ) from None
+            self._step()
             (journal / _ENTRIES).unlink()
             _fsync_dir(journal)
+            self._step()
             shutil.rmtree(journal)
+
+    def _step(self) -> None:
+        self._steps += 1
+        if os.environ.get(_FAULT_ENV) == str(self._steps):
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def _check_writable(self, edit: FileEdit) -> Path:
         target = self.real(edit.path)
@@ -245,10 +263,8 @@ class Repo:
         return target
 
     def _write_all(self, writes: tuple[FileEdit, ...], targets: list[Path]) -> None:
-        fault_after = int(os.environ.get(_FAULT_ENV, "-1"))
-        for done, (edit, target) in enumerate(zip(writes, targets, strict=True)):
-            if done == fault_after:
-                os.kill(os.getpid(), signal.SIGKILL)
+        for edit, target in zip(writes, targets, strict=True):
+            self._step()
             if edit.after is None:
                 target.unlink()
                 _fsync_dir(target.parent)
