@@ -172,18 +172,16 @@ def _migration_sources(repo: Repo) -> list[str]:
 
 def lint(path: Path) -> Result:
     from . import lint as linting
-    from .layout import MANIFEST, POLICY, SESSIONS_DIR
+    from .layout import ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
     from .memory import load
 
     repo = Repo(path)
     repo.recover()
     memory = load(repo)
-    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
-    texts = [(doc.path, doc.render()) for doc in docs]
-    if (policy := repo.read(POLICY)) is not None:
-        texts.append((POLICY, policy))
+    texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
-    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, texts)
+    present = [(p, data) for p, data in texts if data is not None]
+    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present)
     counts = {
         s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "advisory")
     }

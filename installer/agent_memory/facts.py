@@ -15,6 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from . import footer
+from .errors import InputError
 from .report import Finding
 from .text import Text, decode, strip_eol
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
 _BLANK = re.compile(r"^[ \t]*\r?\n?$")
 PROJECT_STATE = "project state"
+# A file longer than this is not a memory file we can keep lean; we refuse rather than grind.
+MAX_DOCUMENT_LINES = 100_000
+_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
 
 
 @cache
@@ -97,6 +101,30 @@ def id_clashes(docs: Iterable[Document]) -> Iterator[tuple[Document, Fact, str]]
                 seen[fact.id] = f"{doc.path}:{fact.line}"
 
 
+def conflict_markers(path: str, text: str) -> list[Finding]:
+    """Leftover merge-conflict markers; a bare ``=======`` counts only inside a conflict."""
+    found = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _CONFLICT.match(line)
+        if match is None:
+            continue
+        marker = line[:7]
+        if marker == "=======" and not inside:
+            continue  # a setext underline
+        inside = marker != ">>>>>>>"
+        found.append(
+            Finding(
+                path,
+                number,
+                "error",
+                "conflict-marker",
+                f"leftover merge-conflict marker {marker!r}; resolve the conflict",
+            )
+        )
+    return found
+
+
 def is_blank(line: str) -> bool:
     return _BLANK.match(line) is not None
 
@@ -108,7 +136,15 @@ def parse(path: str, data: bytes) -> Document:
 
 def parse_text(path: str, text: Text) -> Document:
     lines = text.lines
-    problems: list[Finding] = []
+    if len(lines) > MAX_DOCUMENT_LINES:
+        raise InputError(
+            path,
+            None,
+            f"has {len(lines):,} lines, more than agent-memory reads in one memory file "
+            f"({MAX_DOCUMENT_LINES:,})",
+            "split it or archive by hand; a lean continuity.md is a few hundred lines",
+        )
+    problems: list[Finding] = conflict_markers(path, text.body)
     masked, footers = _mask(path, lines, problems)
     tokens = markdown().parse(masked)
     sections: list[Section] = []

@@ -2,44 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
 from .errors import InputError
-from .facts import Document, id_clashes
+from .facts import Document, conflict_markers, id_clashes
 from .layout import CONTINUITY, SESSIONS_DIR
 from .memory import Memory
 from .report import Finding
 from .sessions import read_refs
 from .triggers import due_reasons
 
-_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
-
-
-def conflict_markers(path: str, text: str) -> list[Finding]:
-    """Leftover merge-conflict markers; a bare ``=======`` counts only inside a conflict."""
-    found = []
-    inside = False
-    for number, line in enumerate(text.splitlines(), 1):
-        match = _CONFLICT.match(line)
-        if match is None:
-            continue
-        marker = line[:7]
-        if marker == "=======" and not inside:
-            continue  # a setext underline
-        inside = marker != ">>>>>>>"
-        found.append(
-            Finding(
-                path,
-                number,
-                "error",
-                "conflict-marker",
-                f"leftover merge-conflict marker {marker!r}; resolve the conflict",
-            )
-        )
-    return found
 
 
 def lint(
