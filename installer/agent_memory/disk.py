@@ -174,10 +174,18 @@ class Repo:
     # -- recovery ------------------------------------------------------------------------------
 
     def recover(self, wait: float = 0.0) -> None:
-        """Roll back a plan an earlier run left half-applied (no-op when there is none)."""
-        if (self.root / JOURNAL_DIR).exists():
-            with self.locked(wait):
-                pass
+        """Roll back a plan an earlier run left half-applied, and clear a dead run's lock.
+
+        A live run that has not started writing is left alone; one that is writing makes us wait
+        (or fail naming it), since its files are in flux.
+        """
+        lock, journal = self.root / LOCK_FILE, self.root / JOURNAL_DIR
+        if not lock.exists() and not journal.exists():
+            return
+        if lock.exists() and not journal.exists() and self._live_holder(lock) is not None:
+            return
+        with self.locked(wait):
+            pass
 
     def _recover(self) -> None:
         journal = self.root / JOURNAL_DIR

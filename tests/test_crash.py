@@ -1,0 +1,217 @@
+"""Crashes and concurrent runs: a killed run leaves the repo before or after, never between.
+
+The crash matrix kills real runs (forked processes running the real CLI) at every durable step
+of their plan and at seeded random moments, then runs another command and checks the tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_memory.cli import main
+from conftest import PROJECT, build_tree, cli, tree
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = PROJECT / "examples"
+LEFTOVERS = re.compile(r"\.agent-memory(-tmp|\.lock|\.journal)")
+
+
+def _run_forked(args: list[str], env: dict[str, str], kill_after: float | None = None) -> int:
+    """Run the CLI in a forked child (fast, and a real process that can be SIGKILLed)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.environ.update(env)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            main.main(args, prog_name="agent-memory", standalone_mode=False)
+        except SystemExit as exc:
+            os._exit(exc.code if isinstance(exc.code, int) else 1)
+        except BaseException:
+            os._exit(3)
+        os._exit(0)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+Scenario = tuple[str, Callable[[Path], None], list[str]]
+
+
+def _copy(example: str) -> Callable[[Path], None]:
+    def make(repo: Path) -> None:
+        shutil.copytree(EXAMPLES / example, repo)
+
+    return make
+
+
+def _empty(repo: Path) -> None:
+    repo.mkdir()
+
+
+SCENARIOS: list[Scenario] = [
+    ("enable-mode-a", _empty, ["enable", "--today", "2026-06-13"]),
+    ("enable-mode-b-upgrade", _copy("legacy-2x-repo/before"), ["enable", "--today", "2026-06-13"]),
+    ("enable-mode-c", _copy("vendor-repo/before"), ["enable", "--today", "2026-06-13"]),
+    ("review", _copy("evolving-memory-example/before"), ["review", "--today", "2026-05-08"]),
+    (
+        "review-full",
+        _copy("evolving-memory-example/before"),
+        ["review", "--full", "--today", "2026-05-08"],
+    ),
+]
+
+
+def _states(
+    tmp: Path, make: Callable[[Path], None], args: list[str]
+) -> tuple[dict[str, bytes], dict[str, bytes], float]:
+    """The tree before and after a clean run, and how long the run took."""
+    clean = tmp / "clean"
+    make(clean)
+    before = tree(clean)
+    started = time.perf_counter()
+    assert _run_forked([*args[:1], str(clean), *args[1:]], {}) == 0
+    return before, tree(clean), time.perf_counter() - started
+
+
+@pytest.mark.parametrize(("name", "make", "args"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_killed_at_every_step_and_at_random_moments(
+    tmp_path: Path, name: str, make: Callable[[Path], None], args: list[str]
+) -> None:
+    before, after, duration = _states(tmp_path, make, args)
+    assert before != after
+    rng = random.Random(f"crash-matrix-{name}")
+    kills = 0
+    moments: list[tuple[str, float]] = []
+    step = 1
+    while True:  # every durable step, until a run gets through without being stopped
+        moments.append(("step", step))
+        step += 1
+        if step > 400:  # pragma: no cover - a plan that never ends
+            raise AssertionError("too many steps")
+        repo = tmp_path / f"probe-{step}"
+        make(repo)
+        code = _run_forked(
+            [*args[:1], str(repo), *args[1:]], {"AGENT_MEMORY_FAULT_AT_STEP": str(step - 1)}
+        )
+        shutil.rmtree(repo)
+        if code == 0:
+            moments.pop()
+            break
+    index = 0
+
+    def attempt(kind: str, value: float) -> None:
+        nonlocal kills, index
+        index += 1
+        repo = tmp_path / f"run-{index}"
+        make(repo)
+        env = {"AGENT_MEMORY_FAULT_AT_STEP": str(int(value))} if kind == "step" else {}
+        code = _run_forked(
+            [*args[:1], str(repo), *args[1:]], env, None if kind == "step" else value
+        )
+        kills += code == -9
+        # The next run of any command (a read-only one here) first restores a consistent state.
+        follow = (
+            cli("status", repo) if (repo / "memory/continuity.md").exists() else cli("lint", repo)
+        )
+        assert "Traceback" not in follow.output
+        state = tree(repo)
+        assert state in (before, after), f"{name}: {kind} {value}: tree is neither before nor after"
+        assert not any(LEFTOVERS.search(path) for path in state), state.keys()
+        shutil.rmtree(repo)
+
+    for kind, value in moments:
+        attempt(kind, value)
+    tries = 0
+    while kills < 48 and tries < 400:  # then seeded random moments, until 48 runs were killed
+        tries += 1
+        attempt("time", rng.uniform(0.0, duration))
+    print(f"{name}: {kills} kills, {len(moments)} at steps, {tries} at random moments")
+    assert kills >= 48, kills  # five scenarios: at least 240 kills in all
+
+
+def test_four_runs_at_once_one_applies_and_the_others_name_the_holder(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "evolving-memory-example/before", repo)
+    # Enough logs that runs overlap: the review reads all of them in --full.
+    logs = {
+        f"memory/sessions/2026-05-0{d}-{n:06d}.md": "## Memory References\n- Referenced: none\n"
+        for d in range(1, 8)
+        for n in range(400)
+    }
+    build_tree(repo, logs)
+    clean = tmp_path / "clean"
+    shutil.copytree(repo, clean)
+    assert cli("review", clean, "--full", "--today", "2026-05-08").exit_code == 0
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agent_memory",
+                "review",
+                str(repo),
+                "--full",
+                "--today",
+                "2026-05-08",
+                "--json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    results = [(p.wait(), *p.communicate()) for p in procs]
+    changed = [out for code, out, _ in results if code == 0 and '"outcome": "changed"' in out]
+    locked = [err for code, _, err in results if code == 1]
+    assert len(changed) == 1, results
+    for err in locked:
+        assert re.search(r"another agent-memory run \(pid \d+ on .+\) is working", err), err
+    assert all(code in (0, 1) for code, _, _ in results)
+    assert tree(repo) == tree(clean)
+
+
+def test_wait_lets_concurrent_runs_take_turns(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "evolving-memory-example/before", repo)
+    clean = tmp_path / "clean"
+    shutil.copytree(repo, clean)
+    cli("review", clean, "--today", "2026-05-08")
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agent_memory",
+                "review",
+                str(repo),
+                "--wait",
+                "60",
+                "--today",
+                "2026-05-08",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    assert [p.wait() for p in procs] == [0, 0, 0, 0]
+    assert tree(repo) == tree(clean)
