@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +96,15 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
     sys.exit(result.exit_code)
 
 
+def _progress(names: Sequence[str]) -> Iterator[str]:
+    """A progress bar on stderr for long walks, shown only on a terminal (never when piped)."""
+    if len(names) < 500:
+        yield from names
+        return
+    with click.progressbar(names, label="reading session logs", file=sys.stderr) as bar:
+        yield from bar
+
+
 def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
     """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
     for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
@@ -161,7 +170,8 @@ def review(
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
     from . import commands
 
-    options = commands.Options(**flags)
+    progress = None if as_json or not sys.stderr.isatty() else _progress
+    options = commands.Options(**flags, progress=progress)
     review_options = commands.ReviewOptions(full=full, if_due=if_due, session=session)
     _run(lambda: commands.review(path, review_options, options), as_json)
 
@@ -227,3 +237,20 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     from . import commands
 
     _run(lambda: commands.recall(path, query, limit), as_json)
+
+
+@main.command("check-logs")
+@_repo_arg
+@click.option(
+    "--base",
+    default="HEAD",
+    show_default=True,
+    metavar="REV",
+    help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
+)
+@_json_opt
+def check_logs(path: Path, base: str, as_json: bool) -> None:
+    """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
+    from . import commands
+
+    _run(lambda: commands.check_logs(path, base), as_json)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +30,8 @@ class Options:
     check: bool = False
     today: dt.date | None = None
     wait: float = 0.0
+    # Wraps a long list the command walks (the session logs) to show progress; None: silent.
+    progress: Callable[[Sequence[str]], Iterable[str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +235,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, wanted)}
+    names = options.progress(wanted) if options.progress else wanted
+    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -402,3 +405,46 @@ def recall(path: Path, query: str, limit: int) -> Result:
     outcome = "found" if hits else "not found"
     report = Report("recall", resources.version(), str(path), outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)
+
+
+def check_logs(path: Path, base: str) -> Result:
+    """Fail when a session log that exists in git at ``base`` was modified or deleted since."""
+    import subprocess
+
+    from .errors import AgentMemoryError
+    from .layout import SESSIONS_DIR
+    from .lint import exit_code
+    from .report import Finding
+    from .sessions import session_date
+
+    repo = Repo(path)
+    command = ["git", "diff", "--name-status", "--no-renames", base, "--", SESSIONS_DIR]
+    try:
+        done = subprocess.run(command, cwd=repo.root, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise AgentMemoryError("git: not found; check-logs compares against git history") from None
+    if done.returncode != 0:
+        problem = (done.stderr.strip().splitlines() or ["git diff failed"])[-1]
+        raise AgentMemoryError(f"{path}: {problem}; run check-logs inside a git repo with {base}")
+    findings = []
+    for line in done.stdout.splitlines():
+        status, _, name = line.partition("\t")
+        if status in ("M", "D", "T") and session_date(name.rsplit("/", 1)[-1]) is not None:
+            verb = "deleted" if status == "D" else "modified"
+            findings.append(
+                Finding(
+                    name,
+                    None,
+                    "error",
+                    "session-log-changed",
+                    f"{verb} since {base}; session logs are append-only — restore it "
+                    f"(git checkout {base} -- {name}) and write a new log instead",
+                )
+            )
+    counts = {"error": len(findings), "base": base}
+    closing = () if findings else (f"no session log changed since {base}",)
+    outcome = "problems" if findings else "clean"
+    report = Report(
+        "check-logs", resources.version(), str(path), outcome, None, findings, counts, (), closing
+    )
+    return Result(report, exit_code(findings))
