@@ -78,15 +78,22 @@ def test_a_plan_built_on_stale_reads_is_refused(tmp_path: Path) -> None:
 
 
 def test_live_lock_is_respected_and_dead_lock_is_cleared(tmp_path: Path) -> None:
-    import socket
+    import fcntl
 
     lock = tmp_path / LOCK_FILE
-    lock.write_text(f"pid {os.getppid()} on {socket.gethostname()}\n")
-    with pytest.raises(LockedError, match=f"pid {os.getppid()}"):
-        Repo(tmp_path).apply(_plan(("a.md", None, b"a\n")))
-    assert not (tmp_path / "a.md").exists()
-    lock.write_text(f"pid {2**22 + 12345} on {socket.gethostname()}\n")  # no such process
+    fd = os.open(lock, os.O_CREAT | os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a live holder: the kernel lock is what counts
+    os.write(fd, b"pid 4242 on elsewhere\n")
+    try:
+        with pytest.raises(LockedError, match="pid 4242 on elsewhere"):
+            Repo(tmp_path).apply(_plan(("a.md", None, b"a\n")))
+    finally:
+        os.close(fd)  # the holder dies: its kernel lock goes, its file stays
+    assert not (tmp_path / "a.md").exists() and lock.exists()
     Repo(tmp_path).apply(_plan(("a.md", None, b"a\n")))
+    assert tree(tmp_path) == {"a.md": b"a\n"}
+    lock.write_text("")  # killed between creating the file and writing its name
+    Repo(tmp_path).recover()
     assert tree(tmp_path) == {"a.md": b"a\n"}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import shutil
@@ -31,7 +32,6 @@ _ENTRIES = "entries.json"
 # a plan (each journal copy, the journal's commit, each file replaced, the final commit), so that
 # tests can stop a run between any two writes.
 _FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
-_STALE_EMPTY_LOCK_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,8 @@ class Repo:
         """Names in a directory, sorted (file system order never leaks into output)."""
         path = self.real(rel)
         try:
-            return tuple(sorted(entry.name for entry in path.iterdir()))
+            # os.listdir, not Path.iterdir: a sessions folder may hold 100,000 names.
+            return tuple(sorted(os.listdir(path)))  # noqa: PTH208
         except (FileNotFoundError, NotADirectoryError):
             return ()
 
@@ -113,34 +114,26 @@ class Repo:
 
     @contextlib.contextmanager
     def locked(self, wait: float = 0.0) -> Iterator[None]:
-        """Hold the repo's lock (re-entrant); a lock left by a dead process is cleared."""
+        """Hold the repo's lock (re-entrant).
+
+        The lock is an OS lock (flock) on ``.agent-memory.lock``, which the kernel releases when
+        its holder dies however it dies, so a lock file left behind by a killed run is simply
+        taken over; the file's text only names the holder for the error message.
+        """
         if self._held:
             yield
             return
         lock = self.root / LOCK_FILE
         deadline = time.monotonic() + wait
-        me = f"pid {os.getpid()} on {socket.gethostname()}"
         while True:
-            try:
-                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self._live_holder(lock)
-                if holder is None:
-                    with contextlib.suppress(FileNotFoundError):
-                        lock.unlink()
-                    continue
-                if time.monotonic() >= deadline:
-                    raise LockedError(LOCK_FILE, holder) from None
-                time.sleep(0.05)
-                continue
-            except PermissionError:
-                raise AgentMemoryError(
-                    f"{LOCK_FILE}: cannot create the lock file (permission denied); "
-                    "make the repo writable"
-                ) from None
-            with os.fdopen(fd, "w") as handle:
-                handle.write(me + "\n")
-            break
+            fd = self._try_lock(lock)
+            if fd is not None:
+                break
+            if time.monotonic() >= deadline:
+                raise LockedError(LOCK_FILE, _holder(lock))
+            time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
         self._held = True
         try:
             self._recover()
@@ -149,27 +142,40 @@ class Repo:
             self._held = False
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
+            os.close(fd)
 
-    def _live_holder(self, lock: Path) -> str | None:
-        """Who holds ``lock``, or None when the holder is gone."""
+    def _try_lock(self, lock: Path) -> int | None:
+        """An fd holding the lock, or None when a live run holds it."""
         try:
-            content = lock.read_text(encoding="utf-8", errors="replace").strip()
-            age = time.time() - lock.stat().st_mtime
-        except FileNotFoundError:
-            return None
-        parts = content.split()
-        if len(parts) != 4 or parts[0] != "pid" or not parts[1].isdigit():
-            # Killed between creating the lock and writing it: stale once it is not brand new.
-            return None if age > _STALE_EMPTY_LOCK_SECONDS else (content or "starting")
-        if parts[3] != socket.gethostname():
-            return content  # another machine: we cannot tell, so we respect it
-        try:
-            os.kill(int(parts[1]), 0)
-        except ProcessLookupError:
-            return None
+            fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
         except PermissionError:
-            return content
-        return content
+            raise AgentMemoryError(
+                f"{LOCK_FILE}: cannot create the lock file (permission denied); "
+                "make the repo writable"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            same = os.fstat(fd).st_ino == lock.stat().st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:  # the file was released (unlinked) between our open and our lock
+            os.close(fd)
+            return self._try_lock(lock)
+        return fd
+
+    def _lock_is_live(self) -> bool:
+        lock = self.root / LOCK_FILE
+        fd = self._try_lock(lock) if lock.exists() else None
+        if fd is None:
+            return lock.exists()
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()  # a dead run's lock: ours now, and released at once
+        os.close(fd)
+        return False
 
     # -- recovery ------------------------------------------------------------------------------
 
@@ -179,13 +185,10 @@ class Repo:
         A live run that has not started writing is left alone; one that is writing makes us wait
         (or fail naming it), since its files are in flux.
         """
-        lock, journal = self.root / LOCK_FILE, self.root / JOURNAL_DIR
-        if not lock.exists() and not journal.exists():
-            return
-        if lock.exists() and not journal.exists() and self._live_holder(lock) is not None:
-            return
-        with self.locked(wait):
-            pass
+        self._lock_is_live()  # clears a dead run's lock file
+        if (self.root / JOURNAL_DIR).exists():
+            with self.locked(wait):
+                pass
 
     def _recover(self) -> None:
         journal = self.root / JOURNAL_DIR
@@ -331,3 +334,11 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _holder(lock: Path) -> str:
+    """Who holds the lock, as its file says ("starting" in the instant before it says so)."""
+    try:
+        return lock.read_text(encoding="utf-8", errors="replace").strip() or "starting"
+    except FileNotFoundError:
+        return "finishing"

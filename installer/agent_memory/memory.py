@@ -42,15 +42,17 @@ def load(repo: Repo) -> Memory:
         if QUARTER_FILE.match(name)
     )
     found_policy, problems = policy.parse(repo.read(POLICY))
-    names = [n for n in repo.list_dir(SESSIONS_DIR) if not n.startswith(".")]
-    logs = tuple(n for n in names if session_date(n) is not None)
-    stray = tuple(n for n in names if session_date(n) is None)
+    logs: list[str] = []
+    stray: list[str] = []
+    for name in repo.list_dir(SESSIONS_DIR):
+        if not name.startswith("."):
+            (logs if session_date(name) is not None else stray).append(name)
     return Memory(
         continuity,
         archives,
         repo.read(ARCHIVE_INDEX),
         found_policy,
         tuple(problems),
-        logs,
-        stray,
+        tuple(logs),
+        tuple(stray),
     )

@@ -82,7 +82,7 @@ class _Located:
 def review(inputs: Inputs) -> tuple[Plan, Summary]:
     _refuse_unsafe(inputs)
     policy, today = inputs.policy, inputs.today.isoformat()
-    dates = [session_date(name) or "" for name in inputs.logs]
+    dates = [name[:10] for name in inputs.logs]  # logs are correctly named: YYYY-MM-DD-…
 
     def since(day: str) -> int:
         return len(dates) - bisect.bisect_right(dates, day)
