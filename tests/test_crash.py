@@ -147,6 +147,18 @@ def test_killed_at_every_step_and_at_random_moments(
     assert kills >= 48, kills  # five scenarios: at least 240 kills in all
 
 
+def _at_once(repo: Path, *flags: str) -> list[tuple[int, str, str]]:
+    """Four reviews of one repo started together: (exit code, stdout, stderr) of each."""
+    command = [sys.executable, "-m", "agent_memory", "review", str(repo), "--today", "2026-05-08"]
+    procs = [
+        subprocess.Popen(
+            [*command, *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    return [(p.wait(), *p.communicate()) for p in procs]
+
+
 def test_four_runs_at_once_one_applies_and_the_others_name_the_holder(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLES / "evolving-memory-example/before", repo)
@@ -160,26 +172,7 @@ def test_four_runs_at_once_one_applies_and_the_others_name_the_holder(tmp_path: 
     clean = tmp_path / "clean"
     shutil.copytree(repo, clean)
     assert cli("review", clean, "--full", "--today", "2026-05-08").exit_code == 0
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agent_memory",
-                "review",
-                str(repo),
-                "--full",
-                "--today",
-                "2026-05-08",
-                "--json",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(4)
-    ]
-    results = [(p.wait(), *p.communicate()) for p in procs]
+    results = _at_once(repo, "--full", "--json")
     changed = [out for code, out, _ in results if code == 0 and '"outcome": "changed"' in out]
     locked = [err for code, _, err in results if code == 1]
     assert len(changed) == 1, results
@@ -195,23 +188,5 @@ def test_wait_lets_concurrent_runs_take_turns(tmp_path: Path) -> None:
     clean = tmp_path / "clean"
     shutil.copytree(repo, clean)
     cli("review", clean, "--today", "2026-05-08")
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "agent_memory",
-                "review",
-                str(repo),
-                "--wait",
-                "60",
-                "--today",
-                "2026-05-08",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(4)
-    ]
-    assert [p.wait() for p in procs] == [0, 0, 0, 0]
+    assert [code for code, _, _ in _at_once(repo, "--wait", "60")] == [0, 0, 0, 0]
     assert tree(repo) == tree(clean)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_memory import facts
@@ -103,6 +103,8 @@ line_text = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(line_text, max_size=30), st.booleans(), st.booleans())
+@example(["## K", "- a <!-- id: a -->", "- b", "  <!-- id: b | uses: 1 -->"], True, False)
+@example(["## K", "* [ ] t", "  - sub", "", "  <!-- id: t -->", "- last"], False, True)
 def test_arbitrary_text_round_trips_and_never_crashes(
     lines: list[str], crlf: bool, final_newline: bool
 ) -> None:
@@ -114,8 +116,15 @@ def test_arbitrary_text_round_trips_and_never_crashes(
     for fact in doc.facts:
         assert 0 <= fact.start < fact.end <= len(doc.text.lines)
         if fact.id is not None and not any(p.severity == "error" for p in doc.problems):
-            edited = apply_edits(doc.text, [footer_edit(doc.text, fact, dict(fact.fields))])
-            assert facts.parse_text("c.md", edited).facts[0 : len(doc.facts)]
+            # Rewriting one footer touches that footer's line only; the structure stays.
+            edit = footer_edit(doc.text, fact, {**dict(fact.fields), "uses": "7"})
+            edited = apply_edits(doc.text, [edit])
+            assert edit.end - edit.start == 1 and len(edit.lines) == 1
+            assert edited.lines[: edit.start] == doc.text.lines[: edit.start]
+            assert edited.lines[edit.end :] == doc.text.lines[edit.end :]
+            again = facts.parse_text("c.md", edited)
+            assert [f.id for f in again.facts] == [f.id for f in doc.facts]
+            assert next(f for f in again.facts if f.id == fact.id).field("uses") == "7"
 
 
 def test_footers_shown_as_code_are_examples_not_footers() -> None:
