@@ -156,3 +156,26 @@ def test_nothing_lost_over_generated_sources(
     assert_nothing_lost(before, after)
     again = cli("enable", repo)
     assert "up to date" in again.output
+
+
+def test_same_bytes_whatever_the_creation_order_and_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    sources = sorted(p for p in (EXAMPLE / "before").rglob("*") if p.is_file())
+    results = []
+    for seed, order in (("1", 1), ("98765", -1)):
+        repo = tmp_path / f"r{seed}"
+        for path in sources[::order]:
+            target = repo / path.relative_to(EXAMPLE / "before")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+        subprocess.run(
+            [sys.executable, "-m", "agent_memory", "enable", str(repo), "--today", TODAY],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        results.append(tree(repo))
+    assert results[0] == results[1] == tree(EXAMPLE / "after")
