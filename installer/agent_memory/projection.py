@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import archive as archive_files
 from . import facts
@@ -19,7 +19,7 @@ from .facts import Document, Edit, Fact, append_to_section, apply_edits, footer_
 from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
 from .plan import FileEdit, Outcome, Plan
 from .policy import Policy
-from .sessions import SessionRefs, session_date
+from .sessions import SessionRefs
 from .text import Text, decode
 from .triggers import INVARIANTS, stem, window
 
@@ -49,7 +49,6 @@ class Summary:
     candidates: tuple[str, ...] = ()
     promoted: tuple[str, ...] = ()
     archive_file: str = ""
-    warnings: tuple[str, ...] = field(default=())
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
@@ -79,136 +78,54 @@ class _Located:
     section: str  # the section rules see: its own, or ``from`` when archived
 
 
+@dataclass(frozen=True, slots=True)
+class _Events:
+    """What the logs that were counted say: per id, (events, date of the latest)."""
+
+    tally: Mapping[str, tuple[int, str]]
+    created_by_log: frozenset[str]  # ids some counted log lists under Created
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """One fact's fate: its new footer and whether it stays, goes to or leaves the archive."""
+
+    item: _Located
+    fields: dict[str, str]
+    move: str  # "stay", "archive" or "restore"
+    old_tier: str
+    promoted: bool
+
+    @property
+    def id(self) -> str:
+        return self.fields["id"]
+
+    @property
+    def swept(self) -> bool:
+        return self.item.fact.task == "x"
+
+
 def review(inputs: Inputs) -> tuple[Plan, Summary]:
+    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
     _refuse_unsafe(inputs)
-    policy, today = inputs.policy, inputs.today.isoformat()
+    through = cursor(last_review(inputs.continuity), inputs.logs)
+    counted = window(inputs.logs, None if inputs.full else through)
+    events = _events(counted, inputs.refs)
+    promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
     dates = [name[:10] for name in inputs.logs]  # logs are correctly named: YYYY-MM-DD-…
 
     def since(day: str) -> int:
         return len(dates) - bisect.bisect_right(dates, day)
 
-    through = cursor(last_review(inputs.continuity), inputs.logs)
-    counted = window(inputs.logs, None if inputs.full else through)
-    tally: dict[str, tuple[int, str]] = {}
-    created_by_log: set[str] = set()
-    for name in counted:
-        refs = inputs.refs.get(name)
-        if refs is None:
-            continue
-        day = session_date(name) or ""
-        created_by_log |= refs.created
-        for fact_id in refs.used:
-            count, latest = tally.get(fact_id, (0, ""))
-            tally[fact_id] = (count + 1, max(latest, day))
-    promotable = _auto_core(inputs) if policy.enabled else frozenset()
-
-    located = [_Located(inputs.continuity, f, f.section) for f in inputs.continuity.facts]
-    for doc in inputs.archives:
-        located += [_Located(doc, f, f.field("from") or f.section) for f in doc.facts]
-
-    edits: dict[str, list[Edit]] = {}
-    to_archive: list[tuple[_Located, dict[str, str]]] = []
-    to_restore: list[tuple[_Located, dict[str, str]]] = []
-    changes: list[tuple[str, str, str]] = []
-    candidates: list[str] = []
-    promoted: list[str] = []
-    for item in located:
-        fact = item.fact
-        if fact.id is None:
-            continue
-        old = dict(fact.fields)
-        new = dict(old)
-        created = old.get("created") or today
-        new["created"] = created
-        count, latest = tally.get(fact.id, (0, ""))
-        base = int(old["base_uses"]) if "base_uses" in old else None
-        if inputs.full:
-            if base is not None:
-                uses, last = base + count, max(old.get("base_last_used", created), latest)
-            elif fact.id in created_by_log:
-                uses, last = count, latest
-            else:
-                uses, last = count + 1, max(created, latest)
-        else:
-            stored = int(old["uses"]) if "uses" in old else (base if base is not None else 1)
-            birth = base is None and fact.id in created_by_log
-            uses = max(stored + count - (1 if birth else 0), count)
-            last = max(old.get("last_used", created), latest)
-        new["uses"], new["last_used"] = str(uses), last or created
-        if fact.task == "x":
-            new.setdefault("done", today)
-        else:
-            new.pop("done", None)
-        tier = _tier(new, item.section, fact.task, since, policy)
-        if (
-            tier not in ("core", "archived")
-            and fact.id in promotable
-            and uses >= policy.core_min_uses
-        ):
-            tier = "core"
-            promoted.append(fact.id)
-        in_archive = item.doc is not inputs.continuity
-        old_tier = old.get("tier", "archived" if in_archive else "")
-        if tier == "archive-candidate":
-            candidates.append(fact.id)
-        if tier == "archived":
-            new["tier"] = "archived"
-            if not in_archive:
-                new["from"], new["archived"] = item.section, today
-                to_archive.append((item, new))
-                changes.append((fact.id, old_tier or "(none)", "archived"))
-                continue
-        else:
-            new["tier"] = tier
-            if in_archive:
-                new.pop("from", None)
-                new.pop("archived", None)
-                to_restore.append((item, new))
-                changes.append((fact.id, "archived", tier))
-                continue
-            if old_tier != tier:
-                changes.append((fact.id, old_tier or "(none)", tier))
-        if new != old:
-            edits.setdefault(item.doc.path, []).append(footer_edit(item.doc.text, fact, new))
-
-    quarter_name = f"{quarter_of(inputs.today)}.md"
-    quarter_path = f"{ARCHIVE_DIR}/{quarter_name}"
-    for item, _new in to_archive + to_restore:
-        edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
-
+    verdicts = [
+        _judge(item, inputs, events, since, promotable)
+        for item in _located(inputs)
+        if item.fact.id is not None
+    ]
     newest = stem(inputs.logs[-1]) if inputs.logs else None
-    if edits or newest != through:
-        # Project State holds no facts, so this edit never meets the ones above.
-        stamp = last_review_edit(inputs.continuity, today, newest)
-        edits.setdefault(CONTINUITY, []).append(stamp)
+    quarter = f"{quarter_of(inputs.today)}.md"
+    texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
     docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
-    texts: dict[str, Text] = {
-        path: apply_edits(doc.text, edits.get(path, ())) for path, doc in docs.items()
-    }
-    if to_archive:
-        if quarter_path not in texts:
-            texts[quarter_path] = decode(quarter_path, archive_files.new_quarter(quarter_name[:-3]))
-        for title in (archive_files.FACTS, archive_files.COMPLETED):
-            moved = [
-                line
-                for item, new in to_archive
-                if (item.fact.task == "x") == (title == archive_files.COMPLETED)
-                for line in _moved_lines(item, new)
-            ]
-            if moved:
-                texts[quarter_path] = append_to_section(
-                    quarter_path, texts[quarter_path], title, moved
-                )
-    restored = sorted(to_restore, key=lambda pair: (pair[0].doc.path, pair[0].fact.start))
-    for title in sorted({item.section for item, _ in restored}):
-        moved = [
-            line
-            for item, new in restored
-            if item.section == title
-            for line in _moved_lines(item, new)
-        ]
-        texts[CONTINUITY] = append_to_section(CONTINUITY, texts[CONTINUITY], title, moved)
-
     file_edits = [
         FileEdit(
             path,
@@ -220,34 +137,167 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         for path, text in texts.items()
         if path not in docs or text.encode() != docs[path].render()
     ]
-    restored_ids = {item.fact.id for item, _ in to_restore}
-    index_entries = [
-        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
-        for doc in inputs.archives
-        for fact in doc.facts
-        if fact.id is not None and fact.id not in restored_ids
-    ]
-    index_entries += [archive_files.index_line(item.fact, quarter_name) for item, _ in to_archive]
-    index = archive_files.render_index(inputs.index, inputs.index_template, index_entries)
+    index = _index(inputs, verdicts, quarter)
     if index != inputs.index:
         outcome = Outcome.CREATED if inputs.index is None else Outcome.UPDATED
         file_edits.append(FileEdit(ARCHIVE_INDEX, inputs.index, index, outcome, "archive index"))
+    return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
 
-    archived_ids = tuple(sorted(i.fact.id or "" for i, _ in to_archive if i.fact.task != "x"))
-    swept_ids = tuple(sorted(i.fact.id or "" for i, _ in to_archive if i.fact.task == "x"))
-    summary = Summary(
-        date=today,
-        through=newest,
-        window=len(counted),
-        reactivated=tuple(sorted(i.fact.id or "" for i, _ in to_restore)),
-        archived=archived_ids,
-        swept=swept_ids,
-        tier_changes=tuple(sorted(changes)),
-        candidates=tuple(sorted(candidates)),
-        promoted=tuple(sorted(promoted)),
-        archive_file=quarter_path if to_archive else "",
+
+def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
+    tally: dict[str, tuple[int, str]] = {}
+    created: set[str] = set()
+    for name in counted:
+        found = refs.get(name)
+        if found is None:
+            continue
+        day = name[:10]
+        created |= found.created
+        for fact_id in found.used:
+            count, latest = tally.get(fact_id, (0, ""))
+            tally[fact_id] = (count + 1, max(latest, day))
+    return _Events(tally, frozenset(created))
+
+
+def _located(inputs: Inputs) -> list[_Located]:
+    located = [_Located(inputs.continuity, f, f.section) for f in inputs.continuity.facts]
+    for doc in inputs.archives:
+        located += [_Located(doc, f, f.field("from") or f.section) for f in doc.facts]
+    return located
+
+
+def _judge(
+    item: _Located,
+    inputs: Inputs,
+    events: _Events,
+    since: Callable[[str], int],
+    promotable: frozenset[str],
+) -> _Verdict:
+    """DECAY.md § Events, § Tiers and § Auto-core for one fact."""
+    fact, today = item.fact, inputs.today.isoformat()
+    fact_id = fact.id or ""
+    old = dict(fact.fields)
+    new = dict(old)
+    created = old.get("created") or today
+    new["created"] = created
+    count, latest = events.tally.get(fact_id, (0, ""))
+    base = int(old["base_uses"]) if "base_uses" in old else None
+    if inputs.full:
+        if base is not None:
+            uses, last = base + count, max(old.get("base_last_used", created), latest)
+        elif fact_id in events.created_by_log:
+            uses, last = count, latest
+        else:
+            uses, last = count + 1, max(created, latest)
+    else:  # stored counts + the window, less a birth event a window log replaces
+        stored = int(old["uses"]) if "uses" in old else (base if base is not None else 1)
+        birth = base is None and fact_id in events.created_by_log
+        uses = max(stored + count - (1 if birth else 0), count)
+        last = max(old.get("last_used", created), latest)
+    new["uses"], new["last_used"] = str(uses), last or created
+    if fact.task == "x":
+        new.setdefault("done", today)
+    else:
+        new.pop("done", None)
+    tier = _tier(new, item.section, fact.task, since, inputs.policy)
+    promoted = (
+        tier not in ("core", "archived")
+        and fact_id in promotable
+        and uses >= inputs.policy.core_min_uses
     )
-    return Plan.of(file_edits), summary
+    if promoted:
+        tier = "core"
+    in_archive = item.doc is not inputs.continuity
+    new["tier"] = tier
+    move = "stay"
+    if tier == "archived" and not in_archive:
+        new["from"], new["archived"], move = item.section, today, "archive"
+    elif tier != "archived" and in_archive:
+        new.pop("from", None)
+        new.pop("archived", None)
+        move = "restore"
+    old_tier = old.get("tier", "archived" if in_archive else "(none)")
+    return _Verdict(item, new, move, old_tier, promoted)
+
+
+def _rewrite(
+    inputs: Inputs, verdicts: Sequence[_Verdict], stamp: str | None, quarter: str
+) -> dict[str, Text]:
+    """REVIEW.md steps 2 to 5 and 7 as new file texts: footers, moves, ``last_review``."""
+    edits: dict[str, list[Edit]] = {}
+    for verdict in verdicts:
+        item = verdict.item
+        if verdict.move != "stay":
+            edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
+        elif verdict.fields != dict(item.fact.fields):
+            edit = footer_edit(item.doc.text, item.fact, verdict.fields)
+            edits.setdefault(item.doc.path, []).append(edit)
+    if edits or stamp is not None:
+        # Project State holds no facts, so this edit never meets the ones above.
+        newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
+        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
+        edits.setdefault(CONTINUITY, []).append(review_line)
+    docs = (inputs.continuity, *inputs.archives)
+    texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
+    archived = [v for v in verdicts if v.move == "archive"]
+    if archived:
+        path = f"{ARCHIVE_DIR}/{quarter}"
+        if path not in texts:
+            texts[path] = decode(path, archive_files.new_quarter(quarter[:-3]))
+        for title, swept in ((archive_files.FACTS, False), (archive_files.COMPLETED, True)):
+            moved = [line for v in archived if v.swept == swept for line in _moved_lines(v)]
+            if moved:
+                texts[path] = append_to_section(path, texts[path], title, moved)
+    restored = sorted(
+        (v for v in verdicts if v.move == "restore"),
+        key=lambda v: (v.item.doc.path, v.item.fact.start),
+    )
+    for title in sorted({v.item.section for v in restored}):
+        moved = [line for v in restored if v.item.section == title for line in _moved_lines(v)]
+        texts[CONTINUITY] = append_to_section(CONTINUITY, texts[CONTINUITY], title, moved)
+    return texts
+
+
+def _index(inputs: Inputs, verdicts: Sequence[_Verdict], quarter: str) -> bytes:
+    """REVIEW.md step 6, from the facts already parsed: what stays archived, and what just went."""
+    restored = {v.id for v in verdicts if v.move == "restore"}
+    entries = [
+        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
+        for doc in inputs.archives
+        for fact in doc.facts
+        if fact.id is not None and fact.id not in restored
+    ]
+    entries += [
+        archive_files.index_line(v.item.fact, quarter) for v in verdicts if v.move == "archive"
+    ]
+    return archive_files.render_index(inputs.index, inputs.index_template, entries)
+
+
+def _summary(
+    inputs: Inputs, verdicts: Sequence[_Verdict], newest: str | None, counted: int, quarter: str
+) -> Summary:
+    def ids(pick: Callable[[_Verdict], bool]) -> tuple[str, ...]:
+        return tuple(sorted(v.id for v in verdicts if pick(v)))
+
+    changes = tuple(
+        sorted(
+            (v.id, v.old_tier, v.fields["tier"]) for v in verdicts if v.old_tier != v.fields["tier"]
+        )
+    )
+    archived = ids(lambda v: v.move == "archive" and not v.swept)
+    swept = ids(lambda v: v.move == "archive" and v.swept)
+    return Summary(
+        date=inputs.today.isoformat(),
+        through=newest,
+        window=counted,
+        reactivated=ids(lambda v: v.move == "restore"),
+        archived=archived,
+        swept=swept,
+        tier_changes=changes,
+        candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
+        promoted=ids(lambda v: v.promoted),
+        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+    )
 
 
 def _tier(
@@ -325,10 +375,11 @@ def _removal(text: Text, fact: Fact) -> list[Edit]:
     return [Edit(fact.start, end, ())]
 
 
-def _moved_lines(item: _Located, fields: dict[str, str]) -> list[str]:
+def _moved_lines(verdict: _Verdict) -> list[str]:
     """The fact's lines byte for byte, with its footer rewritten."""
+    item = verdict.item
     text = item.doc.text
-    edit = footer_edit(text, item.fact, fields)
+    edit = footer_edit(text, item.fact, verdict.fields)
     lines = list(text.lines[item.fact.start : item.fact.end])
     offset = item.fact.start
     lines[edit.start - offset : edit.end - offset] = edit.lines
