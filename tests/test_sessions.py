@@ -33,6 +33,7 @@ def test_the_forms_real_logs_use() -> None:
         "- Reactivated: none\n- Used: —\n- Touched: (n/a — nothing)\n- New: born-here\n"
         "- Archived: old-fact\n- Swept: old-thread\n"
         "- Referenced: wrapped-one,\n  wrapped-two\n"
+        "- Touched: [[wiki-linked]], [[labelled-link|the label]] (see [[not-this-one]])\n"
         "This paragraph mentions re-tiering and post-hoc words.\n"
     )
     used, created = refs(log)
@@ -48,6 +49,8 @@ def test_the_forms_real_logs_use() -> None:
         "born-here",
         "wrapped-one",
         "wrapped-two",
+        "wiki-linked",
+        "labelled-link",
     }
     assert created == {"graphql-gateway-added", "born-here"}
     warnings = read_refs(log.encode()).warnings

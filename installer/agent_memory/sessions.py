@@ -48,6 +48,7 @@ _REFERENCES_HEADING = re.compile(
 )
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 _GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 _OPENER = re.compile(r"[(\[{]")
 _SEPARATOR = re.compile(r"[,;]")
 
@@ -210,8 +211,9 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
 
 def segment_ids(rest: str) -> list[str]:
     """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
-    # Commentary in brackets may hold commas: drop balanced groups, innermost first, and cut
-    # at a bracket left open (what follows it is commentary up to the end).
+    # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
+    # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
+    rest = _WIKI_LINK.sub(r"\1", rest)
     while True:
         flattened = _GROUP.sub(" ", rest)
         if flattened == rest:
