@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory import facts
+from agent_memory import facts, footer
 from agent_memory.facts import apply_edits, footer_edit
 from conftest import PROJECT
 
@@ -131,3 +131,18 @@ def test_footers_shown_as_code_are_examples_not_footers() -> None:
     doc = facts.parse("c.md", src)
     assert [f.id for f in doc.facts] == ["real"]
     assert doc.problems == ()
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="<!->id: |x`\t", max_size=40))
+@example("<!-- a <!--> id: b -->")
+@example("<!-- note --> text <!-- id: x")
+def test_footer_finder_is_the_footer_regex(line: str) -> None:
+    match = footer.FOOTER.search(line)
+    found = footer.find(line)
+    if match is None:
+        assert found is None
+    else:
+        assert found == footer.Found(
+            match.start(), match.end(), match.group("body"), match.group("close") == "-->"
+        )

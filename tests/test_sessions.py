@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from agent_memory.sessions import read_refs, reference_section
+from agent_memory.sessions import _read_refs, read_refs, reference_section
 
 
 def refs(text: str) -> tuple[set[str], set[str]]:
@@ -115,3 +116,54 @@ def test_scanner_agrees_with_markdown_it(lines: list[str]) -> None:
         assert [line for line in found[1] if line.strip()] == [
             line for line in expected if line.strip()
         ]
+
+
+reference_line = st.sampled_from(
+    [
+        "## Memory References",
+        "## MEMORY REFERENCES ##",
+        "## Memory Reference\u017f",  # long s: a case-insensitive match only in Unicode
+        "### After",
+        "#not a heading",
+        "- Referenced: a-b, c",
+        "- Referenced: a-b,c,  d",
+        "* Created: born-here",
+        "+ Reactivated: back-again",
+        "- Referenced: none",
+        "- Referenced:",
+        "- Archived: old-one",
+        "- Used: non-canonical",
+        "- Whatever: unknown-label",
+        "- Referenced: a b",
+        "- Referenced: `quoted`",
+        "- Referenced: x (with a note)",
+        "  continued-id",
+        "- Referenced: Upper-Case",
+        "prose line",
+        "",
+        "   ",
+        "```",
+        "\r",
+        "\ufeff",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(reference_line, max_size=12), st.booleans())
+def test_fast_reader_agrees_with_the_general_one(lines: list[str], final_newline: bool) -> None:
+    data = ("\n".join(lines) + ("\n" if final_newline else "")).encode()
+    assert read_refs(data) == _read_refs(data)
+
+
+def test_plain_logs_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_memory.sessions as sessions
+
+    def fail(data: bytes) -> sessions.SessionRefs:
+        raise AssertionError("a plain log should not need the general reader")
+
+    monkeypatch.setattr(sessions, "_read_refs", fail)
+    log = b"# S\n\n## Memory References\n- Referenced: a-b, c\n- Created: d\n\n## Next\n- x\n"
+    assert read_refs(log).used == {"a-b", "c", "d"}
+    assert read_refs(log).created == {"d"}

@@ -11,11 +11,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import shutil
-import signal
-import socket
 import stat
 import time
 from collections.abc import Iterable, Iterator
@@ -133,7 +130,7 @@ class Repo:
                 raise LockedError(LOCK_FILE, _holder(lock))
             time.sleep(0.05)
         os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
+        os.write(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode())
         self._held = True
         try:
             self._recover()
@@ -196,6 +193,8 @@ class Repo:
             return
         entries_file = journal / _ENTRIES
         if entries_file.exists():
+            import json
+
             raw = json.loads(entries_file.read_text(encoding="utf-8"))
             entries = [_Entry(e["path"], e["existed"], tuple(e["created_dirs"])) for e in raw]
             for index, entry in reversed(list(enumerate(entries))):
@@ -219,6 +218,8 @@ class Repo:
         writes = plan.writes
         if not writes:
             return
+        import json
+
         with self.locked(wait):
             targets = [self._check_writable(edit) for edit in writes]
             journal = self.root / JOURNAL_DIR
@@ -254,6 +255,8 @@ class Repo:
     def _step(self) -> None:
         self._steps += 1
         if os.environ.get(_FAULT_ENV) == str(self._steps):
+            import signal
+
             os.kill(os.getpid(), signal.SIGKILL)
 
     def _check_writable(self, edit: FileEdit) -> Path:

@@ -1,13 +1,16 @@
 """Memory documents (continuity.md, archive quarter files): sections, facts and their footers.
 
-Structure comes from markdown-it-py's block tokens and their line maps, so code fences, HTML
-blocks and quoted headings are never mistaken for facts; regular expressions only look inside a
-line already known to matter. The document keeps every original line, and edits replace whole
-lines, so parse → render is the identity and an edit touches only the lines it names.
+Structure comes from the block outline (``outline.py``: a line scanner, or markdown-it-py's block
+tokens where the scanner gives up), so code fences, HTML blocks and quoted headings are never
+mistaken for facts; regular expressions only look inside a line already known to matter.
+
+The document keeps every original line, and edits replace whole lines, so parse → render is the
+identity and an edit touches only the lines it names.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from . import footer
 from .errors import InputError
+from .outline import outline
 from .report import Finding
 from .text import Text, decode, strip_eol
 
@@ -81,8 +85,12 @@ class Document:
         return self.text.encode()
 
     def section(self, title: str) -> Section | None:
-        key = title.strip().lower()
-        return next((s for s in self.sections if s.title.lower() == key), None)
+        return _section(self.sections, title)
+
+
+def _section(sections: Iterable[Section], title: str) -> Section | None:
+    key = title.strip().lower()
+    return next((s for s in sections if s.title.lower() == key), None)
 
 
 def id_clashes(docs: Iterable[Document]) -> Iterator[tuple[Document, Fact, str]]:
@@ -146,42 +154,35 @@ def parse_text(path: str, text: Text) -> Document:
         )
     problems: list[Finding] = conflict_markers(path, text.body)
     masked, footers = _mask(path, lines, problems)
-    tokens = markdown().parse(masked)
-    sections: list[Section] = []
+    shape = outline(masked)
+    for start, end in shape.code:
+        for index_in_code in range(start, end):
+            footers.pop(index_in_code, None)  # examples inside code are not footers
+    sections = _sections(shape.headings, len(lines))
+    starts = [section.heading for section in sections]
     items: list[tuple[str, int, int]] = []
-    open_title: str | None = None
-    open_heading = 0
-    bullet_depth: list[bool] = []
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.level == 0 and token.tag in ("h1", "h2"):
-            assert token.map is not None
-            if open_title is not None:
-                sections.append(Section(open_title, open_heading, token.map[0]))
-            open_title = tokens[index + 1].content.strip() if token.tag == "h2" else None
-            open_heading = token.map[0]
-        elif token.type in ("fence", "code_block") and token.map is not None:
-            for index_in_code in range(*token.map):
-                footers.pop(index_in_code, None)  # examples inside code are not footers
-        elif token.type in ("bullet_list_open", "ordered_list_open"):
-            bullet_depth.append(token.type == "bullet_list_open")
-        elif token.type in ("bullet_list_close", "ordered_list_close"):
-            bullet_depth.pop()
-        elif (
-            token.type == "list_item_open"
-            and token.level == 1
-            and bullet_depth == [True]
-            and open_title is not None
-            and open_title.lower() != PROJECT_STATE
-        ):
-            assert token.map is not None
-            start, end = token.map
-            while end > start + 1 and is_blank(lines[end - 1]):
-                end -= 1
-            items.append((open_title, start, end))
-    if open_title is not None:
-        sections.append(Section(open_title, open_heading, len(lines)))
+    for start, end in shape.items:
+        owner = bisect.bisect_right(starts, start) - 1
+        if owner < 0 or start >= sections[owner].end:
+            continue  # before the first section, or under an h1
+        title = sections[owner].title
+        if title.lower() == PROJECT_STATE:
+            continue
+        while end > start + 1 and is_blank(lines[end - 1]):
+            end -= 1
+        items.append((title, start, end))
     facts = _facts(path, lines, items, footers, problems)
     return Document(path, text, tuple(sections), facts, tuple(sorted(problems, key=_order)))
+
+
+def _sections(headings: Sequence[tuple[int, int, str]], total: int) -> list[Section]:
+    """An h2 opens a section that runs to the next h1 or h2 (an h1 opens none)."""
+    ends = [line for line, _, _ in headings[1:]] + [total]
+    return [
+        Section(title, line, end)
+        for (line, level, title), end in zip(headings, ends, strict=False)
+        if level == 2
+    ]
 
 
 def _order(finding: Finding) -> tuple[int, str]:
@@ -190,31 +191,35 @@ def _order(finding: Finding) -> tuple[int, str]:
 
 def _mask(
     path: str, lines: Sequence[str], problems: list[Finding]
-) -> tuple[str, dict[int, tuple[int, int, str, bool]]]:
-    """The text markdown-it sees: footers and unclosed comments become plain letters.
+) -> tuple[list[str], dict[int, footer.Found]]:
+    """The lines the outline sees: footers and unclosed comments become plain letters.
 
     An unclosed ``<!--`` would otherwise swallow the rest of the file as one HTML block, and a
     footer at column 0 would end the list; as letters both stay inside the fact they belong to.
     """
-    footers: dict[int, tuple[int, int, str, bool]] = {}
+    footers: dict[int, footer.Found] = {}
     out: list[str] = []
+    openings: list[int] = []  # lines with a "<!--" that is not a footer
+    last_close = (-1, -1)  # (line, column) of the last "-->", footers aside
     for index, line in enumerate(lines):
         bare = strip_eol(line).replace("\r", " ")
-        match = footer.FOOTER.search(bare) if "<!--" in bare else None
-        if match is not None and bare[: match.start()].count("`") % 2:
-            match = None  # a footer shown as `code` (docs, preambles) is an example, not a footer
-        if match is not None:
-            closed = match.group("close") == "-->"
-            footers[index] = (match.start(), match.end(), match.group("body"), closed)
-            bare = bare[: match.start()] + "x" * (match.end() - match.start()) + bare[match.end() :]
+        if "<!--" in bare:
+            found = footer.find(bare)
+            if found is not None and bare[: found.start].count("`") % 2:
+                found = None  # a footer shown as `code` (docs, preambles) is an example
+            if found is not None:
+                footers[index] = found
+                bare = bare[: found.start] + "x" * (found.end - found.start) + bare[found.end :]
+            if "<!--" in bare:
+                openings.append(index)
+        if "-->" in bare:
+            last_close = (index, bare.rfind("-->"))
         out.append(bare + "\n")
-    # A comment opened after the last "-->" (footers aside) is never closed.
-    body = "".join(out)
-    last_close = body.rfind("-->")
-    offset = 0
-    for index, bare in enumerate(out):
+    # A comment opened after the last "-->" is never closed.
+    for index in openings:
+        bare = out[index]
         opening = bare.find("<!--")
-        while opening != -1 and offset + opening < last_close:
+        while opening != -1 and (index, opening) < last_close:
             opening = bare.find("<!--", opening + 4)
         if opening != -1:
             problems.append(
@@ -227,15 +232,14 @@ def _mask(
                 )
             )
             out[index] = bare[:opening] + "x" * (len(bare) - opening - 1) + "\n"
-        offset += len(bare)
-    return "".join(out), footers
+    return out, footers
 
 
 def _facts(
     path: str,
     lines: Sequence[str],
     items: Sequence[tuple[str, int, int]],
-    footers: dict[int, tuple[int, int, str, bool]],
+    footers: dict[int, footer.Found],
     problems: list[Finding],
 ) -> tuple[Fact, ...]:
     claimed: set[int] = set()
@@ -274,9 +278,9 @@ def _facts(
         span = (0, 0)
         if own:
             footer_line = own[0]
-            begin, finish, body, closed = footers[footer_line]
-            span = (begin, finish)
-            if not closed:
+            found = footers[footer_line]
+            span = (found.start, found.end)
+            if not found.closed:
                 problems.append(
                     Finding(
                         path,
@@ -286,9 +290,9 @@ def _facts(
                         "footer comment has no closing -->; add it at the end of the line",
                     )
                 )
-            fields, found = footer.parse_fields(body)
+            fields, wrong = footer.parse_fields(found.body)
             problems.extend(
-                Finding(path, footer_line + 1, p.severity, p.check, p.message) for p in found
+                Finding(path, footer_line + 1, p.severity, p.check, p.message) for p in wrong
             )
             for extra in own[1:]:
                 problems.append(
@@ -354,10 +358,10 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
 
 def append_to_section(path: str, text: Text, title: str, lines: list[str]) -> Text:
     """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing)."""
-    doc = parse_text(path, text)
+    masked, _ = _mask(path, text.lines, [])  # the sections alone: no need to read the facts
+    section = _section(_sections(outline(masked).headings, len(text.lines)), title)
     newline = text.newline
     lines = [line if line.endswith("\n") else line + newline for line in lines]
-    section = doc.section(title)
     if section is None:
         existing = list(text.lines)
         if existing and not existing[-1].endswith("\n"):

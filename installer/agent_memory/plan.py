@@ -5,7 +5,6 @@ Commands compute a plan with pure functions; ``--dry-run`` prints it, the disk m
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -50,6 +49,8 @@ class Plan:
 
     def diff(self) -> str:
         """Unified diff of every write, in path order, as ``git diff`` would show it."""
+        import difflib  # only --dry-run shows a diff
+
         chunks: list[str] = []
         for edit in self.writes:
             old = _lines(edit.before)

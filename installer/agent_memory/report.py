@@ -6,7 +6,6 @@ form prints the same data as lines.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +64,8 @@ class Report:
             ],
             "summary": dict(self.summary),
         }
+        import json
+
         return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False)
 
     def plan_lines(self) -> list[str]:

@@ -1,9 +1,12 @@
 """Session logs: the event log. Reads the ``## Memory References`` section of each log.
 
-This is the one hot path (a full review may read 100,000 logs), so it is a line scanner that
-knows code fences and ATX headings instead of a full Markdown parse; a property test checks it
-agrees with markdown-it-py. Parsing is forgiving — real logs are written by agents — and nothing
-in a log can make it fail: anything it cannot use becomes a warning.
+This is the one hot path (a full review may read 100,000 logs). A log whose section is only
+``- Label: id, id`` lines, with no fence anywhere, is read on its bytes by three regular
+expressions; any other log goes to a line scanner that knows code fences and ATX headings. Property
+tests check the first against the second, and the second against markdown-it-py.
+
+Parsing is forgiving — real logs are written by agents — and nothing in a log can make it fail:
+anything it cannot use becomes a warning.
 """
 
 from __future__ import annotations
@@ -44,9 +47,17 @@ _LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 _MARKER = re.compile(rb"memory references", re.IGNORECASE)
 _REFERENCES_HEADING = re.compile(
     r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*memory references[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
+    re.IGNORECASE | re.MULTILINE | re.ASCII,
 )
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+# The same two on bytes, and the section body the fast path reads without decoding.
+_REFERENCES_HEADING_BYTES = re.compile(_REFERENCES_HEADING.pattern.encode(), re.I | re.M)
+_ANY_HEADING_BYTES = re.compile(_ANY_HEADING.pattern.encode(), re.MULTILINE)
+_ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
+_PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
+_PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
+_PLAIN_BODY = re.compile(rb"(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*")
+_NOT_USES = frozenset({"archived", "swept", "superseded"})
 _GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 _OPENER = re.compile(r"[(\[{]")
@@ -73,6 +84,36 @@ def session_date(name: str) -> str | None:
 
 def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
+    if b"```" in data or b"~~~" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+        return _read_refs(data)
+    heading = _REFERENCES_HEADING_BYTES.search(data)
+    if heading is None:
+        return EMPTY
+    body_from = heading.end() + 1
+    following = _ANY_HEADING_BYTES.search(data, body_from)
+    body = data[body_from : following.start() if following else len(data)]
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    if _PLAIN_BODY.fullmatch(body) is None:
+        return _read_refs(data)
+    # Every line is blank or "- Label: id, id": the general reader would say just this.
+    used: set[str] = set()
+    created: set[str] = set()
+    for label, ids in _PLAIN_ITEM.findall(body):
+        word = label.lower().decode()
+        if word in _NOT_USES:
+            continue
+        if word not in CANONICAL_WORDS:
+            return _read_refs(data)  # a label that earns a warning
+        found = {i for i in ids.decode().replace(" ", "").split(",") if i and i not in NOTHING}
+        used |= found
+        if word in CREATE_WORDS:
+            created |= found
+    return SessionRefs(frozenset(used), frozenset(created), ()) if used else EMPTY
+
+
+def _read_refs(data: bytes) -> SessionRefs:
+    """``read_refs`` for any log: decoded, fences and all."""
     if _MARKER.search(data) is None:
         return EMPTY
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
@@ -194,7 +235,7 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         words = re.findall(r"[a-z]+", label.lower())
         first = words[0] if words else ""
         if first not in USE_WORDS:
-            if first not in ("archived", "swept", "superseded"):
+            if first not in _NOT_USES:
                 warnings.append(
                     (number, f"label {label!r} is not a use; ids under it do not count")
                 )
