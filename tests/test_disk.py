@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_memory import disk
 from agent_memory.disk import Repo
-from agent_memory.errors import LockedError, RefusedError
+from agent_memory.errors import AgentMemoryError, LockedError, RefusedError
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.plan import FileEdit, Outcome, Plan
 from conftest import build_tree, cli, run_console, tree
@@ -117,3 +118,47 @@ def test_symlinks_leading_outside_are_refused_for_reading_and_writing(tmp_path: 
     with pytest.raises(RefusedError, match="outside the repo"):
         repo.apply(_plan(("memory/continuity.md", None, b"x\n")))
     assert tree(outside) == {"secret": b"x\n"}
+
+
+def _logs(tmp_path: Path, count: int) -> tuple[Repo, list[str]]:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    names = [f"{n:05d}.md" for n in range(count)]
+    for n, name in enumerate(names):
+        (folder / name).write_bytes(b"x" * (n % 7) + name.encode())
+    return Repo(tmp_path), names
+
+
+def _row(data: bytes) -> tuple[int, str]:
+    return len(data), data.decode()[-8:]
+
+
+def test_the_forked_worker_returns_what_a_serial_read_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, names = _logs(tmp_path, 301)
+    serial = repo.map_each("logs", names, _row)
+    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(disk, "_cpus", lambda: 2)
+    forked = repo.map_each("logs", names, _row)
+    assert forked == serial
+    assert serial[0] == (8, "00000.md") and len(serial) == 301
+
+
+def test_an_unreadable_file_in_the_workers_half_is_the_same_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, names = _logs(tmp_path, 40)
+    (tmp_path / "logs" / names[-3]).unlink()
+    (tmp_path / "logs" / names[-3]).mkdir()  # a directory where a log should be
+    with pytest.raises(AgentMemoryError) as serial:
+        repo.map_each("logs", names, _row)
+    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(disk, "_cpus", lambda: 2)
+    with pytest.raises(AgentMemoryError) as forked:
+        repo.map_each("logs", names, _row)
+    assert (
+        str(forked.value)
+        == str(serial.value)
+        == f"logs/{names[-3]}: cannot be read (Is a directory)"
+    )

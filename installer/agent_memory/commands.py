@@ -218,7 +218,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     from .layout import SESSIONS_DIR
     from .projection import Inputs
     from .projection import review as project
-    from .sessions import read_refs
+    from .sessions import SessionRefs
     from .triggers import due_reasons, window
 
     memory, continuity = _memory(repo)
@@ -235,8 +235,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    names = options.progress(wanted) if options.progress else wanted
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    rows = repo.map_each(SESSIONS_DIR, wanted, _refs_row, options.progress)
+    refs = {name: SessionRefs._make(row) for name, row in zip(wanted, rows, strict=True)}
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -274,6 +274,13 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         closing.append("nothing to change")
     report = Report("review", version, str(path), outcome, plan, (), data, (), tuple(closing))
     return Result(report, exit_code, diff)
+
+
+def _refs_row(data: bytes) -> tuple[object, ...]:
+    """A log's references as the plain tuple ``Repo.map_each`` can send between processes."""
+    from .sessions import read_refs
+
+    return tuple(read_refs(data))
 
 
 def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import marshal
 import os
 import shutil
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import AgentMemoryError, LockedError, RefusedError
 from .layout import JOURNAL_DIR, LOCK_FILE
@@ -29,6 +31,9 @@ _ENTRIES = "entries.json"
 # a plan (each journal copy, the journal's commit, each file replaced, the final commit), so that
 # tests can stop a run between any two writes.
 _FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
+# Below this many files, forking a worker costs more than it saves.
+PARALLEL_MIN = 2000
+_Row = TypeVar("_Row")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,22 +80,98 @@ class Repo:
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
 
-        The directory is checked once; each file is opened without following symlinks, and only
-        a symlink takes the slower path that checks where it leads.
+        The directory is checked once and opened once; each file is opened relative to it
+        without following symlinks and read with bare system calls (a full review reads 100,000
+        logs, and file objects cost more than the reading); only a symlink takes the slower path
+        that checks where it leads.
         """
-        base = self.real(directory)
-        for name in names:
-            try:
-                fd = os.open(base / name, os.O_RDONLY | os.O_NOFOLLOW)
-            except OSError as exc:
-                if exc.errno != errno.ELOOP:
+        base: int | None = None
+        try:
+            for name in names:
+                try:
+                    if base is None:
+                        base = os.open(self.real(directory), os.O_RDONLY | os.O_DIRECTORY)
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=base)
+                except OSError as exc:
+                    if exc.errno != errno.ELOOP:
+                        raise AgentMemoryError(
+                            f"{directory}/{name}: cannot be read ({exc.strerror})"
+                        ) from None
+                    yield name, self.read(f"{directory}/{name}") or b""
+                    continue
+                chunks = []
+                try:
+                    while chunk := os.read(fd, 1 << 16):
+                        chunks.append(chunk)
+                except OSError as exc:
                     raise AgentMemoryError(
                         f"{directory}/{name}: cannot be read ({exc.strerror})"
                     ) from None
-                yield name, self.read(f"{directory}/{name}") or b""
-                continue
-            with os.fdopen(fd, "rb") as handle:
-                yield name, handle.read()
+                finally:
+                    os.close(fd)
+                yield name, b"".join(chunks)
+        finally:
+            if base is not None:
+                os.close(base)
+
+    def map_each(
+        self,
+        directory: str,
+        names: Sequence[str],
+        parse: Callable[[bytes], _Row],
+        progress: Callable[[Sequence[str]], Iterable[str]] | None = None,
+    ) -> list[_Row]:
+        """``parse`` of each file's bytes, in the order of ``names``.
+
+        A full review reads every session log, and reading and parsing are per-file work that a
+        second CPU halves: with enough files, a forked worker takes the second half and sends its
+        results back marshalled (so ``parse`` returns plain values: tuples, sets, strings). The
+        results, and the first unreadable file reported, are the same either way.
+        """
+        if len(names) < PARALLEL_MIN or _cpus() < 2 or not hasattr(os, "fork"):
+            shown = progress(names) if progress else names
+            return [parse(data) for _, data in self.read_each(directory, shown)]
+        half = len(names) // 2
+        theirs, ours = names[half:], names[:half]
+        receive, send = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: it must never return into the caller's code
+            status = 1
+            try:
+                os.close(receive)
+                try:
+                    rows = [parse(data) for _, data in self.read_each(directory, theirs)]
+                    message = b"+" + marshal.dumps(rows)
+                except AgentMemoryError as exc:
+                    message = b"-" + str(exc).encode()
+                with os.fdopen(send, "wb") as out:
+                    out.write(message)
+                status = 0
+            except BaseException:  # a bug: show it, as the serial run would
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(status)
+        os.close(send)
+        with os.fdopen(receive, "rb") as incoming:
+            try:
+                shown = progress(ours) if progress else ours
+                mine = [parse(data) for _, data in self.read_each(directory, shown)]
+                message = incoming.read()
+                _, status = os.waitpid(pid, 0)
+            except BaseException:
+                import signal
+
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise
+        if status != 0 or not message:
+            raise AgentMemoryError(f"{directory}: the worker reading its second half failed")
+        if message.startswith(b"-"):
+            raise AgentMemoryError(message[1:].decode())
+        theirs_parsed: list[_Row] = marshal.loads(message[1:])
+        return [*mine, *theirs_parsed]
 
     def exists(self, rel: str) -> bool:
         return os.path.lexists(self.root / rel)
@@ -337,6 +418,13 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity, where the platform tells)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _holder(lock: Path) -> str:

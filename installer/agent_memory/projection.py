@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -145,18 +146,18 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
 
 
 def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
-    tally: dict[str, tuple[int, str]] = {}
+    """Count each id once per log that uses it; logs come in order, so the last date is latest."""
+    counts: Counter[str] = Counter()
+    latest: dict[str, str] = {}
     created: set[str] = set()
     for name in counted:
         found = refs.get(name)
-        if found is None:
+        if found is None or not found.used:
             continue
-        day = name[:10]
+        counts.update(found.used)
+        latest.update(dict.fromkeys(found.used, name[:10]))
         created |= found.created
-        for fact_id in found.used:
-            count, latest = tally.get(fact_id, (0, ""))
-            tally[fact_id] = (count + 1, max(latest, day))
-    return _Events(tally, frozenset(created))
+    return _Events({i: (n, latest[i]) for i, n in counts.items()}, frozenset(created))
 
 
 def _located(inputs: Inputs) -> list[_Located]:

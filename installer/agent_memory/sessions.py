@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .footer import ID
 from .layout import SESSION_NAME
@@ -50,13 +50,18 @@ _REFERENCES_HEADING = re.compile(
     re.IGNORECASE | re.MULTILINE | re.ASCII,
 )
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
-# The same two on bytes, and the section body the fast path reads without decoding.
-_REFERENCES_HEADING_BYTES = re.compile(_REFERENCES_HEADING.pattern.encode(), re.I | re.M)
-_ANY_HEADING_BYTES = re.compile(_ANY_HEADING.pattern.encode(), re.MULTILINE)
+# The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
+# "- Label: id, id" lines; "end" matches only when the whole section was such lines.
+_AWKWARD = re.compile(rb"```|~~~|\r")
 _ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
 _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
-_PLAIN_BODY = re.compile(rb"(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*")
+_PLAIN_SECTION = re.compile(
+    rb"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*\n"
+    rb"(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
+    rb"(?P<end>\Z|(?= {0,3}#{1,6}(?:[ \t]|\n|\Z)))?",
+    re.MULTILINE,
+)
 _NOT_USES = frozenset({"archived", "swept", "superseded"})
 _GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
@@ -64,9 +69,8 @@ _OPENER = re.compile(r"[(\[{]")
 _SEPARATOR = re.compile(r"[,;]")
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRefs:
-    """What one log says about fact usage."""
+class SessionRefs(NamedTuple):
+    """What one log says about fact usage: a plain tuple, so that a worker can send it back."""
 
     used: frozenset[str]
     created: frozenset[str]
@@ -84,28 +88,24 @@ def session_date(name: str) -> str | None:
 
 def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
-    if b"```" in data or b"~~~" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+    if _AWKWARD.search(data) is not None or data.startswith(b"\xef\xbb\xbf"):
         return _read_refs(data)
-    heading = _REFERENCES_HEADING_BYTES.search(data)
-    if heading is None:
+    section = _PLAIN_SECTION.search(data)
+    if section is None:
         return EMPTY
-    body_from = heading.end() + 1
-    following = _ANY_HEADING_BYTES.search(data, body_from)
-    body = data[body_from : following.start() if following else len(data)]
-    if not body.endswith(b"\n"):
-        body += b"\n"
-    if _PLAIN_BODY.fullmatch(body) is None:
-        return _read_refs(data)
-    # Every line is blank or "- Label: id, id": the general reader would say just this.
+    if section.group("end") is None:
+        return _read_refs(data)  # the section holds more than "- Label: id, id" lines
     used: set[str] = set()
     created: set[str] = set()
-    for label, ids in _PLAIN_ITEM.findall(body):
+    for label, ids in _PLAIN_ITEM.findall(section.group("body")):
         word = label.lower().decode()
         if word in _NOT_USES:
             continue
         if word not in CANONICAL_WORDS:
             return _read_refs(data)  # a label that earns a warning
-        found = {i for i in ids.decode().replace(" ", "").split(",") if i and i not in NOTHING}
+        found = set(ids.decode().replace(" ", "").split(","))
+        found -= NOTHING
+        found.discard("")
         used |= found
         if word in CREATE_WORDS:
             created |= found
