@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .dates import parse_date
 from .facts import PROJECT_STATE, Document, Edit
@@ -18,8 +18,7 @@ _LAST_REVIEW = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LastReview:
+class LastReview(NamedTuple):
     line: int | None  # index of the key line, None when absent
     date: str | None  # None: never reviewed
     through: str | None  # stem of the newest log the review read, as written; None: not given

@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from functools import lru_cache
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+@lru_cache(maxsize=4096)  # every footer holds two to four dates, and they repeat
 def parse_date(value: str) -> dt.date | None:
     """A ``YYYY-MM-DD`` date, or None when the text is not one (``2026-13-45`` is not)."""
     if not _DATE.match(value):

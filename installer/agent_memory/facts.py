@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import footer
 from .errors import InputError
@@ -42,8 +42,7 @@ def markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(NamedTuple):
     section: str
     start: int  # first line index
     end: int  # one past the last line, trailing blank lines excluded
@@ -52,10 +51,7 @@ class Fact:
     fields: footer.Fields
     task: str | None  # None: plain bullet; " ": open thread; "x": checked thread
     first_line: str  # the bullet's text without marker and footer
-
-    @property
-    def id(self) -> str | None:
-        return dict(self.fields).get("id")
+    id: str | None  # the footer's id, read once: the review looks it up for every fact
 
     @property
     def line(self) -> int:
@@ -66,8 +62,7 @@ class Fact:
         return dict(self.fields).get(key)
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(NamedTuple):
     title: str
     heading: int  # line index of the heading
     end: int  # one past its last line
@@ -314,15 +309,17 @@ def _facts(
             first = bullet[match.end() :]
         if footer_line == start:
             first = first.replace(strip_eol(lines[start])[span[0] : span[1]], "")
-        facts.append(Fact(title, start, end, footer_line, span, fields, task, first.strip()))
+        fact_id = next((value for key, value in fields if key == "id"), None)
+        facts.append(
+            Fact(title, start, end, footer_line, span, fields, task, first.strip(), fact_id)
+        )
     return tuple(facts)
 
 
 # -- edits ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace lines [start, end) with ``lines``; insertions have start == end."""
 
     start: int

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .dates import parse_date
 
@@ -26,6 +26,7 @@ CANONICAL = (
     "base_uses",
     "base_last_used",
 )
+_KNOWN = frozenset(CANONICAL)
 DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
 COUNT_FIELDS = frozenset({"uses", "base_uses"})
 TIERS = ("core", "active", "working", "archive-candidate", "archived")
@@ -37,8 +38,7 @@ FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<clos
 _ID_KEY = re.compile(r"\bid\s*:")
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """Where a footer sits in its line, what it says, and whether it is closed."""
 
     start: int
@@ -67,8 +67,7 @@ def find(line: str) -> Found | None:
 Fields = tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     severity: str  # "error" or "warning"
     check: str
     message: str
@@ -127,7 +126,7 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
                     "error", "footer-value", f"tier: {value!r} is not one of {', '.join(TIERS)}"
                 )
             )
-        elif key not in CANONICAL:
+        elif key not in _KNOWN:
             problems.append(
                 Problem(
                     "warning", "footer-unknown-field", f"footer field {key!r} is not ours (kept)"

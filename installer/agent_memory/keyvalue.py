@@ -5,7 +5,7 @@ form and rewritten in place, so a file keeps the form, alignment and comments it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .text import strip_eol
 
@@ -16,8 +16,7 @@ _KEY_LINE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class KeyLine:
+class KeyLine(NamedTuple):
     key: str
     value: str
     start: int  # offset of the value in the line

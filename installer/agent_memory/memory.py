@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from . import facts, policy
 from .archive import QUARTER_FILE
 from .disk import Repo
-from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSIONS_DIR
+from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
 from .report import Finding
-from .sessions import session_date
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +41,9 @@ def load(repo: Repo) -> Memory:
         if QUARTER_FILE.match(name)
     )
     found_policy, problems = policy.parse(repo.read(POLICY))
-    logs: list[str] = []
-    stray: list[str] = []
-    for name in repo.list_dir(SESSIONS_DIR):
-        if not name.startswith("."):
-            (logs if session_date(name) is not None else stray).append(name)
+    names = [name for name in repo.list_dir(SESSIONS_DIR) if not name.startswith(".")]
+    logs = [name for name in names if SESSION_NAME.match(name)]
+    stray = [name for name in names if not SESSION_NAME.match(name)] if names != logs else []
     return Memory(
         continuity,
         archives,

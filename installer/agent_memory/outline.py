@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .text import strip_eol
 
 
-@dataclass(frozen=True, slots=True)
-class Outline:
+class Outline(NamedTuple):
     headings: tuple[tuple[int, int, str], ...]  # (line, level, title) of top-level h1 and h2
     items: tuple[tuple[int, int], ...]  # [start, end) of each item of a top-level bullet list
     code: tuple[tuple[int, int], ...]  # [start, end) of each fence or indented code block

@@ -10,6 +10,7 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import archive as archive_files
 from . import facts
@@ -72,23 +73,20 @@ class Summary:
         return newline.join(lines) + newline
 
 
-@dataclass(frozen=True, slots=True)
-class _Located:
+class _Located(NamedTuple):
     doc: Document
     fact: Fact
     section: str  # the section rules see: its own, or ``from`` when archived
 
 
-@dataclass(frozen=True, slots=True)
-class _Events:
+class _Events(NamedTuple):
     """What the logs that were counted say: per id, (events, date of the latest)."""
 
     tally: Mapping[str, tuple[int, str]]
     created_by_log: frozenset[str]  # ids some counted log lists under Created
 
 
-@dataclass(frozen=True, slots=True)
-class _Verdict:
+class _Verdict(NamedTuple):
     """One fact's fate: its new footer and whether it stays, goes to or leaves the archive."""
 
     item: _Located
