@@ -267,7 +267,7 @@ def _facts(
             )
     facts: list[Fact] = []
     for (title, start, _end), (_, end) in zip(items, ranges, strict=True):
-        own = [i for i in range(start, end) if i in footers]
+        own = [i for i in range(start, end) if i in footers] if footers else []
         fields: footer.Fields = ()
         footer_line = None
         span = (0, 0)
@@ -286,9 +286,8 @@ def _facts(
                     )
                 )
             fields, wrong = footer.parse_fields(found.body)
-            problems.extend(
-                Finding(path, footer_line + 1, p.severity, p.check, p.message) for p in wrong
-            )
+            for p in wrong:
+                problems.append(Finding(path, footer_line + 1, p.severity, p.check, p.message))
             for extra in own[1:]:
                 problems.append(
                     Finding(
@@ -309,7 +308,7 @@ def _facts(
             first = bullet[match.end() :]
         if footer_line == start:
             first = first.replace(strip_eol(lines[start])[span[0] : span[1]], "")
-        fact_id = next((value for key, value in fields if key == "id"), None)
+        fact_id = dict(fields).get("id") if fields else None
         facts.append(
             Fact(title, start, end, footer_line, span, fields, task, first.strip(), fact_id)
         )

@@ -31,8 +31,11 @@ def outline(lines: Sequence[str]) -> Outline:
 _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _THEMATIC = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
-_NOT_PLAIN = tuple("#`~<>= \t")
+# What may start a block other than a paragraph: a heading, fence, HTML, quote or setext line,
+# indentation, a list marker, a thematic break.
+_NOT_PLAIN = re.compile(
+    r"[#`~<>= \t]|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
+)
 
 # Scanner states: what the last non-blank line left open.
 _NONE, _PARAGRAPH, _ITEM, _ITEM_AFTER_BLANK, _COMMENT = range(5)
@@ -46,12 +49,7 @@ def _plain(content: str) -> bool:
         # ``[label]: url`` defines a link and is no paragraph; a task box or a link is text.
         close = content.find("]")
         return close != -1 and "\\" not in content[:close] and content[close + 1 : close + 2] != ":"
-    return not (
-        content.startswith(_NOT_PLAIN)
-        or _MARKER.match(content)
-        or _THEMATIC.match(content)
-        or _UNDERLINE.match(content)
-    )
+    return _NOT_PLAIN.match(content) is None
 
 
 def scan(lines: Sequence[str]) -> Outline | None:
@@ -89,8 +87,8 @@ def scan(lines: Sequence[str]) -> Outline | None:
         elif line.startswith("<!--"):
             state = _NONE if "-->" in line else _COMMENT
         elif line[0] in "-*+" and line[1:2] == " " and line[2:3] not in ("", " ", "\t"):
-            if _THEMATIC.match(line) or not _plain(line[2:]):
-                return None
+            if not _plain(line[2:]):
+                return None  # this also catches thematic breaks such as "- - -"
             state, item_start, last_item_line = _ITEM, index, index
         elif line.startswith(">"):
             quoted = line[2:] if line.startswith("> ") else line[1:]
