@@ -17,16 +17,15 @@ import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .errors import AgentMemoryError, LockedError, RefusedError
 from .layout import JOURNAL_DIR, LOCK_FILE
 from .plan import FileEdit, Plan
 
 _TMP_SUFFIX = ".agent-memory-tmp"
-_ENTRIES = "entries.json"
+_ENTRIES = "entries"
 # Test hook for the crash matrix: SIGKILL this process before the N-th durable step of applying
 # a plan (each journal copy, the journal's commit, each file replaced, the final commit), so that
 # tests can stop a run between any two writes.
@@ -36,11 +35,13 @@ PARALLEL_MIN = 2000
 _Row = TypeVar("_Row")
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
+    """One path of a plan being applied, as the journal records it."""
+
     path: str
     existed: bool
-    created_dirs: tuple[str, ...]
+    created_dirs: list[str]  # deepest first, the order to remove them in
+    size: int  # of its original in the journal (0 when it did not exist)
 
 
 class Repo:
@@ -276,13 +277,16 @@ class Repo:
         if entries_file.exists():
             import json
 
-            raw = json.loads(entries_file.read_text(encoding="utf-8"))
-            entries = [_Entry(e["path"], e["existed"], tuple(e["created_dirs"])) for e in raw]
+            header, _, originals = entries_file.read_bytes().partition(b"\n")
+            entries = [_Entry(**e) for e in json.loads(header)]
+            offsets = [0]
+            for entry in entries:
+                offsets.append(offsets[-1] + entry.size)
             for index, entry in reversed(list(enumerate(entries))):
                 target = self.root / entry.path
                 _remove(_tmp_for(target))
                 if entry.existed:
-                    _atomic_write(target, (journal / "orig" / str(index)).read_bytes())
+                    _atomic_write(target, originals[offsets[index] : offsets[index + 1]])
                 else:
                     _remove(target)
                 for directory in entry.created_dirs:
@@ -304,19 +308,21 @@ class Repo:
         with self.locked(wait):
             targets = [self._check_writable(edit) for edit in writes]
             journal = self.root / JOURNAL_DIR
-            (journal / "orig").mkdir(parents=True)
-            entries: list[_Entry] = []
-            for index, (edit, target) in enumerate(zip(writes, targets, strict=True)):
-                if edit.before is not None:
-                    self._step()
-                    _write_synced(journal / "orig" / str(index), edit.before)
-                entries.append(
-                    _Entry(edit.path, edit.before is not None, _missing_dirs(self.root, target))
+            journal.mkdir()
+            _fsync_dir(self.root)
+            # One journal file, one fsync: a header line naming every path, then the originals.
+            entries = [
+                _Entry(
+                    edit.path,
+                    edit.before is not None,
+                    _missing_dirs(self.root, target),
+                    len(edit.before or b""),
                 )
-            _write_synced(
-                journal / (_ENTRIES + ".tmp"),
-                json.dumps([_entry_json(e) for e in entries], indent=1).encode("utf-8"),
-            )
+                for edit, target in zip(writes, targets, strict=True)
+            ]
+            header = json.dumps([e._asdict() for e in entries], separators=(",", ":"))
+            originals = b"".join(edit.before or b"" for edit in writes)
+            _write_synced(journal / (_ENTRIES + ".tmp"), header.encode() + b"\n" + originals)
             self._step()
             (journal / (_ENTRIES + ".tmp")).replace(journal / _ENTRIES)
             _fsync_dir(journal)
@@ -368,18 +374,14 @@ class Repo:
                 _atomic_write(target, edit.after)
 
 
-def _entry_json(entry: _Entry) -> dict[str, object]:
-    return {"path": entry.path, "existed": entry.existed, "created_dirs": list(entry.created_dirs)}
-
-
-def _missing_dirs(root: Path, target: Path) -> tuple[str, ...]:
+def _missing_dirs(root: Path, target: Path) -> list[str]:
     """Directories a write to ``target`` creates, deepest first (the order to remove them in)."""
     missing = []
     parent = target.parent
     while parent != root and not parent.exists():
         missing.append(parent.relative_to(root).as_posix())
         parent = parent.parent
-    return tuple(missing)
+    return missing
 
 
 def _tmp_for(target: Path) -> Path:
