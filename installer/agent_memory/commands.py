@@ -7,9 +7,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import resources
 from .disk import Repo
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from .memory import Memory
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """Options every writing command shares."""
 
     dry_run: bool = False
@@ -34,8 +32,7 @@ class Options:
     progress: Callable[[Sequence[str]], Iterable[str]] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
     report: Report
     exit_code: int
     diff: str = ""
@@ -180,7 +177,7 @@ def lint(path: Path) -> Result:
     repo = Repo(path)
     repo.recover()
     memory = load(repo)
-    texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.index)]
+    texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     present = [(p, data) for p, data in texts if data is not None]
     findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present)
@@ -197,8 +194,7 @@ def lint(path: Path) -> Result:
     return Result(report, linting.exit_code(findings))
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewOptions:
+class ReviewOptions(NamedTuple):
     full: bool = False
     if_due: bool = False
     session: Path | None = None
@@ -240,7 +236,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
-        index=memory.index,
+        archive_index=memory.archive_index,
         index_template=resources.data("templates/memory/archive/INDEX.md"),
         policy=memory.policy,
         logs=memory.logs,

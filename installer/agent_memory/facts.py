@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -68,8 +67,7 @@ class Section(NamedTuple):
     end: int  # one past its last line
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     path: str
     text: Text
     sections: tuple[Section, ...]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import facts, policy
 from .archive import QUARTER_FILE
@@ -11,11 +11,10 @@ from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME
 from .report import Finding
 
 
-@dataclass(frozen=True, slots=True)
-class Memory:
+class Memory(NamedTuple):
     continuity: facts.Document | None
     archives: tuple[facts.Document, ...]
-    index: bytes | None
+    archive_index: bytes | None
     policy: policy.Policy
     policy_problems: tuple[Finding, ...]
     logs: tuple[str, ...]  # correctly named session logs, sorted (= chronological)

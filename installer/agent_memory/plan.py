@@ -6,8 +6,8 @@ Commands compute a plan with pure functions; ``--dry-run`` prints it, the disk m
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class Outcome(str, Enum):
@@ -20,8 +20,7 @@ class Outcome(str, Enum):
     PRESERVED = "preserved"
 
 
-@dataclass(frozen=True, slots=True)
-class FileEdit:
+class FileEdit(NamedTuple):
     """One file's fate. ``before``/``after`` are whole contents; None means absent."""
 
     path: str
@@ -35,8 +34,7 @@ class FileEdit:
         return self.before != self.after
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(NamedTuple):
     edits: tuple[FileEdit, ...]
 
     @classmethod

@@ -6,8 +6,8 @@ their defaults, unknown keys are reported, and an inconsistent policy is an erro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from types import MappingProxyType
+from typing import NamedTuple
 
 from .keyvalue import parse_key_line
 from .layout import POLICY
@@ -29,8 +29,7 @@ DEFAULTS = MappingProxyType(
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     working_window: int = 3
     active_window: int = 8
     archive_window: int = 20
@@ -82,7 +81,7 @@ def parse(data: bytes | None) -> tuple[Policy, list[Finding]]:
             )
             continue
         lines[key] = number
-    policy = Policy(**{f.name: values[f.name] for f in fields(Policy) if f.name in values})  # type: ignore[arg-type]
+    policy = Policy(**{name: values[name] for name in Policy._fields if name in values})  # type: ignore[arg-type]
     if not policy.working_window <= policy.active_window < policy.archive_window:
         problems.append(
             _error(

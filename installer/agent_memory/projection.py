@@ -9,7 +9,6 @@ import bisect
 import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import archive as archive_files
@@ -26,11 +25,10 @@ from .text import Text, decode
 from .triggers import INVARIANTS, stem, window
 
 
-@dataclass(frozen=True, slots=True)
-class Inputs:
+class Inputs(NamedTuple):
     continuity: Document
     archives: tuple[Document, ...]
-    index: bytes | None
+    archive_index: bytes | None
     index_template: bytes
     policy: Policy
     logs: tuple[str, ...]  # every correctly named log, sorted
@@ -39,8 +37,7 @@ class Inputs:
     today: dt.date
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(NamedTuple):
     date: str
     through: str | None
     window: int
@@ -137,9 +134,11 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         if path not in docs or text.encode() != docs[path].render()
     ]
     index = _index(inputs, verdicts, quarter)
-    if index != inputs.index:
-        outcome = Outcome.CREATED if inputs.index is None else Outcome.UPDATED
-        file_edits.append(FileEdit(ARCHIVE_INDEX, inputs.index, index, outcome, "archive index"))
+    if index != inputs.archive_index:
+        outcome = Outcome.CREATED if inputs.archive_index is None else Outcome.UPDATED
+        file_edits.append(
+            FileEdit(ARCHIVE_INDEX, inputs.archive_index, index, outcome, "archive index")
+        )
     return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
 
 
@@ -269,7 +268,7 @@ def _index(inputs: Inputs, verdicts: Sequence[_Verdict], quarter: str) -> bytes:
     entries += [
         archive_files.index_line(v.item.fact, quarter) for v in verdicts if v.move == "archive"
     ]
-    return archive_files.render_index(inputs.index, inputs.index_template, entries)
+    return archive_files.render_index(inputs.archive_index, inputs.index_template, entries)
 
 
 def _summary(

@@ -7,7 +7,7 @@ form prints the same data as lines.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .plan import Plan
@@ -25,15 +25,14 @@ class Finding(NamedTuple):
         return f"{where}: {self.severity} [{self.check}] {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(NamedTuple):
     command: str
     version: str
     repo: str
     outcome: str
     plan: Plan | None = None
     findings: Sequence[Finding] = ()
-    summary: Mapping[str, Any] = field(default_factory=dict)
+    summary: Mapping[str, Any] = MappingProxyType({})
     # What a person reads around the plan and the findings; JSON carries the same data.
     heading: tuple[str, ...] = ()
     closing: tuple[str, ...] = ()

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import InputError
 
 BOM = "\ufeff"
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(NamedTuple):
     """A decoded file as lines that keep their own endings, so joining them restores the bytes."""
 
     bom: bool
