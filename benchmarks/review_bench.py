@@ -11,6 +11,7 @@ reports, as medians over --runs:
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -100,6 +101,7 @@ def main() -> None:
                 (work / "memory/sessions" / f"2029-12-31-{k:02d}0000.md").write_text(
                     "## Memory References\n- Referenced: fact-0, fact-3\n"
                 )
+            os.sync()  # the copy's writes are the benchmark's, not the review's to flush
             started = time.perf_counter()
             subprocess.run([*tool, "review", str(work), *today], check=True, capture_output=True)
             incr_samples.append(time.perf_counter() - started)

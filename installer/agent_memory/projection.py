@@ -9,6 +9,7 @@ import bisect
 import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import NamedTuple
 
 from . import archive as archive_files
@@ -143,18 +144,24 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
 
 
 def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
-    """Count each id once per log that uses it; logs come in order, so the last date is latest."""
-    counts: Counter[str] = Counter()
-    latest: dict[str, str] = {}
+    """Count each id once per log that uses it; logs come in order, so the last date is latest.
+
+    A full review walks every log here, so the walk only gathers (id, date) pairs; counting and
+    keeping the latest date per id are then single C-level passes (``Counter``, ``dict``).
+    """
+    ids: list[str] = []
+    days: list[str] = []
     created: set[str] = set()
     for name in counted:
         found = refs.get(name)
         if found is None or not found.used:
             continue
-        counts.update(found.used)
-        latest.update(dict.fromkeys(found.used, name[:10]))
-        created |= found.created
-    return _Events({i: (n, latest[i]) for i, n in counts.items()}, frozenset(created))
+        ids.extend(found.used)
+        days.extend(repeat(name[:10], len(found.used)))
+        if found.created:
+            created |= found.created
+    latest = dict(zip(ids, days, strict=True))
+    return _Events({i: (n, latest[i]) for i, n in Counter(ids).items()}, frozenset(created))
 
 
 def _located(inputs: Inputs) -> list[_Located]:

@@ -90,9 +90,17 @@ def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
     if _AWKWARD.search(data) is not None or data.startswith(b"\xef\xbb\xbf"):
         return _read_refs(data)
-    section = _PLAIN_SECTION.search(data)
-    if section is None:
-        return EMPTY
+    # Where the heading is: a line holding the phrase (found by bytes.find, which is much
+    # cheaper than a regular expression trying every line) that reads as the heading.
+    lowered = data.lower()
+    at = lowered.find(b"memory references")
+    while True:
+        if at == -1:
+            return EMPTY
+        section = _PLAIN_SECTION.match(data, data.rfind(b"\n", 0, at) + 1)
+        if section is not None:
+            break
+        at = lowered.find(b"memory references", at + 1)
     if section.group("end") is None:
         return _read_refs(data)  # the section holds more than "- Label: id, id" lines
     used: set[str] = set()
