@@ -137,11 +137,12 @@ def test_the_forked_worker_returns_what_a_serial_read_returns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, names = _logs(tmp_path, 301)
-    serial = repo.map_each("logs", names, _row)
+    serial, done = repo.map_each("logs", names, _row, lambda: "meanwhile")
+    assert done == "meanwhile"
     monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
     monkeypatch.setattr(disk, "_cpus", lambda: 2)
-    forked = repo.map_each("logs", names, _row)
-    assert forked == serial
+    forked, done = repo.map_each("logs", names, _row, lambda: "meanwhile")
+    assert (forked, done) == (serial, "meanwhile")
     assert serial[0] == (8, "00000.md") and len(serial) == 301
 
 
@@ -152,11 +153,11 @@ def test_an_unreadable_file_in_the_workers_half_is_the_same_one_line(
     (tmp_path / "logs" / names[-3]).unlink()
     (tmp_path / "logs" / names[-3]).mkdir()  # a directory where a log should be
     with pytest.raises(AgentMemoryError) as serial:
-        repo.map_each("logs", names, _row)
+        repo.map_each("logs", names, _row, lambda: None)
     monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
     monkeypatch.setattr(disk, "_cpus", lambda: 2)
     with pytest.raises(AgentMemoryError) as forked:
-        repo.map_each("logs", names, _row)
+        repo.map_each("logs", names, _row, lambda: None)
     assert (
         str(forked.value)
         == str(serial.value)

@@ -61,13 +61,13 @@ def _settle(repo: Repo, plan: Plan, options: Options, idle: str) -> tuple[str, i
     return "changed", 0, diff
 
 
-def _memory(repo: Repo) -> tuple[Memory, Document]:
+def _memory(repo: Repo, archives: bool = True) -> tuple[Memory, Document]:
     """The repo's memory and its continuity.md, which commands other than enable need."""
     from .errors import AgentMemoryError
     from .layout import CONTINUITY
-    from .memory import load
+    from .memory import load, survey
 
-    memory = load(repo)
+    memory = load(repo) if archives else survey(repo)
     if memory.continuity is None:
         raise AgentMemoryError(f"{CONTINUITY}: not found; run agent-memory enable first")
     return memory, memory.continuity
@@ -212,18 +212,26 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     from .dates import today
     from .errors import InputError
     from .layout import SESSIONS_DIR
+    from .memory import load_archives
     from .projection import Inputs
     from .projection import review as project
     from .sessions import SessionRefs
     from .triggers import due_reasons, window
 
-    memory, continuity = _memory(repo)
+    memory, continuity = _memory(repo, archives=False)
     version = resources.version()
-    for problem in memory.policy_problems:
-        if problem.severity == "error":
-            raise InputError(problem.path, problem.line, problem.message, "then review again")
+
+    def archives() -> tuple[Document, ...]:
+        """The archive, then the policy's errors: the order a review reports problems in."""
+        found = load_archives(repo)
+        for problem in memory.policy_problems:
+            if problem.severity == "error":
+                raise InputError(problem.path, problem.line, problem.message, "then review again")
+        return found
+
     reasons = due_reasons(continuity, memory.logs, memory.policy)
     if review_options.if_due and not reasons:
+        archives()
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
     through = cursor(last_review(continuity), memory.logs)
@@ -231,11 +239,12 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    rows = repo.map_each(SESSIONS_DIR, wanted, _refs_row, options.progress)
+    # The archive is parsed while a worker (when there is one) reads the logs.
+    rows, archived = repo.map_each(SESSIONS_DIR, wanted, _refs_row, archives, options.progress)
     refs = {name: SessionRefs._make(row) for name, row in zip(wanted, rows, strict=True)}
     inputs = Inputs(
         continuity=continuity,
-        archives=memory.archives,
+        archives=archived,
         archive_index=memory.archive_index,
         index_template=resources.data("templates/memory/archive/INDEX.md"),
         policy=memory.policy,

@@ -33,6 +33,7 @@ _FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
 # Below this many files, forking a worker costs more than it saves.
 PARALLEL_MIN = 2000
 _Row = TypeVar("_Row")
+_Other = TypeVar("_Other")
 
 
 class _Entry(NamedTuple):
@@ -120,18 +121,22 @@ class Repo:
         directory: str,
         names: Sequence[str],
         parse: Callable[[bytes], _Row],
+        meanwhile: Callable[[], _Other],
         progress: Callable[[Sequence[str]], Iterable[str]] | None = None,
-    ) -> list[_Row]:
-        """``parse`` of each file's bytes, in the order of ``names``.
+    ) -> tuple[list[_Row], _Other]:
+        """``parse`` of each file's bytes in the order of ``names``, and what ``meanwhile`` gives.
 
         A full review reads every session log, and reading and parsing are per-file work that a
         second CPU halves: with enough files, a forked worker takes the second half and sends its
-        results back marshalled (so ``parse`` returns plain values: tuples, sets, strings). The
-        results, and the first unreadable file reported, are the same either way.
+        results back marshalled (so ``parse`` returns plain values: tuples, sets, strings), while
+        this process runs ``meanwhile`` (the review parses the archive) and then reads the first
+        half. ``meanwhile`` always runs first, so its errors come first; results, and the first
+        unreadable file reported, are the same as a serial read.
         """
         if len(names) < PARALLEL_MIN or _cpus() < 2 or not hasattr(os, "fork"):
+            other = meanwhile()
             shown = progress(names) if progress else names
-            return [parse(data) for _, data in self.read_each(directory, shown)]
+            return [parse(data) for _, data in self.read_each(directory, shown)], other
         half = len(names) // 2
         theirs, ours = names[half:], names[:half]
         receive, send = os.pipe()
@@ -157,6 +162,7 @@ class Repo:
         os.close(send)
         with os.fdopen(receive, "rb") as incoming:
             try:
+                other = meanwhile()
                 shown = progress(ours) if progress else ours
                 mine = [parse(data) for _, data in self.read_each(directory, shown)]
                 message = incoming.read()
@@ -172,7 +178,7 @@ class Repo:
         if message.startswith(b"-"):
             raise AgentMemoryError(message[1:].decode())
         theirs_parsed: list[_Row] = marshal.loads(message[1:])
-        return [*mine, *theirs_parsed]
+        return [*mine, *theirs_parsed], other
 
     def exists(self, rel: str) -> bool:
         return os.path.lexists(self.root / rel)

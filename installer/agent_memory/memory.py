@@ -32,23 +32,32 @@ class Memory(NamedTuple):
 
 def load(repo: Repo) -> Memory:
     """Read every memory file except the session logs' contents (those are read on demand)."""
+    return survey(repo)._replace(archives=load_archives(repo))
+
+
+def survey(repo: Repo) -> Memory:
+    """``load`` without the archive, which a review parses while a worker reads the logs."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
-    archives = tuple(
-        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
-        for name in repo.list_dir(ARCHIVE_DIR)
-        if QUARTER_FILE.match(name)
-    )
     found_policy, problems = policy.parse(repo.read(POLICY))
     names = [name for name in repo.list_dir(SESSIONS_DIR) if not name.startswith(".")]
     logs = [name for name in names if SESSION_NAME.match(name)]
     stray = [name for name in names if not SESSION_NAME.match(name)] if names != logs else []
     return Memory(
         continuity,
-        archives,
+        (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
         tuple(problems),
         tuple(logs),
         tuple(stray),
+    )
+
+
+def load_archives(repo: Repo) -> tuple[facts.Document, ...]:
+    """The archive's quarter files, parsed, in file-name order."""
+    return tuple(
+        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
+        for name in repo.list_dir(ARCHIVE_DIR)
+        if QUARTER_FILE.match(name)
     )
