@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .facts import Document
     from .ladder import Ladder
     from .memory import Memory
+    from .sessions import Refs
 
 
 class Options(NamedTuple):
@@ -215,7 +216,6 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     from .memory import load_archives
     from .projection import Inputs
     from .projection import review as project
-    from .sessions import SessionRefs
     from .triggers import due_reasons, window
 
     memory, continuity = _memory(repo, archives=False)
@@ -241,7 +241,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
     # The archive is parsed while a worker (when there is one) reads the logs.
     rows, archived = repo.map_each(SESSIONS_DIR, wanted, _refs_row, archives, options.progress)
-    refs = {name: SessionRefs._make(row) for name, row in zip(wanted, rows, strict=True)}
+    refs = dict(zip(wanted, rows, strict=True))
     inputs = Inputs(
         continuity=continuity,
         archives=archived,
@@ -281,11 +281,12 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     return Result(report, exit_code, diff)
 
 
-def _refs_row(data: bytes) -> tuple[object, ...]:
+def _refs_row(data: bytes) -> Refs:
     """A log's references as the plain tuple ``Repo.map_each`` can send between processes."""
     from .sessions import read_refs
 
-    return tuple(read_refs(data))
+    used, created, warnings = read_refs(data)
+    return used, created, warnings
 
 
 def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:

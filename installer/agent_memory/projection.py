@@ -21,7 +21,7 @@ from .facts import Document, Edit, Fact, append_to_section, apply_edits, footer_
 from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
 from .plan import FileEdit, Outcome, Plan
 from .policy import Policy
-from .sessions import SessionRefs
+from .sessions import EMPTY, Refs
 from .text import Text, decode
 from .triggers import INVARIANTS, stem, window
 
@@ -33,7 +33,7 @@ class Inputs(NamedTuple):
     index_template: bytes
     policy: Policy
     logs: tuple[str, ...]  # every correctly named log, sorted
-    refs: Mapping[str, SessionRefs]  # the logs that were read: the window, or all of them
+    refs: Mapping[str, Refs]  # (used, created, warnings) of the logs read: the window, or all
     full: bool
     today: dt.date
 
@@ -143,7 +143,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
 
 
-def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
+def _events(counted: Sequence[str], refs: Mapping[str, Refs]) -> _Events:
     """Count each id once per log that uses it; logs come in order, so the last date is latest.
 
     A full review walks every log here, so the walk only gathers (id, date) pairs; counting and
@@ -153,13 +153,13 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     days: list[str] = []
     created: set[str] = set()
     for name in counted:
-        found = refs.get(name)
-        if found is None or not found.used:
+        used, made, _ = refs.get(name, EMPTY)
+        if not used:
             continue
-        ids.extend(found.used)
-        days.extend(repeat(name[:10], len(found.used)))
-        if found.created:
-            created |= found.created
+        ids.extend(used)
+        days.extend(repeat(name[:10], len(used)))
+        if made:
+            created |= made
     latest = dict(zip(ids, days, strict=True))
     return _Events({i: (n, latest[i]) for i, n in Counter(ids).items()}, frozenset(created))
 
@@ -342,9 +342,8 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
         names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
         seen: set[str] = set()
         for name in names:
-            refs = inputs.refs.get(name)
-            if refs is not None:
-                seen |= refs.used
+            used, _, _ = inputs.refs.get(name, EMPTY)
+            seen |= used
         result = seen if result is None else result & seen
     return frozenset(result or ())
 

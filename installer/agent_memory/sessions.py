@@ -78,6 +78,9 @@ class SessionRefs(NamedTuple):
 
 
 EMPTY = SessionRefs(frozenset(), frozenset(), ())
+# A SessionRefs as a plain tuple, the form a worker process can send back (marshal refuses
+# tuple subclasses); a SessionRefs is one too, so code that unpacks takes either.
+Refs = tuple[frozenset[str], frozenset[str], tuple[tuple[int, str], ...]]
 
 
 def session_date(name: str) -> str | None:
