@@ -303,3 +303,37 @@ def test_a_date_only_last_review_read_every_log_up_to_that_date(tmp_path: Path) 
     )
     status = cli("status", tmp_path, "--json")
     assert '"through": "2026-06-10-090000"' in status.output
+
+
+def test_auto_core_promotes_what_every_recent_block_used_and_says_so(tmp_path: Path) -> None:
+    policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
+    for old, new in (
+        ("enabled:          false", "enabled:          true"),
+        ("core_min_uses:    12", "core_min_uses:    3"),
+        ("core_min_reviews: 5", "core_min_reviews: 2"),
+        ("review_every:         10", "review_every:         2"),
+    ):
+        policy = policy.replace(old, new)
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- Steady\n  {footer('steady', '2026-01-05')}\n"
+        f"- Early only\n  {footer('early-only', '2026-01-05')}\n"
+    )
+    logs = {
+        f"memory/sessions/2026-01-{day:02d}-100000.md": "## Memory References\n- Referenced: "
+        + ("steady, early-only" if day < 8 else "steady")
+        + "\n"
+        for day in range(6, 10)
+    }
+    build_tree(tmp_path, {"memory/continuity.md": cont, "memory/decay-policy.md": policy, **logs})
+    result = cli("review", tmp_path, "--today", "2026-01-10")
+    assert result.exit_code == 0, result.output
+    assert "Promoted to core: 1 (steady)" in result.output
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "id: steady | created: 2026-01-05 | last_used: 2026-01-09 | uses: 5 | tier: core" in text
+    assert "id: early-only" in text and "| tier: core" not in text.split("id: early-only")[1]
+    # Incremental equals full here too, and a second run changes nothing.
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-10").exit_code == 0
+    before = tree(tmp_path)
+    assert cli("review", tmp_path, "--today", "2026-01-10").exit_code == 0
+    assert tree(tmp_path) == before
