@@ -11,6 +11,7 @@ reports, as medians over --runs:
 from __future__ import annotations
 
 import argparse
+import calendar
 import os
 import random
 import shutil
@@ -20,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from installed import byte_compile
 
 FLOOR = (
     "import os, sys\n"
@@ -56,9 +59,12 @@ def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
     cont = root / "memory/continuity.md"
     cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + body))
     sessions = root / "memory/sessions"
-    start = time.mktime((2020, 1, 2, 0, 0, 0, 0, 0, 0))
+    # The history spans 2020-01-02 to 2029-12, whatever its length, so the new logs of the
+    # incremental run (2029-12-31) always come after it.
+    start = calendar.timegm((2020, 1, 2, 0, 0, 0))
+    step = (calendar.timegm((2029, 12, 1, 0, 0, 0)) - start) // logs
     for n in range(logs):
-        stamp = time.strftime("%Y-%m-%d-%H%M%S", time.gmtime(start + n * 3600 * 6))
+        stamp = time.strftime("%Y-%m-%d-%H%M%S", time.gmtime(start + n * step))
         used = sorted(set(rng.choices(ids, weights, k=rng.randint(1, 6))))
         (sessions / f"{stamp}.md").write_text(
             f"# Session {stamp}\n\n## What We Did\n- work item {n}\n- more notes here\n\n"
@@ -81,6 +87,7 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    byte_compile()
     tmp = Path(tempfile.mkdtemp())
     try:
         root = tmp / "repo"

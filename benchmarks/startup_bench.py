@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from installed import byte_compile
+
 
 def median(command: list[str], runs: int) -> float:
     samples = []
@@ -31,6 +33,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--files", type=int, default=100_000)
     args = parser.parse_args()
+    byte_compile()
     tool = [sys.executable, "-m", "agent_memory"]
     floor = median([sys.executable, "-c", "pass"], args.runs)
     version = median([*tool, "--version"], args.runs)

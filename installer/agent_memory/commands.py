@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from .facts import Document
     from .ladder import Ladder
     from .memory import Memory
-    from .sessions import Refs
 
 
 class Options(NamedTuple):
@@ -216,6 +215,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     from .memory import load_archives
     from .projection import Inputs
     from .projection import review as project
+    from .sessions import log_refs
     from .triggers import due_reasons, window
 
     memory, continuity = _memory(repo, archives=False)
@@ -240,7 +240,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
     # The archive is parsed while a worker (when there is one) reads the logs.
-    rows, archived = repo.map_each(SESSIONS_DIR, wanted, _refs_row, archives, options.progress)
+    rows, archived = repo.map_each(SESSIONS_DIR, wanted, log_refs, archives, options.progress)
     refs = dict(zip(wanted, rows, strict=True))
     inputs = Inputs(
         continuity=continuity,
@@ -279,14 +279,6 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         closing.append("nothing to change")
     report = Report("review", version, str(path), outcome, plan, (), data, (), tuple(closing))
     return Result(report, exit_code, diff)
-
-
-def _refs_row(data: bytes) -> Refs:
-    """A log's references as the plain tuple ``Repo.map_each`` can send between processes."""
-    from .sessions import read_refs
-
-    used, created, warnings = read_refs(data)
-    return used, created, warnings
 
 
 def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:

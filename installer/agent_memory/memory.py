@@ -40,17 +40,19 @@ def survey(repo: Repo) -> Memory:
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
-    names = [name for name in repo.list_dir(SESSIONS_DIR) if not name.startswith(".")]
-    logs = [name for name in names if SESSION_NAME.match(name)]
-    stray = [name for name in names if not SESSION_NAME.match(name)] if names != logs else []
+    names = repo.list_dir(SESSIONS_DIR)
+    logs = tuple(filter(SESSION_NAME.match, names))  # a history may hold 100,000 names
+    stray: tuple[str, ...] = ()
+    if len(logs) != len(names):
+        stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
     return Memory(
         continuity,
         (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
         tuple(problems),
-        tuple(logs),
-        tuple(stray),
+        logs,
+        stray,
     )
 
 

@@ -109,10 +109,10 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     counted = window(inputs.logs, None if inputs.full else through)
     events = _events(counted, inputs.refs)
     promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
-    dates = [name[:10] for name in inputs.logs]  # logs are correctly named: YYYY-MM-DD-…
 
     def since(day: str) -> int:
-        return len(dates) - bisect.bisect_right(dates, day)
+        # Logs are correctly named (YYYY-MM-DD-…) and sorted, so their dates are sorted too.
+        return len(inputs.logs) - bisect.bisect_right(inputs.logs, day, key=lambda n: n[:10])
 
     verdicts = [
         _judge(item, inputs, events, since, promotable)

@@ -81,6 +81,7 @@ EMPTY = SessionRefs(frozenset(), frozenset(), ())
 # A SessionRefs as a plain tuple, the form a worker process can send back (marshal refuses
 # tuple subclasses); a SessionRefs is one too, so code that unpacks takes either.
 Refs = tuple[frozenset[str], frozenset[str], tuple[tuple[int, str], ...]]
+_NONE: Refs = (frozenset(), frozenset(), ())
 
 
 def session_date(name: str) -> str | None:
@@ -91,21 +92,26 @@ def session_date(name: str) -> str | None:
 
 def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
+    return SessionRefs._make(log_refs(data))
+
+
+def log_refs(data: bytes) -> Refs:
+    """``read_refs`` as a plain tuple, for the review's hot loop and its worker."""
     if _AWKWARD.search(data) is not None or data.startswith(b"\xef\xbb\xbf"):
-        return _read_refs(data)
+        return _general(data)
     # Where the heading is: a line holding the phrase (found by bytes.find, which is much
     # cheaper than a regular expression trying every line) that reads as the heading.
     lowered = data.lower()
     at = lowered.find(b"memory references")
     while True:
         if at == -1:
-            return EMPTY
+            return _NONE
         section = _PLAIN_SECTION.match(data, data.rfind(b"\n", 0, at) + 1)
         if section is not None:
             break
         at = lowered.find(b"memory references", at + 1)
     if section.group("end") is None:
-        return _read_refs(data)  # the section holds more than "- Label: id, id" lines
+        return _general(data)  # the section holds more than "- Label: id, id" lines
     used: set[str] = set()
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
@@ -113,14 +119,19 @@ def read_refs(data: bytes) -> SessionRefs:
         if word in _NOT_USES:
             continue
         if word not in CANONICAL_WORDS:
-            return _read_refs(data)  # a label that earns a warning
+            return _general(data)  # a label that earns a warning
         found = set(ids.decode().replace(" ", "").split(","))
         found -= NOTHING
         found.discard("")
         used |= found
         if word in CREATE_WORDS:
             created |= found
-    return SessionRefs(frozenset(used), frozenset(created), ()) if used else EMPTY
+    return (frozenset(used), frozenset(created), ()) if used else _NONE
+
+
+def _general(data: bytes) -> Refs:
+    used, created, warnings = _read_refs(data)
+    return used, created, warnings
 
 
 def _read_refs(data: bytes) -> SessionRefs:
