@@ -153,6 +153,8 @@ class Repo:
                 with os.fdopen(send, "wb") as out:
                     out.write(message)
                 status = 0
+            except KeyboardInterrupt:
+                pass  # Ctrl-C reached both processes; the caller's is the one that reports it
             except BaseException:  # a bug: show it, as the serial run would
                 import traceback
 
