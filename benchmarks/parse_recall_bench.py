@@ -9,31 +9,21 @@ recall = `agent-memory recall` over 10,000 archived facts / `agent-memory --vers
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from agent_memory import facts
+from measure import byte_compile, median, median_process
 
 FOOT = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {1} -->"
-
-
-def median(run: object, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        run()  # type: ignore[operator]
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    byte_compile()
     body = "".join(
         f"- Fact {i} about the system\n  {FOOT.format(i, 'active')}\n" for i in range(5000)
     )
@@ -50,15 +40,8 @@ def main() -> None:
         )
         (repo / "memory/archive/2026-Q1.md").write_text("# Archive\n\n## Facts\n" + archived)
         tool = [sys.executable, "-m", "agent_memory"]
-        version = median(
-            lambda: subprocess.run([*tool, "--version"], check=True, capture_output=True), args.runs
-        )
-        recall = median(
-            lambda: subprocess.run(
-                [*tool, "recall", "subsystem 42", str(repo)], check=True, capture_output=True
-            ),
-            args.runs,
-        )
+        version = median_process([*tool, "--version"], args.runs)
+        recall = median_process([*tool, "recall", "subsystem 42", str(repo)], args.runs)
     print(f"decode 5,000 facts (floor)      {floor:8.4f}s")
     print(f"parse 5,000 facts               {parse:8.4f}s   ratio {parse / floor:6.1f}x")
     print(f"agent-memory --version          {version:8.4f}s")

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from installed import byte_compile
+from measure import byte_compile, median_process
 
 FLOOR = (
     "import os, sys\n"
@@ -74,15 +74,6 @@ def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
         )
 
 
-def timed(cmd: list[str], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--logs", type=int, default=10_000)
@@ -98,10 +89,11 @@ def main() -> None:
         tool = [sys.executable, "-m", "agent_memory"]
         today = ["--today", "2030-01-01"]
         subprocess.run([*tool, "review", str(root), *today], check=True, capture_output=True)
-        floor = timed([sys.executable, "-c", FLOOR, str(root / "memory/sessions")], args.runs)
-        full = timed([*tool, "review", str(root), "--full", "--check", *today], args.runs)
-        version = timed([*tool, "--version"], args.runs)
-        sessions = root / "memory/sessions"
+        floor = median_process(
+            [sys.executable, "-c", FLOOR, str(root / "memory/sessions")], args.runs
+        )
+        full = median_process([*tool, "review", str(root), "--full", "--check", *today], args.runs)
+        version = median_process([*tool, "--version"], args.runs)
         incr_samples = []
         for r in range(args.runs):
             work = tmp / f"incr{r}"
@@ -116,7 +108,6 @@ def main() -> None:
             incr_samples.append(time.perf_counter() - started)
             shutil.rmtree(work)
         incr = statistics.median(incr_samples)
-        del sessions
         print(f"logs={args.logs} facts={args.facts} runs={args.runs}")
         print(f"floor (read every log)     {floor:8.3f}s")
         print(f"review --full              {full:8.3f}s   ratio {full / floor:5.2f}x")

@@ -9,23 +9,12 @@ check   = `enable --check` on a repo with --files files / on an empty repo   (no
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from installed import byte_compile
-
-
-def median(command: list[str], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, check=False, capture_output=True)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+from measure import byte_compile, median_process
 
 
 def main() -> None:
@@ -35,8 +24,8 @@ def main() -> None:
     args = parser.parse_args()
     byte_compile()
     tool = [sys.executable, "-m", "agent_memory"]
-    floor = median([sys.executable, "-c", "pass"], args.runs)
-    version = median([*tool, "--version"], args.runs)
+    floor = median_process([sys.executable, "-c", "pass"], args.runs)
+    version = median_process([*tool, "--version"], args.runs)
     with tempfile.TemporaryDirectory() as tmp:
         empty, big = Path(tmp, "empty"), Path(tmp, "big")
         for repo in (empty, big):
@@ -50,8 +39,8 @@ def main() -> None:
             folder = big / "src" / f"d{i // 1000}"
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"f{i}.txt").touch()
-        check_empty = median([*tool, "enable", str(empty), "--check"], args.runs)
-        check_big = median([*tool, "enable", str(big), "--check"], args.runs)
+        check_empty = median_process([*tool, "enable", str(empty), "--check"], args.runs)
+        check_big = median_process([*tool, "enable", str(big), "--check"], args.runs)
     print(f"python -c pass                  {floor:8.4f}s")
     print(f"agent-memory --version          {version:8.4f}s   ratio {version / floor:5.2f}x")
     print(f"enable --check, empty repo      {check_empty:8.4f}s")

@@ -1,0 +1,36 @@
+"""What the benchmarks share: medians of timed runs, of the tool as pip installs it.
+
+pip compiles a wheel's modules when it installs them. An editable checkout run with
+PYTHONDONTWRITEBYTECODE set (as some CI machines do) would instead compile every module on every
+run, and a start-up benchmark would time the compiler rather than the tool: byte_compile first.
+"""
+
+from __future__ import annotations
+
+import compileall
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import agent_memory
+
+
+def byte_compile() -> None:
+    compileall.compile_dir(Path(agent_memory.__file__).parent, quiet=1)
+
+
+def median(run: Callable[[], object], runs: int) -> float:
+    """The median wall time of ``runs`` calls of ``run``, in seconds."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def median_process(command: list[str], runs: int) -> float:
+    """The median wall time of a command run ``runs`` times (it must succeed)."""
+    return median(lambda: subprocess.run(command, check=True, capture_output=True), runs)
