@@ -438,8 +438,17 @@ def _cpus() -> int:
 
 
 def _holder(lock: Path) -> str:
-    """Who holds the lock, as its file says ("starting" in the instant before it says so)."""
-    try:
-        return lock.read_text(encoding="utf-8", errors="replace").strip() or "starting"
-    except FileNotFoundError:
-        return "finishing"
+    """Who holds the lock, as its file says.
+
+    A holder writes its name just after taking the lock, so an empty file is read again for a
+    moment (runs started together meet exactly there) before settling for "starting".
+    """
+    for _ in range(20):
+        try:
+            text = lock.read_text(encoding="utf-8", errors="replace").strip()
+        except FileNotFoundError:
+            return "finishing"
+        if text:
+            return text
+        time.sleep(0.005)
+    return "starting"
