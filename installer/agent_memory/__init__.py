@@ -1,6 +1,6 @@
 """agent-memory: vendor-neutral, git-committed long-term memory for coding agents.
 
-The command line is ``agent_memory.cli:main``; the modules below are the pure core it calls.
+The command line is ``agent_memory.cli:entry``; the modules below are the pure core it calls.
 """
 
 __all__ = ["AgentMemoryError", "__version__"]

@@ -1,5 +1,5 @@
 """``python -m agent_memory``."""
 
-from agent_memory.cli import main
+from agent_memory.cli import entry
 
-main(prog_name="agent-memory")
+entry()

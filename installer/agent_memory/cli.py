@@ -78,20 +78,25 @@ def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
 
+def entry() -> None:
+    """The ``agent-memory`` command: ``main`` with the cycle collector off for the process.
+
+    A run builds many small values that hold no cycles (facts, session references) and exits; the
+    collector would only rescan them, a tenth of a full review's time, and once more at exit.
+    """
+    gc.disable()
+    main(prog_name="agent-memory")
+
+
 def _run(call: Callable[[], Result], as_json: bool) -> None:
     """Run a command and print its report; a user-facing error is one line on stderr, exit 1."""
     from .errors import AgentMemoryError
 
-    # A run builds many small values that hold no cycles (facts, session references) and then
-    # exits, so the cycle collector would only rescan them: a tenth of a full review's time.
-    gc.disable()
     try:
         result = call()
     except AgentMemoryError as exc:
         click.echo(f"agent-memory: {exc}", err=True)
         sys.exit(1)
-    finally:
-        gc.enable()
     report = result.report
     if as_json:
         click.echo(report.to_json())
