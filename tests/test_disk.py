@@ -163,3 +163,36 @@ def test_an_unreadable_file_in_the_workers_half_is_the_same_one_line(
         == str(serial.value)
         == f"logs/{names[-3]}: cannot be read (Is a directory)"
     )
+
+
+def _fails_on_the_last(data: bytes) -> tuple[int, str]:
+    if data.endswith(b"00299.md"):
+        raise ValueError("a bug in a parser")
+    return _row(data)
+
+
+def test_a_bug_in_the_worker_is_one_line_here_and_its_traceback_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    repo, names = _logs(tmp_path, 300)
+    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(disk, "_cpus", lambda: 2)
+    with pytest.raises(AgentMemoryError, match="the worker reading its second half failed"):
+        repo.map_each("logs", names, _fails_on_the_last, lambda: None)
+    assert "ValueError: a bug in a parser" in capfd.readouterr().err
+
+
+def test_an_error_meanwhile_stops_the_worker_and_is_the_one_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, names = _logs(tmp_path, 300)
+    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(disk, "_cpus", lambda: 2)
+
+    def broken_archive() -> None:
+        raise AgentMemoryError("memory/archive/2026-Q1.md:3: not valid UTF-8")
+
+    with pytest.raises(AgentMemoryError, match="not valid UTF-8"):
+        repo.map_each("logs", names, _row, broken_archive)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the worker was reaped: nothing is left running
