@@ -155,6 +155,8 @@ class Repo:
                 status = 0
             except KeyboardInterrupt:
                 pass  # Ctrl-C reached both processes; the caller's is the one that reports it
+            except BrokenPipeError:
+                pass  # the caller was stopped: nobody is left to report to
             except BaseException:  # a bug: show it, as the serial run would
                 import traceback
 
