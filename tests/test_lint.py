@@ -93,3 +93,12 @@ def test_overdue_review_is_advisory_and_json_has_the_common_shape(repo: Path) ->
     assert set(doc) == {"command", "version", "repo", "outcome", "plan", "findings", "summary"}
     assert [f["check"] for f in doc["findings"]] == ["review-due"]
     assert doc["findings"][0]["severity"] == "advisory"
+
+
+def test_misnamed_logs_are_named_and_dot_files_are_not(repo: Path) -> None:
+    enabled(repo)
+    names = [".DS_Store", "-draft.md", "notes.md", "2026-06-20-101500.md", "2026-06-20.md"]
+    build_tree(repo, {f"memory/sessions/{name}": "# S\n" for name in names})
+    result = cli("lint", repo)
+    strays = [line.split(":")[0] for line in result.output.splitlines() if "[session-name]" in line]
+    assert strays == [f"memory/sessions/{n}" for n in ("-draft.md", "2026-06-20.md", "notes.md")]

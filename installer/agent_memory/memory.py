@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 from . import facts, policy
@@ -42,8 +43,10 @@ def survey(repo: Repo) -> Memory:
     found_policy, problems = policy.parse(repo.read(POLICY))
     names = repo.list_dir(SESSIONS_DIR)
     logs = tuple(filter(SESSION_NAME.match, names))  # a history may hold 100,000 names
+    # Dot-files (.gitkeep) are not strays; sorted, they are the names from "." up to "/".
+    hidden = bisect.bisect_left(names, "/") - bisect.bisect_left(names, ".")
     stray: tuple[str, ...] = ()
-    if len(logs) != len(names):
+    if len(logs) != len(names) - hidden:
         stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
     return Memory(
         continuity,

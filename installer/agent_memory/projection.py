@@ -111,8 +111,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
 
     def since(day: str) -> int:
-        # Logs are correctly named (YYYY-MM-DD-…) and sorted, so their dates are sorted too.
-        return len(inputs.logs) - bisect.bisect_right(inputs.logs, day, key=lambda n: n[:10])
+        # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
+        # before "<day>." ("-" < "."), and every later day's sort after it.
+        return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
 
     verdicts = [
         _judge(item, inputs, events, since, promotable)
