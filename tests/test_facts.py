@@ -146,3 +146,31 @@ def test_footer_finder_is_the_footer_regex(line: str) -> None:
         assert found == footer.Found(
             match.start(), match.end(), match.group("body"), match.group("close") == "-->"
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["keep", "drop", "refoot", "grow"]), min_size=12, max_size=12))
+def test_sections_shifted_by_fact_edits_are_where_a_new_parse_finds_them(
+    fates: list[str],
+) -> None:
+    text = "# C\n\n## Project State\n- last_review: (none yet)\n\n" + "".join(
+        f"## S{s}\n\n"
+        + "".join(
+            f"- fact {s}-{i}\n" + (f"  {FOOTER.format(id=f'f-{s}-{i}')}\n" if i % 2 else "")
+            for i in range(4)
+        )
+        + "\n"
+        for s in range(3)
+    )
+    doc = facts.parse("c.md", text.encode())
+    edits = []
+    for fact, fate in zip(doc.facts, fates, strict=True):
+        if fate == "drop":
+            edits.append(facts.Edit(fact.start, fact.end, ()))
+        elif fate == "refoot":
+            edits.append(footer_edit(doc.text, fact, {"id": f"new-{fact.start}", "uses": "2"}))
+        elif fate == "grow":
+            edits.append(facts.Edit(fact.end, fact.end, ("  more text\n",)))
+    after = apply_edits(doc.text, edits)
+    again = facts.parse_text("c.md", after)
+    assert facts.shift_sections(doc.sections, edits) == again.sections

@@ -350,10 +350,35 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
 
 
-def append_to_section(path: str, text: Text, title: str, lines: list[str]) -> Text:
-    """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing)."""
-    masked, _ = _mask(path, text.lines, [])  # the sections alone: no need to read the facts
-    section = _section(_sections(outline(masked).headings, len(text.lines)), title)
+def shift_sections(sections: Iterable[Section], edits: Sequence[Edit]) -> tuple[Section, ...]:
+    """Where ``sections`` are once ``edits`` are applied, without reading the text again.
+
+    The review's edits replace, remove or add lines of facts and of Project State, never a
+    heading, so each heading and section end moves by what the edits before it add or remove
+    (an insertion at a heading's line goes before it).
+    """
+
+    def moved(line: int) -> int:
+        return line + sum(len(e.lines) - (e.end - e.start) for e in edits if e.end <= line)
+
+    return tuple(Section(s.title, moved(s.heading), moved(s.end)) for s in sections)
+
+
+def append_to_section(
+    path: str,
+    text: Text,
+    title: str,
+    lines: list[str],
+    sections: Sequence[Section] | None = None,
+) -> Text:
+    """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing).
+
+    ``sections`` are the text's, when the caller knows them; else they are read from the text.
+    """
+    if sections is None:
+        masked, _ = _mask(path, text.lines, [])  # the sections alone: no need to read the facts
+        sections = _sections(outline(masked).headings, len(text.lines))
+    section = _section(sections, title)
     newline = text.newline
     lines = [line if line.endswith("\n") else line + newline for line in lines]
     if section is None:

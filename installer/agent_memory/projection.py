@@ -17,7 +17,17 @@ from . import facts
 from .continuity import cursor, last_review, last_review_edit
 from .dates import quarter_of
 from .errors import InputError
-from .facts import Document, Edit, Fact, append_to_section, apply_edits, footer_edit, is_blank
+from .facts import (
+    Document,
+    Edit,
+    Fact,
+    Section,
+    append_to_section,
+    apply_edits,
+    footer_edit,
+    is_blank,
+    shift_sections,
+)
 from .layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
 from .plan import FileEdit, Outcome, Plan
 from .policy import Policy
@@ -245,6 +255,13 @@ def _rewrite(
         edits.setdefault(CONTINUITY, []).append(review_line)
     docs = (inputs.continuity, *inputs.archives)
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
+    unread = {doc.path: doc for doc in docs}
+
+    def sections(path: str) -> tuple[Section, ...] | None:
+        """A file's sections after its edits, for its first append (a later one reads them)."""
+        doc = unread.pop(path, None)
+        return shift_sections(doc.sections, edits.get(path, ())) if doc else None
+
     archived = [v for v in verdicts if v.move == "archive"]
     if archived:
         path = f"{ARCHIVE_DIR}/{quarter}"
@@ -253,14 +270,16 @@ def _rewrite(
         for title, swept in ((archive_files.FACTS, False), (archive_files.COMPLETED, True)):
             moved = [line for v in archived if v.swept == swept for line in _moved_lines(v)]
             if moved:
-                texts[path] = append_to_section(path, texts[path], title, moved)
+                texts[path] = append_to_section(path, texts[path], title, moved, sections(path))
     restored = sorted(
         (v for v in verdicts if v.move == "restore"),
         key=lambda v: (v.item.doc.path, v.item.fact.start),
     )
     for title in sorted({v.item.section for v in restored}):
         moved = [line for v in restored if v.item.section == title for line in _moved_lines(v)]
-        texts[CONTINUITY] = append_to_section(CONTINUITY, texts[CONTINUITY], title, moved)
+        texts[CONTINUITY] = append_to_section(
+            CONTINUITY, texts[CONTINUITY], title, moved, sections(CONTINUITY)
+        )
     return texts
 
 
