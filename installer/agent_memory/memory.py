@@ -37,7 +37,7 @@ def load(repo: Repo) -> Memory:
 
 
 def survey(repo: Repo) -> Memory:
-    """``load`` without the archive, which a review parses while a worker reads the logs."""
+    """``load`` but for the archive (``archives`` is empty): a review parses it meanwhile."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
