@@ -52,7 +52,7 @@ class Repo:
         if not root.is_dir():
             raise RefusedError(f"{root}: not a directory; pass the path of the repo to work on")
         self.root = root.resolve()
-        self._held = False
+        self._held: int | None = None  # the lock's fd while this run holds it
         self._steps = 0
 
     # -- reading -------------------------------------------------------------------------------
@@ -145,6 +145,8 @@ class Repo:
             status = 1
             try:
                 os.close(receive)
+                if self._held is not None:
+                    os.close(self._held)  # the lock stays with the caller, and dies with it
                 try:
                     rows = [parse(data) for _, data in self.read_each(directory, theirs)]
                     message = b"+" + marshal.dumps(rows)
@@ -209,7 +211,7 @@ class Repo:
         its holder dies however it dies, so a lock file left behind by a killed run is simply
         taken over; the file's text only names the holder for the error message.
         """
-        if self._held:
+        if self._held is not None:
             yield
             return
         lock = self.root / LOCK_FILE
@@ -223,12 +225,12 @@ class Repo:
             time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode())
-        self._held = True
+        self._held = fd
         try:
             self._recover()
             yield
         finally:
-            self._held = False
+            self._held = None
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
             os.close(fd)
