@@ -45,10 +45,9 @@ _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 _MARKER = re.compile(rb"memory references", re.IGNORECASE)
-_REFERENCES_HEADING = re.compile(
-    r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*memory references[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*$",
-    re.IGNORECASE | re.MULTILINE | re.ASCII,
-)
+# The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
+_REFERENCES = r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+_REFERENCES_HEADING = re.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
 # "- Label: id, id" lines; "end" matches only when the whole section was such lines.
@@ -57,8 +56,7 @@ _ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
 _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
 _PLAIN_SECTION = re.compile(
-    rb"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*\n"
-    rb"(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
+    _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
     rb"(?P<end>\Z|(?= {0,3}#{1,6}(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
 )
