@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from agent_memory import facts
+from agent_memory.parse import facts
 from measure import byte_compile, median, median_process
 
 FOOT = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {1} -->"

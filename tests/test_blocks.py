@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.blocks import find_block, upsert_block
+from agent_memory.core.blocks import find_block, upsert_block
+from agent_memory.core.plan import Outcome
 from agent_memory.errors import InputError
-from agent_memory.plan import Outcome
 from conftest import build_tree, cli, stats
 
 TEMPLATE = b"<!-- agent-memory:begin -->\n@AGENTS.md\n<!-- agent-memory:end -->\n"

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory import disk
-from agent_memory.disk import Repo
+from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.errors import AgentMemoryError, LockedError, RefusedError
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
-from agent_memory.plan import FileEdit, Outcome, Plan
+from agent_memory.shell.repo import Repo
 from conftest import build_tree, cli, run_console, tree
 
 
@@ -129,70 +128,18 @@ def _logs(tmp_path: Path, count: int) -> tuple[Repo, list[str]]:
     return Repo(tmp_path), names
 
 
-def _row(data: bytes) -> tuple[int, str]:
-    return len(data), data.decode()[-8:]
-
-
-def test_the_forked_worker_returns_what_a_serial_read_returns(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_read_each_reads_every_file_in_the_order_asked(tmp_path: Path) -> None:
     repo, names = _logs(tmp_path, 301)
-    serial, done = repo.map_each("logs", names, _row, lambda: "meanwhile")
-    assert done == "meanwhile"
-    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(disk, "_cpus", lambda: 2)
-    forked, done = repo.map_each("logs", names, _row, lambda: "meanwhile")
-    assert (forked, done) == (serial, "meanwhile")
-    assert serial[0] == (8, "00000.md") and len(serial) == 301
+    wanted = [*reversed(names[:150]), *names[150:]]
+    read = list(repo.read_each("logs", wanted))
+    assert [name for name, _ in read] == wanted
+    assert all(data == (tmp_path / "logs" / name).read_bytes() for name, data in read)
 
 
-def test_an_unreadable_file_in_the_workers_half_is_the_same_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_unreadable_file_among_many_is_one_line_naming_it(tmp_path: Path) -> None:
     repo, names = _logs(tmp_path, 40)
     (tmp_path / "logs" / names[-3]).unlink()
     (tmp_path / "logs" / names[-3]).mkdir()  # a directory where a log should be
-    with pytest.raises(AgentMemoryError) as serial:
-        repo.map_each("logs", names, _row, lambda: None)
-    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(disk, "_cpus", lambda: 2)
-    with pytest.raises(AgentMemoryError) as forked:
-        repo.map_each("logs", names, _row, lambda: None)
-    assert (
-        str(forked.value)
-        == str(serial.value)
-        == f"logs/{names[-3]}: cannot be read (Is a directory)"
-    )
-
-
-def _fails_on_the_last(data: bytes) -> tuple[int, str]:
-    if data.endswith(b"00299.md"):
-        raise ValueError("a bug in a parser")
-    return _row(data)
-
-
-def test_a_bug_in_the_worker_is_one_line_here_and_its_traceback_there(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> None:
-    repo, names = _logs(tmp_path, 300)
-    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(disk, "_cpus", lambda: 2)
-    with pytest.raises(AgentMemoryError, match="the worker reading its second half failed"):
-        repo.map_each("logs", names, _fails_on_the_last, lambda: None)
-    assert "ValueError: a bug in a parser" in capfd.readouterr().err
-
-
-def test_an_error_meanwhile_stops_the_worker_and_is_the_one_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo, names = _logs(tmp_path, 300)
-    monkeypatch.setattr(disk, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(disk, "_cpus", lambda: 2)
-
-    def broken_archive() -> None:
-        raise AgentMemoryError("memory/archive/2026-Q1.md:3: not valid UTF-8")
-
-    with pytest.raises(AgentMemoryError, match="not valid UTF-8"):
-        repo.map_each("logs", names, _row, broken_archive)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # the worker was reaped: nothing is left running
+    with pytest.raises(AgentMemoryError) as error:
+        list(repo.read_each("logs", names))
+    assert str(error.value) == f"logs/{names[-3]}: cannot be read (Is a directory)"

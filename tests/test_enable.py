@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory import manifest
+from agent_memory.parse import manifest
 from conftest import PROJECT, build_tree, cli, stats, tree
 
 VERSION = (PROJECT / "VERSION").read_text().strip()

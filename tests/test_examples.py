@@ -5,21 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
-from agent_memory import disk
 from conftest import PROJECT, cli, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example"
 
 
-@pytest.mark.parametrize("worker", [False, True], ids=["serial", "forked-worker"])
-def test_evolving_memory_example_is_byte_exact(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker: bool
-) -> None:
-    if worker:  # the logs split between this process and a forked worker, as big repos are
-        monkeypatch.setattr(disk, "PARALLEL_MIN", 2)
-        monkeypatch.setattr(disk, "_cpus", lambda: 2)
+def test_evolving_memory_example_is_byte_exact(tmp_path: Path) -> None:
     repo = tmp_path / "after"
     shutil.copytree(EXAMPLE / "before", repo)
     newest = repo / "memory/sessions/2026-05-07-100000.md"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory import facts, footer
-from agent_memory.facts import apply_edits, footer_edit
+from agent_memory.core.edits import Edit, apply_edits, footer_edit, shift_sections
+from agent_memory.parse import facts, footer
 from conftest import PROJECT
 
 FOOTER = "<!-- id: {id} | created: 2026-06-08 | last_used: 2026-06-12 | uses: 3 | tier: active -->"
@@ -166,11 +166,11 @@ def test_sections_shifted_by_fact_edits_are_where_a_new_parse_finds_them(
     edits = []
     for fact, fate in zip(doc.facts, fates, strict=True):
         if fate == "drop":
-            edits.append(facts.Edit(fact.start, fact.end, ()))
+            edits.append(Edit(fact.start, fact.end, ()))
         elif fate == "refoot":
             edits.append(footer_edit(doc.text, fact, {"id": f"new-{fact.start}", "uses": "2"}))
         elif fate == "grow":
-            edits.append(facts.Edit(fact.end, fact.end, ("  more text\n",)))
+            edits.append(Edit(fact.end, fact.end, ("  more text\n",)))
     after = apply_edits(doc.text, edits)
     again = facts.parse_text("c.md", after)
-    assert facts.shift_sections(doc.sections, edits) == again.sections
+    assert shift_sections(doc.sections, edits) == again.sections

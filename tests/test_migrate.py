@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory import manifest
-from agent_memory.migrate import TABLE, matches
+from agent_memory.core.vendor_import import TABLE, matches
+from agent_memory.parse import manifest
 from conftest import PROJECT, build_tree, cli, stats, tree
 
 EXAMPLE = PROJECT / "examples/vendor-repo"

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.outline import _parsed, scan
-from agent_memory.text import split_lines
+from agent_memory.parse.outline import _parsed, scan
+from agent_memory.parse.text import split_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,7 +151,7 @@ def test_scanner_agrees_with_markdown_it(lines: list[str]) -> None:
     ),
 )
 def test_memory_files_take_the_fast_path(path: str) -> None:
-    from agent_memory.facts import _mask
+    from agent_memory.parse.facts import _mask
 
     text = (ROOT / path).read_text(encoding="utf-8")
     masked, _ = _mask(path, split_lines(text.lstrip("\ufeff")), [])
@@ -160,7 +160,7 @@ def test_memory_files_take_the_fast_path(path: str) -> None:
 
 def test_scanner_agrees_on_every_markdown_file_in_the_project() -> None:
     """Real files, hand-written and hostile ones included: where the scanner answers, it agrees."""
-    from agent_memory.facts import _mask
+    from agent_memory.parse.facts import _mask
 
     scanned = 0
     for path in sorted(ROOT.rglob("*.md")):

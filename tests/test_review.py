@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory import facts
+from agent_memory.parse import facts
 from conftest import PROJECT, build_tree, cli, tree
 
 START = dt.date(2026, 1, 5)

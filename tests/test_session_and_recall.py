@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_memory.sessions import read_refs
+from agent_memory.parse.sessions import read_refs
 from conftest import PROJECT, build_tree, cli, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from agent_memory.sessions import _read_refs, read_refs, reference_section
+from agent_memory.parse.sessions import _read_refs, read_refs, reference_section
 
 
 def refs(text: str) -> tuple[set[str], set[str]]:
@@ -55,7 +55,7 @@ def test_the_forms_real_logs_use() -> None:
     }
     assert created == {"graphql-gateway-added", "born-here"}
     warnings = read_refs(log.encode()).warnings
-    assert any("prose" in message for _, message in warnings)
+    assert any("prose" in warning.message for warning in warnings)
 
 
 def test_crlf_bom_and_garbage_never_crash() -> None:
@@ -161,7 +161,7 @@ def test_fast_reader_agrees_with_the_general_one(lines: list[str], final_newline
 
 
 def test_plain_logs_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    import agent_memory.sessions as sessions
+    import agent_memory.parse.sessions as sessions
 
     def fail(data: bytes) -> sessions.SessionRefs:
         raise AssertionError("a plain log should not need the general reader")

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from agent_memory import facts, manifest
-from agent_memory.ladder import Ladder, Rung, default
-from agent_memory.plan import FileEdit, Outcome, Plan
+from agent_memory.core.ladder import Ladder, Rung
+from agent_memory.core.plan import FileEdit, Outcome, Plan
+from agent_memory.parse import facts, manifest
+from agent_memory.upgrade.rungs import default_ladder
 from conftest import PROJECT, build_tree, cli, run_console, stats, tree
 
 EXAMPLE = PROJECT / "examples/legacy-2x-repo"
@@ -107,8 +108,9 @@ TOY_LADDER = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
     from packaging.version import Version
-    from agent_memory import commands
-    from agent_memory.ladder import Ladder, Rung
+    from agent_memory.commands.enable import enable
+    from agent_memory.commands.settle import Options
+    from agent_memory.core.ladder import Ladder, Rung
 
     kill_at = sys.argv[2]
 
@@ -121,8 +123,8 @@ TOY_LADDER = textwrap.dedent(
         return Rung(Version(version), f"toy {version}", upgrade, ("memory/toy.log",))
 
     ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("3.0.0")])
-    options = commands.Options(today=__import__("datetime").date(2026, 6, 13))
-    result = commands.enable(Path(sys.argv[1]), (), options, ladder)
+    options = Options(today=__import__("datetime").date(2026, 6, 13))
+    result = enable(Path(sys.argv[1]), (), options, ladder)
     print(result.report.outcome)
     """
 )
@@ -232,7 +234,7 @@ def test_version_file_readme_table_registry_and_upgrade_doc_agree() -> None:
         and re.fullmatch(r"\d+\.\d+(?:\.\d+)?|\d+\.x", cell := line.split("|")[1].strip())
     ]
     assert rows[-1] == version
-    rungs = [str(r.target) for r in default().rungs]
+    rungs = [str(r.target) for r in default_ladder().rungs]
     assert rungs[-1] == version
     for target in rungs:
         assert f"## 2.x → {target}" in upgrade or f"→ {target}" in upgrade
@@ -240,7 +242,7 @@ def test_version_file_readme_table_registry_and_upgrade_doc_agree() -> None:
 
 
 def test_rung_ids_are_unique_and_stable() -> None:
-    from agent_memory.footer import slug, unique_ids
+    from agent_memory.parse.footer import slug, unique_ids
 
     assert slug("**Webhooks** are signed; see [the doc](x.md)") == "webhooks-are-signed-see-the-doc"
     assert slug("Café — naïve résumé") == "cafe-naive-resume"

@@ -1,26 +1,56 @@
-"""User-facing errors: each formats itself as one line and is caught only by the CLI."""
+"""What can go wrong: a ``Problem`` at a place in a file, and the errors raised from one.
+
+Parsers return problems, lint prints them and ``--json`` carries them; a problem the command
+cannot go on with is raised as an ``AgentMemoryError``, caught only by the CLI, which prints the
+one line it formats and exits 1.
+"""
 
 from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Problem(NamedTuple):
+    """A finding: where (``line`` is 1-based, None for the whole file), how bad, which check."""
+
+    path: str
+    line: int | None
+    severity: str  # error, warning, advisory
+    check: str
+    message: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.severity} [{self.check}] {self.message}"
 
 
 class AgentMemoryError(Exception):
     """A problem the user can act on; the CLI prints it as one line and exits 1."""
 
-    def __init__(self, message: str) -> None:
+    check = "refused"
+
+    def __init__(self, message: str, path: str = "", line: int | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        self.message, self.path, self.line = message, path, line
+
+    @property
+    def problem(self) -> Problem:
+        return Problem(self.path, self.line, "error", self.check, self.message)
 
     def __str__(self) -> str:
-        return self.message
+        return f"{self.problem.where}: {self.message}" if self.path else self.message
 
 
 class InputError(AgentMemoryError):
-    """A file we must read is not in a shape we can interpret safely."""
+    """A file we must read is not in a shape we can interpret safely: what is wrong, what to do."""
+
+    check = "input"
 
     def __init__(self, path: str, line: int | None, problem: str, fix: str) -> None:
-        self.path, self.line, self.problem, self.fix = path, line, problem, fix
-        where = f"{path}:{line}" if line is not None else path
-        super().__init__(f"{where}: {problem}; {fix}")
+        super().__init__(f"{problem}; {fix}", path, line)
 
 
 class RefusedError(AgentMemoryError):
@@ -30,9 +60,12 @@ class RefusedError(AgentMemoryError):
 class LockedError(AgentMemoryError):
     """Another run holds the repo's lock."""
 
+    check = "locked"
+
     def __init__(self, lock_path: str, holder: str) -> None:
-        self.lock_path, self.holder = lock_path, holder
+        self.holder = holder
         super().__init__(
-            f"{lock_path}: another agent-memory run ({holder}) is working on this repo; "
-            "wait for it to finish or pass --wait SECONDS"
+            f"another agent-memory run ({holder}) is working on this repo; "
+            "wait for it to finish or pass --wait SECONDS",
+            lock_path,
         )

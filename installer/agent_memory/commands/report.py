@@ -1,0 +1,61 @@
+"""What a command tells its user: one shape for text and for ``--json``.
+
+Every command's JSON is ``{command, version, repo, outcome, plan, findings, summary}``; the text
+form prints the same data as lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from ..core.plan import Plan
+from ..errors import Problem
+
+
+class Report(NamedTuple):
+    command: str
+    version: str
+    repo: str
+    outcome: str
+    plan: Plan | None = None
+    findings: Sequence[Problem] = ()
+    summary: Mapping[str, Any] = MappingProxyType({})
+    # What a person reads around the plan and the findings; JSON carries the same data.
+    heading: tuple[str, ...] = ()
+    closing: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [*self.heading, *self.plan_lines(), *map(str, self.findings), *self.closing]
+
+    def to_json(self) -> str:
+        import json  # only --json prints JSON
+
+        doc = {
+            "command": self.command,
+            "version": self.version,
+            "repo": self.repo,
+            "outcome": self.outcome,
+            "plan": [
+                {"path": e.path, "outcome": e.outcome.value, "reason": e.reason}
+                for e in (self.plan.edits if self.plan else ())
+            ],
+            "findings": [f._asdict() for f in self.findings],
+            "summary": dict(self.summary),
+        }
+        return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False)
+
+    def plan_lines(self) -> list[str]:
+        if self.plan is None:
+            return []
+        width = max((len(e.outcome.value) for e in self.plan.edits), default=0)
+        return [f"  {e.outcome.value:<{width}}  {e.path}  ({e.reason})" for e in self.plan.edits]
+
+
+def error_json(version: str, problem: Problem) -> str:
+    """The one ``--json`` document of a command that stopped on an error."""
+    import json
+
+    doc = {"version": version, "outcome": "error", "findings": [problem._asdict()]}
+    return json.dumps(doc, indent=2, ensure_ascii=False)

@@ -1,0 +1,112 @@
+"""``agent-memory review``: REVIEW.md — recompute, archive, sweep, reactivate, stamp."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .. import resources
+from ..core.plan import FileEdit, Outcome, Plan
+from ..core.projection import Inputs, Summary
+from ..core.projection import review as project
+from ..core.triggers import due_reasons, window
+from ..errors import AgentMemoryError, InputError
+from ..layout import SESSIONS_DIR
+from ..parse.continuity import cursor, last_review
+from ..parse.dates import today
+from ..parse.sessions import read_refs
+from ..parse.text import decode
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Options, Result, guarded, memory_of, settle
+
+
+class ReviewOptions(NamedTuple):
+    full: bool = False
+    if_due: bool = False
+    session: Path | None = None
+
+
+def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
+    repo = Repo(path)
+    with guarded(repo, options):
+        return _review(repo, path, review_options, options)
+
+
+def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Options) -> Result:
+    memory, continuity = memory_of(repo)
+    version = resources.version()
+    for problem in memory.policy_problems:
+        if problem.severity == "error":
+            raise InputError(problem.path, problem.line, problem.message, "then review again")
+    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    if review_options.if_due and not reasons:
+        report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
+        return Result(report, 0)
+    through = cursor(last_review(continuity), memory.logs)
+    wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
+    if memory.policy.enabled:
+        span = memory.policy.review_every * memory.policy.core_min_reviews
+        wanted = sorted(set(wanted) | set(memory.logs[-span:]))
+    names = options.progress(wanted) if options.progress else wanted
+    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    inputs = Inputs(
+        continuity=continuity,
+        archives=memory.archives,
+        archive_index=memory.archive_index,
+        index_template=resources.data("templates/memory/archive/INDEX.md"),
+        policy=memory.policy,
+        logs=memory.logs,
+        refs=refs,
+        full=review_options.full,
+        today=today(options.today),
+    )
+    plan, summary = project(inputs)
+    if review_options.session is not None:
+        block = summary.markdown()
+        edit = _session_summary(repo, memory.logs, review_options.session, block)
+        plan = Plan.of([*plan.edits, edit])
+    settled = settle(repo, [plan], options, "unchanged")
+    closing = [*summary.markdown().splitlines(), *(f"(due: {r})" for r in reasons)]
+    if settled.outcome == "unchanged":
+        closing.append("nothing to change")
+    data = _summary_data(summary, reasons)
+    report = Report("review", version, str(path), settled.outcome, plan, (), data)
+    return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
+
+
+def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
+    return {
+        "date": summary.date,
+        "through": summary.through,
+        "window": summary.window,
+        "due": list(reasons),
+        "reactivated": list(summary.reactivated),
+        "archived": list(summary.archived),
+        "swept": list(summary.swept),
+        "tier_changes": [list(c) for c in summary.tier_changes],
+        "archive_candidates": list(summary.candidates),
+        "promoted": list(summary.promoted),
+        "archive_file": summary.archive_file,
+        "markdown": summary.markdown(),
+    }
+
+
+def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str) -> FileEdit:
+    """REVIEW.md step 8: the one write ever made to a session log, to the newest one, once."""
+    rel = f"{SESSIONS_DIR}/{logs[-1]}" if logs else None
+    if rel is None or session.resolve() != repo.real(rel):
+        raise AgentMemoryError(
+            "--session takes the newest session log of the repo "
+            f"({rel or 'there is none'}); older logs are never modified",
+            str(session),
+        )
+    data = repo.read(rel) or b""
+    text = decode(rel, data)
+    if any(line.lower().startswith("## memory review") for line in text.lines):
+        return FileEdit(rel, data, data, Outcome.UNCHANGED, "already has a Memory Review")
+    newline = text.newline
+    lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
+    after = data + (lead + block.replace("\n", newline)).encode()
+    return FileEdit(rel, data, after, Outcome.UPDATED, "review summary appended")

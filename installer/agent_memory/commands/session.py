@@ -1,0 +1,46 @@
+"""``agent-memory session new``: a correctly named, empty session log from the schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from .. import resources
+from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError
+from ..layout import SCHEMA, SESSIONS_DIR
+from ..parse.sessions import log_name, new_log
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Options, Result, settle
+
+_SCHEMA_TEMPLATE = "templates/.agent/schema.md"
+
+
+def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
+    repo = Repo(path)
+    with repo.locked():
+        return _session_new(repo, path, slug, now)
+
+
+def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | None) -> Result:
+    moment = now or dt.datetime.now(tz=dt.timezone.utc)
+    name = log_name(moment, slug)
+    rel = f"{SESSIONS_DIR}/{name}"
+    if repo.exists(rel):
+        raise AgentMemoryError(
+            "already exists and session logs are never overwritten; "
+            "run again in a second or pass --slug",
+            rel,
+        )
+    schema = repo.read(SCHEMA) or resources.data(_SCHEMA_TEMPLATE)
+    try:
+        content = new_log(schema.decode("utf-8", errors="replace"), name)
+    except ValueError:  # a schema edited until it lost the template: ours still has it
+        content = new_log(resources.data(_SCHEMA_TEMPLATE).decode("utf-8"), name)
+    plan = Plan.of([FileEdit(rel, None, content, Outcome.CREATED, "new session log")])
+    settled = settle(repo, [plan], Options(), "unchanged")
+    # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
+    version = resources.version()
+    report = Report("session new", version, str(path), settled.outcome, plan, (), {"path": rel})
+    return Result(report._replace(heading=(rel,), plan=None), settled.exit_code)

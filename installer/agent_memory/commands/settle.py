@@ -1,0 +1,86 @@
+"""What every command shares: its options, its result, and the one place a plan is settled.
+
+``settle`` is the only code that decides between checking, showing and applying a plan; every
+writing command ends in it, so ``--check`` and ``--dry-run`` mean the same everywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+from ..core.plan import Plan
+from ..errors import AgentMemoryError
+from ..layout import CONTINUITY
+from ..parse.facts import Document
+from ..parse.memory import Memory
+from ..shell.load import load
+from ..shell.repo import Repo
+from .report import Report
+
+
+class Options(NamedTuple):
+    """Options every writing command shares."""
+
+    dry_run: bool = False
+    check: bool = False
+    today: dt.date | None = None
+    wait: float = 0.0
+    # Wraps a long list the command walks (the session logs) to show progress; None: silent.
+    progress: Callable[[Sequence[str]], Iterable[str]] | None = None
+
+
+class Result(NamedTuple):
+    report: Report
+    exit_code: int
+    diff: str = ""
+
+
+class Settled(NamedTuple):
+    plan: Plan  # everything the plans change, as one
+    outcome: str  # "changed", "would change", or the command's word for nothing to do
+    exit_code: int
+    diff: str
+
+
+@contextlib.contextmanager
+def guarded(repo: Repo, options: Options) -> Iterator[None]:
+    """A run that may write holds the lock from its first read to its last write, so two runs
+    never plan on the same state; --check and --dry-run only roll back an interrupted run."""
+    if options.check or options.dry_run:
+        repo.recover(options.wait)
+        yield
+    else:
+        with repo.locked(options.wait):
+            yield
+
+
+def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Settled:
+    """Check, show or apply plans meant to land one after the other (most commands have one).
+
+    Each plan is applied before the next is computed, so a run killed in between keeps the ones
+    before it (the ladder records each rung in the manifest it writes); ``idle`` names a no-op.
+    """
+    if options.check or options.dry_run:
+        whole = Plan.chain(list(plans))
+        if not whole.writes:
+            return Settled(whole, idle, 0, "")
+        if options.check:
+            return Settled(whole, "would change", 1, "")
+        return Settled(whole, "would change", 0, whole.diff())
+    applied = []
+    for plan in plans:
+        repo.apply(plan, options.wait)
+        applied.append(plan)
+    whole = Plan.chain(applied)
+    return Settled(whole, "changed" if whole.writes else idle, 0, "")
+
+
+def memory_of(repo: Repo) -> tuple[Memory, Document]:
+    """The repo's memory and its continuity.md, which every command but enable needs."""
+    memory = load(repo)
+    if memory.continuity is None:
+        raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
+    return memory, memory.continuity

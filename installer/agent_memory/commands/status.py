@@ -1,0 +1,63 @@
+"""``agent-memory status``: versions, facts per tier, and whether a review is due and why."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .. import resources
+from ..core.tiers import decays
+from ..core.triggers import due_reasons, window
+from ..layout import MANIFEST
+from ..parse import manifest
+from ..parse.continuity import cursor, last_review
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Result, memory_of
+
+
+def status(path: Path) -> Result:
+    repo = Repo(path)
+    repo.recover()
+    memory, continuity = memory_of(repo)
+    stamp = repo.read(MANIFEST)
+    installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
+    tiers = dict(
+        sorted(Counter(f.field("tier") or "(no footer)" for f in continuity.facts).items())
+    )
+    review = last_review(continuity)
+    through = cursor(review, memory.logs)
+    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    policy = memory.policy
+    data: dict[str, Any] = {
+        "installed": installed,
+        "tool": resources.version(),
+        "facts": len(continuity.facts),
+        "tiers": tiers,
+        "decaying_facts": sum(1 for f in continuity.facts if decays(f)),
+        "max_facts": policy.continuity_max_facts,
+        "lines": len(continuity.text.lines),
+        "max_lines": policy.continuity_max_lines,
+        "last_review": review.date,
+        "through": through,
+        "sessions": len(memory.logs),
+        "sessions_since_review": len(window(memory.logs, through)),
+        "review_every": policy.review_every,
+        "due": reasons,
+        "archived_facts": sum(len(doc.facts) for doc in memory.archives),
+        "archive_files": len(memory.archives),
+    }
+    text = (
+        f"installed {installed}, tool {data['tool']}",
+        f"facts: {data['facts']} ({', '.join(f'{n} {t}' for t, n in tiers.items()) or 'none'})",
+        f"continuity.md: {data['decaying_facts']}/{policy.continuity_max_facts} decaying facts, "
+        f"{data['lines']}/{policy.continuity_max_lines} lines",
+        f"last review: {review.date or 'never'}; {data['sessions_since_review']} of "
+        f"{data['sessions']} session logs since (review_every: {policy.review_every})",
+        f"archive: {data['archived_facts']} facts in {data['archive_files']} files",
+        "review: due — " + "; ".join(reasons) if reasons else "review: not due",
+    )
+    outcome = "due" if reasons else "ok"
+    report = Report("status", resources.version(), str(path), outcome, None, (), data, text)
+    return Result(report, 0)

@@ -1,0 +1,120 @@
+"""``lint``: every problem in a repo's memory files, as ``path:line: severity [check] message``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from ..errors import InputError, Problem
+from ..layout import CONTINUITY, SESSIONS_DIR
+from ..parse.facts import Document, conflict_markers, id_clashes
+from ..parse.manifest import parse as parse_manifest
+from ..parse.memory import Memory
+from ..parse.sessions import read_refs
+from .triggers import due_reasons
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
+
+
+def lint(
+    memory: Memory,
+    manifest: tuple[str, bytes | None],
+    logs: Iterable[tuple[str, bytes]],
+    texts: Iterable[tuple[str, bytes]],
+) -> list[Problem]:
+    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
+    found: list[Problem] = list(memory.problems)
+    manifest_path, manifest_data = manifest
+    if manifest_data is not None:
+        try:
+            parse_manifest(manifest_data)
+        except InputError as exc:
+            found.append(exc.problem._replace(path=manifest_path, check="manifest-invalid"))
+    for path, data in texts:
+        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
+    docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
+    docs.extend(memory.archives)
+    for doc in docs:
+        if doc.path != CONTINUITY:
+            continue
+        found.extend(
+            Problem(
+                doc.path,
+                fact.line,
+                "warning",
+                "fact-no-id",
+                "fact has no id footer; the review cannot track it",
+            )
+            for fact in doc.facts
+            if fact.id is None
+        )
+    for doc, fact, first in id_clashes(docs):
+        first_path = first.rsplit(":", 1)[0]
+        both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
+        found.append(
+            Problem(
+                doc.path,
+                fact.line,
+                "error",
+                "id-in-both" if both else "duplicate-id",
+                f"id {fact.id!r} also at {first}; ids must be unique — rename one",
+            )
+        )
+    known = {fact.id for doc in docs for fact in doc.facts if fact.id is not None}
+    for name in memory.stray_logs:
+        found.append(
+            Problem(
+                f"{SESSIONS_DIR}/{name}",
+                None,
+                "warning",
+                "session-name",
+                "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
+            )
+        )
+    created_in: dict[str, list[str]] = defaultdict(list)
+    for name, data in logs:
+        refs = read_refs(data)
+        path = f"{SESSIONS_DIR}/{name}"
+        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
+        found.extend(warning._replace(path=path) for warning in refs.warnings)
+        for fact_id in sorted(refs.used - known):
+            found.append(
+                Problem(
+                    path,
+                    None,
+                    "warning",
+                    "unknown-id",
+                    f"references {fact_id!r}, which exists nowhere",
+                )
+            )
+        for fact_id in refs.created:
+            created_in[fact_id].append(name)
+    for fact_id, names in sorted(created_in.items()):
+        if len(names) > 1:
+            found.append(
+                Problem(
+                    f"{SESSIONS_DIR}/{names[1]}",
+                    None,
+                    "warning",
+                    "created-twice",
+                    f"{fact_id!r} is listed under Created in {', '.join(names)}",
+                )
+            )
+    for reason in due_reasons(memory.continuity, memory.logs, memory.policy):
+        found.append(
+            Problem(
+                CONTINUITY,
+                None,
+                "advisory",
+                "review-due",
+                f"a review is due: {reason}; run agent-memory review",
+            )
+        )
+    return sorted(
+        set(found),
+        key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
+    )
+
+
+def exit_code(findings: Iterable[Problem]) -> int:
+    return 1 if any(f.severity == "error" for f in findings) else 0

@@ -1,0 +1,382 @@
+"""The review as a pure function: (logs, continuity.md + archive, policy, date) → plan + summary.
+
+DECAY.md defines every rule used here and REVIEW.md the steps, in the same order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from typing import NamedTuple
+
+from ..errors import InputError
+from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
+from ..parse import facts
+from ..parse.continuity import cursor, last_review
+from ..parse.dates import quarter_of
+from ..parse.facts import Document, Fact, Section, is_blank
+from ..parse.policy import Policy
+from ..parse.sessions import EMPTY, SessionRefs
+from ..parse.text import Text, decode
+from . import archive as archive_files
+from . import tiers
+from .edits import (
+    Edit,
+    append_to_section,
+    apply_edits,
+    footer_edit,
+    last_review_edit,
+    shift_sections,
+)
+from .plan import FileEdit, Outcome, Plan
+from .triggers import stem, window
+
+
+class Inputs(NamedTuple):
+    continuity: Document
+    archives: tuple[Document, ...]
+    archive_index: bytes | None
+    index_template: bytes
+    policy: Policy
+    logs: tuple[str, ...]  # every correctly named log, sorted
+    refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
+    full: bool
+    today: dt.date
+
+
+class Summary(NamedTuple):
+    date: str
+    through: str | None
+    window: int
+    reactivated: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+    swept: tuple[str, ...] = ()
+    tier_changes: tuple[tuple[str, str, str], ...] = ()
+    candidates: tuple[str, ...] = ()
+    promoted: tuple[str, ...] = ()
+    archive_file: str = ""
+
+    def markdown(self, newline: str = "\n") -> str:
+        """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
+
+        def ids(values: Sequence[str]) -> str:
+            return f" ({', '.join(values)})" if values else ""
+
+        changes = [f"{i}: {a}→{b}" for i, a, b in self.tier_changes]
+        lines = [
+            f"## Memory Review ({self.date})",
+            f"- Reactivated: {len(self.reactivated)}{ids(self.reactivated)}",
+            f"- Archived: {len(self.archived)}{ids(self.archived)}"
+            + (f" → {self.archive_file}" if self.archived else ""),
+            f"- Swept threads: {len(self.swept)}{ids(self.swept)}",
+            f"- Tier changes: {len(changes)}{ids(changes)}",
+            f"- Archive candidates: {len(self.candidates)}{ids(self.candidates)}",
+        ]
+        if self.promoted:
+            lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
+        return newline.join(lines) + newline
+
+
+class _Located(NamedTuple):
+    doc: Document
+    fact: Fact
+    section: str  # the section rules see: its own, or ``from`` when archived
+
+
+class _Events(NamedTuple):
+    """What the logs that were counted say: per id, (events, date of the latest)."""
+
+    tally: Mapping[str, tuple[int, str]]
+    created_by_log: frozenset[str]  # ids some counted log lists under Created
+
+
+class _Verdict(NamedTuple):
+    """One fact's fate: its new footer and whether it stays, goes to or leaves the archive."""
+
+    item: _Located
+    fields: dict[str, str]
+    move: str  # "stay", "archive" or "restore"
+    old_tier: str
+    promoted: bool
+
+    @property
+    def id(self) -> str:
+        return self.fields["id"]
+
+    @property
+    def swept(self) -> bool:
+        return self.item.fact.task == "x"
+
+
+def review(inputs: Inputs) -> tuple[Plan, Summary]:
+    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
+    _refuse_unsafe(inputs)
+    through = cursor(last_review(inputs.continuity), inputs.logs)
+    counted = window(inputs.logs, None if inputs.full else through)
+    events = _events(counted, inputs.refs)
+    promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
+
+    def since(day: str) -> int:
+        # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
+        # before "<day>." ("-" < "."), and every later day's sort after it.
+        return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
+
+    verdicts = [
+        _judge(item, inputs, events, since, promotable)
+        for item in _located(inputs)
+        if item.fact.id is not None
+    ]
+    newest = stem(inputs.logs[-1]) if inputs.logs else None
+    quarter = f"{quarter_of(inputs.today)}.md"
+    texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
+    docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
+    file_edits = [
+        FileEdit(
+            path,
+            docs[path].render() if path in docs else None,
+            text.encode(),
+            Outcome.UPDATED if path in docs else Outcome.CREATED,
+            "review",
+        )
+        for path, text in texts.items()
+        if path not in docs or text.encode() != docs[path].render()
+    ]
+    index = _index(inputs, verdicts, quarter)
+    if index != inputs.archive_index:
+        outcome = Outcome.CREATED if inputs.archive_index is None else Outcome.UPDATED
+        file_edits.append(
+            FileEdit(ARCHIVE_INDEX, inputs.archive_index, index, outcome, "archive index")
+        )
+    return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
+
+
+def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
+    """Count each id once per log that uses it; logs come in order, so the last date is latest.
+
+    A full review walks every log here, so the walk only gathers (id, date) pairs; counting and
+    keeping the latest date per id are then single C-level passes (``Counter``, ``dict``).
+    """
+    ids: list[str] = []
+    days: list[str] = []
+    created: set[str] = set()
+    for name in counted:
+        used, made, _ = refs.get(name, EMPTY)
+        if not used:
+            continue
+        ids.extend(used)
+        days.extend(repeat(name[:10], len(used)))
+        if made:
+            created |= made
+    latest = dict(zip(ids, days, strict=True))
+    return _Events({i: (n, latest[i]) for i, n in Counter(ids).items()}, frozenset(created))
+
+
+def _located(inputs: Inputs) -> list[_Located]:
+    located = [_Located(inputs.continuity, f, f.section) for f in inputs.continuity.facts]
+    for doc in inputs.archives:
+        located += [_Located(doc, f, f.field("from") or f.section) for f in doc.facts]
+    return located
+
+
+def _judge(
+    item: _Located,
+    inputs: Inputs,
+    events: _Events,
+    since: Callable[[str], int],
+    promotable: frozenset[str],
+) -> _Verdict:
+    """DECAY.md § Events, § Tiers and § Auto-core for one fact."""
+    fact, today = item.fact, inputs.today.isoformat()
+    fact_id = fact.id or ""
+    old = dict(fact.fields)
+    new = dict(old)
+    created = old.get("created") or today
+    new["created"] = created
+    count, latest = events.tally.get(fact_id, (0, ""))
+    base = int(old["base_uses"]) if "base_uses" in old else None
+    if inputs.full:
+        if base is not None:
+            uses, last = base + count, max(old.get("base_last_used", created), latest)
+        elif fact_id in events.created_by_log:
+            uses, last = count, latest
+        else:
+            uses, last = count + 1, max(created, latest)
+    else:  # stored counts + the window, less a birth event a window log replaces
+        stored = int(old["uses"]) if "uses" in old else (base if base is not None else 1)
+        birth = base is None and fact_id in events.created_by_log
+        uses = max(stored + count - (1 if birth else 0), count)
+        last = max(old.get("last_used", created), latest)
+    new["uses"], new["last_used"] = str(uses), last or created
+    if fact.task == "x":
+        new.setdefault("done", today)
+    else:
+        new.pop("done", None)
+    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy)
+    promoted = (
+        tier not in ("core", "archived")
+        and fact_id in promotable
+        and uses >= inputs.policy.core_min_uses
+    )
+    if promoted:
+        tier = "core"
+    in_archive = item.doc is not inputs.continuity
+    new["tier"] = tier
+    move = "stay"
+    if tier == "archived" and not in_archive:
+        new["from"], new["archived"], move = item.section, today, "archive"
+    elif tier != "archived" and in_archive:
+        new.pop("from", None)
+        new.pop("archived", None)
+        move = "restore"
+    old_tier = old.get("tier", "archived" if in_archive else "(none)")
+    return _Verdict(item, new, move, old_tier, promoted)
+
+
+def _rewrite(
+    inputs: Inputs, verdicts: Sequence[_Verdict], stamp: str | None, quarter: str
+) -> dict[str, Text]:
+    """REVIEW.md steps 2 to 5 and 7 as new file texts: footers, moves, ``last_review``."""
+    edits: dict[str, list[Edit]] = {}
+    for verdict in verdicts:
+        item = verdict.item
+        if verdict.move != "stay":
+            edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
+        elif verdict.fields != dict(item.fact.fields):
+            edit = footer_edit(item.doc.text, item.fact, verdict.fields)
+            edits.setdefault(item.doc.path, []).append(edit)
+    if edits or stamp is not None:
+        # Project State holds no facts, so this edit never meets the ones above.
+        newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
+        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
+        edits.setdefault(CONTINUITY, []).append(review_line)
+    docs = (inputs.continuity, *inputs.archives)
+    texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
+    unread = {doc.path: doc for doc in docs}
+
+    def sections(path: str) -> tuple[Section, ...] | None:
+        """A file's sections after its edits, for its first append (a later one reads them)."""
+        doc = unread.pop(path, None)
+        return shift_sections(doc.sections, edits.get(path, ())) if doc else None
+
+    archived = [v for v in verdicts if v.move == "archive"]
+    if archived:
+        path = f"{ARCHIVE_DIR}/{quarter}"
+        if path not in texts:
+            texts[path] = decode(path, archive_files.new_quarter(quarter[:-3]))
+        for title, swept in ((archive_files.FACTS, False), (archive_files.COMPLETED, True)):
+            moved = [line for v in archived if v.swept == swept for line in _moved_lines(v)]
+            if moved:
+                texts[path] = append_to_section(path, texts[path], title, moved, sections(path))
+    restored = sorted(
+        (v for v in verdicts if v.move == "restore"),
+        key=lambda v: (v.item.doc.path, v.item.fact.start),
+    )
+    for title in sorted({v.item.section for v in restored}):
+        moved = [line for v in restored if v.item.section == title for line in _moved_lines(v)]
+        texts[CONTINUITY] = append_to_section(
+            CONTINUITY, texts[CONTINUITY], title, moved, sections(CONTINUITY)
+        )
+    return texts
+
+
+def _index(inputs: Inputs, verdicts: Sequence[_Verdict], quarter: str) -> bytes:
+    """REVIEW.md step 6, from the facts already parsed: what stays archived, and what just went."""
+    restored = {v.id for v in verdicts if v.move == "restore"}
+    entries = [
+        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
+        for doc in inputs.archives
+        for fact in doc.facts
+        if fact.id is not None and fact.id not in restored
+    ]
+    entries += [
+        archive_files.index_line(v.item.fact, quarter) for v in verdicts if v.move == "archive"
+    ]
+    return archive_files.render_index(inputs.archive_index, inputs.index_template, entries)
+
+
+def _summary(
+    inputs: Inputs, verdicts: Sequence[_Verdict], newest: str | None, counted: int, quarter: str
+) -> Summary:
+    def ids(pick: Callable[[_Verdict], bool]) -> tuple[str, ...]:
+        return tuple(sorted(v.id for v in verdicts if pick(v)))
+
+    changes = tuple(
+        sorted(
+            (v.id, v.old_tier, v.fields["tier"]) for v in verdicts if v.old_tier != v.fields["tier"]
+        )
+    )
+    archived = ids(lambda v: v.move == "archive" and not v.swept)
+    swept = ids(lambda v: v.move == "archive" and v.swept)
+    return Summary(
+        date=inputs.today.isoformat(),
+        through=newest,
+        window=counted,
+        reactivated=ids(lambda v: v.move == "restore"),
+        archived=archived,
+        swept=swept,
+        tier_changes=changes,
+        candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
+        promoted=ids(lambda v: v.promoted),
+        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+    )
+
+
+def _auto_core(inputs: Inputs) -> frozenset[str]:
+    """Ids referenced in each of the last core_min_reviews blocks of review_every logs."""
+    size, blocks = inputs.policy.review_every, inputs.policy.core_min_reviews
+    if len(inputs.logs) < size * blocks:
+        return frozenset()
+    result: set[str] | None = None
+    for b in range(blocks):
+        names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
+        seen: set[str] = set()
+        for name in names:
+            used, _, _ = inputs.refs.get(name, EMPTY)
+            seen |= used
+        result = seen if result is None else result & seen
+    return frozenset(result or ())
+
+
+def _refuse_unsafe(inputs: Inputs) -> None:
+    """REVIEW.md: a state the review cannot interpret stops it, naming the file and line."""
+    docs = (inputs.continuity, *inputs.archives)
+    for doc in docs:
+        for problem in doc.problems:
+            if problem.severity == "error":
+                raise InputError(
+                    doc.path,
+                    problem.line,
+                    problem.message,
+                    "fix it (agent-memory lint lists every problem) and review again",
+                )
+    for doc, fact, first in facts.id_clashes(docs):
+        raise InputError(
+            doc.path,
+            fact.line,
+            f"id {fact.id!r} is also at {first}",
+            "ids must be unique across continuity.md and the archive; rename or merge one",
+        )
+
+
+def _removal(text: Text, fact: Fact) -> list[Edit]:
+    """Delete a fact's lines, and one blank line when it would leave two in a row."""
+    end = fact.end
+    lines = text.lines
+    before_blank = fact.start == 0 or is_blank(lines[fact.start - 1])
+    if before_blank and end < len(lines) and is_blank(lines[end]):
+        end += 1
+    return [Edit(fact.start, end, ())]
+
+
+def _moved_lines(verdict: _Verdict) -> list[str]:
+    """The fact's lines byte for byte, with its footer rewritten."""
+    item = verdict.item
+    text = item.doc.text
+    edit = footer_edit(text, item.fact, verdict.fields)
+    lines = list(text.lines[item.fact.start : item.fact.end])
+    offset = item.fact.start
+    lines[edit.start - offset : edit.end - offset] = edit.lines
+    return lines

@@ -1,0 +1,59 @@
+"""DECAY.md § Tiers: the one place the tier rules are written.
+
+The review, the upgrade rungs' backfill, the vendor import and the due-check all ask here, so a
+rule changes in one function and every caller follows. The rules are tried in DECAY.md's order;
+the first that matches decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ..parse.facts import Fact
+from ..parse.policy import Policy
+
+INVARIANTS = "architectural invariants"
+# "sessions since a date" when no session log has been written yet (a fact being born).
+_NO_LOGS_SINCE: Callable[[str], int] = lambda _day: 0  # noqa: E731
+
+
+def tier(
+    fields: Mapping[str, str],
+    section: str,
+    task: str | None,
+    since: Callable[[str], int],
+    policy: Policy,
+) -> str:
+    """The tier of a fact whose footer (``created``, ``last_used``, ``uses``, and ``done`` for a
+    checked thread) says ``fields``, in ``section``; ``since(day)`` counts the logs after it."""
+    if fields.get("tier") == "core":  # 1. human override
+        return "core"
+    if section.lower() == INVARIANTS:  # 2. pinned
+        return "core"
+    if task == " ":  # 3. an open thread is pinned
+        return "active"
+    last_used = fields["last_used"]
+    if task == "x" and since(max(fields["done"], last_used)) > policy.archive_window:
+        return "archived"  # a checked thread is swept
+    if since(fields["created"]) <= policy.working_window and int(fields["uses"]) <= 1:
+        return "working"  # 4.
+    idle = since(last_used)
+    if idle <= policy.active_window:  # 5.
+        return "active"
+    if idle <= policy.archive_window or task == "x":  # 6. (a checked thread waits to be swept)
+        return "archive-candidate"
+    return "archived"  # 7.
+
+
+def at_birth(fields: Mapping[str, str], section: str, task: str | None) -> str:
+    """The tier the rules give a fact no session log has followed yet, so that the first review
+    after an upgrade or an import changes no footer. Missing counts and dates read as a birth."""
+    defaults = {"created": "", "last_used": "", "uses": "1", "done": ""}
+    return tier({**defaults, **fields}, section, task, _NO_LOGS_SINCE, Policy())
+
+
+def decays(fact: Fact) -> bool:
+    """Whether the review may ever archive ``fact``: rules 1 to 3 pin it otherwise."""
+    return not (
+        fact.field("tier") == "core" or fact.section.lower() == INVARIANTS or fact.task == " "
+    )

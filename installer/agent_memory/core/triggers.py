@@ -1,0 +1,46 @@
+"""When a review is due (REVIEW.md § When): a pure function of the memory as read."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from ..parse.continuity import cursor, last_review
+from ..parse.facts import Document
+from ..parse.policy import Policy
+from .tiers import decays
+
+
+def stem(name: str) -> str:
+    return name[:-3] if name.endswith(".md") else name
+
+
+def window(logs: Sequence[str], through: str | None) -> Sequence[str]:
+    """The logs after the one named ``through`` (all of them before a first review).
+
+    Logs are ordered by file name, so the window is cut by file name too: a stem compared as a
+    stem would put ``…-101500.md`` and ``…-101500-slug.md`` in the other order.
+    """
+    if through is None:
+        return logs
+    return logs[bisect.bisect_right(logs, through + ".md") :]
+
+
+def due_reasons(continuity: Document | None, logs: Sequence[str], policy: Policy) -> list[str]:
+    if continuity is None:
+        return []
+    reasons = []
+    pending = len(window(logs, cursor(last_review(continuity), logs)))
+    if pending >= policy.review_every:
+        reasons.append(
+            f"{pending} session logs since the last review (review_every: {policy.review_every})"
+        )
+    decaying = sum(1 for fact in continuity.facts if decays(fact))
+    if decaying > policy.continuity_max_facts:
+        reasons.append(
+            f"{decaying} decaying facts (continuity_max_facts: {policy.continuity_max_facts})"
+        )
+    lines = len(continuity.text.lines)
+    if lines > policy.continuity_max_lines:
+        reasons.append(f"{lines} lines (continuity_max_lines: {policy.continuity_max_lines})")
+    return reasons

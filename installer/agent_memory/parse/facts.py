@@ -1,0 +1,306 @@
+"""Memory documents (continuity.md, archive quarter files): sections, facts and their footers.
+
+Structure comes from the block outline (``outline.py``: a line scanner, or markdown-it-py's block
+tokens where the scanner gives up), so code fences, HTML blocks and quoted headings are never
+mistaken for facts; regular expressions only look inside a line already known to matter.
+
+The document keeps every original line, and edits replace whole lines, so parse → render is the
+identity and an edit touches only the lines it names.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+from ..errors import InputError, Problem
+from . import footer
+from .outline import outline
+from .text import Text, decode, strip_eol
+
+BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
+_BLANK = re.compile(r"^[ \t]*\r?\n?$")
+PROJECT_STATE = "project state"
+# A file longer than this is not a memory file we can keep lean; we refuse rather than grind.
+MAX_DOCUMENT_LINES = 100_000
+_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
+
+
+class Fact(NamedTuple):
+    section: str
+    start: int  # first line index
+    end: int  # one past the last line, trailing blank lines excluded
+    footer_line: int | None
+    footer_span: tuple[int, int]  # offsets of the comment within its line
+    fields: footer.Fields
+    task: str | None  # None: plain bullet; " ": open thread; "x": checked thread
+    first_line: str  # the bullet's text without marker and footer
+    id: str | None  # the footer's id, read once: the review looks it up for every fact
+
+    @property
+    def line(self) -> int:
+        """The 1-based line a finding about this fact points at: its footer, else its bullet."""
+        return (self.footer_line if self.footer_line is not None else self.start) + 1
+
+    def field(self, key: str) -> str | None:
+        return dict(self.fields).get(key)
+
+
+class Section(NamedTuple):
+    title: str
+    heading: int  # line index of the heading
+    end: int  # one past its last line
+
+
+class Document(NamedTuple):
+    path: str
+    text: Text
+    sections: tuple[Section, ...]
+    facts: tuple[Fact, ...]
+    problems: tuple[Problem, ...]
+
+    def render(self) -> bytes:
+        return self.text.encode()
+
+    def section(self, title: str) -> Section | None:
+        return find_section(self.sections, title)
+
+
+def id_clashes(docs: Iterable[Document]) -> Iterator[tuple[Document, Fact, str]]:
+    """Each fact whose id an earlier fact already has, with that first one's ``path:line``.
+
+    Ids are unique across continuity.md and the archive; the review refuses and lint reports.
+    """
+    seen: dict[str, str] = {}
+    for doc in docs:
+        for fact in doc.facts:
+            if fact.id is None:
+                continue
+            if fact.id in seen:
+                yield doc, fact, seen[fact.id]
+            else:
+                seen[fact.id] = f"{doc.path}:{fact.line}"
+
+
+def conflict_markers(path: str, text: str) -> list[Problem]:
+    """Leftover merge-conflict markers; a bare ``=======`` counts only inside a conflict."""
+    found = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _CONFLICT.match(line)
+        if match is None:
+            continue
+        marker = line[:7]
+        if marker == "=======" and not inside:
+            continue  # a setext underline
+        inside = marker != ">>>>>>>"
+        found.append(
+            Problem(
+                path,
+                number,
+                "error",
+                "conflict-marker",
+                f"leftover merge-conflict marker {marker!r}; resolve the conflict",
+            )
+        )
+    return found
+
+
+def is_blank(line: str) -> bool:
+    return _BLANK.match(line) is not None
+
+
+def parse(path: str, data: bytes) -> Document:
+    """Parse a memory document; problems are findings with lines, never exceptions."""
+    return parse_text(path, decode(path, data))
+
+
+def parse_text(path: str, text: Text) -> Document:
+    lines = text.lines
+    if len(lines) > MAX_DOCUMENT_LINES:
+        raise InputError(
+            path,
+            None,
+            f"has {len(lines):,} lines, more than agent-memory reads in one memory file "
+            f"({MAX_DOCUMENT_LINES:,})",
+            "split it or archive by hand; a lean continuity.md is a few hundred lines",
+        )
+    problems: list[Problem] = conflict_markers(path, text.body)
+    masked, footers = _mask(path, lines, problems)
+    shape = outline(masked)
+    for start, end in shape.code:
+        for index_in_code in range(start, end):
+            footers.pop(index_in_code, None)  # examples inside code are not footers
+    sections = _sections(shape.headings, len(lines))
+    starts = [section.heading for section in sections]
+    items: list[tuple[str, int, int]] = []
+    for start, end in shape.items:
+        owner = bisect.bisect_right(starts, start) - 1
+        if owner < 0 or start >= sections[owner].end:
+            continue  # before the first section, or under an h1
+        title = sections[owner].title
+        if title.lower() == PROJECT_STATE:
+            continue
+        while end > start + 1 and is_blank(lines[end - 1]):
+            end -= 1
+        items.append((title, start, end))
+    facts = _facts(path, lines, items, footers, problems)
+    return Document(path, text, tuple(sections), facts, tuple(sorted(problems, key=_order)))
+
+
+def _sections(headings: Sequence[tuple[int, int, str]], total: int) -> list[Section]:
+    """An h2 opens a section that runs to the next h1 or h2 (an h1 opens none)."""
+    ends = [line for line, _, _ in headings[1:]] + [total]
+    return [
+        Section(title, line, end)
+        for (line, level, title), end in zip(headings, ends, strict=False)
+        if level == 2
+    ]
+
+
+def _order(finding: Problem) -> tuple[int, str]:
+    return (finding.line or 0, finding.check)
+
+
+def _mask(
+    path: str, lines: Sequence[str], problems: list[Problem]
+) -> tuple[list[str], dict[int, footer.Found]]:
+    """The lines the outline sees: footers and unclosed comments become plain letters.
+
+    An unclosed ``<!--`` would otherwise swallow the rest of the file as one HTML block, and a
+    footer at column 0 would end the list; as letters both stay inside the fact they belong to.
+    """
+    footers: dict[int, footer.Found] = {}
+    out: list[str] = []
+    openings: list[int] = []  # lines with a "<!--" that is not a footer
+    last_close = (-1, -1)  # (line, column) of the last "-->", footers aside
+    for index, line in enumerate(lines):
+        bare = strip_eol(line).replace("\r", " ")
+        if "<!--" in bare:
+            found = footer.find(bare)
+            if found is not None and bare[: found.start].count("`") % 2:
+                found = None  # a footer shown as `code` (docs, preambles) is an example
+            if found is not None:
+                footers[index] = found
+                bare = bare[: found.start] + "x" * (found.end - found.start) + bare[found.end :]
+            if "<!--" in bare:
+                openings.append(index)
+        if "-->" in bare:
+            last_close = (index, bare.rfind("-->"))
+        out.append(bare + "\n")
+    # A comment opened after the last "-->" is never closed.
+    for index in openings:
+        bare = out[index]
+        opening = bare.find("<!--")
+        while opening != -1 and (index, opening) < last_close:
+            opening = bare.find("<!--", opening + 4)
+        if opening != -1:
+            problems.append(
+                Problem(
+                    path,
+                    index + 1,
+                    "error",
+                    "comment-unclosed",
+                    "HTML comment is never closed; add --> at its end",
+                )
+            )
+            out[index] = bare[:opening] + "x" * (len(bare) - opening - 1) + "\n"
+    return out, footers
+
+
+def _facts(
+    path: str,
+    lines: Sequence[str],
+    items: Sequence[tuple[str, int, int]],
+    footers: dict[int, footer.Found],
+    problems: list[Problem],
+) -> tuple[Fact, ...]:
+    claimed: set[int] = set()
+    ranges: list[list[int]] = []
+    for _title, start, end in items:
+        ranges.append([start, end])
+        claimed.update(range(start, end))
+    # A footer separated from its fact by blank lines only still belongs to it.
+    for line_index in sorted(footers):
+        if line_index in claimed:
+            continue
+        owner = None
+        for k, (_title, _start, end) in enumerate(items):
+            if end <= line_index and all(is_blank(lines[i]) for i in range(end, line_index)):
+                owner = k
+        if owner is not None and not any(
+            i in footers for i in range(ranges[owner][0], ranges[owner][1])
+        ):
+            ranges[owner][1] = line_index + 1
+            claimed.update(range(items[owner][2], line_index + 1))
+        else:
+            problems.append(
+                Problem(
+                    path,
+                    line_index + 1,
+                    "error",
+                    "footer-orphan",
+                    "footer is not inside a fact; put it on the line under its bullet",
+                )
+            )
+    facts: list[Fact] = []
+    for (title, start, _end), (_, end) in zip(items, ranges, strict=True):
+        own = [i for i in range(start, end) if i in footers] if footers else []
+        fields: footer.Fields = ()
+        footer_line = None
+        span = (0, 0)
+        if own:
+            footer_line = own[0]
+            found = footers[footer_line]
+            span = (found.start, found.end)
+            if not found.closed:
+                problems.append(
+                    Problem(
+                        path,
+                        footer_line + 1,
+                        "error",
+                        "footer-unclosed",
+                        "footer comment has no closing -->; add it at the end of the line",
+                    )
+                )
+            fields, wrong = footer.parse_fields(found.body)
+            for p in wrong:
+                problems.append(p._replace(path=path, line=footer_line + 1))
+            for extra in own[1:]:
+                problems.append(
+                    Problem(
+                        path,
+                        extra + 1,
+                        "error",
+                        "footer-multiple",
+                        "a second footer inside one fact; keep one per top-level bullet",
+                    )
+                )
+        bullet = strip_eol(lines[start])
+        match = BULLET.match(bullet)
+        task = None
+        first = bullet
+        if match is not None:
+            task = match.group("task")
+            task = task.lower() if task else None
+            first = bullet[match.end() :]
+        if footer_line == start:
+            first = first.replace(strip_eol(lines[start])[span[0] : span[1]], "")
+        fact_id = dict(fields).get("id") if fields else None
+        facts.append(
+            Fact(title, start, end, footer_line, span, fields, task, first.strip(), fact_id)
+        )
+    return tuple(facts)
+
+
+def sections_of(path: str, text: Text) -> tuple[Section, ...]:
+    """A text's sections alone, without reading its facts (to place lines in it)."""
+    masked, _ = _mask(path, text.lines, [])
+    return tuple(_sections(outline(masked).headings, len(text.lines)))
+
+
+def find_section(sections: Iterable[Section], title: str) -> Section | None:
+    key = title.strip().lower()
+    return next((s for s in sections if s.title.lower() == key), None)

@@ -1,0 +1,193 @@
+"""Fact footers: ``<!-- id: x | created: D | last_used: D | uses: N | tier: T -->``.
+
+Fields keep the order they were written in until a value changes; then the footer is rendered in
+the canonical order, unknown fields after the known ones.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from ..errors import Problem
+from .dates import parse_date
+
+CANONICAL = (
+    "id",
+    "created",
+    "last_used",
+    "uses",
+    "tier",
+    "done",
+    "from",
+    "archived",
+    "origin",
+    "base_uses",
+    "base_last_used",
+)
+_KNOWN = frozenset(CANONICAL)
+DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
+COUNT_FIELDS = frozenset({"uses", "base_uses"})
+TIERS = ("core", "active", "working", "archive-candidate", "archived")
+ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_COUNT = 10**9
+
+# A comment on one line that mentions ``id:``; the closing ``-->`` may be missing (an error).
+FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
+_ID_KEY = re.compile(r"\bid\s*:")
+
+
+class Found(NamedTuple):
+    """Where a footer sits in its line, what it says, and whether it is closed."""
+
+    start: int
+    end: int
+    body: str
+    closed: bool
+
+
+def find(line: str) -> Found | None:
+    """``FOOTER.search`` for one line, without the regex's per-character lookahead.
+
+    Every fact carries a footer, so this runs once per fact of every memory file; a property
+    test checks it finds what ``FOOTER`` finds.
+    """
+    start = line.find("<!--")
+    while start != -1:
+        close = line.find("-->", start + 4)
+        body = line[start + 4 : close if close != -1 else len(line)]
+        if _ID_KEY.search(body):
+            end = close + 3 if close != -1 else len(line)
+            return Found(start, end, body, close != -1)
+        start = line.find("<!--", start + 1)
+    return None
+
+
+Fields = tuple[tuple[str, str], ...]
+
+
+def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
+    """Fields of a footer body (the text between ``<!--`` and ``-->``), and what is wrong.
+
+    A body knows nothing of its place: the problems have no path or line until the caller
+    gives them one.
+    """
+    fields: dict[str, str] = {}
+    problems: list[Problem] = []
+    for segment in body.split("|"):
+        key, colon, value = segment.partition(":")
+        key = key.strip().lower()
+        if not colon or not key:
+            if segment.strip():
+                problems.append(
+                    Problem(
+                        "",
+                        None,
+                        "error",
+                        "footer-malformed",
+                        f"footer segment {segment.strip()!r} is not key: value",
+                    )
+                )
+        elif key in fields:
+            problems.append(
+                Problem("", None, "error", "footer-malformed", f"footer repeats {key!r}")
+            )
+        else:
+            fields[key] = value.strip()
+    found = tuple(fields.items())
+    problems.extend(validate(found))
+    return found, problems
+
+
+def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
+    problems: list[Problem] = []
+    values = dict(fields)
+    if "id" in values and not ID.match(values["id"]):
+        problems.append(
+            Problem(
+                "",
+                None,
+                "error",
+                "id-invalid",
+                f"id {values['id']!r} is not kebab-case (lowercase letters, digits, single dashes)",
+            )
+        )
+    for key, value in fields:
+        if key in DATE_FIELDS and parse_date(value) is None:
+            problems.append(
+                Problem(
+                    "",
+                    None,
+                    "error",
+                    "footer-value",
+                    f"{key}: {value!r} is not a date (YYYY-MM-DD)",
+                )
+            )
+        elif key in COUNT_FIELDS and not (value.isdigit() and int(value) <= MAX_COUNT):
+            problems.append(
+                Problem(
+                    "",
+                    None,
+                    "error",
+                    "footer-value",
+                    f"{key}: {value!r} is not a count (0 to {MAX_COUNT})",
+                )
+            )
+        elif key == "tier" and value not in TIERS:
+            problems.append(
+                Problem(
+                    "",
+                    None,
+                    "error",
+                    "footer-value",
+                    f"tier: {value!r} is not one of {', '.join(TIERS)}",
+                )
+            )
+        elif key not in _KNOWN:
+            problems.append(
+                Problem(
+                    "",
+                    None,
+                    "warning",
+                    "footer-unknown-field",
+                    f"footer field {key!r} is not ours (kept)",
+                )
+            )
+    return problems
+
+
+def render(fields: Mapping[str, str], original: Fields = ()) -> str:
+    """A footer comment: known fields in canonical order, then unknown ones in their old order."""
+    order = [k for k in CANONICAL if k in fields]
+    order += [k for k, _ in original if k not in CANONICAL and k in fields]
+    order += sorted(k for k in fields if k not in order)
+    return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+SLUG_WORDS = 6
+SLUG_CHARS = 48
+
+
+def slug(text: str) -> str:
+    """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
+    text = _LINK.sub(r"\1", text)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    words = _WORDS.findall(text)[:SLUG_WORDS]
+    return "-".join(words)[:SLUG_CHARS].strip("-") or "fact"
+
+
+def unique_ids(wanted: Iterable[str], taken: set[str]) -> list[str]:
+    """Each slug made unique with ``-2``, ``-3``, … in order; ``taken`` grows as ids are given."""
+    out = []
+    for base in wanted:
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        taken.add(candidate)
+        out.append(candidate)
+    return out

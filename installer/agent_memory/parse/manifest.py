@@ -1,0 +1,191 @@
+"""The install manifest ``.agent/version.md``: what version a repo is on and what we installed.
+
+Keys are read in the plain and the bold form; a re-stamp rewrites only the values that change,
+regenerates the managed-files list (ours) and appends to the upgrade history (never rewritten).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from ..errors import InputError
+from ..layout import MANIFEST
+from .keyvalue import parse_key_line, with_value
+from .text import Text, decode, strip_eol
+
+_MANAGED_HEADING = "## managed files"
+_HISTORY_HEADING = "## upgrade history"
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    version: Version
+    enabled_with: str
+    last_upgraded: str
+    mode: str
+    vendors: tuple[str, ...]
+    managed: Mapping[str, str]
+    history: tuple[str, ...]
+    text: Text
+
+
+def sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _sections(lines: Sequence[str]) -> dict[str, tuple[int, list[int]]]:
+    """Each ``##`` section's heading index and body line indices, keyed by lower-cased heading."""
+    sections: dict[str, tuple[int, list[int]]] = {"": (-1, [])}
+    current = ""
+    for index, line in enumerate(lines):
+        bare = strip_eol(line).strip()
+        if bare.startswith("## "):
+            current = bare.lower()
+            sections.setdefault(current, (index, []))
+        else:
+            sections[current][1].append(index)
+    return sections
+
+
+def _is_item(line: str) -> bool:
+    return strip_eol(line).strip().startswith("- ")
+
+
+def parse(data: bytes) -> Manifest:
+    text = decode(MANIFEST, data)
+    if not text.body.strip():
+        raise InputError(
+            MANIFEST, 1, "is empty", "restore it from git, or delete it to re-detect the install"
+        )
+    sections = _sections(text.lines)
+    keys: dict[str, tuple[str, int]] = {}
+    for index in sections[""][1]:
+        parsed = parse_key_line(text.lines[index])
+        if parsed is not None:
+            keys.setdefault(parsed.key, (parsed.value.strip(), index + 1))
+    if "version" not in keys:
+        raise InputError(
+            MANIFEST,
+            1,
+            "has no '- version: X.Y.Z' line",
+            "restore it from git, or delete it to re-detect the install",
+        )
+    raw_version, line = keys["version"]
+    try:
+        version = Version(raw_version)
+    except InvalidVersion:
+        raise InputError(
+            MANIFEST,
+            line,
+            f"version {raw_version!r} is not a version number",
+            "write the installed version as X.Y.Z (see the upgrade history), or restore from git",
+        ) from None
+    managed: dict[str, str] = {}
+    for index in sections.get(_MANAGED_HEADING, (0, []))[1]:
+        bare = strip_eol(text.lines[index]).strip()
+        if bare.startswith("- ") and ": " in bare:
+            path, _, digest = bare[2:].rpartition(": ")
+            managed[path.strip().strip("`")] = digest.strip()
+    history = tuple(
+        strip_eol(text.lines[i]).strip()[2:]
+        for i in sections.get(_HISTORY_HEADING, (0, []))[1]
+        if _is_item(text.lines[i])
+    )
+    vendors_raw = keys.get("vendors", ("", 0))[0]
+    vendors = tuple(v.strip() for v in vendors_raw.split(",") if v.strip() and v.strip() != "none")
+    return Manifest(
+        version=version,
+        enabled_with=keys.get("enabled_with", (str(version), 0))[0],
+        last_upgraded=keys.get("last_upgraded", ("", 0))[0],
+        mode=keys.get("mode", ("", 0))[0],
+        vendors=vendors,
+        managed=managed,
+        history=history,
+        text=text,
+    )
+
+
+def render_new(
+    template: bytes,
+    *,
+    version: str,
+    today: str,
+    mode: str,
+    vendors: Sequence[str],
+    managed: Mapping[str, str],
+    enabled_with: str | None = None,
+) -> bytes:
+    """A first manifest, from the template in ``templates/.agent/version.md``."""
+    lines: list[str] = []
+    fields = {
+        "version": version,
+        "enabled_with": enabled_with or version,
+        "last_upgraded": today,
+        "mode": mode,
+        "vendors": ", ".join(vendors) or "none",
+    }
+    for line in template.decode("utf-8").splitlines(keepends=True):
+        bare = line.strip()
+        if bare == "{managed_files}":
+            lines.extend(_managed_lines(managed, "\n"))
+        elif bare == "{history}":
+            continue
+        else:
+            lines.append(line.format(**fields))
+    return "".join(lines).encode("utf-8")
+
+
+def _managed_lines(managed: Mapping[str, str], newline: str) -> list[str]:
+    return [f"- {path}: {managed[path]}{newline}" for path in sorted(managed)]
+
+
+def restamp(
+    manifest: Manifest,
+    *,
+    values: Mapping[str, str],
+    managed: Mapping[str, str],
+    history: Sequence[str] = (),
+) -> bytes:
+    """The manifest with new key values, a regenerated managed list and history lines appended."""
+    text = manifest.text
+    newline = text.newline
+    lines = list(text.lines)
+    for index in _sections(lines)[""][1]:
+        parsed = parse_key_line(lines[index])
+        if parsed and parsed.key in values and parsed.value.strip() != values[parsed.key]:
+            lines[index] = with_value(lines[index], values[parsed.key])
+    lines = _set_items(lines, _MANAGED_HEADING, _managed_lines(managed, newline), newline, True)
+    if history:
+        entries = [f"- {entry}{newline}" for entry in history]
+        lines = _set_items(lines, _HISTORY_HEADING, entries, newline, False)
+    return Text(text.bom, tuple(lines)).encode()
+
+
+def _set_items(
+    lines: list[str], heading: str, items: list[str], newline: str, replace: bool
+) -> list[str]:
+    """Replace (or append to) the ``- `` items of a section, creating the section if missing."""
+    section = _sections(lines).get(heading)
+    if section is None:
+        title = "## " + heading[3:].capitalize()
+        return [*_ensure_trailing_newline(lines, newline), newline, title + newline, *items]
+    head, body = section
+    existing = [i for i in body if _is_item(lines[i])]
+    if replace:
+        at = existing[0] if existing else head + 1
+        gone = set(existing)
+        lines = [line for i, line in enumerate(lines) if i not in gone]
+    else:
+        at = existing[-1] + 1 if existing else head + 1
+    before = _ensure_trailing_newline(lines[:at], newline)
+    return [*before, *items, *lines[at:]]
+
+
+def _ensure_trailing_newline(lines: list[str], newline: str) -> list[str]:
+    if lines and not lines[-1].endswith("\n"):
+        return [*lines[:-1], lines[-1] + newline]
+    return lines

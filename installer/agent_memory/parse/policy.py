@@ -1,0 +1,97 @@
+"""``memory/decay-policy.md``: the integer windows and triggers users tune.
+
+Only the values are read; the user's comments and layout are never rewritten. Missing keys take
+their defaults, unknown keys are reported, and an inconsistent policy is an error with its line.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import NamedTuple
+
+from ..errors import Problem
+from ..layout import POLICY
+from .keyvalue import parse_key_line
+from .text import decode, strip_eol
+
+DEFAULTS = MappingProxyType(
+    {
+        "working_window": 3,
+        "active_window": 8,
+        "archive_window": 20,
+        "review_every": 10,
+        "continuity_max_facts": 30,
+        "continuity_max_lines": 600,
+        "core_min_uses": 12,
+        "core_min_reviews": 5,
+    }
+)
+_DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
+
+
+class Policy(NamedTuple):
+    working_window: int = 3
+    active_window: int = 8
+    archive_window: int = 20
+    review_every: int = 10
+    continuity_max_facts: int = 30
+    continuity_max_lines: int = 600
+    enabled: bool = False  # auto-core
+    core_min_uses: int = 12
+    core_min_reviews: int = 5
+
+
+def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
+    """The policy and what is wrong with it; errors mean the review must not run."""
+    if data is None:
+        return Policy(), []
+    text = decode(POLICY, data)
+    values: dict[str, object] = {}
+    lines: dict[str, int] = {}
+    problems: list[Problem] = []
+    in_doc = False
+    for index, line in enumerate(text.lines):
+        bare = strip_eol(line).strip()
+        if bare.startswith("#"):
+            in_doc = bare.lower() == _DOC_SECTION
+            continue
+        parsed = parse_key_line(line)
+        if in_doc or parsed is None:
+            continue
+        key, raw, number = parsed.key, parsed.value.strip(), index + 1
+        if key == "enabled":
+            if raw.lower() not in ("true", "false"):
+                problems.append(_error(number, f"enabled: {raw!r} must be true or false"))
+            values[key] = raw.lower() == "true"
+        elif key in DEFAULTS:
+            if not raw.isdigit() or int(raw) <= 0:
+                problems.append(_error(number, f"{key}: {raw!r} must be a positive whole number"))
+                continue
+            values[key] = int(raw)
+        else:
+            known = ", ".join([*DEFAULTS, "enabled"])
+            problems.append(
+                Problem(
+                    POLICY,
+                    number,
+                    "warning",
+                    "policy-unknown-key",
+                    f"{key!r} is not a policy key (ignored); known keys: {known}",
+                )
+            )
+            continue
+        lines[key] = number
+    policy = Policy(**{name: values[name] for name in Policy._fields if name in values})  # type: ignore[arg-type]
+    if not policy.working_window <= policy.active_window < policy.archive_window:
+        problems.append(
+            _error(
+                lines.get("archive_window", lines.get("active_window", 1)),
+                "windows must satisfy working_window ≤ active_window < archive_window "
+                f"(got {policy.working_window}, {policy.active_window}, {policy.archive_window})",
+            )
+        )
+    return policy, problems
+
+
+def _error(line: int, message: str) -> Problem:
+    return Problem(POLICY, line, "error", "policy-invalid", message + "; fix the value")

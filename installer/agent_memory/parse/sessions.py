@@ -1,0 +1,326 @@
+"""Session logs: the event log. Reads the ``## Memory References`` section of each log.
+
+This is the one hot path (a full review may read 100,000 logs). A log whose section is only
+``- Label: id, id`` lines, with no fence anywhere, is read on its bytes by three regular
+expressions; any other log goes to a line scanner that knows code fences and ATX headings. Property
+tests check the first against the second, and the second against markdown-it-py.
+
+Parsing is forgiving — real logs are written by agents — and nothing in a log can make it fail:
+anything it cannot use becomes a warning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from ..errors import Problem
+from ..layout import SESSION_NAME
+from .footer import ID
+from .outline import markdown
+
+# First words of a label that mean "this session used the fact".
+USE_WORDS = frozenset(
+    {
+        "referenced",
+        "created",
+        "reactivated",
+        "updated",
+        "used",
+        "touched",
+        "new",
+        "closed",
+        "resolved",
+        "completed",
+    }
+)
+CREATE_WORDS = frozenset({"created", "new"})
+CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
+NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
+
+_INTERESTING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
+_NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
+_LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
+_MARKER = re.compile(rb"memory references", re.IGNORECASE)
+# The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
+_REFERENCES = r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+_REFERENCES_HEADING = re.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
+_ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+# The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
+# "- Label: id, id" lines; "end" matches only when the whole section was such lines.
+_AWKWARD = re.compile(rb"```|~~~|\r")
+_ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
+_PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
+_PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
+_PLAIN_SECTION = re.compile(
+    _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
+    rb"(?P<end>\Z|(?= {0,3}#{1,6}(?:[ \t]|\n|\Z)))?",
+    re.MULTILINE,
+)
+_NOT_USES = frozenset({"archived", "swept", "superseded"})
+_GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
+_OPENER = re.compile(r"[(\[{]")
+_SEPARATOR = re.compile(r"[,;]")
+
+
+class SessionRefs(NamedTuple):
+    """What one log says about fact usage; its warnings have a line but no path yet."""
+
+    used: frozenset[str]
+    created: frozenset[str]
+    warnings: tuple[Problem, ...]
+
+
+EMPTY = SessionRefs(frozenset(), frozenset(), ())
+
+
+def session_date(name: str) -> str | None:
+    """The date of a correctly named log, or None for any other file name."""
+    match = SESSION_NAME.match(name)
+    return match.group(1) if match else None
+
+
+def read_refs(data: bytes) -> SessionRefs:
+    """The ids a log lists under use labels in its ``## Memory References`` section."""
+    if _AWKWARD.search(data) is not None or data.startswith(b"\xef\xbb\xbf"):
+        return _read_refs(data)
+    # Where the heading is: a line holding the phrase (found by bytes.find, which is much
+    # cheaper than a regular expression trying every line) that reads as the heading.
+    lowered = data.lower()
+    at = lowered.find(b"memory references")
+    while True:
+        if at == -1:
+            return EMPTY
+        section = _PLAIN_SECTION.match(data, data.rfind(b"\n", 0, at) + 1)
+        if section is not None:
+            break
+        at = lowered.find(b"memory references", at + 1)
+    if section.group("end") is None:
+        return _read_refs(data)  # the section holds more than "- Label: id, id" lines
+    used: set[str] = set()
+    created: set[str] = set()
+    for label, ids in _PLAIN_ITEM.findall(section.group("body")):
+        word = label.lower().decode()
+        if word in _NOT_USES:
+            continue
+        if word not in CANONICAL_WORDS:
+            return _read_refs(data)  # a label that earns a warning
+        found = set(ids.decode().replace(" ", "").split(","))
+        found -= NOTHING
+        found.discard("")
+        used |= found
+        if word in CREATE_WORDS:
+            created |= found
+    return SessionRefs(frozenset(used), frozenset(created), ()) if used else EMPTY
+
+
+def _read_refs(data: bytes) -> SessionRefs:
+    """``read_refs`` for any log: decoded, fences and all."""
+    if _MARKER.search(data) is None:
+        return EMPTY
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    span = reference_section(text)
+    if span is None:
+        return EMPTY
+    first_line, body = span
+    return _parse_section(first_line, body)
+
+
+def reference_section(text: str) -> tuple[int, list[str]] | None:
+    """(line number of the section's first body line, its lines), or None without the heading."""
+    if "```" not in text and "~~~" not in text:
+        # Without fences every heading line is a heading: two searches, no line loop.
+        heading = _REFERENCES_HEADING.search(text)
+        if heading is None:
+            return None
+        body_from = heading.end() + 1
+        following = _ANY_HEADING.search(text, body_from)
+        body = text[body_from : following.start() if following else len(text)]
+        return text.count("\n", 0, body_from) + 1, body.split("\n")
+    fence: tuple[str, int] | None = None
+    start: int | None = None
+    body_from = 0
+    lines_before = 0
+    position = 0
+    for match in _INTERESTING.finditer(text):
+        lines_before += text.count("\n", position, match.start())
+        position = match.start()
+        line_end = text.find("\n", match.start())
+        line = text[match.start() : line_end if line_end != -1 else len(text)]
+        fence_match = _FENCE.match(line)
+        if fence_match and line.startswith(" "):
+            # An indented fence may sit inside a list item, where only a real parse can tell
+            # where it ends; such logs are rare, so they take the slow, exact path.
+            return _reference_section_parsed(text)
+        if fence is not None:
+            if (
+                fence_match
+                and fence_match.group(1)[0] == fence[0]
+                and len(fence_match.group(1)) >= fence[1]
+                and not fence_match.group(2).strip()
+            ):
+                fence = None
+            continue
+        if fence_match:
+            info = fence_match.group(2)
+            if fence_match.group(1)[0] == "`" and "`" in info:
+                continue  # not a fence: backtick info strings cannot contain backticks
+            fence = (fence_match.group(1)[0], len(fence_match.group(1)))
+            continue
+        heading = _HEADING.match(line)
+        if heading is None:
+            continue
+        if start is not None:
+            return start + 1, text[body_from:position].split("\n")
+        title = (heading.group(2) or "").strip().strip("*_").strip().lower()
+        if title == "memory references":
+            start = lines_before + 1
+            body_from = line_end + 1 if line_end != -1 else len(text)
+    if start is None:
+        return None
+    return start + 1, text[body_from:].split("\n")
+
+
+def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]]:
+    """(line, joined item text) per list item; (line, None) for a paragraph line.
+
+    Indented lines continue the item above; a nested bullet starts a new segment of it.
+    """
+    current: list[str] = []
+    current_line = current_indent = 0
+    in_fence = False
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        item = _ITEM.match(line)
+        indent = len(line) - len(line.lstrip(" \t"))
+        if item is not None and not (current and indent > current_indent):
+            if current:
+                yield current_line, " ".join(current)
+            current, current_line, current_indent = [item.group(1)], number, indent
+        elif not line.strip():
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+        elif current and indent > 0:
+            nested = _NESTED_ITEM.match(line)
+            current.append(", " + nested.group(1) if nested else line.strip())
+        else:
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+            yield number, None
+    if current:
+        yield current_line, " ".join(current)
+
+
+def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
+    used: set[str] = set()
+    created: set[str] = set()
+    warnings: list[Problem] = []
+
+    def warn(line: int, message: str) -> None:
+        warnings.append(Problem("", line, "warning", "session-reference", message))
+
+    for number, item in _items(first_line, lines):
+        if item is None:
+            warn(number, "prose in Memory References is ignored; use list items")
+            continue
+        match = _LABEL.match(item)
+        if match is None:
+            warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
+            continue
+        label = match.group("label").strip()
+        words = re.findall(r"[a-z]+", label.lower())
+        first = words[0] if words else ""
+        if first not in USE_WORDS:
+            if first not in _NOT_USES:
+                warn(number, f"label {label!r} is not a use; ids under it do not count")
+            continue
+        if first not in CANONICAL_WORDS:
+            canonical = "Created" if first in CREATE_WORDS else "Referenced"
+            warn(number, f"label {label!r} counts as a use; prefer {canonical}:")
+        ids = segment_ids(match.group("rest"))
+        used.update(ids)
+        if first in CREATE_WORDS:
+            created.update(ids)
+    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings))
+
+
+def segment_ids(rest: str) -> list[str]:
+    """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
+    # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
+    # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
+    rest = _WIKI_LINK.sub(r"\1", rest)
+    while True:
+        flattened = _GROUP.sub(" ", rest)
+        if flattened == rest:
+            break
+        rest = flattened
+    opener = _OPENER.search(rest)
+    if opener is not None:
+        rest = rest[: opener.start()]
+    segments = _SEPARATOR.split(rest)
+    ids = []
+    for segment in segments:
+        token = segment.strip().split(maxsplit=1)[0] if segment.strip() else ""
+        token = token.strip("`*_").split("(", 1)[0].rstrip(".:")
+        if token and token not in NOTHING and ID.match(token):
+            ids.append(token)
+    return ids
+
+
+def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
+    """``reference_section`` by a full markdown-it parse (top-level ATX headings only)."""
+    tokens = markdown().parse(text)
+    lines = text.split("\n")
+    start: int | None = None
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or not token.markup.startswith("#"):
+            continue
+        assert token.map is not None
+        if start is not None:
+            return start + 1, lines[start : token.map[0]]
+        title = tokens[index + 1].content.strip().strip("*_").strip().lower()
+        if title == "memory references":
+            start = token.map[1]
+    return None if start is None else (start + 1, lines[start:])
+
+
+# -- new logs --------------------------------------------------------------------------------
+
+TEMPLATE_TITLE = "YYYY-MM-DD-HHMMSS"
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+
+
+def log_template(schema: str) -> str:
+    """The session-log template: the schema's ``markdown`` example with a Memory References."""
+    for token in markdown().parse(schema):
+        if token.type == "fence" and "## Memory References" in token.content:
+            return token.content
+    raise ValueError("the schema has no session-log template")
+
+
+def log_name(now: dt.datetime, slug: str | None) -> str:
+    """``YYYY-MM-DD-HHMMSS[-slug].md`` for a UTC time; the slug is reduced to kebab-case."""
+    stem = now.astimezone(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
+    if slug:
+        kebab = _SLUG_JUNK.sub("-", slug.lower()).strip("-")
+        if kebab:
+            stem += f"-{kebab}"
+    return f"{stem}.md"
+
+
+def new_log(schema: str, name: str) -> bytes:
+    return log_template(schema).replace(TEMPLATE_TITLE, name[:-3], 1).encode("utf-8")

@@ -1,0 +1,54 @@
+"""Finding the files of known folders that match table patterns (MIGRATE.md's sources).
+
+Only the folders the patterns name are listed, and only ``**`` patterns descend, below their own
+folder; a symlinked folder is never entered (a link to ``.`` would loop), and the walk stops at
+a fixed number of folders, so a hostile tree cannot make it run forever.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+
+from ..core.vendor_import import matches
+from ..errors import RefusedError
+from .repo import Repo
+
+MAX_FOLDERS = 10_000
+
+
+def matching(repo: Repo, patterns: Sequence[str]) -> list[str]:
+    """The regular files (or links to them) under ``repo`` that match one of ``patterns``."""
+    found: set[str] = set()
+    visited = 0
+    for pattern in patterns:
+        if "*" not in pattern:
+            if repo.exists(pattern) and not repo.is_dir(pattern):
+                found.add(pattern)
+            continue
+        folders = [pattern.split("/*", 1)[0]]
+        while folders:
+            visited += 1
+            if visited > MAX_FOLDERS:
+                raise RefusedError(
+                    f"more than {MAX_FOLDERS} folders under the vendor rule folders; "
+                    "move what is not a rule file elsewhere",
+                    folders[-1],
+                )
+            current = folders.pop()
+            for name in repo.list_dir(current):
+                candidate = f"{current}/{name}"
+                if "**" in pattern and _is_real_dir(repo, candidate):
+                    folders.append(candidate)
+                elif matches(pattern, candidate) and not repo.is_dir(candidate):
+                    found.add(candidate)
+    return sorted(found)
+
+
+def _is_real_dir(repo: Repo, rel: str) -> bool:
+    """A directory, not a symlink to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(repo.root / rel).st_mode)
+    except OSError:
+        return False
