@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..errors import InputError, Problem
 from ..layout import CONTINUITY, SESSIONS_DIR
@@ -24,30 +24,54 @@ def lint(
 ) -> list[Problem]:
     """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
     found: list[Problem] = list(memory.problems)
-    manifest_path, manifest_data = manifest
-    if manifest_data is not None:
-        try:
-            parse_manifest(manifest_data)
-        except InputError as exc:
-            found.append(exc.problem._replace(path=manifest_path, check="manifest-invalid"))
+    found += _manifest(*manifest)
     for path, data in texts:
-        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
+        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
     docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
     docs.extend(memory.archives)
-    for doc in docs:
-        if doc.path != CONTINUITY:
-            continue
-        found.extend(
-            Problem(
-                doc.path,
-                fact.line,
-                "warning",
-                "fact-no-id",
-                "fact has no id footer; the review cannot track it",
-            )
-            for fact in doc.facts
-            if fact.id is None
+    found += _facts(docs)
+    found += _logs(memory, logs, {f.id for doc in docs for f in doc.facts if f.id is not None})
+    found += [
+        Problem(
+            CONTINUITY,
+            None,
+            "advisory",
+            "review-due",
+            f"a review is due: {reason}; run agent-memory review",
         )
+        for reason in due_reasons(memory.continuity, memory.logs, memory.policy)
+    ]
+    return sorted(
+        set(found),
+        key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
+    )
+
+
+def _manifest(path: str, data: bytes | None) -> list[Problem]:
+    if data is None:
+        return []
+    try:
+        parse_manifest(data)
+    except InputError as exc:
+        return [exc.problem._replace(path=path, check="manifest-invalid")]
+    return []
+
+
+def _facts(docs: Sequence[Document]) -> list[Problem]:
+    """Facts the review cannot track (no id) and ids that are not unique."""
+    found = [
+        Problem(
+            doc.path,
+            fact.line,
+            "warning",
+            "fact-no-id",
+            "fact has no id footer; the review cannot track it",
+        )
+        for doc in docs
+        if doc.path == CONTINUITY
+        for fact in doc.facts
+        if fact.id is None
+    ]
     for doc, fact, first in id_clashes(docs):
         first_path = first.rsplit(":", 1)[0]
         both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
@@ -60,60 +84,45 @@ def lint(
                 f"id {fact.id!r} also at {first}; ids must be unique — rename one",
             )
         )
-    known = {fact.id for doc in docs for fact in doc.facts if fact.id is not None}
-    for name in memory.stray_logs:
-        found.append(
-            Problem(
-                f"{SESSIONS_DIR}/{name}",
-                None,
-                "warning",
-                "session-name",
-                "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
-            )
+    return found
+
+
+def _logs(memory: Memory, logs: Iterable[tuple[str, bytes]], known: set[str]) -> list[Problem]:
+    """Misnamed logs, unreadable references, unknown ids, and an id created twice."""
+    found = [
+        Problem(
+            f"{SESSIONS_DIR}/{name}",
+            None,
+            "warning",
+            "session-name",
+            "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
         )
+        for name in memory.stray_logs
+    ]
     created_in: dict[str, list[str]] = defaultdict(list)
     for name, data in logs:
         refs = read_refs(data)
         path = f"{SESSIONS_DIR}/{name}"
-        found.extend(conflict_markers(path, data.decode("utf-8", errors="replace")))
-        found.extend(warning._replace(path=path) for warning in refs.warnings)
-        for fact_id in sorted(refs.used - known):
-            found.append(
-                Problem(
-                    path,
-                    None,
-                    "warning",
-                    "unknown-id",
-                    f"references {fact_id!r}, which exists nowhere",
-                )
-            )
+        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
+        found += [warning._replace(path=path) for warning in refs.warnings]
+        found += [
+            Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
+            for i in sorted(refs.used - known)
+        ]
         for fact_id in refs.created:
             created_in[fact_id].append(name)
-    for fact_id, names in sorted(created_in.items()):
-        if len(names) > 1:
-            found.append(
-                Problem(
-                    f"{SESSIONS_DIR}/{names[1]}",
-                    None,
-                    "warning",
-                    "created-twice",
-                    f"{fact_id!r} is listed under Created in {', '.join(names)}",
-                )
-            )
-    for reason in due_reasons(memory.continuity, memory.logs, memory.policy):
-        found.append(
-            Problem(
-                CONTINUITY,
-                None,
-                "advisory",
-                "review-due",
-                f"a review is due: {reason}; run agent-memory review",
-            )
+    found += [
+        Problem(
+            f"{SESSIONS_DIR}/{names[1]}",
+            None,
+            "warning",
+            "created-twice",
+            f"{fact_id!r} is listed under Created in {', '.join(names)}",
         )
-    return sorted(
-        set(found),
-        key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
-    )
+        for fact_id, names in sorted(created_in.items())
+        if len(names) > 1
+    ]
+    return found
 
 
 def exit_code(findings: Iterable[Problem]) -> int:

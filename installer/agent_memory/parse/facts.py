@@ -217,12 +217,26 @@ def _facts(
     footers: dict[int, footer.Found],
     problems: list[Problem],
 ) -> tuple[Fact, ...]:
+    ends = _claim_footers(path, lines, items, footers, problems)
+    return tuple(
+        _fact(path, lines, title, start, end, footers, problems)
+        for (title, start, _end), end in zip(items, ends, strict=True)
+    )
+
+
+def _claim_footers(
+    path: str,
+    lines: Sequence[str],
+    items: Sequence[tuple[str, int, int]],
+    footers: dict[int, footer.Found],
+    problems: list[Problem],
+) -> list[int]:
+    """Each item's end, extended to a footer separated from it by blank lines only (it still
+    belongs to it); a footer no item claims is an orphan."""
     claimed: set[int] = set()
-    ranges: list[list[int]] = []
+    ends = [end for _title, _start, end in items]
     for _title, start, end in items:
-        ranges.append([start, end])
         claimed.update(range(start, end))
-    # A footer separated from its fact by blank lines only still belongs to it.
     for line_index in sorted(footers):
         if line_index in claimed:
             continue
@@ -230,10 +244,8 @@ def _facts(
         for k, (_title, _start, end) in enumerate(items):
             if end <= line_index and all(is_blank(lines[i]) for i in range(end, line_index)):
                 owner = k
-        if owner is not None and not any(
-            i in footers for i in range(ranges[owner][0], ranges[owner][1])
-        ):
-            ranges[owner][1] = line_index + 1
+        if owner is not None and not any(i in footers for i in range(items[owner][1], ends[owner])):
+            ends[owner] = line_index + 1
             claimed.update(range(items[owner][2], line_index + 1))
         else:
             problems.append(
@@ -245,54 +257,61 @@ def _facts(
                     "footer is not inside a fact; put it on the line under its bullet",
                 )
             )
-    facts: list[Fact] = []
-    for (title, start, _end), (_, end) in zip(items, ranges, strict=True):
-        own = [i for i in range(start, end) if i in footers] if footers else []
-        fields: footer.Fields = ()
-        footer_line = None
-        span = (0, 0)
-        if own:
-            footer_line = own[0]
-            found = footers[footer_line]
-            span = (found.start, found.end)
-            if not found.closed:
-                problems.append(
-                    Problem(
-                        path,
-                        footer_line + 1,
-                        "error",
-                        "footer-unclosed",
-                        "footer comment has no closing -->; add it at the end of the line",
-                    )
+    return ends
+
+
+def _fact(
+    path: str,
+    lines: Sequence[str],
+    title: str,
+    start: int,
+    end: int,
+    footers: dict[int, footer.Found],
+    problems: list[Problem],
+) -> Fact:
+    """The fact of lines [start, end): its bullet, its task box and its (first) footer."""
+    own = [i for i in range(start, end) if i in footers] if footers else []
+    fields: footer.Fields = ()
+    footer_line = None
+    span = (0, 0)
+    if own:
+        footer_line = own[0]
+        found = footers[footer_line]
+        span = (found.start, found.end)
+        if not found.closed:
+            problems.append(
+                Problem(
+                    path,
+                    footer_line + 1,
+                    "error",
+                    "footer-unclosed",
+                    "footer comment has no closing -->; add it at the end of the line",
                 )
-            fields, wrong = footer.parse_fields(found.body)
-            for p in wrong:
-                problems.append(p._replace(path=path, line=footer_line + 1))
-            for extra in own[1:]:
-                problems.append(
-                    Problem(
-                        path,
-                        extra + 1,
-                        "error",
-                        "footer-multiple",
-                        "a second footer inside one fact; keep one per top-level bullet",
-                    )
-                )
-        bullet = strip_eol(lines[start])
-        match = BULLET.match(bullet)
-        task = None
-        first = bullet
-        if match is not None:
-            task = match.group("task")
-            task = task.lower() if task else None
-            first = bullet[match.end() :]
-        if footer_line == start:
-            first = first.replace(strip_eol(lines[start])[span[0] : span[1]], "")
-        fact_id = dict(fields).get("id") if fields else None
-        facts.append(
-            Fact(title, start, end, footer_line, span, fields, task, first.strip(), fact_id)
+            )
+        fields, wrong = footer.parse_fields(found.body)
+        problems.extend(p._replace(path=path, line=footer_line + 1) for p in wrong)
+        problems.extend(
+            Problem(
+                path,
+                extra + 1,
+                "error",
+                "footer-multiple",
+                "a second footer inside one fact; keep one per top-level bullet",
+            )
+            for extra in own[1:]
         )
-    return tuple(facts)
+    bullet = strip_eol(lines[start])
+    match = BULLET.match(bullet)
+    task = None
+    first = bullet
+    if match is not None:
+        task = match.group("task")
+        task = task.lower() if task else None
+        first = bullet[match.end() :]
+    if footer_line == start:
+        first = first.replace(bullet[span[0] : span[1]], "")
+    fact_id = dict(fields).get("id") if fields else None
+    return Fact(title, start, end, footer_line, span, fields, task, first.strip(), fact_id)
 
 
 def sections_of(path: str, text: Text) -> tuple[Section, ...]:
