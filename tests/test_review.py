@@ -75,6 +75,37 @@ def fact_texts(root: Path) -> Counter[str]:
     return found
 
 
+def expected_usage(root: Path) -> dict[str, tuple[str, str]]:
+    """DECAY.md § Events computed directly from the logs on disk, as a person would count them:
+    one event per log that names the id, plus the birth event (no log here says Created)."""
+    counted: Counter[str] = Counter()
+    latest: dict[str, str] = {}
+    for rel, data in sorted(tree(root).items()):
+        if not rel.startswith("memory/sessions/2"):
+            continue
+        line = data.decode().split("- Referenced: ", 1)[1].strip()
+        for fact_id in {i.strip() for i in line.split(",")} - {"none"}:
+            counted[fact_id] += 1
+            latest[fact_id] = rel.rsplit("/", 1)[-1][:10]
+    return {
+        f"fact-{i}": (str(counted[f"fact-{i}"] + 1), latest.get(f"fact-{i}", START.isoformat()))
+        for i in range(8)
+    }
+
+
+def footers(root: Path) -> dict[str, tuple[str, str]]:
+    """(uses, last_used) of every fact in continuity.md and the archive."""
+    found = {}
+    for rel, data in tree(root).items():
+        if rel == "memory/continuity.md" or (
+            rel.startswith("memory/archive/") and rel != "memory/archive/INDEX.md"
+        ):
+            for fact in facts.parse(rel, data).facts:
+                assert fact.id is not None
+                found[fact.id] = (fact.field("uses") or "", fact.field("last_used") or "")
+    return found
+
+
 def today_after(batch_index: int) -> str:
     return (START + dt.timedelta(days=40 * (batch_index + 1))).isoformat()
 
@@ -97,6 +128,8 @@ def test_incremental_equals_full_idempotent_and_nothing_lost(tmp_path_factory, h
             k: v for k, v in tree(root).items() if k.startswith("memory/sessions/")
         } == logs_before
         assert fact_texts(root) == texts
+        expected = expected_usage(root)
+        assert footers(root) == {i: expected[i] for i in footers(root)}
         after = tree(root)
         again = cli("review", root, "--today", today_after(index))
         assert again.exit_code == 0 and tree(root) == after, "second review changed something"
