@@ -1,7 +1,7 @@
 """Where things live in an enabled repo, and the markers we own.
 
-Every path here is relative to the target repo and POSIX-style; the disk module is the only place
-that turns them into real paths.
+Every path here is relative to the target repo and POSIX-style; the shell (``shell/``) is the only
+place that turns them into real paths.
 """
 
 from __future__ import annotations

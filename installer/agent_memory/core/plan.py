@@ -1,6 +1,6 @@
 """A plan: the files a command would create, replace or remove, each with its outcome and reason.
 
-Commands compute a plan with pure functions; ``--dry-run`` prints it, the disk module applies it.
+Commands compute a plan with pure functions; ``--dry-run`` prints it, the shell applies it.
 """
 
 from __future__ import annotations

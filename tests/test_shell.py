@@ -1,4 +1,4 @@
-"""The disk module: all-or-nothing plans, rollback after a crash, the lock, path safety."""
+"""The shell: all-or-nothing plans, rollback after a crash, the lock, path safety, reading logs."""
 
 from __future__ import annotations
 
