@@ -100,12 +100,14 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
 
     try:
         result = call()
-    except AgentMemoryError as exc:
-        click.echo(f"agent-memory: {exc}", err=True)
+    except (AgentMemoryError, OSError) as exc:
+        # An OSError the shell did not name (it rolls back before it raises) is still one line.
+        error = exc if isinstance(exc, AgentMemoryError) else _os_error(exc)
+        click.echo(f"agent-memory: {error}", err=True)
         if as_json:
             from .commands.report import error_json
 
-            click.echo(error_json(resources.version(), exc.problem))
+            click.echo(error_json(resources.version(), error.problem))
         sys.exit(1)
     report = result.report
     if as_json:
@@ -115,6 +117,12 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
             click.echo(line)
         click.echo(result.diff, nl=False)
     sys.exit(result.exit_code)
+
+
+def _os_error(exc: OSError) -> Any:
+    from .shell.files import os_error
+
+    return os_error(exc, str(exc.filename or "repo"))
 
 
 def _progress(names: Sequence[str]) -> Iterator[str]:
@@ -275,3 +283,18 @@ def check_logs(path: Path, base: str, as_json: bool) -> None:
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+@main.command()
+@_repo_arg
+@_wait_opt
+@_json_opt
+def recover(path: Path, wait: float, as_json: bool) -> None:
+    """Roll back the plan an interrupted run left half-applied (its journal), and nothing else.
+
+    Every writing command does this first; read-only ones (lint, status, recall, --check,
+    --dry-run) never write, so they refuse while a journal is present.
+    """
+    from .commands.recover import recover as run
+
+    _run(lambda: run(path, wait), as_json)
