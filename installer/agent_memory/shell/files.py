@@ -23,6 +23,7 @@ TMP_SUFFIX = ".agent-memory-tmp"
 _TMP_RANDOM = 8  # characters tempfile puts between our prefix and suffix
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _KINDS = (
+    (stat.S_ISREG, "a regular file"),
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISSOCK, "a socket"),
