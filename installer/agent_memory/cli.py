@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -30,6 +31,15 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 
 def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
     if value is None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        if epoch:  # checked here so that a bad value is a usage error (exit 2), never ignored
+            from .parse.dates import epoch_date
+
+            if epoch_date(epoch) is None:
+                raise click.UsageError(
+                    f"SOURCE_DATE_EPOCH={epoch[:40]!r} is not a time; use whole seconds since "
+                    "1970 (ASCII digits, a representable date) or unset it"
+                )
         return None
     from .parse.dates import parse_date  # only when --today is given
 
@@ -225,14 +235,27 @@ def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) 
         return None
     try:
         moment = dt.datetime.fromisoformat(value)
-    except ValueError:
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+        moment.astimezone(dt.timezone.utc)  # 9999-12-31T23:59:59-14:00 is past year 9999
+    except (ValueError, OverflowError):
         raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment
+
+
+_MAX_SLUG = 80  # a log's name stays far below the file systems' 255-byte limit
+
+
+def _check_slug(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and len(value.encode("utf-8", errors="replace")) > _MAX_SLUG:
+        raise click.BadParameter(f"is longer than {_MAX_SLUG} bytes; use a short kebab-case word")
+    return value
 
 
 @session.command("new")
 @_repo_arg
-@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
+@click.option(
+    "--slug", callback=_check_slug, metavar="TEXT", help="Add -TEXT to the name (kebab-cased)."
+)
 @click.option(
     "--now",
     callback=_parse_now,
