@@ -147,7 +147,55 @@ def _flipped(repo: Path, _outside: Path) -> None:
     _journal(repo, bytes(data))
 
 
+def _write(rel: str, text: str) -> Callable[[Path, Path], None]:
+    def make(repo: Path, _outside: Path) -> None:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_bytes(text.encode())
+
+    return make
+
+
+def _edit(rel: str, old: str, new: str) -> Callable[[Path, Path], None]:
+    def make(repo: Path, _outside: Path) -> None:
+        text = (repo / rel).read_text()
+        assert old in text
+        (repo / rel).write_text(text.replace(old, new, 1))
+
+    return make
+
+
+def _cr_only(repo: Path, _outside: Path) -> None:
+    (repo / CONTINUITY).write_bytes(OLD_FACT.replace("\n", "\r").encode())
+
+
+REFS = "# Session\n\n## Memory References\n"
+HUGE = "9" * 4301
 SETUPS: dict[str, Callable[[Path, Path], None]] = {
+    "arabic-indic-log-name": _write(
+        "memory/sessions/\u0662\u0660\u0662\u0666-\u0660\u0666-\u0661\u0660-"
+        "\u0661\u0660\u0660\u0660\u0660\u0660.md",
+        REFS + "- Referenced: none\n",
+    ),
+    "superscript-policy": _edit(
+        "memory/decay-policy.md", "review_every:         10", "review_every: \u00b2"
+    ),
+    "huge-number-policy": _edit(
+        "memory/decay-policy.md", "review_every:         10", f"review_every: {HUGE}"
+    ),
+    "huge-number-footer": _write(CONTINUITY, OLD_FACT.replace("uses: 1", f"uses: {HUGE}")),
+    "superscript-footer": _write(CONTINUITY, OLD_FACT.replace("uses: 1", "uses: \u00b3")),
+    "cr-only-continuity": _cr_only,
+    "log-after-today": _write(LOG, REFS + "- Referenced: none\n"),
+    "spaces-label-log": _write(LOG, REFS + "- Referenced" + " " * 100_000 + "x\n"),
+    "nested-parens-log": _write(
+        LOG, REFS + "- Referenced: a (" + "(" * 40_000 + "b" + ")" * 40_001 + ", c\n"
+    ),
+    "fenced-heading-spaces-log": _write(
+        LOG, "```\nx\n```\n" + "## a" + " " * 100_000 + "x\n" + REFS + "- Referenced: a\n"
+    ),
+    "comment-opens-continuity": _write(
+        CONTINUITY, OLD_FACT.replace("- Keep", "- " + "<!-- id" * 20_000 + " Keep")
+    ),
     "journal-dotdot": lambda r, o: _journal(
         r, dump([Entry("../outside/sentinel.txt", True, [], 3)], b"pwn")
     ),
