@@ -270,7 +270,7 @@ def heading_title(line: str) -> str | None:
         return None
     content = line[opening.end() :].strip(" \t")
     closed = content.rstrip("#")
-    if closed != content and (not closed or closed[-1] in " \t"):
+    if closed != content and closed and closed[-1] in " \t":
         content = closed.rstrip(" \t")
     return content
 
