@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.cli import main
+from agent_memory.layout import JOURNAL_DIR
 from conftest import PROJECT, build_tree, cli, tree
 
 pytestmark = pytest.mark.slow
@@ -127,11 +128,13 @@ def test_killed_at_every_step_and_at_random_moments(
             [*args[:1], str(repo), *args[1:]], env, None if kind == "step" else value
         )
         kills += code == -9
-        # The next run of any command (a read-only one here) first restores a consistent state.
-        follow = (
-            cli("status", repo) if (repo / "memory/continuity.md").exists() else cli("lint", repo)
-        )
-        assert "Traceback" not in follow.output
+        # A read-only command refuses a half-written tree; recover (which every writing command
+        # does first) restores a consistent state.
+        if (repo / JOURNAL_DIR).exists():
+            refused = cli("status", repo)
+            assert refused.exit_code == 1 and "agent-memory recover" in refused.output
+        follow = cli("recover", repo)
+        assert follow.exit_code == 0 and "Traceback" not in follow.output
         state = tree(repo)
         assert state in (before, after), f"{name}: {kind} {value}: tree is neither before nor after"
         assert not any(LEFTOVERS.search(path) for path in state), state.keys()

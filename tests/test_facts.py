@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.edits import Edit, apply_edits, footer_edit, shift_sections
+from agent_memory.errors import InputError
 from agent_memory.parse import facts, footer
 from conftest import PROJECT
 
@@ -106,6 +108,10 @@ def test_arbitrary_text_round_trips_and_never_crashes(
     newline = "\r\n" if crlf else "\n"
     src = newline.join(lines) + (newline if final_newline and lines else "")
     data = src.encode()
+    if src.count("\n") <= int(src.endswith("\n")) and "\r" in src.rstrip("\r\n"):
+        with pytest.raises(InputError, match="classic Mac line endings"):
+            facts.parse("c.md", data)  # CR-only line breaks: refused, never misread
+        return
     doc = facts.parse("c.md", data)
     assert doc.render() == data
     for fact in doc.facts:

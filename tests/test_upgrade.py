@@ -97,8 +97,10 @@ def test_killed_inside_a_rung_is_rolled_back_then_completes(tmp_path: Path) -> N
         "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="9"
     )
     assert crashed.returncode == -9
-    assert cli("enable", repo, "--check").exit_code == 1  # rolled back first, then planned
+    assert cli("enable", repo, "--check").exit_code == 1  # refused: a journal is present
+    assert cli("recover", repo).exit_code == 0
     assert tree(repo) == before
+    assert cli("enable", repo, "--check").exit_code == 1  # an upgrade is pending
     assert cli("enable", repo, "--today", TODAY).exit_code == 0
     assert tree(repo) == tree(EXAMPLE / "after")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -30,6 +31,15 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 
 def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
     if value is None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        if epoch:  # checked here so that a bad value is a usage error (exit 2), never ignored
+            from .parse.dates import epoch_date
+
+            if epoch_date(epoch) is None:
+                raise click.UsageError(
+                    f"SOURCE_DATE_EPOCH={epoch[:40]!r} is not a time; use whole seconds since "
+                    "1970 (ASCII digits, a representable date) or unset it"
+                )
         return None
     from .parse.dates import parse_date  # only when --today is given
 
@@ -100,12 +110,14 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
 
     try:
         result = call()
-    except AgentMemoryError as exc:
-        click.echo(f"agent-memory: {exc}", err=True)
+    except (AgentMemoryError, OSError) as exc:
+        # An OSError the shell did not name (it rolls back before it raises) is still one line.
+        error = exc if isinstance(exc, AgentMemoryError) else _os_error(exc)
+        click.echo(f"agent-memory: {error}", err=True)
         if as_json:
             from .commands.report import error_json
 
-            click.echo(error_json(resources.version(), exc.problem))
+            click.echo(error_json(resources.version(), error.problem))
         sys.exit(1)
     report = result.report
     if as_json:
@@ -115,6 +127,12 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
             click.echo(line)
         click.echo(result.diff, nl=False)
     sys.exit(result.exit_code)
+
+
+def _os_error(exc: OSError) -> Any:
+    from .shell.files import os_error
+
+    return os_error(exc, str(exc.filename or "repo"))
 
 
 def _progress(names: Sequence[str]) -> Iterator[str]:
@@ -217,14 +235,27 @@ def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) 
         return None
     try:
         moment = dt.datetime.fromisoformat(value)
-    except ValueError:
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+        moment.astimezone(dt.timezone.utc)  # 9999-12-31T23:59:59-14:00 is past year 9999
+    except (ValueError, OverflowError):
         raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment
+
+
+_MAX_SLUG = 80  # a log's name stays far below the file systems' 255-byte limit
+
+
+def _check_slug(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and len(value.encode("utf-8", errors="replace")) > _MAX_SLUG:
+        raise click.BadParameter(f"is longer than {_MAX_SLUG} bytes; use a short kebab-case word")
+    return value
 
 
 @session.command("new")
 @_repo_arg
-@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
+@click.option(
+    "--slug", callback=_check_slug, metavar="TEXT", help="Add -TEXT to the name (kebab-cased)."
+)
 @click.option(
     "--now",
     callback=_parse_now,
@@ -275,3 +306,18 @@ def check_logs(path: Path, base: str, as_json: bool) -> None:
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+@main.command()
+@_repo_arg
+@_wait_opt
+@_json_opt
+def recover(path: Path, wait: float, as_json: bool) -> None:
+    """Roll back the plan an interrupted run left half-applied (its journal), and nothing else.
+
+    Every writing command does this first; read-only ones (lint, status, recall, --check,
+    --dry-run) never write, so they refuse while a journal is present.
+    """
+    from .commands.recover import recover as run
+
+    _run(lambda: run(path, wait), as_json)

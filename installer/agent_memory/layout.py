@@ -76,4 +76,7 @@ AGENTS_TEMPLATE = "templates/AGENTS.md"
 MANIFEST_TEMPLATE = "templates/.agent/version.md"
 
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
-SESSION_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(\d{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md$")
+# Only ASCII digits are digits (DESIGN §15): ``\d`` would take "٢٠٢٦" for a year.
+SESSION_NAME = re.compile(
+    r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9]{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md\Z"
+)

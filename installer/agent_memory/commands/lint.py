@@ -17,7 +17,7 @@ _SEVERITIES = ("error", "warning", "advisory")
 
 def lint(path: Path) -> Result:
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)

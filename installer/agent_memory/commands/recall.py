@@ -16,7 +16,7 @@ from .settle import Result
 def recall(path: Path, query: str, limit: int) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
     memory = load(repo)
     docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
     hits = searching.recall(query, docs, limit)

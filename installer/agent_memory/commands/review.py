@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,7 +16,7 @@ from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
-from ..parse.sessions import read_refs
+from ..parse.sessions import read_refs, session_date
 from ..parse.text import decode
 from ..shell.repo import Repo
 from .report import Report
@@ -44,6 +45,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
+    day = today(options.today)
+    _refuse_a_day_before_the_logs(day, memory.logs)
     through = cursor(last_review(continuity), memory.logs)
     wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
     if memory.policy.enabled:
@@ -60,7 +63,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         logs=memory.logs,
         refs=refs,
         full=review_options.full,
-        today=today(options.today),
+        today=day,
     )
     plan, summary = project(inputs)
     if review_options.session is not None:
@@ -74,6 +77,17 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     data = _summary_data(summary, reasons)
     report = Report("review", version, str(path), settled.outcome, plan, (), data)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
+
+
+def _refuse_a_day_before_the_logs(day: dt.date, logs: Sequence[str]) -> None:
+    """A review dated before its newest log would archive facts before they were last used."""
+    newest = session_date(logs[-1]) if logs else None
+    if newest is not None and day.isoformat() < newest:
+        raise AgentMemoryError(
+            f"is dated {newest}, after the review date {day.isoformat()}; review on that day or "
+            f"later (--today {newest}, or fix the clock / SOURCE_DATE_EPOCH)",
+            f"{SESSIONS_DIR}/{logs[-1]}",
+        )
 
 
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:

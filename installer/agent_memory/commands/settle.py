@@ -48,9 +48,10 @@ class Settled(NamedTuple):
 @contextlib.contextmanager
 def guarded(repo: Repo, options: Options) -> Iterator[None]:
     """A run that may write holds the lock from its first read to its last write, so two runs
-    never plan on the same state; --check and --dry-run only roll back an interrupted run."""
+    never plan on the same state; --check and --dry-run write nothing, so they refuse to read a
+    tree that an interrupted run left half-written (``agent-memory recover`` rolls it back)."""
     if options.check or options.dry_run:
-        repo.recover(options.wait)
+        repo.refuse_if_interrupted()
         yield
     else:
         with repo.locked(options.wait):

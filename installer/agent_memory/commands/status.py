@@ -19,7 +19,7 @@ from .settle import Result, memory_of
 
 def status(path: Path) -> Result:
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"

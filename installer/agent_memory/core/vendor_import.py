@@ -101,7 +101,7 @@ _IMPORT = re.compile(r"^@\S+\s*$")
 _HEADING = re.compile(r"^(#{1,6})(\s)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _BULLET = re.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
-_NUMBERED = re.compile(r"^\d+[.)]\s+(.*)$")
+_NUMBERED = re.compile(r"^[0-9]+[.)]\s+(.*)$")
 
 
 def matches(pattern: str, path: str) -> bool:
@@ -389,6 +389,8 @@ def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> 
 
 
 def _fields(day: str, origin: str, **known: str) -> dict[str, str]:
+    """Imported text is sanitised where it becomes a footer value (the origin's id part)."""
+    origin = footer.safe_value(origin)
     return {"created": day, "last_used": day, "uses": "1", "origin": origin, **known}
 
 
@@ -427,7 +429,7 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
             created = _date(entry.get("created"), day)
             fields = _fields(day, f"{path}#{entry.get('id', '')}".rstrip("#"), created=created)
             uses = entry.get("use_count")
-            if isinstance(uses, int) and uses >= 0:
+            if type(uses) is int and 0 <= uses <= footer.MAX_COUNT:  # else: count unknown
                 last = _date(entry.get("last_used"), created)
                 fields |= {
                     "base_uses": str(uses),
@@ -519,5 +521,14 @@ def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
             lines.append(line + "\n")
         else:
             lines.append("  " + line + "\n")
-    lines.append("  " + footer.render(fields) + "\n")
+    rendered = footer.render(fields)
+    problem = footer.rejected(rendered)
+    if problem is not None:  # sanitised above; this stops anything that still slips through
+        raise InputError(
+            fields.get("origin", "import"),
+            None,
+            f"would become a footer that lint rejects ({problem})",
+            "fix that entry, then run enable again",
+        )
+    lines.append("  " + rendered + "\n")
     return lines

@@ -13,7 +13,7 @@ from .keyvalue import parse_key_line
 NONE_YET = "(none yet)"
 # "<date> | through <stem>[.md] [commentary]": hand-run reviews wrote the .md and a note after it.
 _LAST_REVIEW = re.compile(
-    r"^(?P<date>\d{4}-\d{2}-\d{2})"
+    r"^(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
     r"(?:\s*\|\s*through\s+(?:\(none yet\)|(?P<stem>[^\s|()]+?)(?:\.md)?(?=[\s|(]|$)))?"
 )
 

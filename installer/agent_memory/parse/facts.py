@@ -112,6 +112,20 @@ def is_blank(line: str) -> bool:
     return _BLANK.match(line) is not None
 
 
+def _refuse_cr_only(path: str, lines: Sequence[str]) -> None:
+    """Markdown also ends a line at a lone CR; we split at LF only (a stray CR inside a line is
+    kept byte for byte), so a file whose only line breaks are CRs (classic Mac) would read as
+    one line: it is refused with what to do rather than misread."""
+    if len(lines) == 1 and "\r" in lines[0].rstrip("\r\n"):
+        raise InputError(
+            path,
+            1,
+            "ends its lines with CR alone (classic Mac line endings), which agent-memory does "
+            "not read",
+            "convert it to LF or CRLF line endings (e.g. `dos2unix -c mac FILE`)",
+        )
+
+
 def parse(path: str, data: bytes) -> Document:
     """Parse a memory document; problems are findings with lines, never exceptions."""
     return parse_text(path, decode(path, data))
@@ -119,6 +133,7 @@ def parse(path: str, data: bytes) -> Document:
 
 def parse_text(path: str, text: Text) -> Document:
     lines = text.lines
+    _refuse_cr_only(path, lines)
     if len(lines) > MAX_DOCUMENT_LINES:
         raise InputError(
             path,

@@ -31,10 +31,12 @@ _KNOWN = frozenset(CANONICAL)
 DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
 COUNT_FIELDS = frozenset({"uses", "base_uses"})
 TIERS = ("core", "active", "working", "archive-candidate", "archived")
-ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 MAX_COUNT = 10**9
+_COUNT = re.compile(r"[0-9]{1,10}")  # ASCII digits, and never thousands of them for int()
 
 # A comment on one line that mentions ``id:``; the closing ``-->`` may be missing (an error).
+# The reference for ``find`` (quadratic on a line of unclosed comments: never run on user text).
 FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
 _ID_KEY = re.compile(r"\bid\s*:")
 
@@ -55,14 +57,30 @@ def find(line: str) -> Found | None:
     test checks it finds what ``FOOTER`` finds.
     """
     start = line.find("<!--")
+    close = -2  # the "-->" after the comment being looked at; -2: not looked for yet
     while start != -1:
-        close = line.find("-->", start + 4)
-        body = line[start + 4 : close if close != -1 else len(line)]
-        if _ID_KEY.search(body):
-            end = close + 3 if close != -1 else len(line)
-            return Found(start, end, body, close != -1)
+        # A comment that opens before the close of one without "id:" has a body that is the end
+        # of that one's (no "id:" either): skipped, so a line of 20,000 "<!--" stays linear.
+        if close == -2 or (close != -1 and start + 4 > close):
+            close = line.find("-->", start + 4)
+            body = line[start + 4 : close if close != -1 else len(line)]
+            if _ID_KEY.search(body):
+                end = close + 3 if close != -1 else len(line)
+                return Found(start, end, body, close != -1)
+            if close == -1:
+                return None
         start = line.find("<!--", start + 1)
     return None
+
+
+def without_footers(text: str) -> str:
+    """``text`` with each footer replaced by a space (``FOOTER.sub(" ", text)``, linear)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        while (found := find(line)) is not None:
+            line = line[: found.start] + " " + line[found.end :]
+        lines[index] = line
+    return "\n".join(lines)
 
 
 Fields = tuple[tuple[str, str], ...]
@@ -125,7 +143,7 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
                     f"{key}: {value!r} is not a date (YYYY-MM-DD)",
                 )
             )
-        elif key in COUNT_FIELDS and not (value.isdigit() and int(value) <= MAX_COUNT):
+        elif key in COUNT_FIELDS and not (_COUNT.fullmatch(value) and int(value) <= MAX_COUNT):
             problems.append(
                 Problem(
                     "",
@@ -164,6 +182,21 @@ def render(fields: Mapping[str, str], original: Fields = ()) -> str:
     order += [k for k, _ in original if k not in CANONICAL and k in fields]
     order += sorted(k for k in fields if k not in order)
     return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
+
+
+_UNSAFE = re.compile(r"[|\x00-\x1f\x7f\u2028\u2029]|-->|<!--")
+
+
+def safe_value(text: str) -> str:
+    """``text`` fit to be a footer value (imported data): each ``|``, comment marker or control
+    character becomes ``_``, so the footer reads back as written."""
+    return _UNSAFE.sub("_", text).strip()
+
+
+def rejected(rendered: str) -> str | None:
+    """What lint would say against a footer the tool is about to write, or None when it is fine."""
+    _, problems = parse_fields(rendered[4:-3])
+    return next((p.message for p in problems if p.severity == "error"), None)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")

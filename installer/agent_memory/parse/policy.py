@@ -6,6 +6,7 @@ their defaults, unknown keys are reported, and an inconsistent policy is an erro
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -26,6 +27,8 @@ DEFAULTS = MappingProxyType(
         "core_min_reviews": 5,
     }
 )
+# ASCII digits only ("²".isdigit() is true), and few enough for int() (4,301 digits raise).
+_WHOLE = re.compile(r"[0-9]{1,9}")
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
 
 
@@ -64,8 +67,10 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
                 problems.append(_error(number, f"enabled: {raw!r} must be true or false"))
             values[key] = raw.lower() == "true"
         elif key in DEFAULTS:
-            if not raw.isdigit() or int(raw) <= 0:
-                problems.append(_error(number, f"{key}: {raw!r} must be a positive whole number"))
+            if not _WHOLE.fullmatch(raw) or int(raw) <= 0:
+                problems.append(
+                    _error(number, f"{key}: {raw!r} must be a positive whole number (0-9 digits)")
+                )
                 continue
             values[key] = int(raw)
         else:

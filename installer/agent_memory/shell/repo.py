@@ -16,8 +16,13 @@ from pathlib import Path
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
+from ..layout import JOURNAL_DIR
+from .files import no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
 from .lock import Lock
+
+# Logs are opened without following links and without blocking (a FIFO must not hang a run).
+_LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class Repo:
@@ -33,7 +38,12 @@ class Repo:
     def real(self, rel: str) -> Path:
         """The real path of ``rel``, refusing anything that resolves outside the repo."""
         path = self.root / rel
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            raise RefusedError(
+                "is a symlink loop (or under one); replace it with a real file or directory", rel
+            ) from None
         if resolved != self.root and self.root not in resolved.parents:
             raise RefusedError(
                 f"is a symlink (or under one) that leads outside the repo, to {resolved}; "
@@ -43,15 +53,7 @@ class Repo:
         return resolved
 
     def read(self, rel: str) -> bytes | None:
-        path = self.real(rel)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
-            raise RefusedError("is a directory where a file is expected", rel) from None
-        except OSError as exc:
-            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        return read_regular(self.real(rel), rel)
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
@@ -67,7 +69,7 @@ class Repo:
                 try:
                     if base is None:
                         base = os.open(self.real(directory), os.O_RDONLY | os.O_DIRECTORY)
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=base)
+                    fd = os.open(name, _LOG_FLAGS, dir_fd=base)
                 except OSError as exc:
                     if exc.errno != errno.ELOOP:
                         raise AgentMemoryError(
@@ -75,17 +77,11 @@ class Repo:
                         ) from None
                     yield name, self.read(f"{directory}/{name}") or b""
                     continue
-                chunks = []
                 try:
-                    while chunk := os.read(fd, 1 << 16):
-                        chunks.append(chunk)
-                except OSError as exc:
-                    raise AgentMemoryError(
-                        f"cannot be read ({exc.strerror})", f"{directory}/{name}"
-                    ) from None
+                    data = read_fd(fd, f"{directory}/{name}")
                 finally:
                     os.close(fd)
-                yield name, b"".join(chunks)
+                yield name, data
         finally:
             if base is not None:
                 os.close(base)
@@ -104,6 +100,8 @@ class Repo:
             return tuple(sorted(os.listdir(path)))  # noqa: PTH208
         except (FileNotFoundError, NotADirectoryError):
             return ()
+        except OSError as exc:
+            raise os_error(exc, rel) from None
 
     # -- locking, recovery, applying -----------------------------------------------------------
 
@@ -119,6 +117,20 @@ class Repo:
             yield
         finally:
             self._lock.release()
+
+    def interrupted(self) -> bool:
+        """Whether a journal (of a run writing now, or of an interrupted one) is present."""
+        return self._journal.pending()
+
+    def refuse_if_interrupted(self) -> None:
+        """What a read-only command does about a journal: never roll it back (a read-only run
+        writes nothing, and a journal in a fresh clone is input like any other), only refuse."""
+        if self._journal.pending():
+            raise RefusedError(
+                "exists: a run is writing, or one was interrupted mid-plan; wait for it, or roll "
+                "it back with `agent-memory recover`, then run again",
+                JOURNAL_DIR,
+            )
 
     def recover(self, wait: float = 0.0) -> None:
         """Roll back a plan an earlier run left half-applied, and clear a dead run's lock.
@@ -141,17 +153,17 @@ class Repo:
             self._journal.apply(writes, targets)
 
     def _check_writable(self, edit: FileEdit) -> Path:
-        target = self.real(edit.path)
-        current: bytes | None
-        try:
-            current = target.read_bytes()
-        except FileNotFoundError:
-            current = None
+        """The target of ``edit``, once it is known to be reached without a symlink, to be a
+        regular file or nothing, and to hold what the plan read."""
+        self.real(edit.path)  # a link leading outside says so first
+        target = self.root / edit.path
+        no_symlink_on_the_way(self.root, edit.path)
+        current = read_regular(target, edit.path, follow=False)
         if current != edit.before:
             raise AgentMemoryError(
                 "changed while this run was planning; run the command again", edit.path
             )
-        if current is not None and not target.stat().st_mode & stat.S_IWUSR:
+        if current is not None and not os.lstat(target).st_mode & stat.S_IWUSR:
             raise RefusedError(
                 "is read-only; make it writable (chmod u+w) and run again", edit.path
             )
