@@ -133,13 +133,24 @@ class Migration:
     reasons: dict[str, str] = field(default_factory=dict)
     facts: list[Fact] = field(default_factory=list)
     vendors: set[str] = field(default_factory=set)
+    linked: dict[str, str] = field(default_factory=dict)  # a source that is a link: why skipped
 
 
 def migrate(
-    sources: Mapping[str, bytes], agents: bytes | None, today: dt.date, keep_vendor_files: bool
+    sources: Mapping[str, bytes],
+    agents: bytes | None,
+    today: dt.date,
+    keep_vendor_files: bool,
+    links: Mapping[str, str] = MappingProxyType({}),
 ) -> Migration:
-    """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md."""
+    """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md.
+
+    ``links`` maps each source that is a symlink to the in-repo path it leads to: a link is
+    never read as a file of its own (its target is, or is AGENTS.md), and AGENTS.md's text is
+    written to the file it really is.
+    """
     out = Migration()
+    agents_path = links.get("AGENTS.md", "AGENTS.md")
     day = today.isoformat()
     seen: set[str] = set()
     sections: list[str] = []
@@ -152,6 +163,13 @@ def migrate(
         data = sources[path]
         if source.vendor:
             out.vendors.add(source.vendor)
+        if path in links:
+            target = links[path]
+            where = "AGENTS.md" if target == agents_path else target
+            out.linked[path] = f"links to {where}; read there, never written through"
+            continue
+        if path == agents_path:
+            continue  # AGENTS.md links here: this is AGENTS.md's own text
         if source in STORES:
             out.facts.extend(_store_facts(path, source, data, day))
             _keep_original(
@@ -184,8 +202,8 @@ def migrate(
         out.reasons[path] = f"text moved to AGENTS.md; original in {MIGRATED_DIR}/{path}"
         _keep_original(out, path, data, "verbatim original")
     if sections:
-        out.files["AGENTS.md"] = _consolidated(agents_text, sections, newline)
-        out.reasons["AGENTS.md"] = "always-on instructions consolidated here"
+        out.files[agents_path] = _consolidated(agents_text, sections, newline)
+        out.reasons[agents_path] = "always-on instructions consolidated here"
     return out
 
 

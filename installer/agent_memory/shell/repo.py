@@ -33,7 +33,10 @@ class Repo:
     def real(self, rel: str) -> Path:
         """The real path of ``rel``, refusing anything that resolves outside the repo."""
         path = self.root / rel
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (RuntimeError, OSError):  # a loop of links (RuntimeError before Python 3.13)
+            raise RefusedError("is a loop of symlinks; replace it with a real file", rel) from None
         if resolved != self.root and self.root not in resolved.parents:
             raise RefusedError(
                 f"is a symlink (or under one) that leads outside the repo, to {resolved}; "
@@ -52,6 +55,31 @@ class Repo:
             raise RefusedError("is a directory where a file is expected", rel) from None
         except OSError as exc:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+
+    def links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Each of ``paths`` that is a symlink (or under one) → the in-repo path it leads to.
+
+        The core plans with this instead of resolving anything: a link is never written
+        through, and two paths that are one file get one managed block. A link that leads
+        outside the repo is refused, as for any read.
+        """
+        found = {}
+        for rel in paths:
+            if not os.path.lexists(self.root / rel):
+                continue
+            target = self.real(rel).relative_to(self.root).as_posix()
+            if target != rel:
+                found[rel] = target
+        return found
+
+    def read_known(self, paths: Iterable[str]) -> tuple[dict[str, bytes | None], dict[str, str]]:
+        """The bytes of ``paths`` and of the files their links lead to, and the links."""
+        files = {rel: self.read(rel) for rel in paths}
+        links = self.links(files)
+        for target in links.values():
+            if target not in files:
+                files[target] = self.read(target)
+        return files, links
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
@@ -137,11 +165,23 @@ class Repo:
         if not writes:
             return
         with self.locked(wait):
-            targets = [self._check_writable(edit) for edit in writes]
+            seen: set[Path] = set()
+            targets = [self._check_writable(edit, seen) for edit in writes]
             self._journal.apply(writes, targets)
 
-    def _check_writable(self, edit: FileEdit) -> Path:
+    def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:
         target = self.real(edit.path)
+        if (self.root / edit.path).is_symlink():
+            raise RefusedError(
+                "is a symlink; agent-memory never writes through one (this is a bug: the plan "
+                "should name the file it links to) — nothing was written",
+                edit.path,
+            )
+        if target in seen:
+            raise RefusedError(
+                "is the same file as another path of this plan; nothing was written", edit.path
+            )
+        seen.add(target)
         current: bytes | None
         try:
             current = target.read_bytes()
