@@ -15,7 +15,7 @@ from ..core.bootstrap import physical
 from ..core.integrity import budget
 from ..core.ladder import Ladder
 from ..core.plan import Plan
-from ..core.vendor_import import TABLE
+from ..core.vendor_table import TABLE
 from ..layout import AGENTS_MD, ARCHIVE_DIR
 from ..parse.dates import today
 from ..shell.repo import Repo
@@ -69,7 +69,10 @@ def _enable(
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
-    return Result(report._replace(heading=(heading,)), settled.exit_code, settled.diff)
+    written = any(e.path == agents for e in settled.plan.writes)
+    closing = (f"{AGENTS_MD} is now {len(final or b''):,} bytes",) if written else ()
+    report = report._replace(heading=(heading,), closing=closing)
+    return Result(report, settled.exit_code, settled.diff)
 
 
 def _plans(

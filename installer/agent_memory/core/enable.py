@@ -32,7 +32,7 @@ from ..parse import manifest
 from ..parse.dates import quarter_of
 from ..parse.facts import parse
 from ..parse.text import decode
-from . import vendor_import
+from . import vendor_rules, vendor_stores
 from .archive import index_line, render_index
 from .bootstrap import (
     NO_LINKS,
@@ -168,14 +168,14 @@ def migration(
     """Mode C (MIGRATE.md): consolidate, import the stores, then install as Mode A would."""
     before = {**files, **sources}
     agents = physical(links, AGENTS_MD)
-    found = vendor_import.migrate(sources, before.get(agents), today, keep_vendor_files, links)
+    found = vendor_rules.migrate(sources, before.get(agents), today, keep_vendor_files, links)
     changes: Changes = {
         path: Change(data, _outcome(before.get(path), data), found.reasons[path])
         for path, data in found.files.items()
     }
     changes |= {path: Change(None, Outcome.LINKED, why) for path, why in found.linked.items()}
     template = decode(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
-    continuity, archived = vendor_import.memory_files(template, found.facts, today)
+    continuity, archived = vendor_stores.memory_files(template, found.facts, today)
     if found.facts:
         count = len(found.facts)
         changes[CONTINUITY] = Change(continuity, Outcome.CREATED, f"{count} facts imported")
@@ -188,6 +188,11 @@ def migration(
     chosen = _ordered([*found.vendors, *choose_vendors(vendors)])
     state = apply_changes(before, changes, links)
     _merge(changes, _install(state, chosen, today, current, "C", links))
+    if agents in found.reasons:  # say both: what was consolidated, and our block
+        outcome = Outcome.CREATED if before.get(agents) is None else Outcome.UPDATED
+        block = "our block at the top" if outcome is Outcome.CREATED else changes[agents].reason
+        reason = f"{found.reasons[agents]}; {block}"
+        changes[agents] = Change(changes[agents].after, outcome, reason)
     return plan_of(before, changes)
 
 
