@@ -147,3 +147,20 @@ def test_nothing_lost_no_rule_twice_second_run_writes_nothing(
     before = stats(repo)
     assert "up to date" in cli("enable", repo, "--today", TODAY).output
     assert stats(repo) == before
+
+
+def test_detecting_one_tool_keeps_the_default_bootstraps(repo: Path) -> None:
+    build_tree(repo, {".cursorrules": "Use tabs.\n"})
+    enable(repo)
+    assert BEGIN in (repo / "CLAUDE.md").read_text() and BEGIN in (repo / "GEMINI.md").read_text()
+    assert (repo / ".cursor/rules/agent-memory.mdc").exists()
+
+
+def test_every_vendor_piece_says_the_instructions_live_in_agents_md() -> None:
+    from agent_memory.layout import VENDORS
+    from conftest import PROJECT
+
+    for _path, template, _kind in VENDORS.values():
+        text = " ".join((PROJECT / template).read_text().split())
+        assert "instructions for coding agents" in text and "now live" in text, template
+        assert "AGENTS.md" in text
