@@ -164,3 +164,11 @@ def test_every_vendor_piece_says_the_instructions_live_in_agents_md() -> None:
         text = " ".join((PROJECT / template).read_text().split())
         assert "instructions for coding agents" in text and "now live" in text, template
         assert "AGENTS.md" in text
+
+
+def test_migrate_md_shows_the_note_the_code_writes() -> None:
+    from agent_memory.core.vendor_rules import _NOTE
+    from conftest import PROJECT
+
+    shown = _NOTE.format(where="<where>")
+    assert f"`{shown}`" in (PROJECT / "MIGRATE.md").read_text()

@@ -134,3 +134,17 @@ def test_an_agents_md_over_codex_budget_is_warned_about_with_the_numbers(repo: P
     assert f"is {size:,} bytes, over Codex's default budget of 32,768" in result.output
     assert "block ends at byte" in result.output and "past the budget" not in result.output
     assert "[agents-size]" in cli("lint", repo).output
+
+
+def test_enable_md_names_every_installed_path_and_the_codex_budget() -> None:
+    from agent_memory.core.integrity import CODEX_BUDGET
+    from agent_memory.layout import FULLY_MANAGED, USER_DATA, VENDORS
+    from conftest import PROJECT
+
+    enable_md = (PROJECT / "ENABLE.md").read_text()
+    step2 = enable_md.split("## Step 2", 1)[1].split("## Step 3", 1)[0]
+    for path in [*FULLY_MANAGED, *USER_DATA, *(p for p, _t, _k in VENDORS.values())]:
+        assert f"`{path}`" in step2, path
+    kib = f"{CODEX_BUDGET // 1024} KiB"
+    assert kib in enable_md and kib in (PROJECT / "MIGRATE.md").read_text()
+    assert "project_doc_max_bytes" in enable_md
