@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,12 +87,15 @@ def test_user_text_outside_the_block_is_kept_byte_for_byte(repo: Path) -> None:
     assert cli("enable", repo, "--today", TODAY, "--keep-vendor-files").exit_code == 0
     new_agents = (repo / "AGENTS.md").read_bytes()
     new_claude = (repo / "CLAUDE.md").read_bytes()
-    assert new_agents.startswith(agents.encode())
+    # AGENTS.md: the block at the top, after the title, one blank line either side.
+    begin = new_agents.index(b"<!-- agent-memory:begin -->")
+    end = new_agents.index(b"<!-- agent-memory:end -->\r\n") + 27
+    assert new_agents[:begin] + new_agents[end + 2 :] == agents.encode()
+    assert new_agents[end : end + 2] == b"\r\n"
     assert new_claude.startswith(claude.encode())
     # Our block follows the file's own line endings.
-    added = new_agents[len(agents) :]
+    added = new_agents[begin:end]
     assert b"\r\n" in added and b"\n" not in added.replace(b"\r\n", b"")
-    assert b"<!-- agent-memory:begin -->" in added
     assert b"@AGENTS.md" in new_claude[len(claude) :]
     # Re-running changes nothing, and an edited block is replaced in place.
     before = stats(repo)
@@ -151,12 +155,14 @@ def test_bad_or_future_stamp_is_refused_without_writing(
 
 
 def test_bold_keys_of_hand_written_stamps_are_read(repo: Path) -> None:
-    build_tree(
-        repo,
-        {".agent/version.md": f"# agent-memory install manifest\n- **version:** {VERSION}\n"},
-    )
+    cli("enable", repo, "--today", TODAY)
+    stamp = repo / ".agent/version.md"
+    bold = re.sub(r"^- (\w+):", r"- **\1:**", stamp.read_text(), count=5, flags=re.M)
+    stamp.write_text(bold)
+    before = stats(repo)
     result = cli("enable", repo)
-    assert result.exit_code == 0 and "up to date" in result.output
+    assert result.exit_code == 0 and "up to date" in result.output, result.output
+    assert stats(repo) == before
 
 
 def test_symlinked_memory_dir_outside_the_repo_is_refused(repo: Path, tmp_path: Path) -> None:

@@ -11,10 +11,12 @@ from packaging.version import Version
 from .. import resources
 from ..core import enable as core
 from ..core.archive import QUARTER_FILE
+from ..core.bootstrap import physical
+from ..core.integrity import budget
 from ..core.ladder import Ladder
 from ..core.plan import Plan
-from ..core.vendor_import import TABLE
-from ..layout import ARCHIVE_DIR
+from ..core.vendor_table import TABLE
+from ..layout import AGENTS_MD, ARCHIVE_DIR
 from ..parse.dates import today
 from ..shell.repo import Repo
 from ..shell.walk import matching
@@ -46,26 +48,59 @@ def _enable(
     current = Version(resources.version())
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
-    files = {p: repo.read(p) for p in known}
+    files, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     detected = core.detect(files, current, sources)
-    day = today(options.today)
-    plans: Iterable[Plan]
-    if detected.mode == "C":
-        contents = {p: repo.read(p) or b"" for p in sources}
-        plans = [core.migration(files, contents, vendors, day, str(current), keep_vendor_files)]
-    elif detected.mode == "A":
-        plans = [core.fresh_install(files, core.choose_vendors(vendors), day, str(current))]
-    elif detected.installed == current:
-        plans = [Plan(())]
-    else:
-        plans = core.upgrade_steps(files, detected, ladder, current, day)
+    plans = _plans(
+        repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
+    )
     settled = settle(repo, plans, options, "up to date")
     installed = str(detected.installed) if detected.installed else None
-    summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
+    agents = physical(links, AGENTS_MD)
+    final = next((e.after for e in settled.plan.edits if e.path == agents), files.get(agents))
+    summary = {
+        "mode": detected.mode,
+        "installed": installed,
+        "current": str(current),
+        "agents_md_bytes": len(final or b""),
+    }
     heading = _heading(settled.outcome, detected.mode, current, path, installed)
-    report = Report("enable", str(current), str(path), settled.outcome, settled.plan, (), summary)
-    return Result(report._replace(heading=(heading,)), settled.exit_code, settled.diff)
+    findings = budget(AGENTS_MD, final)
+    report = Report(
+        "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
+    )
+    written = any(e.path == agents for e in settled.plan.writes)
+    closing = (f"{AGENTS_MD} is now {len(final or b''):,} bytes",) if written else ()
+    report = report._replace(heading=(heading,), closing=closing)
+    return Result(report, settled.exit_code, settled.diff)
+
+
+def _plans(
+    repo: Repo,
+    files: dict[str, bytes | None],
+    links: dict[str, str],
+    sources: Sequence[str],
+    detected: core.Detected,
+    vendors: Sequence[str],
+    options: Options,
+    ladder: Ladder,
+    keep_vendor_files: bool,
+) -> Iterable[Plan]:
+    """The plans of the mode ``detected`` found (ENABLE.md step 1)."""
+    current = Version(resources.version())
+    day = today(options.today)
+    if detected.mode == "C":
+        contents, source_links = repo.read_known(sources)
+        links |= source_links  # the caller reads AGENTS.md's size through them too
+        found = {p: data or b"" for p, data in contents.items() if p in sources}
+        return [core.migration(files, found, vendors, day, str(current), keep_vendor_files, links)]
+    if detected.mode == "A":
+        chosen = core.choose_vendors(vendors)
+        return [core.fresh_install(files, chosen, day, str(current), links)]
+    if detected.installed == current and detected.stamp is not None:
+        requested = [v for v in vendors if v != "none"]
+        return [core.repair(files, detected.stamp, str(current), links, requested)]
+    return core.upgrade_steps(files, detected, ladder, current, day, links)
 
 
 def _heading(outcome: str, mode: str, current: Version, path: Path, installed: str | None) -> str:
@@ -74,5 +109,8 @@ def _heading(outcome: str, mode: str, current: Version, path: Path, installed: s
     if mode in ("A", "C"):
         verb = "enabled" if outcome == "changed" else "would enable"
         return f"agent-memory {current}: {verb} {path} (mode {mode})"
+    if installed == str(current):
+        verb = "repaired" if outcome == "changed" else "would repair"
+        return f"agent-memory {current}: {verb} {path} (mode B)"
     verb = "upgraded" if outcome == "changed" else "would upgrade"
     return f"agent-memory {current}: {verb} {path} from {installed} (mode B)"

@@ -18,6 +18,7 @@ class Outcome(str, Enum):
     BLOCK_UPDATED = "block updated"
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
+    LINKED = "linked"  # a symlink to a file that holds (or gets) the piece: nothing written
 
 
 class FileEdit(NamedTuple):

@@ -55,6 +55,31 @@ class Repo:
     def read(self, rel: str) -> bytes | None:
         return read_regular(self.real(rel), rel)
 
+    def links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Each of ``paths`` that is a symlink (or under one) → the in-repo path it leads to.
+
+        The core plans with this instead of resolving anything: a link is never written
+        through, and two paths that are one file get one managed block. A link that leads
+        outside the repo is refused, as for any read.
+        """
+        found = {}
+        for rel in paths:
+            if not os.path.lexists(self.root / rel):
+                continue
+            target = self.real(rel).relative_to(self.root).as_posix()
+            if target != rel:
+                found[rel] = target
+        return found
+
+    def read_known(self, paths: Iterable[str]) -> tuple[dict[str, bytes | None], dict[str, str]]:
+        """The bytes of ``paths`` and of the files their links lead to, and the links."""
+        files = {rel: self.read(rel) for rel in paths}
+        links = self.links(files)
+        for target in links.values():
+            if target not in files:
+                files[target] = self.read(target)
+        return files, links
+
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
 
@@ -149,15 +174,21 @@ class Repo:
         if not writes:
             return
         with self.locked(wait):
-            targets = [self._check_writable(edit) for edit in writes]
+            seen: set[Path] = set()
+            targets = [self._check_writable(edit, seen) for edit in writes]
             self._journal.apply(writes, targets)
 
-    def _check_writable(self, edit: FileEdit) -> Path:
+    def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:
         """The target of ``edit``, once it is known to be reached without a symlink, to be a
         regular file or nothing, and to hold what the plan read."""
         self.real(edit.path)  # a link leading outside says so first
         target = self.root / edit.path
         no_symlink_on_the_way(self.root, edit.path)
+        if target in seen:
+            raise RefusedError(
+                "is the same file as another path of this plan; nothing was written", edit.path
+            )
+        seen.add(target)
         current = read_regular(target, edit.path, follow=False)
         if current != edit.before:
             raise AgentMemoryError(

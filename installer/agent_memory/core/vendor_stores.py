@@ -1,74 +1,26 @@
-"""Mode C: vendor instruction files and memory stores into the vendor-neutral layer (MIGRATE.md).
+"""Mode C's memory stores: Cline's memory bank, CONTEXT.yaml and co-cli memories become facts.
 
-Pure functions from the detected files to the changes. Instruction files that are always on
-have their text consolidated into AGENTS.md (duplicate paragraphs kept once) and become pointer
-files; scoped rules stay. Memory stores become facts with ids and footers, and are left in place.
-The verbatim original of every file the migration reads is kept under ``.agent/migrated/``.
+Pure functions from a store's bytes to facts with footers (MIGRATE.md § Memory stores), and the
+facts into continuity.md and the archive. The stores themselves are left where they are.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .. import resources
 from ..errors import InputError
-from ..layout import VENDORS
 from ..parse import footer, frontmatter
 from ..parse.dates import parse_date, quarter_of
 from ..parse.text import Text, decode, strip_eol
 from .archive import new_quarter
-from .blocks import block_of, find_block, upsert_block
 from .edits import append_to_section
 from .tiers import at_birth
-
-MIGRATED_DIR = ".agent/migrated"
-POINTER_TEMPLATE = "templates/pointer.md"
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One row of the detection table (MIGRATE.md § What is detected)."""
-
-    pattern: str
-    kind: str  # how it is read: see the table in MIGRATE.md
-    vendor: str | None  # the bootstrap it implies
-
-
-INSTRUCTIONS = (
-    Source("AGENTS.md", "agents", None),
-    Source("CLAUDE.md", "import", "claude"),
-    Source(".claude/CLAUDE.md", "plain", "claude"),
-    Source(".claude/rules/*.md", "frontmatter", "claude"),
-    Source("GEMINI.md", "import", "gemini"),
-    Source(".cursorrules", "plain", "cursor"),
-    Source(".cursor/rules/**/*.mdc", "cursor-rule", "cursor"),
-    Source(".github/copilot-instructions.md", "copilot", "copilot"),
-    Source(".github/instructions/*.instructions.md", "scoped", "copilot"),
-    Source(".windsurfrules", "plain", None),
-    Source(".windsurf/rules/*.md", "frontmatter", None),
-    Source(".clinerules", "plain", None),
-    Source(".clinerules/*.md", "frontmatter", None),
-    Source(".roo/rules/*", "plain", None),
-    Source("CONVENTIONS.md", "plain", None),
-    Source(".junie/guidelines.md", "plain", None),
-    Source(".amazonq/rules/*.md", "frontmatter", None),
-    Source(".kiro/steering/*.md", "frontmatter", None),
-    Source(".rules", "plain", None),
-    Source(".continue/rules/*.md", "frontmatter", None),
-)
-STORES = (
-    Source("memory-bank/*.md", "memory-bank", None),
-    Source("CONTEXT.yaml", "context-yaml", None),
-    Source(".co-cli/knowledge/context.md", "co-cli-context", None),
-    Source(".co-cli/knowledge/memories/*.md", "co-cli-memory", None),
-)
-TABLE = INSTRUCTIONS + STORES
+from .vendor_table import Source
 
 # Cline's memory bank: file → section of continuity.md.
 BANK_SECTIONS = MappingProxyType(
@@ -97,23 +49,10 @@ TAG_SECTIONS = MappingProxyType(
     }
 )
 _DONE_HEADING = re.compile(r"done|complete|finished|works|working|recent|changes", re.IGNORECASE)
-_IMPORT = re.compile(r"^@\S+\s*$")
 _HEADING = re.compile(r"^(#{1,6})(\s)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _BULLET = re.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
 _NUMBERED = re.compile(r"^[0-9]+[.)]\s+(.*)$")
-
-
-def matches(pattern: str, path: str) -> bool:
-    """Whether ``path`` is a file of this table row (``**`` spans folders, ``*`` does not)."""
-    if "**" in pattern:
-        head, tail = pattern.split("/**/", 1)
-        return path.startswith(head + "/") and fnmatch.fnmatch(path.rsplit("/", 1)[-1], tail)
-    return fnmatch.fnmatch(path, pattern) and path.count("/") == pattern.count("/")
-
-
-def source_of(path: str) -> Source:
-    return next(source for source in TABLE if matches(source.pattern, path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,191 +64,10 @@ class Fact:
     archived: bool = False
 
 
-@dataclass
-class Migration:
-    """What Mode C produces: new file contents, facts for continuity.md, vendors seen."""
-
-    files: dict[str, bytes] = field(default_factory=dict)
-    reasons: dict[str, str] = field(default_factory=dict)
-    facts: list[Fact] = field(default_factory=list)
-    vendors: set[str] = field(default_factory=set)
-
-
-def migrate(
-    sources: Mapping[str, bytes], agents: bytes | None, today: dt.date, keep_vendor_files: bool
-) -> Migration:
-    """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md."""
-    out = Migration()
-    day = today.isoformat()
-    seen: set[str] = set()
-    sections: list[str] = []
-    agents_text = decode("AGENTS.md", agents) if agents is not None else None
-    if agents_text is not None:
-        seen.update(_paragraphs(agents_text.lines))
-    newline = agents_text.newline if agents_text is not None else "\n"
-    for path in sorted(sources, key=_table_order):
-        source = source_of(path)
-        data = sources[path]
-        if source.vendor:
-            out.vendors.add(source.vendor)
-        if source in STORES:
-            out.facts.extend(_store_facts(path, source, data, day))
-            _keep_original(
-                out, path, data, "memory store imported into continuity.md; left in place"
-            )
-            continue
-        if source.kind in ("agents", "scoped"):
-            continue
-        text = decode(path, data)
-        split = (
-            frontmatter.split(path, text)
-            if source.kind in ("frontmatter", "cursor-rule")
-            else frontmatter.Split((), text.lines, {})
-        )
-        if not _always_on(source, split.data):
-            continue
-        if keep_vendor_files:
-            if source.kind in ("import", "copilot"):
-                block = resources.data(_vendor_template(source))
-                after, _ = upsert_block(path, data, block)
-                if after != data:
-                    out.files[path] = after
-                    out.reasons[path] = "agent-memory block appended; your text is untouched"
-            continue
-        body, imports = _body(source, split.body)
-        section = _section(path, body, seen, newline)
-        if section:
-            sections.append(section)
-        out.files[path] = _pointer(source, split, imports, text)
-        out.reasons[path] = f"text moved to AGENTS.md; original in {MIGRATED_DIR}/{path}"
-        _keep_original(out, path, data, "verbatim original")
-    if sections:
-        out.files["AGENTS.md"] = _consolidated(agents_text, sections, newline)
-        out.reasons["AGENTS.md"] = "always-on instructions consolidated here"
-    return out
-
-
-def _table_order(path: str) -> tuple[int, str]:
-    return TABLE.index(source_of(path)), path
-
-
-def _vendor_template(source: Source) -> str:
-    assert source.vendor is not None
-    return VENDORS[source.vendor][1]
-
-
-def _keep_original(out: Migration, path: str, data: bytes, reason: str) -> None:
-    out.files[f"{MIGRATED_DIR}/{path}"] = data
-    out.reasons[f"{MIGRATED_DIR}/{path}"] = reason
-
-
-def _always_on(source: Source, data: Any) -> bool:
-    """Whether a rule applies to every request (then it is consolidated) or is scoped."""
-    if source.kind == "cursor-rule":
-        return data.get("alwaysApply") is True
-    if source.kind != "frontmatter":
-        return True
-    scoped = (
-        bool(data.get("globs"))
-        or bool(data.get("applyTo"))
-        or bool(data.get("paths"))
-        or data.get("alwaysApply") is False
-        or data.get("inclusion") in ("fileMatch", "manual")
-        or data.get("trigger") in ("glob", "model_decision", "manual")
-    )
-    return not scoped
-
-
-def _body(source: Source, lines: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The text to consolidate, and the ``@path`` import lines that stay where Claude reads them."""
-    if source.kind != "import":
-        return list(lines), []
-    body: list[str] = []
-    imports: list[str] = []
-    for line in lines:
-        (imports if _IMPORT.match(strip_eol(line)) else body).append(line)
-    return body, imports
-
-
-def _paragraphs(lines: Iterable[str]) -> list[str]:
-    """Blank-line separated blocks, whitespace-normalised, fences kept whole."""
-    blocks: list[list[str]] = [[]]
-    fenced = False
-    for line in lines:
-        bare = strip_eol(line).rstrip()
-        if _FENCE.match(bare):
-            fenced = not fenced
-        if not bare and not fenced:
-            blocks.append([])
-        else:
-            blocks[-1].append(bare)
-    return ["\n".join(block) for block in blocks if block]
-
-
-def _section(path: str, body: Sequence[str], seen: set[str], newline: str) -> str:
-    """``## From `path` `` and the source's paragraphs not already said; headings shifted down."""
-    kept = []
-    for paragraph in _paragraphs(body):
-        if paragraph in seen:
-            continue
-        seen.add(paragraph)
-        kept.append(paragraph)
-    if not kept:
-        return ""
-    shifted = []
-    fenced = False
-    for line in "\n\n".join(kept).split("\n"):
-        if _FENCE.match(line):
-            fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
-        if heading is not None:
-            level = min(6, len(heading.group(1)) + 2)
-            line = "#" * level + line[len(heading.group(1)) :]
-        shifted.append(line)
-    return newline.join([f"## From `{path}`", "", *shifted, ""])
-
-
-def _consolidated(agents: Text | None, sections: Sequence[str], newline: str) -> bytes:
-    """AGENTS.md with the consolidated sections after the user's text (our block comes last)."""
-    if agents is None:
-        head = (
-            f"# AGENTS.md{newline}{newline}Instructions for every coding agent working in this"
-            f"{newline}repository, gathered by agent-memory from the files named below.{newline}"
-        )
-        return (head + newline + newline.join(sections)).encode()
-    lines = list(agents.lines)
-    span = find_block("AGENTS.md", agents.lines)
-    tail: list[str] = []
-    if span is not None:  # keep our block (if any) at the very end
-        lines, tail = lines[: span[0]], lines[span[0] :]
-    text = "".join(lines)
-    if text and not text.endswith("\n"):
-        text += newline
-    if text.strip():
-        text += newline
-    body = text + newline.join(sections)
-    if tail:
-        body += newline + "".join(tail)
-    return (("\ufeff" if agents.bom else "") + body).encode()
-
-
-def _pointer(source: Source, split: frontmatter.Split, imports: Sequence[str], text: Text) -> bytes:
-    """What an always-on source becomes: our pointer block, its frontmatter and imports kept."""
-    template = (
-        _vendor_template(source) if source.kind in ("import", "copilot") else POINTER_TEMPLATE
-    )
-    newline = text.newline
-    block = [strip_eol(line) + newline for line in block_of(template, resources.data(template))]
-    lines = [*split.header, *block]
-    if imports:
-        lines += [newline, *(strip_eol(line) + newline for line in imports)]
-    return (("\ufeff" if text.bom else "") + "".join(lines)).encode()
-
-
 # -- memory stores ---------------------------------------------------------------------------
 
 
-def _store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
+def store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
     if source.kind == "context-yaml":
         return _context_yaml(path, data, day)
     text = decode(path, data)
@@ -364,17 +122,12 @@ def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> 
             flush()
             done = bool(_DONE_HEADING.search(line))
             continue
-        bullet = _BULLET.match(line) or _NUMBERED.match(line)
+        bullet = _item(line, done)
         if bullet is not None:
             flush()
             paragraph = False
-            if bullet.re is _BULLET:
-                box = bullet.group(2)
-                current_task = box[1].lower() if box else ("x" if done else " ")
-                current = [bullet.group(3)]
-            else:
-                current_task = "x" if done else " "
-                current = [bullet.group(1)]
+            first, current_task = bullet
+            current = [first]
             if not threads:
                 current_task = None
             continue
@@ -386,6 +139,18 @@ def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> 
         current = [line]
     flush()
     return facts
+
+
+def _item(line: str, done: bool) -> tuple[str, str] | None:
+    """A list item's text and its task box (its own, or checked under a 'done' heading)."""
+    bullet = _BULLET.match(line)
+    if bullet is not None:
+        box = bullet.group(2)
+        return bullet.group(3), box[1].lower() if box else ("x" if done else " ")
+    numbered = _NUMBERED.match(line)
+    if numbered is not None:
+        return numbered.group(1), "x" if done else " "
+    return None
 
 
 def _fields(day: str, origin: str, **known: str) -> dict[str, str]:
