@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import resources
+from .cli_options import json_opt, parse_now, repo_arg, writing_options
 
 if TYPE_CHECKING:
     from .commands.settle import Result
@@ -26,42 +27,6 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         click.echo(f"agent-memory {resources.version()}")
         ctx.exit(0)
-
-
-def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    from .parse.dates import parse_date  # only when --today is given
-
-    day = parse_date(value)
-    if day is None:
-        raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD")
-    return day
-
-
-_repo_arg = click.argument(
-    "path", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
-)
-_today_opt = click.option(
-    "--today",
-    callback=_parse_today,
-    metavar="YYYY-MM-DD",
-    help="Date to use instead of today (default: SOURCE_DATE_EPOCH, else the UTC date).",
-)
-_json_opt = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-_dry_run_opt = click.option(
-    "--dry-run", is_flag=True, help="Print the plan and a unified diff; write nothing."
-)
-_check_opt = click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if the command would change anything."
-)
-_wait_opt = click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    metavar="SECONDS",
-    help="Wait up to SECONDS for another run's lock instead of failing at once.",
-)
 
 
 @click.group(
@@ -126,15 +91,8 @@ def _progress(names: Sequence[str]) -> Iterator[str]:
         yield from bar
 
 
-def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
-    for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
-        command = option(command)
-    return command
-
-
 @main.command()
-@_repo_arg
+@repo_arg
 @click.option(
     "--vendor",
     "vendors",
@@ -147,7 +105,7 @@ def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
     is_flag=True,
     help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
 )
-@_writing_options
+@writing_options
 def enable(
     path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
 ) -> None:
@@ -160,8 +118,8 @@ def enable(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@repo_arg
+@json_opt
 def lint(path: Path, as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
@@ -173,7 +131,7 @@ def lint(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@_repo_arg
+@repo_arg
 @click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
 @click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
 @click.option(
@@ -182,7 +140,7 @@ def lint(path: Path, as_json: bool) -> None:
     metavar="FILE",
     help="Append the summary to FILE, the newest session log, unless it already has one.",
 )
-@_writing_options
+@writing_options
 def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
@@ -198,8 +156,8 @@ def review(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@repo_arg
+@json_opt
 def status(path: Path, as_json: bool) -> None:
     """Show versions, facts per tier, and whether a review is due and why."""
     from .commands.status import status as run
@@ -212,26 +170,16 @@ def session() -> None:
     """Session logs: the memory's event log."""
 
 
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
-    if value is None:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
-
-
 @session.command("new")
-@_repo_arg
+@repo_arg
 @click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
 @click.option(
     "--now",
-    callback=_parse_now,
+    callback=parse_now,
     metavar="YYYY-MM-DDTHH:MM:SS",
     help="Time to name the log by instead of now (UTC unless an offset is given).",
 )
-@_json_opt
+@json_opt
 def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
     """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
     from .commands.session import session_new as run
@@ -241,7 +189,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 
 @main.command()
 @click.argument("query")
-@_repo_arg
+@repo_arg
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
@@ -249,7 +197,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
     show_default=True,
     help="List at most this many facts.",
 )
-@_json_opt
+@json_opt
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
 
@@ -261,7 +209,7 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
 
 
 @main.command("check-logs")
-@_repo_arg
+@repo_arg
 @click.option(
     "--base",
     default="HEAD",
@@ -269,9 +217,39 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     metavar="REV",
     help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
 )
-@_json_opt
+@json_opt
 def check_logs(path: Path, base: str, as_json: bool) -> None:
     """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+@main.group()
+def fact() -> None:
+    """Facts in memory/continuity.md."""
+
+
+@fact.command("add")
+@click.argument("text")
+@repo_arg
+@click.option("--section", metavar="S", help="Section to add it to (default: Key Decisions).")
+@click.option("--id", "fact_id", metavar="ID", help="Its id (default: derived from its words).")
+@click.option("--thread", is_flag=True, help="An open thread `- [ ]` (default: in Open Threads).")
+@writing_options
+def fact_add(
+    text: str,
+    path: Path,
+    section: str | None,
+    fact_id: str | None,
+    thread: bool,
+    as_json: bool,
+    **flags: Any,
+) -> None:
+    """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
+    from .commands.fact import FactOptions
+    from .commands.fact import fact_add as run
+    from .commands.settle import Options
+
+    new = FactOptions(text, section, fact_id, thread)
+    _run(lambda: run(path, new, Options(**flags)), as_json)

@@ -25,9 +25,12 @@ class Report(NamedTuple):
     # What a person reads around the plan and the findings; JSON carries the same data.
     heading: tuple[str, ...] = ()
     closing: tuple[str, ...] = ()
+    # False where stdout is one value a script captures (a path, an id); JSON still has the plan.
+    show_plan: bool = True
 
     def lines(self) -> list[str]:
-        return [*self.heading, *self.plan_lines(), *map(str, self.findings), *self.closing]
+        plan = self.plan_lines() if self.show_plan else []
+        return [*self.heading, *plan, *map(str, self.findings), *self.closing]
 
     def to_json(self) -> str:
         import json  # only --json prints JSON

@@ -43,4 +43,4 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
     # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
     version = resources.version()
     report = Report("session new", version, str(path), settled.outcome, plan, (), {"path": rel})
-    return Result(report._replace(heading=(rel,), plan=None), settled.exit_code)
+    return Result(report._replace(heading=(rel,), show_plan=False), settled.exit_code)
