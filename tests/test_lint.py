@@ -102,3 +102,34 @@ def test_misnamed_logs_are_named_and_dot_files_are_not(repo: Path) -> None:
     result = cli("lint", repo)
     strays = [line.split(":")[0] for line in result.output.splitlines() if "[session-name]" in line]
     assert strays == [f"memory/sessions/{n}" for n in ("-draft.md", "2026-06-20.md", "notes.md")]
+
+
+def test_misspelt_ids_are_warned_with_the_nearest_id(tmp_path: Path) -> None:
+    """A new user's log counted one id of three and said nothing about the other two."""
+    foot = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: working -->"
+    facts = "".join(
+        f"- {name}\n  {foot.format(name)}\n"
+        for name in ("bun-tooling", "proxy-aware-fetch", "snapshot-update")
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": f"# C\n\n## Key Decisions\n{facts}",
+            "memory/sessions/2026-01-02-100000.md": (
+                "# S\n\n## Memory References\n"
+                "- Referenced: bun-tooling, Proxy-Aware-Fetch, snapshot_update\n"
+                "- Referenced: proxy aware fetch\n"
+            ),
+        },
+    )
+    out = cli("lint", tmp_path).output
+    log = "memory/sessions/2026-01-02-100000.md"
+    assert (
+        f"{log}:4: warning [id-misspelt] 'Proxy-Aware-Fetch' is not an id (ids are lowercase "
+        "kebab-case) and does not count; did you mean 'proxy-aware-fetch'?"
+    ) in out
+    assert "'snapshot_update' is not an id" in out and "did you mean 'snapshot-update'?" in out
+    assert (
+        f"{log}:5: warning [unknown-id] references 'proxy', which exists nowhere; "
+        "did you mean 'proxy-aware-fetch'?"
+    ) in out

@@ -10,16 +10,16 @@ from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.projection import Inputs, Summary
 from ..core.projection import review as project
-from ..core.triggers import due_reasons, window
+from ..core.triggers import window
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
-from ..parse.sessions import read_refs
 from ..parse.text import decode
+from ..shell.load import references
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle
+from .settle import Options, Result, guarded, memory_of, settle, why_due
 
 
 class ReviewOptions(NamedTuple):
@@ -40,7 +40,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     for problem in memory.policy_problems:
         if problem.severity == "error":
             raise InputError(problem.path, problem.line, problem.message, "then review again")
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
@@ -49,8 +49,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    names = options.progress(wanted) if options.progress else wanted
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    rest = [name for name in wanted if name not in early]
+    refs = {**early, **references(repo, options.progress(rest) if options.progress else rest)}
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,

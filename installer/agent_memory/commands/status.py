@@ -8,13 +8,13 @@ from typing import Any
 
 from .. import resources
 from ..core.tiers import decays
-from ..core.triggers import due_reasons, window
+from ..core.triggers import window
 from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result, memory_of
+from .settle import Result, memory_of, why_due
 
 
 def status(path: Path) -> Result:
@@ -28,7 +28,7 @@ def status(path: Path) -> Result:
     )
     review = last_review(continuity)
     through = cursor(review, memory.logs)
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, _ = why_due(repo, memory)
     policy = memory.policy
     data: dict[str, Any] = {
         "installed": installed,

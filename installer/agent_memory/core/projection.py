@@ -163,7 +163,8 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     days: list[str] = []
     created: set[str] = set()
     for name in counted:
-        used, made, _ = refs.get(name, EMPTY)
+        found = refs.get(name, EMPTY)
+        used, made = found.used, found.created
         if not used:
             continue
         ids.extend(used)
@@ -334,8 +335,7 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
         names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
         seen: set[str] = set()
         for name in names:
-            used, _, _ = inputs.refs.get(name, EMPTY)
-            seen |= used
+            seen |= inputs.refs.get(name, EMPTY).used
         result = seen if result is None else result & seen
     return frozenset(result or ())
 

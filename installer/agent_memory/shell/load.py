@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Mapping
 
 from ..core.archive import QUARTER_FILE
+from ..core.triggers import window
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
 from ..parse import facts, policy
+from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
+from ..parse.sessions import SessionRefs, read_refs
 from .repo import Repo
 
 
@@ -32,6 +36,18 @@ def load(repo: Repo) -> Memory:
         logs,
         stray,
     )
+
+
+def unread(memory: Memory) -> tuple[str, ...]:
+    """The logs the last review did not read (every log before a first review)."""
+    if memory.continuity is None:
+        return ()
+    return tuple(window(memory.logs, cursor(last_review(memory.continuity), memory.logs)))
+
+
+def references(repo: Repo, names: Iterable[str]) -> Mapping[str, SessionRefs]:
+    """What the session logs ``names`` reference, read one at a time."""
+    return {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
 
 
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
