@@ -161,7 +161,7 @@ def test_any_text_gives_one_tracked_fact_or_a_refusal(
 ) -> None:
     doc = facts.parse("memory/continuity.md", BASE.encode())
     try:
-        new = add_fact(doc, (), text, section, None, thread, dt.date(2026, 3, 2))
+        new = add_fact(doc, {}, text, section, None, thread, dt.date(2026, 3, 2))
     except AgentMemoryError as exc:
         assert "\n" not in str(exc)
         return

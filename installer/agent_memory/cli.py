@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import resources
-from .cli_options import json_opt, parse_now, repo_arg, writing_options
+from .cli_options import json_opt, parse_now, repo_arg, today_opt, writing_options
 
 if TYPE_CHECKING:
     from .commands.settle import Result
@@ -253,3 +253,16 @@ def fact_add(
 
     new = FactOptions(text, section, fact_id, thread)
     _run(lambda: run(path, new, Options(**flags)), as_json)
+
+
+@main.command()
+@click.argument("fact_id", metavar="ID")
+@repo_arg
+@click.option("--full", is_flag=True, help="Read every session log and list each that names it.")
+@today_opt
+@json_opt
+def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> None:
+    """Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next."""
+    from .commands.explain import explain as run
+
+    _run(lambda: run(path, fact_id, full, today), as_json)

@@ -10,6 +10,8 @@ from ..core.fact_add import add_fact
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse.dates import today
+from ..parse.footer import ids_in
+from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .report import Report
 from .settle import Options, Result, guarded, memory_of, settle
@@ -25,11 +27,12 @@ class FactOptions(NamedTuple):
 def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
     with guarded(repo, options):
-        memory, continuity = memory_of(repo)
+        _, continuity = memory_of(repo, archives=False)
+        archived: dict[str, str] = {}
+        for rel, data in archive_files(repo):
+            archived.update(ids_in(rel, data.decode("utf-8", errors="replace")))
         day = today(options.today)
-        new = add_fact(
-            continuity, memory.archives, fact.text, fact.section, fact.id, fact.thread, day
-        )
+        new = add_fact(continuity, archived, fact.text, fact.section, fact.id, fact.thread, day)
         reason = f"fact {new.id} added to {new.section} ({new.tier})"
         edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
         plan = Plan.of([edit])

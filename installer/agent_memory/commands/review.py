@@ -8,18 +8,20 @@ from typing import Any, NamedTuple
 
 from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.projection import Inputs, Summary
+from ..core.projection import Inputs
 from ..core.projection import review as project
+from ..core.summary import Summary
 from ..core.triggers import window
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
 from ..parse.text import decode
-from ..shell.load import references
+from ..shell.logs import references
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle, why_due
+from .settle import Options, Result, guarded, memory_of, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -86,6 +88,7 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "archived": list(summary.archived),
         "swept": list(summary.swept),
         "tier_changes": [list(c) for c in summary.tier_changes],
+        "unused": list(summary.unused),
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..core.plan import Plan
-from ..core.triggers import due_reasons, pending_reactivations
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
 from ..parse.facts import Document
 from ..parse.memory import Memory
-from ..parse.sessions import SessionRefs
-from ..shell.load import load, references, unread
+from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
 
@@ -80,23 +78,9 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
     return Settled(whole, "changed" if whole.writes else idle, 0, "")
 
 
-def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, SessionRefs]]:
-    """Why a review is due, and the unread logs' references if it took reading them.
-
-    A pending reactivation is only worth reading logs for when nothing else makes the review
-    due; then the window is shorter than ``review_every`` logs, so the check stays cheap.
-    """
-    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
-    if reasons or memory.continuity is None:
-        return reasons, {}
-    refs = references(repo, unread(memory))
-    reactivating = pending_reactivations(memory.archives, refs.values())
-    return due_reasons(memory.continuity, memory.logs, memory.policy, reactivating), refs
-
-
-def memory_of(repo: Repo) -> tuple[Memory, Document]:
+def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
     """The repo's memory and its continuity.md, which every command but enable needs."""
-    memory = load(repo)
+    memory = load(repo, archives=archives)
     if memory.continuity is None:
         raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
     return memory, memory.continuity

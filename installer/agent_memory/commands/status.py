@@ -13,8 +13,9 @@ from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Result, memory_of, why_due
+from .settle import Result, memory_of
 
 
 def status(path: Path) -> Result:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..errors import AgentMemoryError, InputError
@@ -33,23 +33,23 @@ class NewFact(NamedTuple):
 
 def add_fact(
     continuity: Document,
-    archives: Sequence[Document],
+    archived: Mapping[str, str],
     text: str,
     section: str | None,
     wanted_id: str | None,
     thread: bool,
     today: dt.date,
 ) -> NewFact:
-    """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``."""
+    """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
+
+    ``archived`` maps the archive's ids to where they are (``footer.ids_in``: the archive is
+    not parsed, and an id anywhere in it counts as taken).
+    """
     _refuse_errors(continuity)
     body = _body_lines(text)
     title = _section_title(continuity, section or (THREADS if thread else DEFAULT_SECTION))
-    taken = {
-        f.id: f"{doc.path}:{f.line}"
-        for doc in (*archives, continuity)
-        for f in doc.facts
-        if f.id is not None
-    }
+    taken = dict(archived)
+    taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
     fact_id = _choose_id(body[0], wanted_id, taken)
     task = " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}
@@ -58,8 +58,8 @@ def add_fact(
     marker = "- [ ] " if thread else "- "
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
+    _check_readable(title, lines, fact_id)
     new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
-    _check_readable(new_text, fact_id)
     return NewFact(fact_id, title, fields["tier"], new_text.encode())
 
 
@@ -114,12 +114,15 @@ def _choose_id(first_line: str, wanted: str | None, taken: dict[str, str]) -> st
     return wanted
 
 
-def _check_readable(new_text: Text, fact_id: str) -> None:
-    """The fact must read back as exactly one fact with its id, or nothing is written."""
-    doc = parse_text(CONTINUITY, new_text)
-    found = [f for f in doc.facts if f.id == fact_id]
-    errors = [p for p in doc.problems if p.severity == "error"]
-    if len(found) != 1 or errors:
+def _check_readable(title: str, lines: Sequence[str], fact_id: str) -> None:
+    """The fact must read back as exactly one fact with its id, or nothing is written. It is
+    read on its own: it goes after the last line of its section, where it starts a new item."""
+    alone = parse_text(
+        CONTINUITY, Text(False, tuple(f"{line}\n" for line in (f"## {title}", *lines)))
+    )
+    found = [f for f in alone.facts if f.id == fact_id]
+    errors = [p for p in alone.problems if p.severity == "error"]
+    if len(alone.facts) != 1 or len(found) != 1 or errors:
         raise AgentMemoryError(
             "the fact's text would not read back as one fact (it looks like markup); "
             "write it as plain text"

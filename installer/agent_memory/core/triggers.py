@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..parse.continuity import cursor, last_review
 from ..parse.facts import Document
 from ..parse.policy import Policy
-from ..parse.sessions import SessionRefs
 from .tiers import decays
+
+if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
+    from ..parse.sessions import SessionRefs
 
 
 def stem(name: str) -> str:

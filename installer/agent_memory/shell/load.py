@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
 
 from ..core.archive import QUARTER_FILE
-from ..core.triggers import window
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
 from ..parse import facts, policy
-from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
-from ..parse.sessions import SessionRefs, read_refs
 from .repo import Repo
 
 
-def load(repo: Repo) -> Memory:
-    """Read every memory file except the session logs' contents (those are read on demand)."""
+def load(repo: Repo, *, archives: bool = True) -> Memory:
+    """Read every memory file except the session logs' contents (those are read on demand);
+    without ``archives`` the archive is left unparsed (``archive_files`` has its bytes)."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
@@ -29,7 +26,7 @@ def load(repo: Repo) -> Memory:
         stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
     return Memory(
         continuity,
-        _archives(repo),
+        _archives(repo) if archives else (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
         tuple(problems),
@@ -38,22 +35,12 @@ def load(repo: Repo) -> Memory:
     )
 
 
-def unread(memory: Memory) -> tuple[str, ...]:
-    """The logs the last review did not read (every log before a first review)."""
-    if memory.continuity is None:
-        return ()
-    return tuple(window(memory.logs, cursor(last_review(memory.continuity), memory.logs)))
-
-
-def references(repo: Repo, names: Iterable[str]) -> Mapping[str, SessionRefs]:
-    """What the session logs ``names`` reference, read one at a time."""
-    return {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
+    """The archive's quarter files, unparsed, in file-name order."""
+    paths = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    return [(path, repo.read(path) or b"") for path in paths]
 
 
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
     """The archive's quarter files, parsed, in file-name order."""
-    return tuple(
-        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
-        for name in repo.list_dir(ARCHIVE_DIR)
-        if QUARTER_FILE.match(name)
-    )
+    return tuple(facts.parse(path, data) for path, data in archive_files(repo))
