@@ -70,7 +70,10 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
         if as_json:
             from .commands.report import error_json
 
-            click.echo(error_json(resources.version(), exc.problem))
+            ctx = click.get_current_context()
+            command = ctx.command_path.split(" ", 1)[-1]
+            repo = str(ctx.params.get("path", ""))
+            click.echo(error_json(command, resources.version(), repo, exc.problem))
         sys.exit(1)
     report = result.report
     if as_json:

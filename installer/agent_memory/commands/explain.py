@@ -15,13 +15,14 @@ from ..shell.load import archive_files
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result, memory_of
+from .settle import Result, memory_of, require_enabled
 
 
 def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result:
     """By default only the logs the last review has not read are read (the footer holds the
     rest); ``full`` reads every log and lists each one that names the fact."""
     repo = Repo(path)
+    require_enabled(repo)
     repo.recover()
     memory, continuity = memory_of(repo, archives=False)
     if not any(f.id == fact_id for f in continuity.facts):

@@ -14,7 +14,7 @@ from ..parse.footer import ids_in
 from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, settle
 
 
 class FactOptions(NamedTuple):
@@ -26,6 +26,7 @@ class FactOptions(NamedTuple):
 
 def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     with guarded(repo, options):
         _, continuity = memory_of(repo, archives=False)
         archived: dict[str, str] = {}

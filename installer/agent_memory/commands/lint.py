@@ -10,13 +10,14 @@ from ..layout import ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 _SEVERITIES = ("error", "warning", "advisory")
 
 
 def lint(path: Path) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     repo.recover()
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]

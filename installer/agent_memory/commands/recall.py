@@ -10,12 +10,13 @@ from ..core import recall as searching
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 
 def recall(path: Path, query: str, limit: int) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
     repo = Repo(path)
+    require_enabled(repo)
     repo.recover()
     memory = load(repo)
     docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]

@@ -56,9 +56,7 @@ class Report(NamedTuple):
         return [f"  {e.outcome.value:<{width}}  {e.path}  ({e.reason})" for e in self.plan.edits]
 
 
-def error_json(version: str, problem: Problem) -> str:
-    """The one ``--json`` document of a command that stopped on an error."""
-    import json
-
-    doc = {"version": version, "outcome": "error", "findings": [problem._asdict()]}
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
+    """The one ``--json`` document of a command that stopped on an error: the same shape as
+    every other (``schema/report.schema.json``), its one finding the error."""
+    return Report(command, version, repo, "error", None, (problem,)).to_json()

@@ -21,7 +21,7 @@ from ..shell.logs import references
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -32,6 +32,7 @@ class ReviewOptions(NamedTuple):
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     with guarded(repo, options):
         return _review(repo, path, review_options, options)
 

@@ -12,13 +12,14 @@ from ..layout import SCHEMA, SESSIONS_DIR
 from ..parse.sessions import log_name, new_log
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, settle
+from .settle import Options, Result, require_enabled, settle
 
 _SCHEMA_TEMPLATE = "templates/.agent/schema.md"
 
 
 def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
     repo = Repo(path)
+    require_enabled(repo)  # before the lock: outside a repo, not even a lock file is written
     with repo.locked():
         return _session_new(repo, path, slug, now)
 

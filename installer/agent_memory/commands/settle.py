@@ -80,7 +80,21 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
 
 def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
     """The repo's memory and its continuity.md, which every command but enable needs."""
+    require_enabled(repo)
     memory = load(repo, archives=archives)
     if memory.continuity is None:
-        raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
+        raise _NOT_ENABLED
     return memory, memory.continuity
+
+
+_NOT_ENABLED = AgentMemoryError(
+    "not found: this is not an agent-memory repo; run agent-memory enable first", CONTINUITY
+)
+
+
+def require_enabled(repo: Repo) -> None:
+    """Refuse, before reading or writing anything else, a repo that was never enabled: every
+    command but enable works only inside one (outside, lint would find nothing wrong and
+    session new would create memory/ where nobody reads it)."""
+    if not repo.exists(CONTINUITY):
+        raise _NOT_ENABLED

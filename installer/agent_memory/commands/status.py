@@ -15,11 +15,12 @@ from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report
-from .settle import Result, memory_of
+from .settle import Result, memory_of, require_enabled
 
 
 def status(path: Path) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     repo.recover()
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
