@@ -23,7 +23,6 @@ def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result
     rest); ``full`` reads every log and lists each one that names the fact."""
     repo = Repo(path)
     require_enabled(repo)
-    repo.recover()
     memory, continuity = memory_of(repo, archives=False)
     if not any(f.id == fact_id for f in continuity.facts):
         # Parse only the archive files that hold the id: the archive may hold thousands of facts.

@@ -26,7 +26,7 @@ class FactOptions(NamedTuple):
 
 def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
-    require_enabled(repo)
+    require_enabled(repo, options.wait)
     with guarded(repo, options):
         _, continuity = memory_of(repo, archives=False)
         archived: dict[str, str] = {}

@@ -18,7 +18,6 @@ _SEVERITIES = ("error", "warning", "advisory")
 def lint(path: Path) -> Result:
     repo = Repo(path)
     require_enabled(repo)
-    repo.recover()
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)

@@ -17,7 +17,6 @@ def recall(path: Path, query: str, limit: int) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
     repo = Repo(path)
     require_enabled(repo)
-    repo.recover()
     memory = load(repo)
     docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
     hits = searching.recall(query, docs, limit)

@@ -32,7 +32,7 @@ class ReviewOptions(NamedTuple):
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
     repo = Repo(path)
-    require_enabled(repo)
+    require_enabled(repo, options.wait)
     with guarded(repo, options):
         return _review(repo, path, review_options, options)
 

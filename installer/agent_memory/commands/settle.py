@@ -92,9 +92,11 @@ _NOT_ENABLED = AgentMemoryError(
 )
 
 
-def require_enabled(repo: Repo) -> None:
-    """Refuse, before reading or writing anything else, a repo that was never enabled: every
-    command but enable works only inside one (outside, lint would find nothing wrong and
-    session new would create memory/ where nobody reads it)."""
+def require_enabled(repo: Repo, wait: float = 0.0) -> None:
+    """Refuse, before writing anything, a repo that was never enabled: every command but
+    enable works only inside one (outside, lint would find nothing wrong and session new would
+    create memory/ where nobody reads it). An interrupted run of ours is rolled back first (it
+    may be the enable that was creating continuity.md); anywhere else that writes nothing."""
+    repo.recover(wait)
     if not repo.exists(CONTINUITY):
         raise _NOT_ENABLED

@@ -21,7 +21,6 @@ from .settle import Result, memory_of, require_enabled
 def status(path: Path) -> Result:
     repo = Repo(path)
     require_enabled(repo)
-    repo.recover()
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
