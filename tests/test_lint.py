@@ -133,3 +133,33 @@ def test_misspelt_ids_are_warned_with_the_nearest_id(tmp_path: Path) -> None:
         f"{log}:5: warning [unknown-id] references 'proxy', which exists nowhere; "
         "did you mean 'proxy-aware-fetch'?"
     ) in out
+
+
+def test_a_reviewed_log_gets_one_note_with_its_line_not_warnings_forever(tmp_path: Path) -> None:
+    """Logs cannot be edited: lint warned about them on every run, without a line."""
+    foot = "<!-- id: kept | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 -->"
+    log = "# S\n\n## Memory References\n- Used: kept\n- Referenced: gone-one, gone-two\n"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: 2026-01-02 | through 2026-01-02-100000\n"
+                f"\n## Key Decisions\n- Kept\n  {foot}\n"
+            ),
+            "memory/sessions/2026-01-02-100000.md": log,
+            "memory/sessions/2026-01-03-100000.md": log,
+        },
+    )
+    out = cli("lint", tmp_path).output.splitlines()
+    old = [line for line in out if "2026-01-02-100000" in line]
+    assert old == [
+        "memory/sessions/2026-01-02-100000.md:4: advisory [reviewed-log] label 'Used' counts as "
+        "a use; prefer Referenced: (and 2 more notes); this log was already reviewed and is "
+        "never edited — write references correctly in the next log"
+    ]
+    new = [line for line in out if "2026-01-03-100000" in line]
+    assert (
+        "memory/sessions/2026-01-03-100000.md:5: warning [unknown-id] references 'gone-one', "
+        "which exists nowhere" in new
+    )
+    assert len(new) == 3

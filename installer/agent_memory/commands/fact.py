@@ -9,12 +9,11 @@ from .. import resources
 from ..core.fact_add import add_fact
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
-from ..parse.dates import today
 from ..parse.footer import ids_in
 from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, require_enabled, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
 
 
 class FactOptions(NamedTuple):
@@ -28,11 +27,11 @@ def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
     require_enabled(repo, options.wait)
     with guarded(repo, options):
-        _, continuity = memory_of(repo, archives=False)
+        memory, continuity = memory_of(repo, archives=False)
         archived: dict[str, str] = {}
         for rel, data in archive_files(repo):
             archived.update(ids_in(rel, data.decode("utf-8", errors="replace")))
-        day = today(options.today)
+        day = review_date(options.today, memory.logs)
         new = add_fact(continuity, archived, fact.text, fact.section, fact.id, fact.thread, day)
         reason = f"fact {new.id} added to {new.section} ({new.tier})"
         edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)

@@ -15,13 +15,12 @@ from ..core.triggers import window
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
-from ..parse.dates import today
 from ..parse.text import decode
 from ..shell.logs import references
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, require_enabled, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -63,7 +62,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         logs=memory.logs,
         refs=refs,
         full=review_options.full,
-        today=today(options.today),
+        today=review_date(options.today, memory.logs),
     )
     plan, summary = project(inputs)
     if review_options.session is not None:

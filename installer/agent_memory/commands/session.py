@@ -29,10 +29,9 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
     name = log_name(moment, slug)
     rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):
+        hint = "run again in a second" + ("" if slug else " or pass --slug")
         raise AgentMemoryError(
-            "already exists and session logs are never overwritten; "
-            "run again in a second or pass --slug",
-            rel,
+            f"already exists and session logs are never overwritten; {hint}", rel
         )
     schema = repo.read(SCHEMA) or resources.data(_SCHEMA_TEMPLATE)
     try:

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, SESSIONS_DIR
+from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.load import load
@@ -90,6 +91,19 @@ def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
 _NOT_ENABLED = AgentMemoryError(
     "not found: this is not an agent-memory repo; run agent-memory enable first", CONTINUITY
 )
+
+
+def review_date(explicit: dt.date | None, logs: Sequence[str]) -> dt.date:
+    """The date a writing command stamps (``--today``), refused when it is before the newest
+    session log: facts and reviews dated before logs that already exist would count those logs
+    as coming after them."""
+    day = today(explicit)
+    if logs and day.isoformat() < logs[-1][:10]:
+        raise AgentMemoryError(
+            f"--today {day.isoformat()} is before the newest session log "
+            f"({SESSIONS_DIR}/{logs[-1]}); pass that date or a later one, or leave --today out"
+        )
+    return day
 
 
 def require_enabled(repo: Repo, wait: float = 0.0) -> None:

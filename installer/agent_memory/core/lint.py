@@ -14,7 +14,7 @@ from ..parse.facts import Document, conflict_markers, id_clashes
 from ..parse.footer import ID
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
-from ..parse.sessions import EMPTY, SessionRefs, read_refs
+from ..parse.sessions import EMPTY, SessionRefs, read_refs, reference_section
 from .triggers import due_reasons, pending_reactivations, window
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
@@ -123,8 +123,9 @@ def _logs(
             unread[name] = refs
         path = f"{SESSIONS_DIR}/{name}"
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
-        found += [warning._replace(path=path) for warning in refs.warnings]
-        found += _references(path, refs, known, ordered)
+        notes = [warning._replace(path=path) for warning in refs.warnings]
+        notes += _references(path, refs, known, ordered, data)
+        found += notes if name in unread else _once(path, notes)
         for fact_id in refs.created:
             created_in[fact_id].append(name)
     found += [
@@ -141,7 +142,23 @@ def _logs(
     return found
 
 
-def _references(path: str, refs: SessionRefs, known: set[str], ordered: list[str]) -> list[Problem]:
+def _once(path: str, notes: Sequence[Problem]) -> list[Problem]:
+    """A log the review has already read cannot be edited (logs are append-only): its notes
+    are one advisory, at its first line, instead of warnings that would never go away."""
+    if not notes:
+        return []
+    first = min(notes, key=lambda n: n.line or 0)
+    more = f" (and {len(notes) - 1} more notes)" if len(notes) > 1 else ""
+    message = (
+        f"{first.message}{more}; this log was already reviewed and is never edited — "
+        "write references correctly in the next log"
+    )
+    return [Problem(path, first.line, "advisory", "reviewed-log", message)]
+
+
+def _references(
+    path: str, refs: SessionRefs, known: set[str], ordered: list[str], data: bytes
+) -> list[Problem]:
     """Ids that exist nowhere, and segments that look like a meant id but are not one (case,
     underscores, spaces): each a warning naming the nearest existing id."""
     found = []
@@ -165,9 +182,22 @@ def _references(path: str, refs: SessionRefs, known: set[str], ordered: list[str
         spelt = [_kebab(w.segment) for w in refs.written if w.token == fact_id]
         line = next((w.line for w in refs.written if w.token == fact_id), None)
         hint = _nearest([*spelt, fact_id], known, ordered)
+        line = line or _line_of(data, fact_id)
         message = f"references {fact_id!r}, which exists nowhere{hint}"
         found.append(Problem(path, line, "warning", "unknown-id", message))
     return found
+
+
+def _line_of(data: bytes, fact_id: str) -> int | None:
+    """The line of the references section that names ``fact_id`` (the fast reader, which most
+    logs take, keeps no lines: lint looks again, for the rare unknown id)."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    section = reference_section(text)
+    if section is None:
+        return None
+    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9-])")
+    first, lines = section
+    return next((first + i for i, line in enumerate(lines) if word.search(line)), None)
 
 
 def _kebab(text: str) -> str:
