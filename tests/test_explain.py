@@ -24,7 +24,7 @@ def test_explain_lists_events_rule_and_next_move() -> None:
     assert out.splitlines()[0].startswith("graphql-gateway  [active]  memory/continuity.md:24")
     assert "  2026-04-03  memory/sessions/2026-04-03-160000.md (Created)\n" in out
     assert "  2026-05-05  memory/sessions/2026-05-05-100000.md (used)\n" in out
-    assert "events (6 uses, last 2026-05-05):" in out
+    assert "events (uses: 6, last 2026-05-05):" in out
     assert "tier active by rule 5: sessions_since(`last_used`) ≤ active_window → active." in out
     assert "next: archive-candidate (rule 6) after 4 more session logs" in out
 

@@ -82,8 +82,8 @@ def _events(inputs: Inputs, fact_id: str, stored: Mapping[str, str]) -> tuple[Ev
         found.append(
             Event(
                 stored.get("last_used", ""),
-                f"{stored['uses']} uses up to here, as the last review counted them "
-                "(agent-memory explain --full lists each)",
+                f"uses: {stored['uses']} in its footer: its birth and the logs reviews have "
+                "counted (--full lists each)",
             )
         )
     elif "base_uses" in stored:
@@ -146,7 +146,7 @@ def lines(found: Explanation) -> list[str]:
         f"{found.id}  [{found.fields['tier']}]  {found.path}:{found.line}  {found.first_line}",
         f"section: {found.section}; footer says tier {stored_tier}, "
         f"uses {found.stored.get('uses', '?')}, last_used {found.stored.get('last_used', '?')}",
-        f"events ({found.fields['uses']} uses, last {found.fields['last_used']}):",
+        f"events (uses: {found.fields['uses']}, last {found.fields['last_used']}):",
         *(f"  {event.date}  {event.what}" for event in found.events),
         f"session logs since its last use: {found.idle}",
         f"tier {found.fields['tier']} by rule {found.decision.rule}: {rule.replace('**', '')}",
