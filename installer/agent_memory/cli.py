@@ -16,17 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import cli_options as opts
 from . import resources
-from .cli_options import json_opt, parse_now, repo_arg, today_opt, writing_options
 
 if TYPE_CHECKING:
     from .commands.settle import Result
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"agent-memory {resources.version()}")
-        ctx.exit(0)
 
 
 @click.group(
@@ -36,14 +30,7 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         "`agent-memory session new` for the log, then `agent-memory review --if-due`."
     ),
 )
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_version,
-    help="Print the tool's version and exit.",
-)
+@opts.version
 def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
@@ -95,20 +82,7 @@ def _progress(names: Sequence[str]) -> Iterator[str]:
 
 
 @main.command()
-@repo_arg
-@click.option(
-    "--vendor",
-    "vendors",
-    multiple=True,
-    type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
-    help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
-)
-@click.option(
-    "--keep-vendor-files",
-    is_flag=True,
-    help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
-)
-@writing_options
+@opts.enable
 def enable(
     path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
 ) -> None:
@@ -121,8 +95,7 @@ def enable(
 
 
 @main.command()
-@repo_arg
-@json_opt
+@opts.read
 def lint(path: Path, as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
@@ -134,16 +107,7 @@ def lint(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@repo_arg
-@click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
-@click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
-@click.option(
-    "--session",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Append the summary to FILE, the newest session log, unless it already has one.",
-)
-@writing_options
+@opts.review
 def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
@@ -159,8 +123,7 @@ def review(
 
 
 @main.command()
-@repo_arg
-@json_opt
+@opts.read
 def status(path: Path, as_json: bool) -> None:
     """Show versions, facts per tier, and whether a review is due and why."""
     from .commands.status import status as run
@@ -174,15 +137,7 @@ def session() -> None:
 
 
 @session.command("new")
-@repo_arg
-@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
-@click.option(
-    "--now",
-    callback=parse_now,
-    metavar="YYYY-MM-DDTHH:MM:SS",
-    help="Time to name the log by instead of now (UTC unless an offset is given).",
-)
-@json_opt
+@opts.session_new
 def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
     """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
     from .commands.session import session_new as run
@@ -191,16 +146,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 
 
 @main.command()
-@click.argument("query")
-@repo_arg
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="List at most this many facts.",
-)
-@json_opt
+@opts.recall
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
 
@@ -212,15 +158,7 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
 
 
 @main.command("check-logs")
-@repo_arg
-@click.option(
-    "--base",
-    default="HEAD",
-    show_default=True,
-    metavar="REV",
-    help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
-)
-@json_opt
+@opts.check_logs
 def check_logs(path: Path, base: str, as_json: bool) -> None:
     """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
     from .commands.check_logs import check_logs as run
@@ -234,36 +172,22 @@ def fact() -> None:
 
 
 @fact.command("add")
-@click.argument("text")
-@repo_arg
-@click.option("--section", metavar="S", help="Section to add it to (default: Key Decisions).")
-@click.option("--id", "fact_id", metavar="ID", help="Its id (default: derived from its words).")
-@click.option("--thread", is_flag=True, help="An open thread `- [ ]` (default: in Open Threads).")
-@writing_options
+@opts.fact_add
 def fact_add(
-    text: str,
-    path: Path,
-    section: str | None,
-    fact_id: str | None,
-    thread: bool,
-    as_json: bool,
-    **flags: Any,
+    text: str, path: Path, section: str | None, fact_id: str | None, thread: bool, **flags: Any
 ) -> None:
     """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
     from .commands.fact import FactOptions
     from .commands.fact import fact_add as run
     from .commands.settle import Options
 
+    as_json = flags.pop("as_json")
     new = FactOptions(text, section, fact_id, thread)
     _run(lambda: run(path, new, Options(**flags)), as_json)
 
 
 @main.command()
-@click.argument("fact_id", metavar="ID")
-@repo_arg
-@click.option("--full", is_flag=True, help="Read every session log and list each that names it.")
-@today_opt
-@json_opt
+@opts.explain
 def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> None:
     """Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next."""
     from .commands.explain import explain as run
