@@ -43,6 +43,7 @@ def test_check_logs_fails_on_a_modified_or_deleted_log(repo: Path) -> None:
 
 
 def test_check_logs_outside_git_is_one_clear_line(tmp_path: Path) -> None:
+    cli("enable", tmp_path)
     result = cli("check-logs", tmp_path)
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "git" in result.output and "Traceback" not in result.output

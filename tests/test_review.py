@@ -370,3 +370,33 @@ def test_auto_core_promotes_what_every_recent_block_used_and_says_so(tmp_path: P
     before = tree(tmp_path)
     assert cli("review", tmp_path, "--today", "2026-01-10").exit_code == 0
     assert tree(tmp_path) == before
+
+
+def test_a_pending_reactivation_makes_the_review_due(tmp_path: Path) -> None:
+    """A log naming an archived fact left it archived while status said "not due"."""
+    foot = (
+        "<!-- id: redis-cache | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | "
+        "tier: archived | from: Key Decisions | archived: 2026-03-01 -->"
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: 2026-03-01 | through 2026-03-01-100000\n"
+                "\n## Key Decisions\n"
+            ),
+            "memory/archive/2026-Q1.md": f"# Archive\n\n## Facts\n- Redis cache\n  {foot}\n",
+            "memory/sessions/2026-03-01-100000.md": "# S\n",
+            "memory/sessions/2026-03-02-100000.md": (
+                "# S\n\n## Memory References\n- Reactivated: redis-cache\n"
+            ),
+        },
+    )
+    status = cli("status", tmp_path)
+    assert "review: due — 1 archived facts named by unread session logs" in status.output
+    assert "(redis-cache)" in status.output
+    assert "[review-due]" in cli("lint", tmp_path).output
+    result = cli("review", tmp_path, "--if-due", "--today", "2026-03-02")
+    assert result.exit_code == 0 and "Reactivated: 1 (redis-cache)" in result.output
+    assert "Redis cache" in (tmp_path / "memory/continuity.md").read_text()
+    assert "review: not due" in cli("status", tmp_path).output

@@ -7,11 +7,11 @@ table gives it as the number of sessions since each of the fact's dates.
 
 from __future__ import annotations
 
-from pathlib import Path
+import inspect
 
 import pytest
 
-from agent_memory.core.tiers import at_birth, tier
+from agent_memory.core.tiers import at_birth, decide, tier
 from agent_memory.parse.policy import Policy
 from conftest import PROJECT
 
@@ -126,15 +126,13 @@ def test_a_fact_no_log_has_followed_gets_the_tier_a_review_would_give(
 
 
 def test_decay_md_lists_the_rules_in_the_order_the_code_tries_them() -> None:
-    """The numbered rules of DECAY.md and the numbered comments in core/tiers.py agree."""
+    """The numbered rules of DECAY.md and the rules ``decide`` returns come in the same order."""
     doc = (PROJECT / "DECAY.md").read_text()
     rules = doc.split("## Tiers", 1)[1].split("**Checked threads.**", 1)[0]
     numbers = [
         line.split(".", 1)[0] for line in rules.splitlines() if line[:2].strip(".").isdigit()
     ]
-    code = Path(PROJECT / "installer/agent_memory/core/tiers.py").read_text()
-    marked = [n for n in numbers if f"# {n}." in code or f"  # {n}. " in code]
     assert numbers == ["1", "2", "3", "4", "5", "6", "7"]
-    assert marked == numbers, "core/tiers.py marks each DECAY.md rule with '# N.' in order"
-    positions = [code.index(f"# {n}.") for n in numbers]
-    assert positions == sorted(positions)
+    code = inspect.getsource(decide)
+    positions = [code.index(f', "{n}")') for n in numbers]
+    assert positions == sorted(positions), "decide() tries DECAY.md's rules in its order"

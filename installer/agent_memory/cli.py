@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -17,61 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import cli_options as opts
 from . import resources
 
 if TYPE_CHECKING:
     from .commands.settle import Result
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"agent-memory {resources.version()}")
-        ctx.exit(0)
-
-
-def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
-    if value is None:
-        epoch = os.environ.get("SOURCE_DATE_EPOCH")
-        if epoch:  # checked here so that a bad value is a usage error (exit 2), never ignored
-            from .parse.dates import epoch_date
-
-            if epoch_date(epoch) is None:
-                raise click.UsageError(
-                    f"SOURCE_DATE_EPOCH={epoch[:40]!r} is not a time; use whole seconds since "
-                    "1970 (ASCII digits, a representable date) or unset it"
-                )
-        return None
-    from .parse.dates import parse_date  # only when --today is given
-
-    day = parse_date(value)
-    if day is None:
-        raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD")
-    return day
-
-
-_repo_arg = click.argument(
-    "path", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
-)
-_today_opt = click.option(
-    "--today",
-    callback=_parse_today,
-    metavar="YYYY-MM-DD",
-    help="Date to use instead of today (default: SOURCE_DATE_EPOCH, else the UTC date).",
-)
-_json_opt = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-_dry_run_opt = click.option(
-    "--dry-run", is_flag=True, help="Print the plan and a unified diff; write nothing."
-)
-_check_opt = click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if the command would change anything."
-)
-_wait_opt = click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    metavar="SECONDS",
-    help="Wait up to SECONDS for another run's lock instead of failing at once.",
-)
 
 
 @click.group(
@@ -81,14 +30,7 @@ _wait_opt = click.option(
         "`agent-memory session new` for the log, then `agent-memory review --if-due`."
     ),
 )
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_version,
-    help="Print the tool's version and exit.",
-)
+@opts.version
 def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
@@ -117,7 +59,10 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
         if as_json:
             from .commands.report import error_json
 
-            click.echo(error_json(resources.version(), error.problem))
+            ctx = click.get_current_context()
+            command = ctx.command_path.split(" ", 1)[-1]
+            repo = str(ctx.params.get("path", ""))
+            click.echo(error_json(command, resources.version(), repo, error.problem))
         sys.exit(1)
     report = result.report
     if as_json:
@@ -144,28 +89,8 @@ def _progress(names: Sequence[str]) -> Iterator[str]:
         yield from bar
 
 
-def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
-    for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
-        command = option(command)
-    return command
-
-
 @main.command()
-@_repo_arg
-@click.option(
-    "--vendor",
-    "vendors",
-    multiple=True,
-    type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
-    help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
-)
-@click.option(
-    "--keep-vendor-files",
-    is_flag=True,
-    help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
-)
-@_writing_options
+@opts.enable
 def enable(
     path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
 ) -> None:
@@ -178,8 +103,7 @@ def enable(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@opts.read
 def lint(path: Path, as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
@@ -191,16 +115,7 @@ def lint(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@_repo_arg
-@click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
-@click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
-@click.option(
-    "--session",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Append the summary to FILE, the newest session log, unless it already has one.",
-)
-@_writing_options
+@opts.review
 def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
@@ -216,8 +131,7 @@ def review(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@opts.read
 def status(path: Path, as_json: bool) -> None:
     """Show versions, facts per tier, and whether a review is due and why."""
     from .commands.status import status as run
@@ -230,39 +144,8 @@ def session() -> None:
     """Session logs: the memory's event log."""
 
 
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
-    if value is None:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value)
-        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
-        moment.astimezone(dt.timezone.utc)  # 9999-12-31T23:59:59-14:00 is past year 9999
-    except (ValueError, OverflowError):
-        raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment
-
-
-_MAX_SLUG = 80  # a log's name stays far below the file systems' 255-byte limit
-
-
-def _check_slug(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and len(value.encode("utf-8", errors="replace")) > _MAX_SLUG:
-        raise click.BadParameter(f"is longer than {_MAX_SLUG} bytes; use a short kebab-case word")
-    return value
-
-
 @session.command("new")
-@_repo_arg
-@click.option(
-    "--slug", callback=_check_slug, metavar="TEXT", help="Add -TEXT to the name (kebab-cased)."
-)
-@click.option(
-    "--now",
-    callback=_parse_now,
-    metavar="YYYY-MM-DDTHH:MM:SS",
-    help="Time to name the log by instead of now (UTC unless an offset is given).",
-)
-@_json_opt
+@opts.session_new
 def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
     """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
     from .commands.session import session_new as run
@@ -271,16 +154,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 
 
 @main.command()
-@click.argument("query")
-@_repo_arg
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="List at most this many facts.",
-)
-@_json_opt
+@opts.recall
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
 
@@ -292,15 +166,7 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
 
 
 @main.command("check-logs")
-@_repo_arg
-@click.option(
-    "--base",
-    default="HEAD",
-    show_default=True,
-    metavar="REV",
-    help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
-)
-@_json_opt
+@opts.check_logs
 def check_logs(path: Path, base: str, as_json: bool) -> None:
     """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
     from .commands.check_logs import check_logs as run
@@ -309,9 +175,9 @@ def check_logs(path: Path, base: str, as_json: bool) -> None:
 
 
 @main.command()
-@_repo_arg
-@_wait_opt
-@_json_opt
+@opts.repo_arg
+@opts.wait_opt
+@opts.json_opt
 def recover(path: Path, wait: float, as_json: bool) -> None:
     """Roll back the plan an interrupted run left half-applied (its journal), and nothing else.
 
@@ -321,3 +187,32 @@ def recover(path: Path, wait: float, as_json: bool) -> None:
     from .commands.recover import recover as run
 
     _run(lambda: run(path, wait), as_json)
+
+
+@main.group()
+def fact() -> None:
+    """Facts in memory/continuity.md."""
+
+
+@fact.command("add")
+@opts.fact_add
+def fact_add(
+    text: str, path: Path, section: str | None, fact_id: str | None, thread: bool, **flags: Any
+) -> None:
+    """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
+    from .commands.fact import FactOptions
+    from .commands.fact import fact_add as run
+    from .commands.settle import Options
+
+    as_json = flags.pop("as_json")
+    new = FactOptions(text, section, fact_id, thread)
+    _run(lambda: run(path, new, Options(**flags)), as_json)
+
+
+@main.command()
+@opts.explain
+def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> None:
+    """Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next."""
+    from .commands.explain import explain as run
+
+    _run(lambda: run(path, fact_id, full, today), as_json)

@@ -12,12 +12,13 @@ from ..parse.sessions import session_date
 from ..shell.git import changed_paths
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 
 def check_logs(path: Path, base: str) -> Result:
     """Fail when a session log that exists in git at ``base`` was modified or deleted since."""
     repo = Repo(path)
+    require_enabled(repo)
     findings = [
         Problem(
             name,

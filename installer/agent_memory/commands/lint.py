@@ -15,7 +15,7 @@ from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 _SEVERITIES = ("error", "warning", "advisory")
 
@@ -44,6 +44,7 @@ def _bootstrap(repo: Repo) -> list[Problem]:
 def lint(path: Path) -> Result:
     repo = Repo(path)
     repo.refuse_if_interrupted()
+    require_enabled(repo)
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.projection import Inputs, Summary
+from ..core.projection import Inputs
 from ..core.projection import review as project
-from ..core.triggers import due_reasons, window
+from ..core.summary import Summary
+from ..core.triggers import window
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
-from ..parse.dates import today
-from ..parse.sessions import read_refs, session_date
 from ..parse.text import decode
+from ..shell.logs import references
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -31,6 +31,7 @@ class ReviewOptions(NamedTuple):
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     with guarded(repo, options):
         return _review(repo, path, review_options, options)
 
@@ -41,19 +42,18 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     for problem in memory.policy_problems:
         if problem.severity == "error":
             raise InputError(problem.path, problem.line, problem.message, "then review again")
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    day = today(options.today)
-    _refuse_a_day_before_the_logs(day, memory.logs)
+    day = review_date(options.today, memory.logs)
     through = cursor(last_review(continuity), memory.logs)
     wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    names = options.progress(wanted) if options.progress else wanted
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    rest = [name for name in wanted if name not in early]
+    refs = {**early, **references(repo, options.progress(rest) if options.progress else rest)}
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -79,17 +79,6 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
-def _refuse_a_day_before_the_logs(day: dt.date, logs: Sequence[str]) -> None:
-    """A review dated before its newest log would archive facts before they were last used."""
-    newest = session_date(logs[-1]) if logs else None
-    if newest is not None and day.isoformat() < newest:
-        raise AgentMemoryError(
-            f"is dated {newest}, after the review date {day.isoformat()}; review on that day or "
-            f"later (--today {newest}, or fix the clock / SOURCE_DATE_EPOCH)",
-            f"{SESSIONS_DIR}/{logs[-1]}",
-        )
-
-
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
     return {
         "date": summary.date,
@@ -100,6 +89,7 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "archived": list(summary.archived),
         "swept": list(summary.swept),
         "tier_changes": [list(c) for c in summary.tier_changes],
+        "unused": list(summary.unused),
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,

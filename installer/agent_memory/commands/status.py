@@ -8,18 +8,20 @@ from typing import Any
 
 from .. import resources
 from ..core.tiers import decays
-from ..core.triggers import due_reasons, window
+from ..core.triggers import window
 from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Result, memory_of
+from .settle import Result, memory_of, require_enabled
 
 
 def status(path: Path) -> Result:
     repo = Repo(path)
     repo.refuse_if_interrupted()
+    require_enabled(repo)
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
@@ -28,7 +30,7 @@ def status(path: Path) -> Result:
     )
     review = last_review(continuity)
     through = cursor(review, memory.logs)
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, _ = why_due(repo, memory)
     policy = memory.policy
     data: dict[str, Any] = {
         "installed": installed,

@@ -32,6 +32,7 @@ from .edits import (
     shift_sections,
 )
 from .plan import FileEdit, Outcome, Plan
+from .summary import Summary
 from .triggers import stem, window
 
 
@@ -45,39 +46,6 @@ class Inputs(NamedTuple):
     refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
     full: bool
     today: dt.date
-
-
-class Summary(NamedTuple):
-    date: str
-    through: str | None
-    window: int
-    reactivated: tuple[str, ...] = ()
-    archived: tuple[str, ...] = ()
-    swept: tuple[str, ...] = ()
-    tier_changes: tuple[tuple[str, str, str], ...] = ()
-    candidates: tuple[str, ...] = ()
-    promoted: tuple[str, ...] = ()
-    archive_file: str = ""
-
-    def markdown(self, newline: str = "\n") -> str:
-        """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
-
-        def ids(values: Sequence[str]) -> str:
-            return f" ({', '.join(values)})" if values else ""
-
-        changes = [f"{i}: {a}→{b}" for i, a, b in self.tier_changes]
-        lines = [
-            f"## Memory Review ({self.date})",
-            f"- Reactivated: {len(self.reactivated)}{ids(self.reactivated)}",
-            f"- Archived: {len(self.archived)}{ids(self.archived)}"
-            + (f" → {self.archive_file}" if self.archived else ""),
-            f"- Swept threads: {len(self.swept)}{ids(self.swept)}",
-            f"- Tier changes: {len(changes)}{ids(changes)}",
-            f"- Archive candidates: {len(self.candidates)}{ids(self.candidates)}",
-        ]
-        if self.promoted:
-            lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
-        return newline.join(lines) + newline
 
 
 class _Located(NamedTuple):
@@ -111,12 +79,28 @@ class _Verdict(NamedTuple):
         return self.item.fact.task == "x"
 
 
-def review(inputs: Inputs) -> tuple[Plan, Summary]:
-    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
-    _refuse_unsafe(inputs)
+class Judged(NamedTuple):
+    """One fact as the review would leave it (``explain`` shows this)."""
+
+    path: str  # where it lives now
+    fact: Fact
+    section: str  # the section the rules see
+    fields: Mapping[str, str]  # its recomputed footer
+    promoted: bool
+    since: Callable[[str], int]  # sessions_since(day)
+
+
+class _Counted(NamedTuple):
+    through: str | None
+    counted: Sequence[str]
+    events: _Events
+    promotable: frozenset[str]
+    since: Callable[[str], int]
+
+
+def _count(inputs: Inputs) -> _Counted:
     through = cursor(last_review(inputs.continuity), inputs.logs)
     counted = window(inputs.logs, None if inputs.full else through)
-    events = _events(counted, inputs.refs)
     promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
 
     def since(day: str) -> int:
@@ -124,6 +108,23 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         # before "<day>." ("-" < "."), and every later day's sort after it.
         return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
 
+    return _Counted(through, counted, _events(counted, inputs.refs), promotable, since)
+
+
+def judge(inputs: Inputs, fact_id: str) -> Judged | None:
+    """The fact ``fact_id`` as the review would recompute it, or None when no fact has it."""
+    count = _count(inputs)
+    for item in _located(inputs):
+        if item.fact.id == fact_id:
+            v = _judge(item, inputs, count.events, count.since, count.promotable)
+            return Judged(item.doc.path, item.fact, item.section, v.fields, v.promoted, count.since)
+    return None
+
+
+def review(inputs: Inputs) -> tuple[Plan, Summary]:
+    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
+    _refuse_unsafe(inputs)
+    through, counted, events, promotable, since = _count(inputs)
     verdicts = [
         _judge(item, inputs, events, since, promotable)
         for item in _located(inputs)
@@ -163,7 +164,8 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     days: list[str] = []
     created: set[str] = set()
     for name in counted:
-        used, made, _ = refs.get(name, EMPTY)
+        found = refs.get(name, EMPTY)
+        used, made = found.used, found.created
         if not used:
             continue
         ids.extend(used)
@@ -321,6 +323,7 @@ def _summary(
         candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
         archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+        unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
     )
 
 
@@ -334,8 +337,7 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
         names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
         seen: set[str] = set()
         for name in names:
-            used, _, _ = inputs.refs.get(name, EMPTY)
-            seen |= used
+            seen |= inputs.refs.get(name, EMPTY).used
         result = seen if result is None else result & seen
     return frozenset(result or ())
 

@@ -51,7 +51,9 @@ _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 _MARKER = re.compile(rb"memory references", re.IGNORECASE)
 # The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
-_REFERENCES = r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+_REFERENCES = (
+    r"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+)
 _REFERENCES_HEADING = re.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
@@ -62,7 +64,7 @@ _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + r
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
 _PLAIN_SECTION = re.compile(
     _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
-    rb"(?P<end>\Z|(?= {0,3}#{1,6}(?:[ \t]|\n|\Z)))?",
+    rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
 )
 _NOT_USES = frozenset({"archived", "swept", "superseded"})
@@ -73,12 +75,22 @@ _OPENER = re.compile(r"[(\[{]")
 _SEPARATOR = re.compile(r"[,;]")
 
 
+class Written(NamedTuple):
+    """A reference segment that may name an id other than the one counted: its token is not a
+    valid id, or words follow it. Lint, which knows the ids, decides whether to warn."""
+
+    line: int
+    token: str  # the segment's first token as written, backticks stripped
+    segment: str  # the whole segment, commentary included
+
+
 class SessionRefs(NamedTuple):
     """What one log says about fact usage; its warnings have a line but no path yet."""
 
     used: frozenset[str]
     created: frozenset[str]
     warnings: tuple[Problem, ...]
+    written: tuple[Written, ...] = ()
 
 
 EMPTY = SessionRefs(frozenset(), frozenset(), ())
@@ -105,8 +117,9 @@ def read_refs(data: bytes) -> SessionRefs:
         if section is not None:
             break
         at = lowered.find(b"memory references", at + 1)
-    if section.group("end") is None:
-        return _read_refs(data)  # the section holds more than "- Label: id, id" lines
+    next_level = len(section.group("next") or b"")
+    if section.group("end") is None or next_level > len(section.group("marks")):
+        return _read_refs(data)  # more than "- Label: id, id" lines, or a sub-heading
     used: set[str] = set()
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
@@ -146,10 +159,13 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
             return None
         body_from = heading.end() + 1
         following = _ANY_HEADING.search(text, body_from)
+        while following is not None and _level(following.group()) > len(heading.group("marks")):
+            following = _ANY_HEADING.search(text, following.end())  # a sub-heading: read on
         body = text[body_from : following.start() if following else len(text)]
         return text.count("\n", 0, body_from) + 1, body.split("\n")
     fence: tuple[str, int] | None = None
     start: int | None = None
+    level = 0
     body_from = 0
     lines_before = 0
     position = 0
@@ -182,18 +198,27 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         if title is None:
             continue
         if start is not None:
+            if _level(line) > level:
+                continue  # a sub-heading of the section
             return start + 1, text[body_from:position].split("\n")
         title = title.strip("*_").strip().lower()
         if title == "memory references":
-            start = lines_before + 1
+            start, level = lines_before + 1, _level(line)
             body_from = line_end + 1 if line_end != -1 else len(text)
     if start is None:
         return None
     return start + 1, text[body_from:].split("\n")
 
 
+def _level(heading: str) -> int:
+    """The level of an ATX heading line: its number of ``#`` marks."""
+    marks = heading.lstrip(" ")
+    return len(marks) - len(marks.lstrip("#"))
+
+
 def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]]:
-    """(line, joined item text) per list item; (line, None) for a paragraph line.
+    """(line, joined item text) per list item; (line, None) for a paragraph line; a sub-heading
+    comes as (line, "#" + its title).
 
     Indented lines continue the item above; a nested bullet starts a new segment of it.
     """
@@ -206,6 +231,13 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
             in_fence = not in_fence
             continue
         if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading is not None:
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+            yield number, "#" + (heading.group(2) or "").strip().strip("*_").strip()
             continue
         item = _ITEM.match(line)
         indent = len(line) - len(line.lstrip(" \t"))
@@ -233,21 +265,30 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     used: set[str] = set()
     created: set[str] = set()
     warnings: list[Problem] = []
+    written: list[Written] = []
+    heading: str | None = None  # a sub-heading that names a label (### Referenced)
 
     def warn(line: int, message: str) -> None:
         warnings.append(Problem("", line, "warning", "session-reference", message))
 
     for number, item in _items(first_line, lines):
+        if item is not None and item.startswith("#"):
+            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | _NOT_USES else None
+            if heading is None:
+                warn(number, f"sub-heading {item[1:]!r} is not a label; items under it need one")
+            continue
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
             continue
         split = label_of(item)
-        if split is None:
+        if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
+            label, rest = split
+        elif heading is not None:
+            label, rest = heading, item  # the sub-heading is the label of its bullets
+        else:
             warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
             continue
-        label, rest = split
-        words = re.findall(r"[a-z]+", label.lower())
-        first = words[0] if words else ""
+        first = _label_word(label)
         if first not in USE_WORDS:
             if first not in _NOT_USES:
                 warn(number, f"label {label!r} is not a use; ids under it do not count")
@@ -255,11 +296,21 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         if first not in CANONICAL_WORDS:
             canonical = "Created" if first in CREATE_WORDS else "Referenced"
             warn(number, f"label {label!r} counts as a use; prefer {canonical}:")
-        ids = segment_ids(rest)
+        ids = []
+        for token, segment in segments(rest):
+            if ID.match(token):
+                ids.append(token)
+            if not ID.match(token) or segment != token:
+                written.append(Written(number, token, segment))
         used.update(ids)
         if first in CREATE_WORDS:
             created.update(ids)
-    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings))
+    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings), tuple(written))
+
+
+def _label_word(label: str) -> str:
+    words = re.findall(r"[a-z]+", label.lower())
+    return words[0] if words else ""
 
 
 def heading_title(line: str) -> str | None:
@@ -310,6 +361,11 @@ def _flatten_groups(rest: str) -> str:
 
 def segment_ids(rest: str) -> list[str]:
     """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
+    return [token for token, _ in segments(rest) if ID.match(token)]
+
+
+def segments(rest: str) -> list[tuple[str, str]]:
+    """(first token, whole segment) of each top-level ``,``/``;`` segment that says something."""
     # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
     # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
     rest = _WIKI_LINK.sub(r"\1", rest)
@@ -318,14 +374,13 @@ def segment_ids(rest: str) -> list[str]:
     opener = _OPENER.search(rest)
     if opener is not None:
         rest = rest[: opener.start()]
-    segments = _SEPARATOR.split(rest)
-    ids = []
-    for segment in segments:
-        token = segment.strip().split(maxsplit=1)[0] if segment.strip() else ""
-        token = token.strip("`*_").split("(", 1)[0].rstrip(".:")
-        if token and token not in NOTHING and ID.match(token):
-            ids.append(token)
-    return ids
+    found = []
+    for segment in _SEPARATOR.split(rest):
+        words = segment.strip().split(maxsplit=1)
+        token = words[0].strip("`*_").split("(", 1)[0].rstrip(".:") if words else ""
+        if token and token not in NOTHING:
+            found.append((token, " ".join(segment.replace("`", "").strip("*_ \t").split())))
+    return found
 
 
 def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
@@ -333,15 +388,18 @@ def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
     tokens = markdown().parse(text)
     lines = text.split("\n")
     start: int | None = None
+    level = 0
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or not token.markup.startswith("#"):
             continue
         assert token.map is not None
         if start is not None:
+            if len(token.markup) > level:
+                continue  # a sub-heading of the section
             return start + 1, lines[start : token.map[0]]
         title = tokens[index + 1].content.strip().strip("*_").strip().lower()
         if title == "memory references":
-            start = token.map[1]
+            start, level = token.map[1], len(token.markup)
     return None if start is None else (start + 1, lines[start:])
 
 

@@ -11,8 +11,9 @@ from ..parse.memory import Memory
 from .repo import Repo
 
 
-def load(repo: Repo) -> Memory:
-    """Read every memory file except the session logs' contents (those are read on demand)."""
+def load(repo: Repo, *, archives: bool = True) -> Memory:
+    """Read every memory file except the session logs' contents (those are read on demand);
+    without ``archives`` the archive is left unparsed (``archive_files`` has its bytes)."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
@@ -25,7 +26,7 @@ def load(repo: Repo) -> Memory:
         stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
     return Memory(
         continuity,
-        _archives(repo),
+        _archives(repo) if archives else (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
         tuple(problems),
@@ -34,10 +35,12 @@ def load(repo: Repo) -> Memory:
     )
 
 
+def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
+    """The archive's quarter files, unparsed, in file-name order."""
+    paths = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    return [(path, repo.read(path) or b"") for path in paths]
+
+
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
     """The archive's quarter files, parsed, in file-name order."""
-    return tuple(
-        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
-        for name in repo.list_dir(ARCHIVE_DIR)
-        if QUARTER_FILE.match(name)
-    )
+    return tuple(facts.parse(path, data) for path, data in archive_files(repo))
