@@ -19,6 +19,7 @@ from typing import Any
 from .. import resources
 from ..layout import AGENTS_MD, VENDORS
 from ..parse import frontmatter
+from ..parse.markdown import FENCE, HEADING
 from ..parse.text import Text, decode, strip_eol
 from .blocks import block_of, find_block, upsert_block
 from .vendor_stores import Fact, store_facts
@@ -27,8 +28,6 @@ from .vendor_table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 POINTER_TEMPLATE = "templates/pointer.md"
 
 _IMPORT = re.compile(r"^@\S+\s*$")
-_HEADING = re.compile(r"^(#{1,6})(\s)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 # Lines that are structure, not a rule: blank, no letter or digit (rules like ---), table rows,
 # HTML tags. Dropping or noting one would break the Markdown around it.
@@ -189,7 +188,7 @@ def units(lines: Sequence[str]) -> Iterator[Unit]:
     while index < len(bare):
         line = bare[index]
         end = index + 1
-        fence = _FENCE.match(line)
+        fence = FENCE.match(line)
         if fence is not None:
             closing = fence.group(1)[0] * len(fence.group(1))
             while end < len(bare) and not bare[end].strip().startswith(closing):
@@ -212,7 +211,7 @@ def _key(lines: tuple[str, ...]) -> str | None:
     """What a unit says, bullets and whitespace aside; None for blank lines, headings and
     intros (a line ending with ':' means nothing without what follows it)."""
     first = lines[0]
-    if _STRUCTURE.match(first) or _HEADING.match(first) or first.rstrip().endswith(":"):
+    if _STRUCTURE.match(first) or HEADING.match(first) or first.rstrip().endswith(":"):
         return None
     text = " ".join(_MARKER.sub("", line, count=1) for line in lines)
     return " ".join(text.split()) or None
@@ -271,9 +270,9 @@ def _shifted(lines: Sequence[str]) -> list[str]:
     shifted = []
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
+        heading = None if fenced else HEADING.match(line)
         if heading is not None:
             level = min(6, len(heading.group(1)) + 2)
             line = "#" * level + line[len(heading.group(1)) :]
