@@ -32,7 +32,6 @@ _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 # Lines that are structure, not a rule: blank, no letter or digit (rules like ---), table rows,
 # HTML tags. Dropping or noting one would break the Markdown around it.
 _STRUCTURE = re.compile(r"^(?:[^A-Za-z0-9]*|\s*[|<].*)$")
-_NOTE = "(a rule already said in {where})"
 
 
 @dataclass
@@ -239,12 +238,19 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
     the section, the lines moved and the lines only noted."""
     out: list[str] = []
     moved = noted = 0
+    last: tuple[str, str, int] | None = None  # the note just written: prefix, where, rules
     for unit in units(body):
         where = said.where.get(unit.key) if unit.key is not None else None
         if where is not None:
-            out.append(_note(unit, where))
+            marker = _MARKER.match(unit.lines[0])
+            prefix = marker.group(0) if marker else ""
+            if last is not None and last[:2] == (prefix, where):
+                out.pop()  # rules dropped one after another share one note
+            last = (prefix, where, last[2] + 1 if last and last[:2] == (prefix, where) else 1)
+            out.append(prefix + note(last[2], where))
             noted += len(unit.lines)
             continue
+        last = None
         if unit.key is not None:
             said.where[unit.key] = f"the section From `{path}`"
         out.extend(unit.lines)
@@ -259,10 +265,10 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
     return section, moved, noted
 
 
-def _note(unit: Unit, where: str) -> str:
-    """Where a dropped unit was, a line saying where it was first said (a list item stays one)."""
-    marker = _MARKER.match(unit.lines[0])
-    return (marker.group(0) if marker else "") + _NOTE.format(where=where)
+def note(rules: int, where: str) -> str:
+    """The line left where rules already said were (MIGRATE.md shows it)."""
+    what = "a rule" if rules == 1 else f"{rules} rules"
+    return f"({what} already said in {where})"
 
 
 def _shifted(lines: Sequence[str]) -> list[str]:
