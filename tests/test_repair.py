@@ -148,3 +148,18 @@ def test_enable_md_names_every_installed_path_and_the_codex_budget() -> None:
     kib = f"{CODEX_BUDGET // 1024} KiB"
     assert kib in enable_md and kib in (PROJECT / "MIGRATE.md").read_text()
     assert "project_doc_max_bytes" in enable_md
+
+
+def test_lint_names_an_unclosed_block_in_one_line_and_enable_refuses(repo: Path) -> None:
+    enabled(repo)
+    claude = repo / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("<!-- agent-memory:end -->\n", ""))
+    lint = cli("lint", repo)
+    assert lint.exit_code == 1
+    assert "CLAUDE.md:1: error [bootstrap] has an agent-memory block that is not closed" in (
+        lint.output
+    )
+    before = stats(repo)
+    result = cli("enable", repo)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert stats(repo) == before

@@ -171,3 +171,16 @@ def test_enable_md_lists_every_outcome_the_tool_reports() -> None:
     step4 = (PROJECT / "ENABLE.md").read_text().split("## Step 4", 1)[1]
     for outcome in Outcome:
         assert f"`{outcome.value}`" in step4, outcome
+
+
+def test_the_console_script_keeps_agents_md_through_a_claude_link(repo: Path) -> None:
+    from conftest import run_console
+
+    make(repo, "claude-to-agents")
+    done = run_console("enable", ".", "--today", TODAY, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "linked" in done.stdout and "CLAUDE.md  (links to AGENTS.md" in done.stdout
+    text = (repo / "AGENTS.md").read_bytes()
+    assert text.count(BLOCK_BEGIN.encode()) == 1 and RULES.encode().split(b"\r\n\r\n", 1)[1] in text
+    again = run_console("enable", ".", "--check", cwd=repo)
+    assert again.returncode == 0, again.stdout

@@ -6,15 +6,11 @@ has none and replaced in place in a file that has one.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import InputError
 from ..layout import BLOCK_BEGIN, BLOCK_END
+from ..parse.markdown import FENCE, TITLE
 from ..parse.text import decode, strip_eol
 from .plan import Outcome
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_TITLE = re.compile(r"^ {0,3}#(?:[ \t]|$)")
 
 
 def find_block(path: str, lines: tuple[str, ...]) -> tuple[int, int] | None:
@@ -77,7 +73,7 @@ def _fenced(lines: tuple[str, ...]) -> set[int]:
     inside: set[int] = set()
     opening: tuple[int, str] | None = None
     for index, line in enumerate(lines):
-        match = _FENCE.match(strip_eol(line))
+        match = FENCE.match(strip_eol(line))
         if match is None:
             continue
         run = match.group(1)
@@ -163,6 +159,6 @@ def _after_title(lines: list[str]) -> int:
     index = start
     while index < len(lines) and not strip_eol(lines[index]).strip():
         index += 1
-    if index < len(lines) and _TITLE.match(lines[index]):
+    if index < len(lines) and TITLE.match(lines[index]):
         return index + 1
     return start

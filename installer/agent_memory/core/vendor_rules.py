@@ -19,6 +19,7 @@ from typing import Any
 from .. import resources
 from ..layout import AGENTS_MD, VENDORS
 from ..parse import frontmatter
+from ..parse.markdown import FENCE, HEADING
 from ..parse.text import Text, decode, strip_eol
 from .blocks import block_of, find_block, upsert_block
 from .vendor_stores import Fact, store_facts
@@ -27,13 +28,10 @@ from .vendor_table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 POINTER_TEMPLATE = "templates/pointer.md"
 
 _IMPORT = re.compile(r"^@\S+\s*$")
-_HEADING = re.compile(r"^(#{1,6})(\s)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MARKER = re.compile(r"^\s*(?:[-*+]|[0-9]+[.)])\s+(?:\[[ xX]\]\s+)?")
 # Lines that are structure, not a rule: blank, no letter or digit (rules like ---), table rows,
 # HTML tags. Dropping or noting one would break the Markdown around it.
 _STRUCTURE = re.compile(r"^(?:[^A-Za-z0-9]*|\s*[|<].*)$")
-_NOTE = "(a rule already said in {where})"
 
 
 @dataclass
@@ -189,7 +187,7 @@ def units(lines: Sequence[str]) -> Iterator[Unit]:
     while index < len(bare):
         line = bare[index]
         end = index + 1
-        fence = _FENCE.match(line)
+        fence = FENCE.match(line)
         if fence is not None:
             closing = fence.group(1)[0] * len(fence.group(1))
             while end < len(bare) and not bare[end].strip().startswith(closing):
@@ -212,7 +210,7 @@ def _key(lines: tuple[str, ...]) -> str | None:
     """What a unit says, bullets and whitespace aside; None for blank lines, headings and
     intros (a line ending with ':' means nothing without what follows it)."""
     first = lines[0]
-    if _STRUCTURE.match(first) or _HEADING.match(first) or first.rstrip().endswith(":"):
+    if _STRUCTURE.match(first) or HEADING.match(first) or first.rstrip().endswith(":"):
         return None
     text = " ".join(_MARKER.sub("", line, count=1) for line in lines)
     return " ".join(text.split()) or None
@@ -240,12 +238,19 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
     the section, the lines moved and the lines only noted."""
     out: list[str] = []
     moved = noted = 0
+    last: tuple[str, str, int] | None = None  # the note just written: prefix, where, rules
     for unit in units(body):
         where = said.where.get(unit.key) if unit.key is not None else None
         if where is not None:
-            out.append(_note(unit, where))
+            marker = _MARKER.match(unit.lines[0])
+            prefix = marker.group(0) if marker else ""
+            if last is not None and last[:2] == (prefix, where):
+                out.pop()  # rules dropped one after another share one note
+            last = (prefix, where, last[2] + 1 if last and last[:2] == (prefix, where) else 1)
+            out.append(prefix + note(last[2], where))
             noted += len(unit.lines)
             continue
+        last = None
         if unit.key is not None:
             said.where[unit.key] = f"the section From `{path}`"
         out.extend(unit.lines)
@@ -260,10 +265,10 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
     return section, moved, noted
 
 
-def _note(unit: Unit, where: str) -> str:
-    """Where a dropped unit was, a line saying where it was first said (a list item stays one)."""
-    marker = _MARKER.match(unit.lines[0])
-    return (marker.group(0) if marker else "") + _NOTE.format(where=where)
+def note(rules: int, where: str) -> str:
+    """The line left where rules already said were (MIGRATE.md shows it)."""
+    what = "a rule" if rules == 1 else f"{rules} rules"
+    return f"({what} already said in {where})"
 
 
 def _shifted(lines: Sequence[str]) -> list[str]:
@@ -271,9 +276,9 @@ def _shifted(lines: Sequence[str]) -> list[str]:
     shifted = []
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
+        heading = None if fenced else HEADING.match(line)
         if heading is not None:
             level = min(6, len(heading.group(1)) + 2)
             line = "#" * level + line[len(heading.group(1)) :]

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import InputError
 from ..parse import footer, frontmatter
 from ..parse.dates import parse_date, quarter_of
+from ..parse.markdown import FENCE, HEADING
 from ..parse.text import Text, decode, strip_eol
 from .archive import new_quarter
 from .edits import append_to_section
@@ -49,8 +50,6 @@ TAG_SECTIONS = MappingProxyType(
     }
 )
 _DONE_HEADING = re.compile(r"done|complete|finished|works|working|recent|changes", re.IGNORECASE)
-_HEADING = re.compile(r"^(#{1,6})(\s)")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _BULLET = re.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
 _NUMBERED = re.compile(r"^[0-9]+[.)]\s+(.*)$")
 
@@ -107,7 +106,7 @@ def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> 
     fenced = False
     for raw in lines:
         line = strip_eol(raw).rstrip()
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         if fenced or (current and line[:1] in (" ", "\t") and line.strip()):
             if current:
@@ -117,7 +116,7 @@ def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> 
             if paragraph:
                 flush()
             continue
-        heading = _HEADING.match(line)
+        heading = HEADING.match(line)
         if heading is not None:
             flush()
             done = bool(_DONE_HEADING.search(line))
