@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 from ..errors import AgentMemoryError, RefusedError
+from ..layout import TMP_SUFFIX
 
 # No memory file is near this; a file past it is refused rather than read into memory.
 MAX_FILE_BYTES = 512 * 1024 * 1024
-TMP_SUFFIX = ".agent-memory-tmp"
 _TMP_RANDOM = 8  # characters tempfile puts between our prefix and suffix
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _KINDS = (
