@@ -20,6 +20,8 @@ from agent_memory.parse import sessions as log
 from agent_memory.shell import files
 from agent_memory.shell import journal_format as fmt
 from agent_memory.shell.files import atomic_write
+from agent_memory.shell.repo import Repo
+from agent_memory.shell.walk import matching
 from conftest import cli, git_init, run_console, stats, tree
 
 _LABEL_TEXT = st.lists(st.sampled_from([*"ab :*_`\t", "Referenced", "**"]), max_size=16).map(
@@ -344,3 +346,17 @@ def test_fuzz_every_command_is_one_line_and_never_writes_outside(
     assert "Traceback" not in result.output
     assert len([x for x in result.output.splitlines() if x.startswith("agent-memory:")]) <= 1
     assert stats(outside) == before
+
+
+def test_the_vendor_walk_never_enters_a_symlinked_folder(tmp_path: Path) -> None:
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / ".cursor/rules/team").mkdir(parents=True)
+    (outside / "rules").mkdir(parents=True)
+    (outside / "rules/stolen.mdc").write_text("---\nalwaysApply: true\n---\nx\n")
+    (root / ".cursor/rules/team/style.mdc").write_text("---\nalwaysApply: true\n---\ny\n")
+    (root / ".cursor/rules/sub").symlink_to(".", target_is_directory=True)  # a loop
+    (root / ".cursor/rules/ext").symlink_to(outside / "rules", target_is_directory=True)
+    started = time.perf_counter()
+    found = matching(Repo(root), [".cursor/rules/**/*.mdc"])
+    assert found == [".cursor/rules/team/style.mdc"]
+    assert time.perf_counter() - started < 2.0
