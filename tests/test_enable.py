@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ VERSION = (PROJECT / "VERSION").read_text().strip()
 TODAY = "2026-06-13"
 
 FRESH = {
+    ".gitignore",
     ".agent/DECAY.md",
     ".agent/REVIEW.md",
     ".agent/schema.md",
@@ -181,3 +183,16 @@ def test_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = cli("enable", tmp_path / "missing")
     assert result.exit_code == 1
     assert "not a directory" in result.output
+
+
+def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo: Path) -> None:
+    build_tree(repo, {".gitignore": "node_modules/\r\n*.log\r\n"})
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    ignore = (repo / ".gitignore").read_bytes()
+    assert ignore.startswith(b"node_modules/\r\n*.log\r\n\r\n# agent-memory:begin\r\n")
+    for line in (b"/.agent-memory.lock", b"/.agent-memory.journal/", b"*.agent-memory-tmp"):
+        assert line + b"\r\n" in ignore
+    checked = subprocess.run(
+        ["git", "-C", repo, "check-ignore", "-q", ".agent-memory.journal/entries"], check=False
+    )
+    assert checked.returncode == 0

@@ -3,6 +3,7 @@ trusted, no option injection into git, usage errors for bad times, and a fuzz of
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -16,8 +17,11 @@ from hypothesis import strategies as st
 from agent_memory.core.recall import recall
 from agent_memory.parse import facts, footer
 from agent_memory.parse import sessions as log
+from agent_memory.shell import files
 from agent_memory.shell import journal_format as fmt
 from agent_memory.shell.files import atomic_write
+from agent_memory.shell.repo import Repo
+from agent_memory.shell.walk import matching
 from conftest import cli, git_init, run_console, stats, tree
 
 _LABEL_TEXT = st.lists(st.sampled_from([*"ab :*_`\t", "Referenced", "**"]), max_size=16).map(
@@ -196,6 +200,49 @@ def test_hostile_imported_ids_and_counts_become_footers_that_lint_accepts(repo: 
     assert "origin: CONTEXT.yaml#evil_tier: core -->" in text  # sanitised, and said so in MIGRATE
 
 
+def _review_ready(repo: Path) -> None:
+    cli("enable", repo, "--vendor", "none", "--today", "2026-06-01")
+    log_file = repo / "memory/sessions/2026-06-10-100000.md"
+    log_file.write_text("# Session\n\n## Memory References\n- Referenced: none\n")
+
+
+@pytest.mark.parametrize(
+    ("where", "code"), [("journal", errno.EROFS), ("file", errno.ENOSPC), ("file", errno.EACCES)]
+)
+def test_a_file_system_error_is_one_line_and_the_tree_is_rolled_back(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int
+) -> None:
+    _review_ready(repo)
+    before = tree(repo)
+    if where == "journal":  # a read-only mount: the journal cannot even be made
+        real_mkdir = Path.mkdir
+
+        def mkdir(self: Path, *args: object, **kwargs: object) -> None:
+            if self.name == ".agent-memory.journal":
+                raise OSError(code, os.strerror(code), str(self))
+            real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Path, "mkdir", mkdir)
+    else:  # the disk fills up (or a file is immutable) after the journal is written
+        real_write = files.write_synced
+        calls = []
+
+        def write(fd: int, data: bytes) -> None:
+            calls.append(fd)
+            if len(calls) == 1:
+                raise OSError(code, os.strerror(code))
+            real_write(fd, data)
+
+        monkeypatch.setattr(files, "write_synced", write)
+    result = cli("review", repo, "--today", "2026-06-20")
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.startswith("agent-memory:")]
+    assert len(lines) == 1 and os.strerror(code) in lines[0], result.output
+    assert lines[0].startswith(("agent-memory: .agent-memory.journal", "agent-memory: memory/"))
+    assert "Traceback" not in result.output
+    assert tree(repo) == before
+
+
 # -- the fuzz: random bytes and random symlinks into every command -----------------------------
 
 _TARGETS = [
@@ -299,3 +346,17 @@ def test_fuzz_every_command_is_one_line_and_never_writes_outside(
     assert "Traceback" not in result.output
     assert len([x for x in result.output.splitlines() if x.startswith("agent-memory:")]) <= 1
     assert stats(outside) == before
+
+
+def test_the_vendor_walk_never_enters_a_symlinked_folder(tmp_path: Path) -> None:
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / ".cursor/rules/team").mkdir(parents=True)
+    (outside / "rules").mkdir(parents=True)
+    (outside / "rules/stolen.mdc").write_text("---\nalwaysApply: true\n---\nx\n")
+    (root / ".cursor/rules/team/style.mdc").write_text("---\nalwaysApply: true\n---\ny\n")
+    (root / ".cursor/rules/sub").symlink_to(".", target_is_directory=True)  # a loop
+    (root / ".cursor/rules/ext").symlink_to(outside / "rules", target_is_directory=True)
+    started = time.perf_counter()
+    found = matching(Repo(root), [".cursor/rules/**/*.mdc"])
+    assert found == [".cursor/rules/team/style.mdc"]
+    assert time.perf_counter() - started < 2.0

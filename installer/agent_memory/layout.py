@@ -32,6 +32,20 @@ LEGACY_MARKER = "agent-memory shared memory system"
 # Transient files of an apply in progress; both vanish when it completes.
 LOCK_FILE = ".agent-memory.lock"
 JOURNAL_DIR = ".agent-memory.journal"
+TMP_SUFFIX = ".agent-memory-tmp"  # temp files: .<name>.<random>.agent-memory-tmp beside <name>
+
+# Enable lists the transient files in .gitignore, inside a block of ours (DESIGN §15): a lock or a
+# journal that was never committed cannot reach a clone.
+GITIGNORE = ".gitignore"
+GITIGNORE_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
+GITIGNORE_BLOCK = (
+    f"{GITIGNORE_MARKERS[0]}\n"
+    "# agent-memory's transient files: a run's lock, its journal, its temp files\n"
+    f"/{LOCK_FILE}\n"
+    f"/{JOURNAL_DIR}/\n"
+    f"*{TMP_SUFFIX}\n"
+    f"{GITIGNORE_MARKERS[1]}\n"
+)
 
 # Fully managed files: installed path -> source inside the packaged data. Overwritten on re-sync,
 # after a backup when the user edited them (their hash is in the manifest).

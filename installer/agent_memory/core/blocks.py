@@ -12,46 +12,54 @@ from ..parse.markdown import FENCE, TITLE
 from ..parse.text import decode, strip_eol
 from .plan import Outcome
 
+Markers = tuple[str, str]
+HTML_MARKERS: Markers = (BLOCK_BEGIN, BLOCK_END)
 
-def find_block(path: str, lines: tuple[str, ...]) -> tuple[int, int] | None:
+
+def find_block(
+    path: str, lines: tuple[str, ...], markers: Markers = HTML_MARKERS
+) -> tuple[int, int] | None:
     """Line indices (begin, end inclusive) of the managed block, or None; malformed is an error.
 
     Markers shown inside a fenced code block (an example in the user's text) are not a block.
     """
-    spans = find_blocks(path, lines)
+    spans = find_blocks(path, lines, markers)
     if len(spans) > 1:
         raise InputError(
             path,
             spans[1][0] + 1,
-            f"has a second {BLOCK_BEGIN} marker",
+            f"has a second {markers[0]} marker",
             "keep one agent-memory block and delete the other begin/end pair",
         )
     return spans[0] if spans else None
 
 
-def find_blocks(path: str, lines: tuple[str, ...]) -> list[tuple[int, int]]:
+def find_blocks(
+    path: str, lines: tuple[str, ...], markers: Markers = HTML_MARKERS
+) -> list[tuple[int, int]]:
     """Every managed block, in order; an unclosed or stray marker is an error naming its line."""
+    begin_marker, end_marker = markers
     fenced = _fenced(lines)
     spans: list[tuple[int, int]] = []
     begin: int | None = None
     for index, line in enumerate(lines):
         bare = strip_eol(line).strip()
-        if bare not in (BLOCK_BEGIN, BLOCK_END) or index in fenced:
+        if bare not in markers or index in fenced:
             continue
-        if bare == BLOCK_BEGIN and begin is not None:
+        if bare == begin_marker and begin is not None:
             raise InputError(
                 path,
                 index + 1,
-                f"has a second {BLOCK_BEGIN} marker before the first block's end",
-                f"put {BLOCK_END} on its own line after the first block, or delete a marker",
+                f"has a second {begin_marker} marker before the first block's end",
+                f"put {end_marker} on its own line after the first block, or delete a marker",
             )
-        if bare == BLOCK_BEGIN:
+        if bare == begin_marker:
             begin = index
         elif begin is None:
             raise InputError(
                 path,
                 index + 1,
-                f"has {BLOCK_END} without a begin marker before it",
+                f"has {end_marker} without a begin marker before it",
                 "delete the stray marker, or put it after the block's begin marker",
             )
         else:
@@ -62,7 +70,7 @@ def find_blocks(path: str, lines: tuple[str, ...]) -> list[tuple[int, int]]:
             path,
             begin + 1,
             "has an agent-memory block that is not closed",
-            f"put {BLOCK_END} on its own line after the block, or delete the marker",
+            f"put {end_marker} on its own line after the block, or delete the marker",
         )
     return spans
 
@@ -85,10 +93,10 @@ def _fenced(lines: tuple[str, ...]) -> set[int]:
     return inside
 
 
-def block_of(template_path: str, template: bytes) -> list[str]:
+def block_of(template_path: str, template: bytes, markers: Markers = HTML_MARKERS) -> list[str]:
     """The block's lines (markers included, ``\\n`` endings) from a template file."""
     lines = decode(template_path, template).lines
-    span = find_block(template_path, lines)
+    span = find_block(template_path, lines, markers)
     if span is None:  # pragma: no cover - guarded by a test over every template
         raise InputError(template_path, None, "has no agent-memory block", "fix the template")
     begin, end = span
@@ -96,7 +104,13 @@ def block_of(template_path: str, template: bytes) -> list[str]:
 
 
 def upsert_block(
-    path: str, existing: bytes | None, template: bytes, *, repair: bool = False, top: bool = False
+    path: str,
+    existing: bytes | None,
+    template: bytes,
+    markers: Markers = HTML_MARKERS,
+    *,
+    repair: bool = False,
+    top: bool = False,
 ) -> tuple[bytes, Outcome]:
     """The file with our block added or refreshed; the user's bytes outside it never change.
 
@@ -108,9 +122,13 @@ def upsert_block(
         return template, Outcome.CREATED
     text = decode(path, existing)
     newline = text.newline
-    block = [strip_eol(line) + newline for line in block_of(path, template)]
+    block = [strip_eol(line) + newline for line in block_of(path, template, markers)]
     lines = list(text.lines)
-    spans = find_blocks(path, text.lines) if repair else _one(find_block(path, text.lines))
+    spans = (
+        find_blocks(path, text.lines, markers)
+        if repair
+        else _one(find_block(path, text.lines, markers))
+    )
     if spans:
         begin, end = spans[0]
         # Keep whatever ended the user's end-marker line (even no newline at end of file).

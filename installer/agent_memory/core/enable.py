@@ -22,6 +22,9 @@ from ..layout import (
     CONTINUITY,
     DEFAULT_VENDORS,
     FULLY_MANAGED,
+    GITIGNORE,
+    GITIGNORE_BLOCK,
+    GITIGNORE_MARKERS,
     MANIFEST,
     MANIFEST_TEMPLATE,
     SCHEMA,
@@ -34,6 +37,7 @@ from ..parse.facts import parse
 from ..parse.text import decode
 from . import vendor_rules, vendor_stores
 from .archive import index_line, render_index
+from .blocks import upsert_block
 from .bootstrap import (
     NO_LINKS,
     Change,
@@ -61,7 +65,8 @@ class Detected:
 def probe_paths(current: str) -> tuple[str, ...]:
     """Every path enable may read: the known ones only, never a walk of the tree."""
     bootstraps = [path for path, _template, _kind in VENDORS.values()]
-    paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, *FULLY_MANAGED, *USER_DATA, *bootstraps}
+    paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, GITIGNORE, *FULLY_MANAGED, *USER_DATA}
+    paths.update(bootstraps)
     paths.update(backup_path(current, p) for p in (*FULLY_MANAGED, AGENTS_MD, *bootstraps))
     return tuple(sorted(paths))
 
@@ -144,7 +149,18 @@ def _install(
         managed=managed,
     )
     changes[MANIFEST] = Change(stamp, Outcome.CREATED, f"stamp {current}, mode {mode}")
+    changes.update(_ignore_transients(files))
     return changes
+
+
+def _ignore_transients(files: Files) -> Changes:
+    """The .gitignore block that lists our lock, journal and temp files."""
+    template = GITIGNORE_BLOCK.encode()
+    after, outcome = upsert_block(GITIGNORE, files.get(GITIGNORE), template, GITIGNORE_MARKERS)
+    reason = "agent-memory's transient files" + (
+        "" if outcome is Outcome.CREATED else "; your lines are untouched"
+    )
+    return {GITIGNORE: Change(after, outcome, reason)}
 
 
 def _merge(changes: Changes, later: Changes) -> None:

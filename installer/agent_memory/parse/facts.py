@@ -145,6 +145,13 @@ def parse_text(path: str, text: Text) -> Document:
     problems: list[Problem] = conflict_markers(path, text.body)
     masked, footers = _mask(path, lines, problems)
     shape = outline(masked)
+    if shape.too_deep:
+        raise InputError(
+            path,
+            None,
+            "nests lists and block quotes too deeply to be read whole (about 9 levels)",
+            "flatten the deepest list or quote",
+        )
     for start, end in shape.code:
         for index_in_code in range(start, end):
             footers.pop(index_in_code, None)  # examples inside code are not footers

@@ -79,9 +79,11 @@ def without_footers(text: str) -> str:
     """``text`` with each footer replaced by a space (``FOOTER.sub(" ", text)``, linear)."""
     lines = text.split("\n")
     for index, line in enumerate(lines):
-        while (found := find(line)) is not None:
-            line = line[: found.start] + " " + line[found.end :]
-        lines[index] = line
+        pieces, rest = [], line
+        while (found := find(rest)) is not None:  # like re.sub: never rescan what it replaced
+            pieces.append(rest[: found.start] + " ")
+            rest = rest[found.end :]
+        lines[index] = "".join(pieces) + rest
     return "\n".join(lines)
 
 

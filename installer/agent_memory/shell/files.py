@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 
 from ..errors import AgentMemoryError, RefusedError
+from ..layout import TMP_SUFFIX
 
 # No memory file is near this; a file past it is refused rather than read into memory.
 MAX_FILE_BYTES = 512 * 1024 * 1024
-TMP_SUFFIX = ".agent-memory-tmp"
+_FIRST_READ = 1 << 16  # most memory files and logs are smaller: one read is the whole file
 _TMP_RANDOM = 8  # characters tempfile puts between our prefix and suffix
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _KINDS = (
@@ -62,7 +63,20 @@ def read_regular(path: Path, rel: str, *, follow: bool = True) -> bytes | None:
 
 
 def read_fd(fd: int, rel: str) -> bytes:
-    """Everything an open file holds, once it is known to be a regular file of bounded size."""
+    """Everything an open file (opened with O_NONBLOCK) holds, if it is a regular file of
+    bounded size.
+
+    A full review reads 100,000 logs, so the common case costs one system call: a read that
+    returns some bytes but fewer than asked is a whole regular file. An empty read, a full one,
+    or an error is what a FIFO, a device or a directory gives too, so only then does fstat
+    decide (a FIFO without a writer reads as empty at once: O_NONBLOCK never lets it hang).
+    """
+    try:
+        first = os.read(fd, _FIRST_READ)
+    except OSError:
+        first = None
+    if first and len(first) < _FIRST_READ:
+        return first
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         if stat.S_ISDIR(info.st_mode):
@@ -72,13 +86,16 @@ def read_fd(fd: int, rel: str) -> bytes:
         )
     if info.st_size > MAX_FILE_BYTES:
         raise RefusedError(f"is larger than {MAX_FILE_BYTES >> 20} MiB; refusing to read it", rel)
-    chunks = []
-    total = 0
+    chunks = [first or b""]
+    total = len(chunks[0])
     try:
-        while chunk := os.read(fd, 1 << 20):
+        if first is None:  # the first read failed on a regular file: say why
+            chunks[0] = os.read(fd, _FIRST_READ)
+            total = len(chunks[0])
+        while chunk := os.read(fd, max(info.st_size + 1 - total, _FIRST_READ)):
             chunks.append(chunk)
             total += len(chunk)
-            if total > MAX_FILE_BYTES:  # grew while we read it
+            if total > MAX_FILE_BYTES:  # it grew while we read it
                 raise RefusedError(f"grew past {MAX_FILE_BYTES >> 20} MiB while read", rel)
     except OSError as exc:
         raise os_error(exc, rel) from None

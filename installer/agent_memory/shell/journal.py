@@ -154,12 +154,16 @@ class Journal:
     def _write_all(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         for edit, target in zip(writes, targets, strict=True):
             self._step()
-            if edit.after is None:
-                target.unlink()
-                fsync_dir(target.parent)
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(target, edit.after)
+            try:
+                if edit.after is None:
+                    target.unlink()
+                    fsync_dir(target.parent)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write(target, edit.after)
+            except OSError as exc:
+                exc.filename = exc.filename or str(target)  # a full disk names no file
+                raise
 
 
 def _refused(why: str) -> AgentMemoryError:
