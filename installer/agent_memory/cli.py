@@ -187,6 +187,11 @@ def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
+    if if_due and not as_json:
+        from .commands.context import not_due  # a session-start hook: skip the review's imports
+
+        if not_due(path):
+            sys.exit(0)
     from .commands.review import ReviewOptions
     from .commands.review import review as run
     from .commands.settle import Options
@@ -205,6 +210,24 @@ def status(path: Path, as_json: bool) -> None:
     from .commands.status import status as run
 
     _run(lambda: run(path), as_json)
+
+
+@main.command()
+@_repo_arg
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=256),
+    default=8192,
+    show_default=True,
+    help="Print at most this many bytes; facts that do not fit are counted, not shown.",
+)
+@_json_opt
+def context(path: Path, max_bytes: int, as_json: bool) -> None:
+    """Print what an agent should read at session start: core facts and invariants, open
+    threads, active and working facts, and whether a review is due."""
+    from .commands.context import context as run
+
+    _run(lambda: run(path, max_bytes), as_json)
 
 
 @main.group()
