@@ -262,6 +262,35 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
     _run(lambda: run(path, slug, now), as_json)
 
 
+@session.command("capture")
+@_repo_arg
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The agent's transcript (JSON lines) to write the log from.",
+)
+@click.option(
+    "--agent",
+    type=click.Choice(["claude", "codex", "gemini"]),
+    help="Whose transcript it is (default: recognised from its first record).",
+)
+@click.option(
+    "--hook", is_flag=True, help="Read the transcript's path from a hook's JSON on stdin."
+)
+@_json_opt
+def session_capture(
+    path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
+) -> None:
+    """Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the ids
+    the agent named, the facts it added or changed, the files it changed; never overwrites."""
+    from .commands.capture import CaptureOptions
+    from .commands.capture import capture as run
+
+    stdin = click.get_text_stream("stdin") if hook and transcript is None else None
+    _run(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
+
+
 @main.command()
 @click.argument("query")
 @_repo_arg
