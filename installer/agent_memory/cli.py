@@ -10,75 +10,21 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import cli_options as o
 from . import resources
 
 if TYPE_CHECKING:
     from .commands.settle import Result
 
 
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"agent-memory {resources.version()}")
-        ctx.exit(0)
-
-
-def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    from .parse.dates import parse_date  # only when --today is given
-
-    day = parse_date(value)
-    if day is None:
-        raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD")
-    return day
-
-
-_repo_arg = click.argument(
-    "path", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
-)
-_today_opt = click.option(
-    "--today",
-    callback=_parse_today,
-    metavar="YYYY-MM-DD",
-    help="Date to use instead of today (default: SOURCE_DATE_EPOCH, else the UTC date).",
-)
-_json_opt = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-_dry_run_opt = click.option(
-    "--dry-run", is_flag=True, help="Print the plan and a unified diff; write nothing."
-)
-_check_opt = click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if the command would change anything."
-)
-_wait_opt = click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    metavar="SECONDS",
-    help="Wait up to SECONDS for another run's lock instead of failing at once.",
-)
-
-
-@click.group(
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog=(
-        "Everyday flow: `agent-memory enable` once per repo; at the end of each session "
-        "`agent-memory session new` for the log, then `agent-memory review --if-due`."
-    ),
-)
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_version,
-    help="Print the tool's version and exit.",
-)
+@click.group(context_settings=o.CONTEXT, epilog=o.EPILOG)
+@o.version_opt
 def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
@@ -117,37 +63,8 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
     sys.exit(result.exit_code)
 
 
-def _progress(names: Sequence[str]) -> Iterator[str]:
-    """A progress bar on stderr for long walks, shown only on a terminal (never when piped)."""
-    if len(names) < 500:
-        yield from names
-        return
-    with click.progressbar(names, label="reading session logs", file=sys.stderr) as bar:
-        yield from bar
-
-
-def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
-    for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
-        command = option(command)
-    return command
-
-
 @main.command()
-@_repo_arg
-@click.option(
-    "--vendor",
-    "vendors",
-    multiple=True,
-    type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
-    help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
-)
-@click.option(
-    "--keep-vendor-files",
-    is_flag=True,
-    help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
-)
-@_writing_options
+@o.enable_opts
 def enable(
     path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
 ) -> None:
@@ -155,13 +72,11 @@ def enable(
     from .commands.enable import enable as run
     from .commands.settle import Options
 
-    options = Options(**flags)
-    _run(lambda: run(path, vendors, options, keep_vendor_files=keep_vendor_files), as_json)
+    _run(lambda: run(path, vendors, Options(**flags), keep_vendor_files=keep_vendor_files), as_json)
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@o.read_opts
 def lint(path: Path, as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
@@ -173,16 +88,7 @@ def lint(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@_repo_arg
-@click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
-@click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
-@click.option(
-    "--session",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Append the summary to FILE, the newest session log, unless it already has one.",
-)
-@_writing_options
+@o.review_opts
 def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
@@ -196,15 +102,13 @@ def review(
     from .commands.review import review as run
     from .commands.settle import Options
 
-    progress = None if as_json or not sys.stderr.isatty() else _progress
+    progress = None if as_json or not sys.stderr.isatty() else o.progress
     options = Options(**flags, progress=progress)
-    review_options = ReviewOptions(full=full, if_due=if_due, session=session)
-    _run(lambda: run(path, review_options, options), as_json)
+    _run(lambda: run(path, ReviewOptions(full, if_due, session), options), as_json)
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@o.read_opts
 def status(path: Path, as_json: bool) -> None:
     """Show versions, facts per tier, and whether a review is due and why."""
     from .commands.status import status as run
@@ -213,21 +117,13 @@ def status(path: Path, as_json: bool) -> None:
 
 
 @main.command()
-@_repo_arg
-@click.option(
-    "--max-bytes",
-    type=click.IntRange(min=256),
-    default=8192,
-    show_default=True,
-    help="Print at most this many bytes; facts that do not fit are counted, not shown.",
-)
-@_json_opt
-def context(path: Path, max_bytes: int, as_json: bool) -> None:
+@o.context_opts
+def context(path: Path, max_bytes: int, hook: bool, as_json: bool) -> None:
     """Print what an agent should read at session start: core facts and invariants, open
     threads, active and working facts, and whether a review is due."""
     from .commands.context import context as run
 
-    _run(lambda: run(path, max_bytes), as_json)
+    _run(lambda: run(path, max_bytes, hook), as_json)
 
 
 @main.group()
@@ -235,26 +131,8 @@ def session() -> None:
     """Session logs: the memory's event log."""
 
 
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
-    if value is None:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
-
-
 @session.command("new")
-@_repo_arg
-@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
-@click.option(
-    "--now",
-    callback=_parse_now,
-    metavar="YYYY-MM-DDTHH:MM:SS",
-    help="Time to name the log by instead of now (UTC unless an offset is given).",
-)
-@_json_opt
+@o.session_new_opts
 def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
     """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
     from .commands.session import session_new as run
@@ -263,22 +141,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 
 
 @session.command("capture")
-@_repo_arg
-@click.option(
-    "--transcript",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="The agent's transcript (JSON lines) to write the log from.",
-)
-@click.option(
-    "--agent",
-    type=click.Choice(["claude", "codex", "gemini"]),
-    help="Whose transcript it is (default: recognised from its first record).",
-)
-@click.option(
-    "--hook", is_flag=True, help="Read the transcript's path from a hook's JSON on stdin."
-)
-@_json_opt
+@o.capture_opts
 def session_capture(
     path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
 ) -> None:
@@ -292,16 +155,7 @@ def session_capture(
 
 
 @main.command()
-@click.argument("query")
-@_repo_arg
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="List at most this many facts.",
-)
-@_json_opt
+@o.recall_opts
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
 
@@ -313,17 +167,32 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
 
 
 @main.command("check-logs")
-@_repo_arg
-@click.option(
-    "--base",
-    default="HEAD",
-    show_default=True,
-    metavar="REV",
-    help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
-)
-@_json_opt
+@o.check_logs_opts
 def check_logs(path: Path, base: str, as_json: bool) -> None:
     """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+@main.group()
+def hooks() -> None:
+    """An agent's repo-level hooks: context at session start, capture at its end (HOOKS.md)."""
+
+
+@hooks.command("install")
+@o.hooks_opts
+def hooks_install(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Add our hooks to the agent's settings in PATH; every other byte of the file is kept."""
+    from .commands.hooks import hooks_install as run
+
+    _run(lambda: run(path, agent, flags), as_json)
+
+
+@hooks.command("remove")
+@o.hooks_opts
+def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Take our hooks out of the agent's settings in PATH, giving back the bytes from before."""
+    from .commands.hooks import hooks_remove as run
+
+    _run(lambda: run(path, agent, flags), as_json)

@@ -7,6 +7,7 @@ write the tool makes is an atomic rename, so an unlocked read sees a whole file)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .. import resources
@@ -20,7 +21,9 @@ from .report import Report
 from .settle import Result
 
 
-def context(path: Path, max_bytes: int) -> Result:
+def context(path: Path, max_bytes: int, hook: bool = False) -> Result:
+    """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
+    Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``)."""
     repo = Repo(path)
     repo.recover()
     live = load_live(repo)
@@ -31,7 +34,11 @@ def context(path: Path, max_bytes: int) -> Result:
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}
     report = Report("context", resources.version(), str(path), outcome, None, (), summary)
-    return Result(report._replace(heading=(text.rstrip("\n"),)), 0)
+    shown = text.rstrip("\n")
+    if hook:
+        answer = {"hookEventName": "SessionStart", "additionalContext": text}
+        shown = json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+    return Result(report._replace(heading=(shown,)), 0)
 
 
 def not_due(path: Path) -> bool:
