@@ -76,15 +76,15 @@ def enable(
 
 
 @main.command()
-@o.read_opts
-def lint(path: Path, as_json: bool) -> None:
+@o.lint_opts
+def lint(path: Path, only: tuple[str, ...], as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
     Each finding is printed as `path:line: severity [check] message`.
     """
     from .commands.lint import lint as run
 
-    _run(lambda: run(path), as_json)
+    _run(lambda: run(path, only), as_json)
 
 
 @main.command()

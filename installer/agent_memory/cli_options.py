@@ -177,6 +177,10 @@ version_opt = click.option(
 enable_opts = bundle(repo_arg, vendor_opt, keep_vendor_files_opt, writing_options)
 review_opts = bundle(repo_arg, full_opt, if_due_opt, session_opt, writing_options)
 read_opts = bundle(repo_arg, json_opt)
+only_opt = click.option(
+    "--only", multiple=True, metavar="CHECK", help="Report only this check (repeatable): secret, …"
+)
+lint_opts = bundle(repo_arg, only_opt, json_opt)
 context_opts = bundle(repo_arg, max_bytes_opt, hook_opt, json_opt)
 session_new_opts = bundle(repo_arg, slug_opt, now_opt, json_opt)
 capture_opts = bundle(repo_arg, transcript_opt, transcript_agent_opt, hook_opt, json_opt)

@@ -11,6 +11,7 @@ from ..parse.facts import Document, conflict_markers, id_clashes
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
 from ..parse.sessions import read_refs
+from .secrets import scan
 from .triggers import due_reasons
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
@@ -30,6 +31,8 @@ def lint(
     docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
     docs.extend(memory.archives)
     found += _facts(docs)
+    for doc in docs:
+        found += secrets(doc.path, doc.text.body)
     found += _logs(memory, logs, {f.id for doc in docs for f in doc.facts if f.id is not None})
     found += [
         Problem(
@@ -103,7 +106,9 @@ def _logs(memory: Memory, logs: Iterable[tuple[str, bytes]], known: set[str]) ->
     for name, data in logs:
         refs = read_refs(data)
         path = f"{SESSIONS_DIR}/{name}"
-        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        found += conflict_markers(path, text)
+        found += secrets(path, text)
         found += [warning._replace(path=path) for warning in refs.warnings]
         found += [
             Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
@@ -123,6 +128,22 @@ def _logs(memory: Memory, logs: Iterable[tuple[str, bytes]], known: set[str]) ->
         if len(names) > 1
     ]
     return found
+
+
+def secrets(path: str, text: str) -> list[Problem]:
+    """A finding per credential-shaped string: where and what kind, never the text itself
+    (the finding is printed, and may end up in a CI log)."""
+    return [
+        Problem(
+            path,
+            secret.line,
+            "error",
+            "secret",
+            f"a {secret.kind} at column {secret.start + 1}; remove it, and rotate it if it was "
+            "ever committed (git history keeps it)",
+        )
+        for secret in scan(text)
+    ]
 
 
 def exit_code(findings: Iterable[Problem]) -> int:
