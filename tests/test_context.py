@@ -28,7 +28,7 @@ def _continuity(facts: int) -> str:
         "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n"
         "## Architectural Invariants\n- Writes go through the outbox\n"
         f"  {FOOT.format('outbox-writes', 3, 'core')}\n\n"
-        f"## Key Decisions\n{body}\n"
+        f"## Key Decisions\n{body}- A fact added by hand\n\n"
         "## Open Threads\n"
         f"- [ ] Rate limit the API\n  {FOOT.format('rate-limit', 1, 'active')}\n"
         f"- [x] Old thread\n  {FOOT.format('old-thread', 1, 'active')}\n"
@@ -56,6 +56,7 @@ def test_context_is_bounded_and_says_what_was_cut(tmp_path: Path) -> None:
     assert len(small.encode()) <= 2048 + 1  # + click's newline
     assert "`outbox-writes`" in small and "`rate-limit`" in small  # core and threads first
     assert "`old-thread`" not in full  # a checked thread is done: not in the view
+    assert "- A fact added by hand\n" in full  # no footer yet: shown with the working facts
     assert "facts not shown (over --max-bytes); `agent-memory recall QUERY`" in small
     assert cli("context", tmp_path, "--max-bytes", "10").exit_code == 2
 
@@ -67,9 +68,10 @@ def test_render_stays_in_budget_and_cuts_whole_facts(facts: int, budget: int) ->
     text = render(doc, ["12 session logs since the last review (review_every: 10)"], budget)
     assert len(text.encode()) <= budget
     shown = len(re.findall(r"^- .*`[a-z0-9-]+`$", text, re.MULTILINE))
+    shown += "- A fact added by hand\n" in text
     if "not shown" in text:
         hidden = int(text.split("\n_")[1].split(" of ")[0])
-        assert shown + hidden == facts + 2
+        assert shown + hidden == facts + 3
     assert render(doc, [], budget) == render(doc, [], budget)
 
 

@@ -32,7 +32,7 @@ def group_of(fact: Fact) -> int | None:
         return 0
     if fact.task == " ":
         return 1
-    if fact.task is None and tier in ("active", "working"):
+    if fact.task is None and tier in ("active", "working", None):  # None: not reviewed yet
         return 2 if tier == "active" else 3
     return None
 
