@@ -43,7 +43,7 @@ def capture(path: Path, options: CaptureOptions) -> Result:
 
 def _from_hook(stdin: IO[str] | None) -> Path:
     """The transcript named by a hook's stdin payload (all three agents call it the same)."""
-    if stdin is None:
+    if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("pass --transcript FILE, or --hook with the hook's JSON on stdin")
     try:
         payload = json.loads(stdin.read(1 << 20) or "null")
