@@ -10,8 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agent_memory.core.capture import named_ids
+from agent_memory.core.capture import collect, named_ids
 from agent_memory.parse import transcripts
 from agent_memory.parse.footer import ID
 from agent_memory.parse.sessions import read_refs
@@ -231,3 +233,37 @@ def test_hooks_md_names_every_edit_tool_capture_reads_and_ships_in_the_wheel() -
     for tool in [*transcripts._CLAUDE_EDITS, "apply_patch", "write_file", "replace"]:
         assert f"`{tool}`" in doc, tool
     assert '"HOOKS.md" = "agent_memory/_data/HOOKS.md"' in (PROJECT / "pyproject.toml").read_text()
+
+
+_KEYS = st.sampled_from(
+    ["type", "message", "content", "payload", "sessionId", "timestamp", "id", "toolCalls",
+     "args", "input", "name", "text", "role", "$set", "$rewindTo", "messages", "arguments"]
+)  # fmt: skip
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from(
+        ["assistant", "user", "gemini", "text", "tool_use", "session_meta", "response_item",
+         "message", "function_call", "apply_patch", "success", "post-only-mutations"]
+    ) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.dictionaries(_KEYS, _VALUES, max_size=5), max_size=6),
+    st.sampled_from([None, "claude", "codex", "gemini"]),
+    st.booleans(),
+)
+def test_no_transcript_crashes_the_reader(
+    records: list[dict[str, object]], agent: str | None, cut: bool
+) -> None:
+    raw = "".join(json.dumps(r) + "\n" for r in records).encode()
+    if cut:
+        raw = raw[: len(raw) // 2]
+    try:
+        _agent, items = transcripts.read(raw.splitlines(keepends=True), agent)
+        session = collect(items, frozenset({"post-only-mutations"}), 0)
+    except transcripts.NotATranscript:
+        return
+    assert session.named in ((), ("post-only-mutations",))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core import hooks
+from agent_memory.core import hooks, jsontext
 from conftest import PROJECT, cli, run_console, tree
 
 CLAUDE_SETTINGS = """{
@@ -189,3 +189,23 @@ def test_install_then_remove_is_the_identity(
     assert hooks.install(installed, agent) == installed
     restored, exact = hooks.remove(installed, agent, hooks.sha256(text))
     assert (restored, exact) == (text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet='{}[]":,0123456789.-e truefalsn/*\n\\', max_size=40), _json.map(json.dumps)
+    )
+)
+def test_the_span_reader_agrees_with_json_and_fails_only_with_one_error(text: str) -> None:
+    try:
+        expected: object = json.loads(text)
+    except ValueError:
+        expected = ValueError
+    try:
+        node = jsontext.parse(text)
+    except jsontext.BadJSON:
+        assert expected is ValueError or "/" in text  # comments: read by us, not by json
+        return
+    if "/" not in text:
+        assert jsontext.value(text, node) == expected

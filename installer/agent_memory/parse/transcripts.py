@@ -80,6 +80,15 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _str(value: Any) -> str | None:
+    """A field that must be a string (an id, a time, a path): anything else is absent."""
+    return value if isinstance(value, str) and value else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def detect(first: Mapping[str, Any]) -> str | None:
     """The agent whose transcript starts with the JSON object ``first``."""
     if first.get("type") == "session_meta" and "payload" in first:
@@ -162,7 +171,7 @@ def _objects(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]] | Ba
 
 def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
     if obj.get("sessionId") or obj.get("timestamp"):
-        yield Meta(obj.get("sessionId"), obj.get("timestamp"), obj.get("cwd"))
+        yield Meta(_str(obj.get("sessionId")), _str(obj.get("timestamp")), _str(obj.get("cwd")))
     if obj.get("type") != "assistant" or obj.get("isSidechain"):
         return
     content = _object(obj.get("message")).get("content")
@@ -183,7 +192,7 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
             files = (path,) if isinstance(path, str) else ()
             calls.append(Call(name, tuple(strings(args)), files))
     if texts or calls:
-        yield Record(number, obj.get("timestamp"), tuple(texts), tuple(calls))
+        yield Record(number, _str(obj.get("timestamp")), tuple(texts), tuple(calls))
 
 
 # -- Codex CLI -----------------------------------------------------------------------------------
@@ -193,18 +202,19 @@ def _codex(number: int, obj: dict[str, Any]) -> Iterator[Item]:
     payload = obj.get("payload")
     if not isinstance(payload, dict):
         return
-    kind, time = obj.get("type"), obj.get("timestamp")
+    kind, time = obj.get("type"), _str(obj.get("timestamp"))
     if kind == "session_meta":
-        yield Meta(payload.get("id"), payload.get("timestamp") or time, payload.get("cwd"))
+        start = _str(payload.get("timestamp")) or time
+        yield Meta(_str(payload.get("id")), start, _str(payload.get("cwd")))
     elif kind == "turn_context":
-        yield Meta(None, None, payload.get("cwd"))
+        yield Meta(None, None, _str(payload.get("cwd")))
     if kind != "response_item":
         return
     item = payload.get("type")
     if item == "message" and payload.get("role") == "assistant":
         texts = tuple(
             part["text"]
-            for part in payload.get("content") or ()
+            for part in _list(payload.get("content"))
             if isinstance(part, dict)
             and part.get("type") == "output_text"
             and isinstance(part.get("text"), str)
@@ -279,8 +289,9 @@ def _gemini_fold(entries: list[tuple[int, dict[str, Any]]], legacy: bool) -> Ite
     messages: dict[str, tuple[int, dict[str, Any]]] = {}
     for number, obj in entries:
         if "sessionId" in obj:
-            yield Meta(obj.get("sessionId"), obj.get("startTime"), None, obj.get("projectHash"))
-        listed = obj.get("messages") if legacy else (obj.get("$set") or {}).get("messages")
+            session, start = _str(obj.get("sessionId")), _str(obj.get("startTime"))
+            yield Meta(session, start, None, _str(obj.get("projectHash")))
+        listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
         if isinstance(listed, list):
             messages = {str(m.get("id")): (number, m) for m in listed if isinstance(m, dict)}
         if isinstance(obj.get("$rewindTo"), str):
@@ -303,7 +314,7 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         if isinstance(part, str) or (isinstance(part, dict) and isinstance(part.get("text"), str))
     )
     calls = []
-    for call in message.get("toolCalls") or ():
+    for call in _list(message.get("toolCalls")):
         if not isinstance(call, dict):
             continue
         name = str(call.get("name", ""))
@@ -312,4 +323,4 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         wrote = name in _GEMINI_EDITS and call.get("status") == "success"
         files = (path,) if wrote and isinstance(path, str) else ()
         calls.append(Call(name, tuple(strings(args)), files))
-    return Record(number, message.get("timestamp"), texts, tuple(calls))
+    return Record(number, _str(message.get("timestamp")), texts, tuple(calls))
