@@ -133,23 +133,37 @@ def test_dry_run_shows_the_diff_and_writes_nothing(enabled: Path) -> None:
     assert tree(enabled) == before
 
 
-def test_the_installed_commands_run_context_and_capture(enabled: Path, tmp_path: Path) -> None:
-    """What Claude Code would run: the start hook answers with the context as JSON; the end
-    hook writes the log from the transcript named on stdin."""
-    cli("hooks", "install", enabled, "--agent", "claude")
-    groups = json.loads((enabled / ".claude/settings.json").read_text())["hooks"]
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(enabled)}
-    start = groups["SessionStart"][0]["hooks"][0]["command"]
-    done = subprocess.run(start, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True)
+@pytest.mark.parametrize("agent", list(EXISTING))
+def test_the_installed_commands_run_context_and_capture(enabled: Path, agent: str) -> None:
+    """What each agent would run: the start hook answers with the context as JSON (alone on
+    stdout, as Gemini requires); the end and pre-compaction hooks write the log from the
+    transcript named on stdin. Claude and Gemini name the project in the environment; Codex
+    runs hooks in the session's directory."""
+    cli("hooks", "install", enabled, "--agent", agent)
+    spec = hooks.AGENTS[agent]
+    groups = _loads((enabled / spec.path).read_text())["hooks"]
+    assert isinstance(groups, dict)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(enabled), "GEMINI_PROJECT_DIR": str(enabled)}
+    start, compaction, end = (groups[event][-1]["hooks"][0]["command"] for event in spec.events)
+    done = subprocess.run(
+        start, shell=True, cwd=enabled, env=env, capture_output=True, text=True, check=True
+    )
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "SessionStart"
     assert answer["additionalContext"].startswith("# Memory context")
-    transcript = PROJECT / "tests/fixtures/transcripts/claude/session-basic.jsonl"
+    transcript = PROJECT / f"tests/fixtures/transcripts/{agent}/" / {
+        "claude": "session-basic.jsonl", "codex": "rollout-basic.jsonl",
+        "gemini": "session-basic.jsonl",
+    }[agent]  # fmt: skip
     payload = json.dumps({"session_id": "x", "transcript_path": str(transcript)})
-    end = groups["SessionEnd"][0]["hooks"][0]["command"]
-    done = subprocess.run(end, shell=True, cwd=tmp_path, env=env, input=payload, text=True)
-    assert done.returncode == 0
-    assert (enabled / "memory/sessions/2026-11-20-091400-claude-7d3f2c1e.md").exists()
+    for command in (compaction, end):
+        done = subprocess.run(
+            command, shell=True, cwd=enabled, env=env, input=payload, text=True, check=True,
+            capture_output=True,
+        )  # fmt: skip
+        assert done.stdout == ""
+    logs = [p for p in tree(enabled) if p.startswith("memory/sessions/2026-11-20-091400-")]
+    assert len(logs) == 1 and f"-{agent}-" in logs[0]  # the second capture had nothing new
 
 
 def test_hooks_md_lists_what_each_agent_gets() -> None:
