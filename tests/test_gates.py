@@ -83,6 +83,7 @@ def test_pre_commit_hooks_name_real_commands() -> None:
         "agent-memory-lint",
         "agent-memory-review-check",
         "agent-memory-immutable-logs",
+        "agent-memory-secrets",
     }
     for hook in hooks:
         words = hook["entry"].split()

@@ -96,6 +96,16 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("recall",): ("recall", "node", enabled),
         ("check-logs",): ("check-logs", enabled),
         ("recover",): ("recover", enabled),
+        ("context",): ("context", enabled),
+        ("session", "capture"): (
+            "session",
+            "capture",
+            enabled,
+            "--transcript",
+            PROJECT / "tests/fixtures/transcripts/claude/session-basic.jsonl",
+        ),
+        ("hooks", "install"): ("hooks", "install", enabled, "--agent", "claude"),
+        ("hooks", "remove"): ("hooks", "remove", enabled, "--agent", "claude"),
     }
     assert set(runs) >= set(commands()), "a command has no --json run here"
     for words, args in runs.items():

@@ -103,15 +103,25 @@ def enable(
 
 
 @main.command()
-@opts.read
-def lint(path: Path, as_json: bool) -> None:
+@opts.lint
+def lint(path: Path, only: tuple[str, ...], as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
     Each finding is printed as `path:line: severity [check] message`.
     """
     from .commands.lint import lint as run
 
-    _run(lambda: run(path), as_json)
+    _run(lambda: run(path, only), as_json)
+
+
+@main.command()
+@opts.context
+def context(path: Path, max_bytes: int, hook: bool, as_json: bool) -> None:
+    """Print what an agent should read at session start: core facts and invariants, open
+    threads, active and working facts, and whether a review is due."""
+    from .commands.context import context as run
+
+    _run(lambda: run(path, max_bytes, hook), as_json)
 
 
 @main.command()
@@ -216,3 +226,40 @@ def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> 
     from .commands.explain import explain as run
 
     _run(lambda: run(path, fact_id, full, today), as_json)
+
+
+@session.command("capture")
+@opts.capture
+def session_capture(
+    path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
+) -> None:
+    """Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the ids
+    the agent named, the facts it added or changed, the files it changed; never overwrites."""
+    from .commands.capture import CaptureOptions
+    from .commands.capture import capture as run
+
+    stdin = click.get_text_stream("stdin") if hook and transcript is None else None
+    _run(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
+
+
+@main.group()
+def hooks() -> None:
+    """An agent's repo-level hooks: context at session start, capture at its end (HOOKS.md)."""
+
+
+@hooks.command("install")
+@opts.hooks
+def hooks_install(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Add our hooks to the agent's settings in PATH; every other byte of the file is kept."""
+    from .commands.hooks import hooks_install as run
+
+    _run(lambda: run(path, agent, flags), as_json)
+
+
+@hooks.command("remove")
+@opts.hooks
+def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Take our hooks out of the agent's settings in PATH, giving back the bytes from before."""
+    from .commands.hooks import hooks_remove as run
+
+    _run(lambda: run(path, agent, flags), as_json)

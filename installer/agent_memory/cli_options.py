@@ -201,3 +201,52 @@ explain = _all(
     today_opt,
     json_opt,
 )
+AGENT_NAMES = ("claude", "codex", "gemini")
+hook_opt = click.option(
+    "--hook", is_flag=True, help="Run as an agent's hook: read or answer its JSON (HOOKS.md)."
+)
+lint = _all(
+    repo_arg,
+    click.option(
+        "--only",
+        multiple=True,
+        metavar="CHECK",
+        help="Report only this check (repeatable): secret, …",
+    ),
+    json_opt,
+)
+context = _all(
+    repo_arg,
+    click.option(
+        "--max-bytes",
+        type=click.IntRange(min=256),
+        default=8192,
+        show_default=True,
+        help="Print at most this many bytes; facts that do not fit are counted, not shown.",
+    ),
+    hook_opt,
+    json_opt,
+)
+capture = _all(
+    repo_arg,
+    click.option(
+        "--transcript",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help="The agent's transcript (JSON lines) to write the log from.",
+    ),
+    click.option(
+        "--agent",
+        type=click.Choice(AGENT_NAMES),
+        help="Whose transcript it is (default: recognised from its first record).",
+    ),
+    hook_opt,
+    json_opt,
+)
+hooks = _all(
+    repo_arg,
+    click.option(
+        "--agent", type=click.Choice(AGENT_NAMES), required=True, help="The agent whose hooks."
+    ),
+    writing_options,
+)

@@ -15,6 +15,7 @@ from ..parse.footer import ID
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
 from ..parse.sessions import EMPTY, SessionRefs, read_refs, reference_section
+from .secrets import scan
 from .triggers import due_reasons, pending_reactivations, window
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
@@ -34,6 +35,8 @@ def lint(
     docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
     docs.extend(memory.archives)
     found += _facts(docs)
+    for doc in docs:
+        found += secrets(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}
     if memory.continuity is not None:
         through = cursor(last_review(memory.continuity), memory.logs)
@@ -122,7 +125,9 @@ def _logs(
         if name in unread:
             unread[name] = refs
         path = f"{SESSIONS_DIR}/{name}"
-        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        found += conflict_markers(path, text)
+        found += secrets(path, text)
         notes = [warning._replace(path=path) for warning in refs.warnings]
         notes += _references(path, refs, known, ordered, data)
         found += notes if name in unread else _once(path, notes)
@@ -214,6 +219,22 @@ def _nearest(candidates: Sequence[str], known: set[str], ordered: list[str]) -> 
         if close:
             return f"; did you mean {close[0]!r}?"
     return ""
+
+
+def secrets(path: str, text: str) -> list[Problem]:
+    """A finding per credential-shaped string: where and what kind, never the text itself
+    (the finding is printed, and may end up in a CI log)."""
+    return [
+        Problem(
+            path,
+            secret.line,
+            "error",
+            "secret",
+            f"a {secret.kind} at column {secret.start + 1}; remove it, and rotate it if it was "
+            "ever committed (git history keeps it)",
+        )
+        for secret in scan(text)
+    ]
 
 
 def exit_code(findings: Iterable[Problem]) -> int:

@@ -33,3 +33,20 @@ def _git(root: Path, args: Sequence[str], folder: str) -> str:
             f"{problem}; run inside a git repo that has that revision", str(root)
         )
     return done.stdout
+
+
+def file_before(root: Path, moment: str, path: str) -> bytes | None:
+    """``path`` as committed at ``moment`` (ISO time): its last commit before then, or None when
+    there is none, or no git, or no repository (the caller then has no start state)."""
+    try:
+        rev = _git(root, ["rev-list", "-1", f"--before={moment}", "HEAD"], path).strip()
+    except AgentMemoryError:
+        return None
+    if not rev:
+        return None
+    command = ["git", "show", "--end-of-options", f"{rev}:{path}"]
+    try:
+        done = subprocess.run(command, cwd=root, capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
+    return done.stdout if done.returncode == 0 else None

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import bisect
+from typing import NamedTuple
 
 from ..core.archive import QUARTER_FILE
+from ..errors import Problem
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
 from ..parse import facts, policy
 from ..parse.memory import Memory
 from .repo import Repo
 
 
-def load(repo: Repo, *, archives: bool = True) -> Memory:
-    """Read every memory file except the session logs' contents (those are read on demand);
-    without ``archives`` the archive is left unparsed (``archive_files`` has its bytes)."""
+class Live(NamedTuple):
+    """What the session-start commands need: no archive (a review may have filled it with
+    thousands of facts) and no log contents."""
+
+    continuity: facts.Document | None
+    policy: policy.Policy
+    policy_problems: tuple[Problem, ...]
+    logs: tuple[str, ...]
+    stray_logs: tuple[str, ...]
+
+
+def load_live(repo: Repo) -> Live:
+    """continuity.md, the policy and the session logs' names (not their contents)."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
@@ -24,12 +36,19 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
     stray: tuple[str, ...] = ()
     if len(logs) != len(names) - hidden:
         stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
+    return Live(continuity, found_policy, tuple(problems), logs, stray)
+
+
+def load(repo: Repo, *, archives: bool = True) -> Memory:
+    """Read every memory file except the session logs' contents (those are read on demand);
+    without ``archives`` the archive is left unparsed."""
+    continuity, found_policy, problems, logs, stray = load_live(repo)
     return Memory(
         continuity,
         _archives(repo) if archives else (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
-        tuple(problems),
+        problems,
         logs,
         stray,
     )
