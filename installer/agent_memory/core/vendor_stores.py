@@ -285,14 +285,5 @@ def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
             lines.append(line + "\n")
         else:
             lines.append("  " + line + "\n")
-    rendered = footer.render(fields)
-    problem = footer.rejected(rendered)
-    if problem is not None:  # sanitised above; this stops anything that still slips through
-        raise InputError(
-            fields.get("origin", "import"),
-            None,
-            f"would become a footer that lint rejects ({problem})",
-            "fix that entry, then run enable again",
-        )
-    lines.append("  " + rendered + "\n")
+    lines.append("  " + footer.render_checked(fields) + "\n")
     return lines

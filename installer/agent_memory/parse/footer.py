@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from ..errors import Problem
+from ..errors import InputError, Problem
 from .dates import parse_date
 
 CANONICAL = (
@@ -209,10 +209,20 @@ def safe_value(text: str) -> str:
     return _UNSAFE.sub("_", text).strip()
 
 
-def rejected(rendered: str) -> str | None:
-    """What lint would say against a footer the tool is about to write, or None when it is fine."""
+def render_checked(fields: Mapping[str, str]) -> str:
+    """``render`` for imported data: a footer lint would reject is refused, never written (the
+    values are sanitised first, so this stops only what still slips through)."""
+    rendered = render(fields)
     _, problems = parse_fields(rendered[4:-3])
-    return next((p.message for p in problems if p.severity == "error"), None)
+    problem = next((p.message for p in problems if p.severity == "error"), None)
+    if problem is not None:
+        raise InputError(
+            fields.get("origin", "import"),
+            None,
+            f"would become a footer that lint rejects ({problem})",
+            "fix that entry, then run enable again",
+        )
+    return rendered
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
