@@ -10,12 +10,12 @@ from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.projection import Inputs, Summary
 from ..core.projection import review as project
-from ..core.triggers import due_reasons, window
+from ..core.reading import Reading, reading, recreated
+from ..core.triggers import due_reasons
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
-from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
-from ..parse.sessions import read_refs
+from ..parse.sessions import SessionRefs, read_refs
 from ..parse.text import decode
 from ..shell.repo import Repo
 from .report import Report
@@ -44,13 +44,17 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    through = cursor(last_review(continuity), memory.logs)
-    wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
+    plan_read = reading(continuity, memory.logs, review_options.full)
+    wanted: Sequence[str] = plan_read.names
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    names = options.progress(wanted) if options.progress else wanted
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    refs = _read(repo, wanted, options)
+    if not plan_read.full:
+        why = recreated(continuity, memory.archives, refs, plan_read.names)
+        if why:
+            plan_read = Reading(memory.logs, True, why)
+            refs.update(_read(repo, [n for n in memory.logs if n not in refs], options))
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -59,8 +63,9 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         policy=memory.policy,
         logs=memory.logs,
         refs=refs,
-        full=review_options.full,
+        full=plan_read.full,
         today=today(options.today),
+        reason=plan_read.reason,
     )
     plan, summary = project(inputs)
     if review_options.session is not None:
@@ -76,6 +81,11 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
+def _read(repo: Repo, names: Sequence[str], options: Options) -> dict[str, SessionRefs]:
+    shown = options.progress(names) if options.progress else names
+    return {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, shown)}
+
+
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
     return {
         "date": summary.date,
@@ -89,6 +99,7 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,
+        "full_rebuild": summary.reason,
         "markdown": summary.markdown(),
     }
 

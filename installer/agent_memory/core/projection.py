@@ -32,7 +32,7 @@ from .edits import (
     shift_sections,
 )
 from .plan import FileEdit, Outcome, Plan
-from .triggers import stem, window
+from .triggers import logs_read, stem, window
 
 
 class Inputs(NamedTuple):
@@ -45,6 +45,7 @@ class Inputs(NamedTuple):
     refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
     full: bool
     today: dt.date
+    reason: str = ""  # why the review reads every log though not asked to (core/reading.py)
 
 
 class Summary(NamedTuple):
@@ -58,6 +59,7 @@ class Summary(NamedTuple):
     candidates: tuple[str, ...] = ()
     promoted: tuple[str, ...] = ()
     archive_file: str = ""
+    reason: str = ""
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
@@ -77,6 +79,8 @@ class Summary(NamedTuple):
         ]
         if self.promoted:
             lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
+        if self.reason:
+            lines.append(f"- Full rebuild: {self.reason}")
         return newline.join(lines) + newline
 
 
@@ -131,7 +135,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     ]
     newest = stem(inputs.logs[-1]) if inputs.logs else None
     quarter = f"{quarter_of(inputs.today)}.md"
-    texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
+    mark = last_review(inputs.continuity)
+    stale = newest is not None and (mark.merged or mark.read != len(inputs.logs))
+    texts = _rewrite(inputs, verdicts, newest if newest != through or stale else None, quarter)
     docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
     file_edits = [
         FileEdit(
@@ -250,7 +256,8 @@ def _rewrite(
     if edits or stamp is not None:
         # Project State holds no facts, so this edit never meets the ones above.
         newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
-        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
+        count = logs_read(inputs.logs, newest)
+        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest, count)
         edits.setdefault(CONTINUITY, []).append(review_line)
     docs = (inputs.continuity, *inputs.archives)
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
@@ -321,6 +328,7 @@ def _summary(
         candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
         archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+        reason=inputs.reason,
     )
 
 
