@@ -60,6 +60,14 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
 
 
+def fact_lines(text: Text, fact: Fact, fields: dict[str, str]) -> list[str]:
+    """The fact's lines byte for byte, with its footer given ``fields`` (to move or merge it)."""
+    edit = footer_edit(text, fact, fields)
+    lines = list(text.lines[fact.start : fact.end])
+    lines[edit.start - fact.start : edit.end - fact.start] = edit.lines
+    return lines
+
+
 def shift_sections(sections: Iterable[Section], edits: Sequence[Edit]) -> tuple[Section, ...]:
     """Where ``sections`` are once ``edits`` are applied, without reading the text again.
 

@@ -27,6 +27,7 @@ from .edits import (
     Edit,
     append_to_section,
     apply_edits,
+    fact_lines,
     footer_edit,
     last_review_edit,
     shift_sections,
@@ -381,10 +382,4 @@ def _removal(text: Text, fact: Fact) -> list[Edit]:
 
 def _moved_lines(verdict: _Verdict) -> list[str]:
     """The fact's lines byte for byte, with its footer rewritten."""
-    item = verdict.item
-    text = item.doc.text
-    edit = footer_edit(text, item.fact, verdict.fields)
-    lines = list(text.lines[item.fact.start : item.fact.end])
-    offset = item.fact.start
-    lines[edit.start - offset : edit.end - offset] = edit.lines
-    return lines
+    return fact_lines(verdict.item.doc.text, verdict.item.fact, verdict.fields)
