@@ -54,7 +54,7 @@ def test_wheel_carries_templates_version_and_protocol_docs(tmp_path: Path) -> No
     expected = {"agent_memory/_data/VERSION", "agent_memory/cli.py"}
     expected |= {
         f"agent_memory/_data/{doc}.md"
-        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE")
+        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE", "MERGE")
     }
     templates = PROJECT / "templates"
     expected |= {
