@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import resources
+from ..core.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.projection import Inputs, Summary
 from ..core.projection import review as project
@@ -115,7 +116,7 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
         )
     data = repo.read(rel) or b""
     text = decode(rel, data)
-    if any(line.lower().startswith("## memory review") for line in text.lines):
+    if has_review(data):
         return FileEdit(rel, data, data, Outcome.UNCHANGED, "already has a Memory Review")
     newline = text.newline
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
