@@ -81,9 +81,7 @@ GITATTRIBUTES = ".gitattributes"
 GITATTRIBUTES_TEMPLATE = "templates/.gitattributes"
 GITATTRIBUTES_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
 MERGE_DRIVER_KEY = "merge.agent-memory.driver"
-MERGE_DRIVER_NAME_KEY = "merge.agent-memory.name"
 MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
-MERGE_DRIVER_NAME = "agent-memory: memory files merged by fact id"
 
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
 SESSION_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(\d{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md$")

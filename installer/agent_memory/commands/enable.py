@@ -21,8 +21,6 @@ from ..layout import (
     GITATTRIBUTES_TEMPLATE,
     MERGE_DRIVER,
     MERGE_DRIVER_KEY,
-    MERGE_DRIVER_NAME,
-    MERGE_DRIVER_NAME_KEY,
 )
 from ..parse.dates import today
 from ..shell.git import inside_work_tree, local_config
@@ -112,7 +110,6 @@ def _merge_driver(root: Path, options: Options) -> str:
         return "already set"
     if options.check or options.dry_run:
         return f"would be set to {MERGE_DRIVER!r}"
-    local_config(root, MERGE_DRIVER_NAME_KEY, MERGE_DRIVER_NAME)
     local_config(root, MERGE_DRIVER_KEY, MERGE_DRIVER)
     return f"set to {MERGE_DRIVER!r}"
 
