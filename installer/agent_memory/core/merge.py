@@ -10,6 +10,7 @@ this cannot read, is left to git's own text merge (``Merged.data`` is None).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -42,6 +43,7 @@ class _Side(NamedTuple):
     facts: dict[str, Fact]
     home: dict[str, str]  # id → the segment it is in
     review_line: int | None
+    covered: frozenset[int]  # the lines of id'd facts, and of ``last_review``
 
 
 def merge_file(path: str, base: bytes, ours: bytes, theirs: bytes) -> Merged:
@@ -90,13 +92,12 @@ def _side(path: str, text: Text) -> _Side:
         if fact.id in found:
             raise Unmergeable(path)
         found[fact.id] = fact
-        home[fact.id] = keys[_segment_of(bounds, fact.start)]
+        home[fact.id] = keys[bisect.bisect_right(bounds, fact.start) - 1]
     review_line = last_review(doc).line if doc.section(PROJECT_STATE) else None
-    return _Side(text, doc, segments, found, home, review_line)
-
-
-def _segment_of(bounds: Sequence[int], line: int) -> int:
-    return max(i for i in range(len(bounds) - 1) if bounds[i] <= line)
+    covered = {line for fact in found.values() for line in range(fact.start, fact.end)}
+    if review_line is not None:
+        covered.add(review_line)
+    return _Side(text, doc, segments, found, home, review_line, frozenset(covered))
 
 
 def _ids(*sides: _Side) -> list[str]:
@@ -123,6 +124,10 @@ def _body(side: _Side, fid: str | None) -> tuple[tuple[str, ...], tuple[tuple[st
 
 def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     """Keep (with merged footer), drop, or mark one fact as a conflict."""
+    exact = choose(*(_lines(side, fid) for side in (base, ours, theirs)))
+    if exact != "conflict":  # untouched on a side: the other side's bytes, or gone
+        lines = _raw(ours if exact == "ours" else theirs, fid)
+        return Choice("drop", ()) if exact == "drop" else Choice("keep", (lines,))
     present = (fid in base.facts, fid in ours.facts, fid in theirs.facts)
     bodies = (_body(base, fid), _body(ours, fid), _body(theirs, fid))
     picked = choose(*(body if here else None for body, here in zip(bodies, present, strict=True)))
@@ -138,6 +143,11 @@ def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     if fields == dict(fact.fields):
         return Choice("keep", (list(side.text.lines[fact.start : fact.end]),))
     return Choice("keep", (fact_lines(side.text, fact, fields),))
+
+
+def _lines(side: _Side, fid: str) -> tuple[str, ...] | None:
+    fact = side.facts.get(fid)
+    return None if fact is None else side.text.lines[fact.start : fact.end]
 
 
 def _raw(side: _Side, fid: str) -> list[str]:
@@ -177,14 +187,11 @@ def _frame(side: _Side, key: str) -> tuple[str, ...] | None:
     if key not in side.segments:
         return None
     start, end = side.segments[key]
-    skip = {side.review_line}
-    for fact in side.facts.values():
-        if start <= fact.start < end:
-            skip.update(range(fact.start, fact.end))
+    lines, covered = side.text.lines, side.covered
     return tuple(
-        strip_eol(side.text.lines[i])
+        strip_eol(lines[i])
         for i in range(start, end)
-        if i not in skip and not is_blank(side.text.lines[i])
+        if i not in covered and not is_blank(lines[i])
     )
 
 
@@ -234,7 +241,7 @@ def _segment(
     review: str | None,
 ) -> list[str]:
     """The segment's lines from ``side``, each fact replaced by what the merge made of it."""
-    lines = side.text.lines
+    lines, newline = side.text.lines, side.text.newline
     start, end = side.segments[key]
     starts = {f.start: f for f in side.facts.values() if start <= f.start < end}
     out: list[str] = []
@@ -249,7 +256,7 @@ def _segment(
         choice = results[fid]
         at = fact.end
         if homes[fid] == key and choice.kind != "drop":
-            out += _rendered(choice, side.text.newline)
+            out += _rendered(choice, newline)
             placed.add(fid)
         elif (not out or is_blank(out[-1])) and at < end and is_blank(lines[at]):
             at += 1  # removing a fact leaves no two blank lines in a row
