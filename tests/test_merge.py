@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agent_memory.core.merge import merge_file
+from agent_memory.parse import facts
 from conftest import PROJECT, build_tree, cli
 
 HEAD = "# Continuity\n\n## Project State\n- last_review: {mark}\n\n## Key Decisions\n"
@@ -214,3 +218,62 @@ def test_the_driver_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         outputs.add((tmp_path / "a").read_bytes())
     assert len(outputs) == 1
+
+
+@st.composite
+def three_versions(draw: st.DrawFn) -> tuple[list[str], dict[str, dict[str, str]], dict[str, str]]:
+    """Base facts, and what each side did to each: keep, review (footer), reword, remove; plus
+    facts each side added."""
+    ids = [f"f-{i}" for i in range(draw(st.integers(0, 8)))]
+    acts = {
+        side: {fid: draw(st.sampled_from(["keep", "review", "reword", "remove"])) for fid in ids}
+        for side in ("ours", "theirs")
+    }
+    added = {side: f"{side}-{draw(st.integers(0, 2))}" for side in ("ours", "theirs")}
+    return ids, acts, added
+
+
+def _version(side: str, ids: list[str], acts: dict[str, str], added: str | None) -> bytes:
+    parts = []
+    for i, fid in enumerate(ids):
+        act = acts.get(fid, "keep")
+        if act == "remove":
+            continue
+        text = f"Fact {fid} as {side} says" if act == "reword" else ""
+        parts.append(fact(fid, text, uses=1 + (i if act == "review" else 0)))
+    if added:
+        parts.append(fact(added))
+    return doc(BASE_MARK, *parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(three_versions())
+def test_merge_keeps_every_change_and_marks_only_two_rewordings(versions) -> None:
+    ids, acts, added = versions
+    base = _version("base", ids, {}, None)
+    ours = _version("ours", ids, acts["ours"], added["ours"])
+    theirs = _version("theirs", ids, acts["theirs"], added["theirs"])
+    merged = merge_file("memory/continuity.md", base, ours, theirs)
+    assert merged == merge_file("memory/continuity.md", base, ours, theirs)
+    text = (merged.data or b"").decode()
+    expected_conflicts = 0
+    for fid in ids:
+        o, t = acts["ours"][fid], acts["theirs"][fid]
+        if o == "reword" and t == "reword":
+            expected_conflicts += 1  # two rewordings: both texts marked, nothing lost
+            assert f"- Fact {fid} as ours says" in text and f"- Fact {fid} as theirs says" in text
+        elif "reword" in (o, t) and "remove" in (o, t):
+            expected_conflicts += 1
+            assert f"- Fact {fid} as" in text
+        elif "remove" in (o, t):
+            assert f"id: {fid} |" not in text  # removed, the other side only reviewed or kept
+        else:
+            assert text.count(f"id: {fid} |") == 1
+            for side in ("ours", "theirs"):
+                if acts[side][fid] == "reword":
+                    assert f"- Fact {fid} as {side} says\n" in text
+    for fid in set(added.values()):
+        assert text.count(f"id: {fid} |") == 1
+    assert merged.conflicts == expected_conflicts
+    if not expected_conflicts:
+        assert not facts.parse("memory/continuity.md", merged.data or b"").problems
