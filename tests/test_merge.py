@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent_memory.core.merge import merge_file
 from agent_memory.parse import facts
+from agent_memory.parse.continuity import last_review
 from conftest import PROJECT, build_tree, cli
 
 HEAD = "# Continuity\n\n## Project State\n- last_review: {mark}\n\n## Key Decisions\n"
@@ -277,3 +278,12 @@ def test_merge_keeps_every_change_and_marks_only_two_rewordings(versions) -> Non
     assert merged.conflicts == expected_conflicts
     if not expected_conflicts:
         assert not facts.parse("memory/continuity.md", merged.data or b"").problems
+
+
+def test_marks_without_a_log_name_are_merged_too() -> None:
+    base = doc("2026-01-01 | through (none yet)", fact("a"))
+    ours = doc("2026-01-03 | through (none yet)", fact("a"))
+    theirs = doc("2026-01-04 | through 2026-01-02-100000 | 1 logs", fact("a"))
+    merged = merge_file("memory/continuity.md", base, ours, theirs).data or b""
+    assert b"- last_review: 2026-01-03 | merged | through (none yet)\n" in merged
+    assert last_review(facts.parse("c.md", merged)).merged

@@ -20,6 +20,7 @@ from ..parse import facts
 from ..parse.continuity import last_review
 from ..parse.facts import PROJECT_STATE, Document, Fact, is_blank
 from ..parse.footer import TIERS
+from ..parse.keyvalue import parse_key_line
 from ..parse.text import Text, decode, strip_eol
 from .edits import fact_lines
 from .merge_lines import Choice, Unmergeable, choose, conflict_block, merge_index
@@ -306,10 +307,14 @@ def _review_line(base: _Side, ours: _Side, theirs: _Side) -> str | None:
     picked = choose(b, o, t)
     if picked != "conflict":
         return o if picked == "ours" else t if picked == "theirs" else None
-    marks = [(last_review(side.doc), side) for side in (ours, theirs)]
+    marks = [(last_review(s.doc), s) for s in (ours, theirs) if s.review_line is not None]
     mark, side = min(marks, key=lambda m: (m[0].through or "", m[0].date or ""))
-    line = side.text.lines[mark.line or 0]
-    if mark.spans is None:
+    line = side.text.lines[side.review_line or 0]
+    if mark.spans is not None:
+        begin, end = mark.spans[2]
+        return line[:begin] + " | merged" + line[end:]
+    parsed = parse_key_line(line)
+    if mark.merged or mark.date is None or parsed is None:
         return line
-    begin, end = mark.spans[2]
-    return line[:begin] + " | merged" + line[end:]
+    at = parsed.start + len(mark.date)  # no log named: "merged" right after the date
+    return line[:at] + " | merged" + line[at:]

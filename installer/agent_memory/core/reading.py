@@ -33,10 +33,10 @@ def reading(continuity: Document, logs: Sequence[str], full: bool) -> Reading:
 
 
 def _stale(review: LastReview, through: str | None, logs: Sequence[str]) -> str:
-    if through is None:
-        return ""  # never reviewed: the window is every log already
     if review.merged:
         return "last_review says merged (two branches' reviews met), so every log was read again"
+    if through is None:
+        return ""  # never reviewed: the window is every log already
     if review.read is None:
         return "last_review did not say how many logs it had read, so every log was read again"
     read = logs_read(logs, through)
