@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,21 @@ def test_marks_without_a_log_name_are_merged_too() -> None:
     merged = merge_file("memory/continuity.md", base, ours, theirs).data or b""
     assert b"- last_review: 2026-01-03 | merged | through (none yet)\n" in merged
     assert last_review(facts.parse("c.md", merged)).merged
+
+
+def test_merge_md_agrees_with_the_code() -> None:
+    """MERGE.md names the computed fields, the attributes and the driver the code uses."""
+    from agent_memory.core.merge import COMPUTED
+    from agent_memory.layout import MERGE_DRIVER
+
+    text = (PROJECT / "MERGE.md").read_text()
+    start = text.index("2. **Computed footer fields**")
+    named = set(re.findall(r"`([a-z_]+)`", text[start : text.index(") never", start)]))
+    assert named == COMPUTED
+    assert f'git config merge.agent-memory.driver "{MERGE_DRIVER}"' in text
+    template = (PROJECT / "templates/.gitattributes").read_text().splitlines()
+    for line in template:
+        if not line.startswith("# ") or "agent-memory:" in line:
+            assert line in text.splitlines(), line
+    review = (PROJECT / "REVIEW.md").read_text()
+    assert "`- Full rebuild: <reason>`" in review
