@@ -17,6 +17,7 @@ TODAY = "2026-06-13"
 
 FRESH = {
     ".gitignore",
+    ".gitattributes",
     ".agent/DECAY.md",
     ".agent/REVIEW.md",
     ".agent/schema.md",
@@ -196,3 +197,33 @@ def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo
         ["git", "-C", repo, "check-ignore", "-q", ".agent-memory.journal/entries"], check=False
     )
     assert checked.returncode == 0
+
+
+def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: Path) -> None:
+    import subprocess
+
+    build_tree(repo, {".gitattributes": "*.png binary\n"})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    attributes = (repo / ".gitattributes").read_text()
+    assert attributes.startswith("*.png binary\n\n# agent-memory:begin\n")
+    assert "memory/continuity.md merge=agent-memory\n" in attributes
+    assert "git config (local): merge.agent-memory.driver set to" in result.output
+    local = subprocess.run(
+        ["git", "config", "--local", "--get", "merge.agent-memory.driver"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert local.stdout == "agent-memory merge-file %O %A %B %P\n"
+    again = cli("enable", repo, "--today", TODAY)
+    assert "up to date" in again.output and "driver already set" in again.output
+
+
+def test_outside_git_enable_writes_the_attributes_and_no_config(tmp_path: Path) -> None:
+    result = cli("enable", tmp_path, "--today", TODAY, "--vendor", "none")
+    assert result.exit_code == 0 and "git config" not in result.output
+    assert (tmp_path / ".gitattributes").read_bytes() == (
+        PROJECT / "templates/.gitattributes"
+    ).read_bytes()

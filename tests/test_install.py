@@ -58,7 +58,7 @@ def test_wheel_carries_templates_version_and_protocol_docs(tmp_path: Path) -> No
     }
     expected |= {
         f"agent_memory/_data/{doc}.md"
-        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE")
+        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE", "MERGE")
     }
     templates = PROJECT / "templates"
     expected |= {

@@ -85,8 +85,13 @@ def enabled(tmp_path: Path) -> Path:
 def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
+    sides = []
+    for side in ("base", "ours", "theirs"):
+        sides.append(tmp_path / side)
+        sides[-1].write_text("# Continuity\n\n## Key Decisions\n")
     runs = {
         ("enable",): ("enable", enabled),
+        ("merge-file",): ("merge-file", *sides, "memory/continuity.md"),
         ("fact", "add"): ("fact", "add", "Pin Node 20", enabled, "--today", "2026-03-02"),
         ("explain",): ("explain", "pin-node-20", enabled),
         ("session", "new"): ("session", "new", enabled, "--now", "2026-03-02T10:00:00"),
@@ -111,8 +116,8 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
     for words, args in runs.items():
         code, doc = run_json(*args)
         assert doc["command"] == " ".join(words) and code in (0, 1), (words, doc)
-        if words in (("enable",), ("recover",)):
-            continue  # both work on a repo that is not (yet) enabled
+        if words in (("enable",), ("recover",), ("merge-file",)):
+            continue  # these work on a repo that is not (yet) enabled, or on no repo
         # Outside an enabled repo: refused in one document, nothing written.
         code, doc = run_json(*[outside if a == enabled else a for a in args])
         assert code == 1 and doc["outcome"] == "error", words

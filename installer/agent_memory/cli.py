@@ -263,3 +263,20 @@ def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
     from .commands.hooks import hooks_remove as run
 
     _run(lambda: run(path, agent, flags), as_json)
+
+
+@main.command("merge-file")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path")
+@opts.json_opt
+def merge_file(base: Path, ours: Path, theirs: Path, path: str, as_json: bool) -> None:
+    """Git merge driver: merge BASE, OURS and THEIRS of memory file PATH by fact id, into OURS.
+
+    Configured by `enable` as `agent-memory merge-file %O %A %B %P`; exit 1 when a fact was
+    changed differently on both sides (marked alone, as git marks conflicts).
+    """
+    from .commands.merge_file import merge_file as run
+
+    _run(lambda: run(base, ours, theirs, path), as_json)

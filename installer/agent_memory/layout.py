@@ -89,6 +89,14 @@ DEFAULT_VENDORS = ("claude", "gemini")
 AGENTS_TEMPLATE = "templates/AGENTS.md"
 MANIFEST_TEMPLATE = "templates/.agent/version.md"
 
+# Git's merge attributes for the memory files: a managed block between "#" comment markers, and
+# the driver they name, set in the repo's own git config (MERGE.md).
+GITATTRIBUTES = ".gitattributes"
+GITATTRIBUTES_TEMPLATE = "templates/.gitattributes"
+GITATTRIBUTES_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
+MERGE_DRIVER_KEY = "merge.agent-memory.driver"
+MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
+
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
 # Only ASCII digits are digits (DESIGN §15): ``\d`` would take "٢٠٢٦" for a year.
 SESSION_NAME = re.compile(

@@ -3,7 +3,7 @@ migrates."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from packaging.version import Version
@@ -11,13 +11,22 @@ from packaging.version import Version
 from .. import resources
 from ..core import enable as core
 from ..core.archive import QUARTER_FILE
+from ..core.attributes import attributes_plan
 from ..core.bootstrap import physical
 from ..core.integrity import budget
 from ..core.ladder import Ladder
 from ..core.plan import Plan
 from ..core.vendor_table import TABLE
-from ..layout import AGENTS_MD, ARCHIVE_DIR
+from ..layout import (
+    AGENTS_MD,
+    ARCHIVE_DIR,
+    GITATTRIBUTES,
+    GITATTRIBUTES_TEMPLATE,
+    MERGE_DRIVER,
+    MERGE_DRIVER_KEY,
+)
 from ..parse.dates import today
+from ..shell.git import inside_work_tree, local_config
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
@@ -54,7 +63,13 @@ def _enable(
     plans = _plans(
         repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
     )
-    settled = settle(repo, plans, options, "up to date")
+    # An install, a migration or an upgrade writes the merge attributes; "up to date" writes none.
+    attributes = Plan(())
+    if detected.mode != "B" or detected.installed != current:
+        template = resources.data(GITATTRIBUTES_TEMPLATE)
+        attributes = attributes_plan(repo.read(GITATTRIBUTES), template)
+    settled = settle(repo, _with_first(plans, attributes), options, "up to date")
+    driver = _merge_driver(repo.root, options)
     installed = str(detected.installed) if detected.installed else None
     agents = physical(links, AGENTS_MD)
     final = next((e.after for e in settled.plan.edits if e.path == agents), files.get(agents))
@@ -63,6 +78,7 @@ def _enable(
         "installed": installed,
         "current": str(current),
         "agents_md_bytes": len(final or b""),
+        "merge_driver": driver,
     }
     heading = _heading(settled.outcome, detected.mode, current, path, installed)
     findings = budget(AGENTS_MD, final)
@@ -70,7 +86,11 @@ def _enable(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
     written = any(e.path == agents for e in settled.plan.writes)
-    closing = (f"{AGENTS_MD} is now {len(final or b''):,} bytes",) if written else ()
+    closing: tuple[str, ...] = ()
+    if written:
+        closing += (f"{AGENTS_MD} is now {len(final or b''):,} bytes",)
+    if driver:
+        closing += (f"git config (local): {MERGE_DRIVER_KEY} {driver}",)
     report = report._replace(heading=(heading,), closing=closing)
     return Result(report, settled.exit_code, settled.diff)
 
@@ -101,6 +121,30 @@ def _plans(
         requested = [v for v in vendors if v != "none"]
         return [core.repair(files, detected.stamp, str(current), links, requested)]
     return core.upgrade_steps(files, detected, ladder, current, day, links)
+
+
+def _with_first(plans: Iterable[Plan], extra: Plan) -> Iterator[Plan]:
+    """The plans, ``extra``'s edits landing with the first (each plan lands whole or not at all,
+    and each is still computed only once the one before it is applied)."""
+    first = True
+    for plan in plans:
+        yield Plan.of([*plan.edits, *extra.edits]) if first else plan
+        first = False
+
+
+def _merge_driver(root: Path, options: Options) -> str:
+    """Point this repo's own git config at the merge driver (never the global one).
+
+    Returns what happened for the report: "" outside a git work tree.
+    """
+    if not inside_work_tree(root):
+        return ""
+    if local_config(root, MERGE_DRIVER_KEY) == MERGE_DRIVER:
+        return "already set"
+    if options.check or options.dry_run:
+        return f"would be set to {MERGE_DRIVER!r}"
+    local_config(root, MERGE_DRIVER_KEY, MERGE_DRIVER)
+    return f"set to {MERGE_DRIVER!r}"
 
 
 def _heading(outcome: str, mode: str, current: Version, path: Path, installed: str | None) -> str:

@@ -7,14 +7,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import resources
+from ..core.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.projection import Inputs
 from ..core.projection import review as project
+from ..core.reading import Reading, reading, recreated
 from ..core.summary import Summary
-from ..core.triggers import window
 from ..errors import AgentMemoryError, InputError
 from ..layout import SESSIONS_DIR
-from ..parse.continuity import cursor, last_review
+from ..parse.sessions import SessionRefs
 from ..parse.text import decode
 from ..shell.logs import references
 from ..shell.repo import Repo
@@ -47,13 +48,17 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
     day = review_date(options.today, memory.logs)
-    through = cursor(last_review(continuity), memory.logs)
-    wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
+    plan_read = reading(continuity, memory.logs, review_options.full)
+    wanted: Sequence[str] = plan_read.names
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    rest = [name for name in wanted if name not in early]
-    refs = {**early, **references(repo, options.progress(rest) if options.progress else rest)}
+    refs = {**early, **_read(repo, [name for name in wanted if name not in early], options)}
+    if not plan_read.full:
+        why = recreated(continuity, memory.archives, refs, plan_read.names)
+        if why:
+            plan_read = Reading(memory.logs, True, why)
+            refs.update(_read(repo, [n for n in memory.logs if n not in refs], options))
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -62,8 +67,9 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         policy=memory.policy,
         logs=memory.logs,
         refs=refs,
-        full=review_options.full,
+        full=plan_read.full,
         today=day,
+        reason=plan_read.reason,
     )
     plan, summary = project(inputs)
     if review_options.session is not None:
@@ -77,6 +83,10 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     data = _summary_data(summary, reasons)
     report = Report("review", version, str(path), settled.outcome, plan, (), data)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
+
+
+def _read(repo: Repo, names: Sequence[str], options: Options) -> dict[str, SessionRefs]:
+    return dict(references(repo, options.progress(names) if options.progress else names))
 
 
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
@@ -93,6 +103,7 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,
+        "full_rebuild": summary.reason,
         "markdown": summary.markdown(),
     }
 
@@ -108,7 +119,7 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
         )
     data = repo.read(rel) or b""
     text = decode(rel, data)
-    if any(line.lower().startswith("## memory review") for line in text.lines):
+    if has_review(data):
         return FileEdit(rel, data, data, Outcome.UNCHANGED, "already has a Memory Review")
     newline = text.newline
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")

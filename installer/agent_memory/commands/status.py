@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import resources
 from ..core.tiers import decays
-from ..core.triggers import window
+from ..core.triggers import unread
 from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
@@ -44,7 +44,7 @@ def status(path: Path) -> Result:
         "last_review": review.date,
         "through": through,
         "sessions": len(memory.logs),
-        "sessions_since_review": len(window(memory.logs, through)),
+        "sessions_since_review": unread(review, memory.logs),
         "review_every": policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),

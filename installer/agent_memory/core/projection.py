@@ -27,13 +27,14 @@ from .edits import (
     Edit,
     append_to_section,
     apply_edits,
+    fact_lines,
     footer_edit,
     last_review_edit,
     shift_sections,
 )
 from .plan import FileEdit, Outcome, Plan
 from .summary import Summary
-from .triggers import stem, window
+from .triggers import logs_read, stem, window
 
 
 class Inputs(NamedTuple):
@@ -46,6 +47,7 @@ class Inputs(NamedTuple):
     refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
     full: bool
     today: dt.date
+    reason: str = ""  # why the review reads every log though not asked to (core/reading.py)
 
 
 class _Located(NamedTuple):
@@ -132,7 +134,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     ]
     newest = stem(inputs.logs[-1]) if inputs.logs else None
     quarter = f"{quarter_of(inputs.today)}.md"
-    texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
+    mark = last_review(inputs.continuity)
+    stale = newest is not None and (mark.merged or mark.read != len(inputs.logs))
+    texts = _rewrite(inputs, verdicts, newest if newest != through or stale else None, quarter)
     docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
     file_edits = [
         FileEdit(
@@ -252,7 +256,8 @@ def _rewrite(
     if edits or stamp is not None:
         # Project State holds no facts, so this edit never meets the ones above.
         newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
-        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
+        count = logs_read(inputs.logs, newest)
+        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest, count)
         edits.setdefault(CONTINUITY, []).append(review_line)
     docs = (inputs.continuity, *inputs.archives)
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
@@ -324,6 +329,7 @@ def _summary(
         promoted=ids(lambda v: v.promoted),
         archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
         unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
+        reason=inputs.reason,
     )
 
 
@@ -375,10 +381,4 @@ def _removal(text: Text, fact: Fact) -> list[Edit]:
 
 def _moved_lines(verdict: _Verdict) -> list[str]:
     """The fact's lines byte for byte, with its footer rewritten."""
-    item = verdict.item
-    text = item.doc.text
-    edit = footer_edit(text, item.fact, verdict.fields)
-    lines = list(text.lines[item.fact.start : item.fact.end])
-    offset = item.fact.start
-    lines[edit.start - offset : edit.end - offset] = edit.lines
-    return lines
+    return fact_lines(verdict.item.doc.text, verdict.item.fact, verdict.fields)

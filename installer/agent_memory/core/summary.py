@@ -20,6 +20,7 @@ class Summary(NamedTuple):
     # Ids that left ``working`` because their working window passed without a use (DECAY.md
     # rule 4 no longer holds): not a promotion, and the summary says so.
     unused: tuple[str, ...] = ()
+    reason: str = ""  # why the review read every log though not asked to (core/reading.py)
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
@@ -42,4 +43,6 @@ class Summary(NamedTuple):
         ]
         if self.promoted:
             lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
+        if self.reason:
+            lines.append(f"- Full rebuild: {self.reason}")
         return newline.join(lines) + newline

@@ -6,7 +6,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..parse.continuity import cursor, last_review
+from ..parse.continuity import LastReview, cursor, last_review
 from ..parse.facts import Document
 from ..parse.policy import Policy
 from .tiers import decays
@@ -28,6 +28,21 @@ def window(logs: Sequence[str], through: str | None) -> Sequence[str]:
     if through is None:
         return logs
     return logs[bisect.bisect_right(logs, through + ".md") :]
+
+
+def logs_read(logs: Sequence[str], through: str | None) -> int:
+    """How many logs sort at or before ``through``: a bisect on the names, no log is opened."""
+    return 0 if through is None else bisect.bisect_right(logs, through + ".md")
+
+
+def unread(review: LastReview, logs: Sequence[str]) -> int:
+    """The logs the last review has not read: those after its mark, plus any a merge brought in
+    before it (the mark's count says how many it read there)."""
+    through = cursor(review, logs)
+    after = len(window(logs, through))
+    if review.read is None:
+        return after
+    return after + max(0, logs_read(logs, through) - review.read)
 
 
 def pending_reactivations(archives: Iterable[Document], unread: Iterable[SessionRefs]) -> list[str]:
@@ -54,7 +69,7 @@ def due_reasons(
             f"{len(reactivating)} archived facts named by unread session logs wait to be "
             f"reactivated ({', '.join(reactivating)})"
         )
-    pending = len(window(logs, cursor(last_review(continuity), logs)))
+    pending = unread(last_review(continuity), logs)
     if pending >= policy.review_every:
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"
