@@ -275,3 +275,38 @@ def check_logs(path: Path, base: str, as_json: bool) -> None:
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+class _ServeByDefault(click.Group):
+    """``mcp [PATH]`` serves; ``mcp install``/``mcp remove`` are subcommands (a repo folder named
+    like one is passed as ``./install``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["serve", *args]
+        return super().parse_args(ctx, args)
+
+
+@main.group(cls=_ServeByDefault)
+def mcp() -> None:
+    """Serve the memory to agents as MCP tools (needs the extra: pip install 'agent-memory[mcp]').
+
+    `agent-memory mcp [PATH]` runs the stdio server; MCP.md lists its tools.
+    """
+
+
+@mcp.command("serve")
+@_repo_arg
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a writing tool waits for another run's lock before it reports that run.",
+)
+def mcp_serve(path: Path, wait: float) -> None:
+    """Run the MCP server for PATH on stdin/stdout until the client disconnects."""
+    from .commands.mcp import serve as run
+
+    _run(lambda: run(path, wait), False)
