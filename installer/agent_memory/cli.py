@@ -303,7 +303,7 @@ def mcp() -> None:
     default=5.0,
     show_default=True,
     metavar="SECONDS",
-    help="How long a writing tool waits for another run's lock before it reports that run.",
+    help="How long a tool call waits for another run's lock before it reports that run.",
 )
 def mcp_serve(path: Path, wait: float) -> None:
     """Run the MCP server for PATH on stdin/stdout until the client disconnects."""

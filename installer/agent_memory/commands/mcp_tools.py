@@ -23,7 +23,8 @@ from . import recall as recall_command
 from . import reference as reference_command
 from . import status as status_command
 
-# How long a writing tool waits for another run's lock before it reports that run.
+# How long a tool waits for another run's lock (a reader: for a run that is writing) before it
+# reports that run.
 LOCK_WAIT = 5.0
 
 _NO_ARGUMENTS: Mapping[str, Any] = {
@@ -52,7 +53,7 @@ class Tool:
 
 
 def _recall(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
-    result = recall_command.recall(session.path, args["query"], args.get("limit", 10))
+    result = recall_command.recall(session.path, args["query"], args.get("limit", 10), session.wait)
     hits = result.report.summary["hits"]
     facts = [
         {
@@ -69,7 +70,7 @@ def _recall(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _status(session: McpSession, _args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(status_command.status(session.path).report.summary)
+    return dict(status_command.status(session.path, session.wait).report.summary)
 
 
 def _reference(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from .report import Report
 from .settle import Result
 
 
-def recall(path: Path, query: str, limit: int) -> Result:
-    """Exit 1 when nothing matches, so a script can tell."""
+def recall(path: Path, query: str, limit: int, wait: float = 0.0) -> Result:
+    """Exit 1 when nothing matches, so a script can tell; ``wait``: for a run that is writing."""
     repo = Repo(path)
-    repo.recover()
+    repo.recover(wait)
     memory = load(repo)
     docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
     hits = searching.recall(query, docs, limit)

@@ -17,9 +17,10 @@ from .report import Report
 from .settle import Result, memory_of
 
 
-def status(path: Path) -> Result:
+def status(path: Path, wait: float = 0.0) -> Result:
+    """``wait``: how long to wait for a run that is writing (whose files are in flux)."""
     repo = Repo(path)
-    repo.recover()
+    repo.recover(wait)
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
