@@ -17,8 +17,10 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
+from ..core.recall import Index
 from ..errors import AgentMemoryError
 from ..parse.footer import ID
+from ..shell.memo import FileMemo
 from . import recall as recall_command
 from . import reference as reference_command
 from . import status as status_command
@@ -41,6 +43,10 @@ class McpSession:
     path: Path
     wait: float = LOCK_WAIT
     log: str | None = None  # the file name in memory/sessions/
+    # Search indexes of the memory files, kept while each file is unchanged.
+    indexes: FileMemo[Index] = dataclasses.field(
+        default_factory=lambda: FileMemo(recall_command.build_index)
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +59,8 @@ class Tool:
 
 
 def _recall(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
-    result = recall_command.recall(session.path, args["query"], args.get("limit", 10), session.wait)
+    query, limit = args["query"], args.get("limit", 10)
+    result = recall_command.recall(session.path, query, limit, session.wait, session.indexes.get)
     hits = result.report.summary["hits"]
     facts = [
         {

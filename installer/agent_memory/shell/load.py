@@ -36,8 +36,11 @@ def load(repo: Repo) -> Memory:
 
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
     """The archive's quarter files, parsed, in file-name order."""
-    return tuple(
-        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
-        for name in repo.list_dir(ARCHIVE_DIR)
-        if QUARTER_FILE.match(name)
-    )
+    return tuple(facts.parse(rel, repo.read(rel) or b"") for rel in archive_files(repo))
+
+
+def archive_files(repo: Repo) -> list[str]:
+    """The paths of the archive's quarter files, in file-name order."""
+    return [
+        f"{ARCHIVE_DIR}/{name}" for name in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(name)
+    ]

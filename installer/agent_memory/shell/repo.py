@@ -13,11 +13,21 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
 from .journal import Journal
 from .lock import Lock
+
+
+class FileKey(NamedTuple):
+    """One version of one file: a change of any field means the contents may have changed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
 
 
 class Repo:
@@ -52,6 +62,44 @@ class Repo:
             raise RefusedError("is a directory where a file is expected", rel) from None
         except OSError as exc:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+
+    def stat_key(self, rel: str) -> FileKey | None:
+        """The key ``read_keyed`` would give the file now at ``rel``, without reading it."""
+        path = self.real(rel)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+    def read_keyed(self, rel: str) -> tuple[FileKey, bytes] | None:
+        """``read``, with the key that tells this version of the file from any later one.
+
+        The key is taken from the open file itself, so it always belongs to the bytes read: a
+        replace (a new inode), a write (size or mtime) after the read gets a new key.
+        """
+        path = self.real(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise RefusedError("is a directory where a file is expected", rel) from None
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise RefusedError("is not a regular file; replace it with one", rel)
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                data = stream.read()
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        finally:
+            os.close(fd)
+        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino), data
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
