@@ -139,3 +139,16 @@ def test_mcp_md_documents_every_tool_with_the_schemas_the_server_uses() -> None:
     for name in PENDING:  # valid schemas, ready for the tool
         for schema in documented[name]:
             jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_a_sessions_folder_leading_outside_the_repo_is_refused(tmp_path: Path) -> None:
+    root = enabled_repo(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "memory/sessions/.gitkeep").unlink()
+    (root / "memory/sessions").rmdir()
+    (root / "memory/sessions").symlink_to(outside)
+    with pytest.raises(AgentMemoryError) as caught:
+        call(McpSession(root), "memory_reference", {"ids": ["fact-1"]})
+    assert "leads outside the repo" in error_line(caught.value)
+    assert list(outside.iterdir()) == []

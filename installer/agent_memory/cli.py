@@ -310,3 +310,44 @@ def mcp_serve(path: Path, wait: float) -> None:
     from .commands.mcp import serve as run
 
     _run(lambda: run(path, wait), False)
+
+
+_agent_opt = click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    required=True,
+    type=click.Choice(["claude", "codex", "gemini"]),
+    help="The agent whose repo-level MCP configuration to change (repeatable).",
+)
+
+
+@mcp.command("install")
+@_repo_arg
+@_agent_opt
+@_check_opt
+@_dry_run_opt
+@_json_opt
+@_wait_opt
+def mcp_install(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
+    """Register `agent-memory mcp` in each agent's MCP configuration for PATH (MCP.md lists the
+    files); every other key of the file is kept."""
+    from .commands.mcp_install import mcp_install as run
+    from .commands.settle import Options
+
+    _run(lambda: run(path, agents, Options(**flags), removing=False), as_json)
+
+
+@mcp.command("remove")
+@_repo_arg
+@_agent_opt
+@_check_opt
+@_dry_run_opt
+@_json_opt
+@_wait_opt
+def mcp_remove(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
+    """Take exactly the entry `mcp install` wrote out of each agent's MCP configuration."""
+    from .commands.mcp_install import mcp_install as run
+    from .commands.settle import Options
+
+    _run(lambda: run(path, agents, Options(**flags), removing=True), as_json)
