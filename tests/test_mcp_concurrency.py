@@ -38,7 +38,7 @@ def test_two_servers_and_a_review_at_once_lose_no_write(tmp_path: Path) -> None:
     async def agent(seed: int) -> None:
         chooser = random.Random(seed)
         async with connect(root, "--wait", "30") as client:
-            for _ in range(40):
+            for _ in range(25):
                 ids = chooser.sample(IDS, chooser.randint(1, 3))
                 error, result = await call_tool(client, "memory_reference", ids=ids)
                 assert not error, result

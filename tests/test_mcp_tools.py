@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands import reference as reference_command
@@ -19,11 +20,12 @@ from agent_memory.core.references import LABELS, add_references
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.sessions import new_log, read_refs
 from agent_memory.resources import data
-from conftest import PROJECT, cli, run_console, tree
+from conftest import PROJECT, cli, git_init, run_console, tree
 from mcp_client import enabled_repo
 
 SCHEMA = data("templates/.agent/schema.md").decode()
 NAME = "2026-11-22-101500-mcp.md"
+FRESH_LOG = new_log(SCHEMA, NAME)
 
 
 def test_the_tool_error_is_the_line_the_cli_prints(tmp_path: Path) -> None:
@@ -82,14 +84,19 @@ def test_a_new_log_never_takes_an_existing_name(tmp_path: Path) -> None:
     assert set(tree(root)) - set(before) == {"memory/sessions/2026-11-22-101500-mcp-3.md"}
 
 
-_ids = st.lists(st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,4}){0,2}", fullmatch=True), min_size=1)
+_ids = st.lists(
+    st.builds("-".join, st.lists(st.sampled_from(["a", "b2", "cache", "x9", "7"]), min_size=1)),
+    min_size=1,
+    max_size=5,
+)
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(LABELS), _ids), max_size=6))
 def test_added_references_are_read_back_and_adding_again_changes_nothing(
     calls: list[tuple[str, list[str]]],
 ) -> None:
-    log = new_log(SCHEMA, NAME)
+    log = FRESH_LOG
     for label, ids in calls:
         log = add_references(log, label, ids)
         assert add_references(log, label, ids) == log
@@ -152,3 +159,17 @@ def test_a_sessions_folder_leading_outside_the_repo_is_refused(tmp_path: Path) -
         call(McpSession(root), "memory_reference", {"ids": ["fact-1"]})
     assert "leads outside the repo" in error_line(caught.value)
     assert list(outside.iterdir()) == []
+
+
+def test_a_committed_log_is_left_alone_and_check_logs_stays_clean(tmp_path: Path) -> None:
+    root = git_init(enabled_repo(tmp_path / "repo"))
+    session = McpSession(root)
+    first = call(session, "memory_reference", {"ids": ["fact-1"]})["log"]
+    assert call(session, "memory_reference", {"ids": ["fact-2"]})["log"] == first
+    git = ["git", "-C", str(root), "-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "work"], check=True)
+    kept = (root / first).read_bytes()
+    later = call(session, "memory_reference", {"ids": ["fact-3"]})["log"]
+    assert later != first and (root / first).read_bytes() == kept
+    assert cli("check-logs", root).exit_code == 0

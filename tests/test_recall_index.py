@@ -7,11 +7,13 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands.recall import build_index, read_index, recall
 from agent_memory.core import recall as searching
+from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import Document, parse
 from agent_memory.parse.footer import FOOTER, TIERS
 from agent_memory.shell.memo import RACY_NS, FileMemo
@@ -148,3 +150,10 @@ def test_a_key_belongs_to_the_bytes_read(tmp_path: Path) -> None:
     (root / "a.md").write_text("three\n")
     assert repo.stat_key("a.md") != read[0]
     assert repo.read_keyed("missing.md") is None and repo.stat_key("missing.md") is None
+
+
+def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, {"memory/continuity.md": "# Continuity\n"})
+    os.mkfifo(root / "other.md")
+    with pytest.raises(AgentMemoryError, match="not a regular file"):
+        Repo(root).read_keyed("other.md")

@@ -2,8 +2,9 @@
 
 The MCP server's ``memory_reference`` calls ``reference`` with the log it created earlier in the
 same session (None before its first use). A log is this session's to write only while no review
-has read it: once one has, or when it is gone, the session goes on in a new log, so a log a
-review counted never changes under it. A new log never takes the name of an existing one.
+has read it and no commit holds it: after that, or when it is gone, the session goes on in a new
+log, so a log a review counted or git recorded never changes. A new log never takes the name of
+an existing one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
 from ..parse.sessions import log_name
+from ..shell.git import committed
 from ..shell.repo import Repo
 from .report import Report
 from .session import fresh_log
@@ -45,7 +47,7 @@ def reference(
         memory, continuity = memory_of(repo)
         _check_known(ids, memory)
         through = cursor(last_review(continuity), memory.logs)
-        name = _own_log(memory, through, own_log) or _new_name(repo, through, now)
+        name = _own_log(repo, memory, through, own_log) or _new_name(repo, through, now)
         rel = f"{SESSIONS_DIR}/{name}"
         before = repo.read(rel)
         try:
@@ -76,9 +78,12 @@ def _check_known(ids: Sequence[str], memory: Memory) -> None:
         )
 
 
-def _own_log(memory: Memory, through: str | None, own_log: str | None) -> str | None:
-    """This session's log when it may still be written: it exists and no review has read it."""
-    return own_log if own_log is not None and own_log in window(memory.logs, through) else None
+def _own_log(repo: Repo, memory: Memory, through: str | None, own_log: str | None) -> str | None:
+    """This session's log while it may still be written: it exists, no review has read it, and
+    it is not committed (check-logs holds a committed log to its bytes)."""
+    if own_log is None or own_log not in window(memory.logs, through):
+        return None
+    return None if committed(repo.root, f"{SESSIONS_DIR}/{own_log}") else own_log
 
 
 def _new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:

@@ -33,3 +33,15 @@ def _git(root: Path, args: Sequence[str], folder: str) -> str:
             f"{problem}; run inside a git repo that has that revision", str(root)
         )
     return done.stdout
+
+
+def committed(root: Path, rel: str) -> bool:
+    """Whether ``rel`` is in the commit HEAD names; False outside git or before a first commit."""
+    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+        return False  # not in a work tree: no process to start (the MCP server asks often)
+    command = ["git", "ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel]
+    try:
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())

@@ -82,7 +82,7 @@ class Repo:
         """
         path = self.real(rel)
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
         except FileNotFoundError:
             return None
         except IsADirectoryError:
