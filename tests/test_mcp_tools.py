@@ -173,3 +173,14 @@ def test_a_committed_log_is_left_alone_and_check_logs_stays_clean(tmp_path: Path
     later = call(session, "memory_reference", {"ids": ["fact-3"]})["log"]
     assert later != first and (root / first).read_bytes() == kept
     assert cli("check-logs", root).exit_code == 0
+
+
+@pytest.mark.parametrize("args", [["mcp"], ["mcp", "--wait", "1"], ["mcp", "serve"]])
+def test_mcp_path_serves_and_a_bad_path_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    result = cli(*args, tmp_path / "missing")
+    assert result.exit_code == 1
+    missing = tmp_path / "missing"
+    assert (
+        result.output
+        == f"agent-memory: {missing}: not a directory; pass the path of the repo to work on\n"
+    )
