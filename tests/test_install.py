@@ -53,7 +53,7 @@ def test_wheel_carries_templates_version_and_protocol_docs(tmp_path: Path) -> No
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {
         "agent_memory/_data/VERSION",
-        "agent_memory/cli.py",
+        "agent_memory/cli/__init__.py",
         "agent_memory/_data/schema/report.schema.json",
     }
     expected |= {

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.secrets import _RULES, KINDS, Secret, redact, scan
+from agent_memory.core.secret_rules import RULES
+from agent_memory.core.secrets import KINDS, Secret, redact, scan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 MARKER = re.compile(r"\[redacted: [a-z-]+\]")
@@ -210,7 +211,7 @@ ADVERSARIAL = {
     "ghp_": "ghp_" * (MB // 4),
     "password= spaces": "password=" + " " * MB,
     # The same, with every rule's hint present so that no pre-filter short-cuts the regexes.
-    "hints + a": " ".join(hint for rule in _RULES for hint in rule.hints) + " " + "a" * MB,
+    "hints + a": " ".join(hint for rule in RULES for hint in rule.hints) + " " + "a" * MB,
     "eyJ run": "eyJ" + "a" * MB + ".eyJ" + "b" * MB,
     "eyJ.eyJ.": "eyJaaaaaaaaa.eyJaaaaaaaaa." * 40_000,
     "ghp_ run": "ghp_" + "A" * MB,
@@ -253,7 +254,7 @@ def test_hostile_input_runs_in_linear_time(name: str) -> None:
     assert elapsed < 1.0
 
 
-@pytest.mark.parametrize("rule", _RULES, ids=[rule.kind for rule in _RULES])
+@pytest.mark.parametrize("rule", RULES, ids=[rule.kind for rule in RULES])
 def test_each_pattern_is_linear_without_the_prefilter(rule: object) -> None:
     pattern = rule.pattern  # type: ignore[attr-defined]
     for name in ("a", "=", "-", ":", "eyJ.", "ghp_", "hints + a", "url", "BEGIN", "TOKEN"):

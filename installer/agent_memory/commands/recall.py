@@ -2,25 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 from .. import resources
 from ..core import recall as searching
-from ..shell.load import load
+from ..layout import CONTINUITY
+from ..parse import facts
+from ..shell.load import archive_paths
 from ..shell.repo import Repo
 from .report import Report
 from .settle import Result, require_enabled
 
+# The search index of one memory file (None when it does not exist). The MCP server passes one
+# that keeps the index of a file until the file changes; a command reads each file once.
+Indexer = Callable[[Repo, str], searching.Index | None]
 
-def recall(path: Path, query: str, limit: int) -> Result:
-    """Exit 1 when nothing matches, so a script can tell."""
+
+def read_index(repo: Repo, rel: str) -> searching.Index | None:
+    return build_index(rel, raw) if (raw := repo.read(rel)) is not None else None
+
+
+def build_index(rel: str, raw: bytes) -> searching.Index:
+    return searching.index(facts.parse(rel, raw))
+
+
+def recall(
+    path: Path, query: str, limit: int, wait: float = 0.0, index_of: Indexer = read_index
+) -> Result:
+    """Exit 1 when nothing matches, so a script can tell; ``wait``: for a run that is writing."""
     repo = Repo(path)
-    repo.refuse_if_interrupted()
+    repo.refuse_if_interrupted(wait)
     require_enabled(repo)
-    memory = load(repo)
-    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
-    hits = searching.recall(query, docs, limit)
+    found = (index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo)))
+    hits = searching.search(query, [ix for ix in found if ix is not None], limit)
     text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
     summary = {"query": query, "hits": [asdict(h) for h in hits]}
     outcome = "found" if hits else "not found"

@@ -33,14 +33,19 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
         raise AgentMemoryError(
             f"already exists and session logs are never overwritten; {hint}", rel
         )
-    schema = repo.read(SCHEMA) or resources.data(_SCHEMA_TEMPLATE)
-    try:
-        content = new_log(schema.decode("utf-8", errors="replace"), name)
-    except ValueError:  # a schema edited until it lost the template: ours still has it
-        content = new_log(resources.data(_SCHEMA_TEMPLATE).decode("utf-8"), name)
+    content = fresh_log(repo, name)
     plan = Plan.of([FileEdit(rel, None, content, Outcome.CREATED, "new session log")])
     settled = settle(repo, [plan], Options(), "unchanged")
     # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
     version = resources.version()
     report = Report("session new", version, str(path), settled.outcome, plan, (), {"path": rel})
     return Result(report._replace(heading=(rel,), show_plan=False), settled.exit_code)
+
+
+def fresh_log(repo: Repo, name: str) -> bytes:
+    """A new log called ``name``, from the repo's schema (or ours, if it lost the template)."""
+    schema = repo.read(SCHEMA) or resources.data(_SCHEMA_TEMPLATE)
+    try:
+        return new_log(schema.decode("utf-8", errors="replace"), name)
+    except ValueError:  # a schema edited until it lost the template: ours still has it
+        return new_log(resources.data(_SCHEMA_TEMPLATE).decode("utf-8"), name)

@@ -18,9 +18,10 @@ from .report import Report
 from .settle import Result, memory_of, require_enabled
 
 
-def status(path: Path) -> Result:
+def status(path: Path, wait: float = 0.0) -> Result:
+    """``wait``: how long to wait for a run that is writing (whose files are in flux)."""
     repo = Repo(path)
-    repo.refuse_if_interrupted()
+    repo.refuse_if_interrupted(wait)
     require_enabled(repo)
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)

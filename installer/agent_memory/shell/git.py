@@ -85,3 +85,15 @@ def _run(root: Path | None, args: Sequence[str]) -> subprocess.CompletedProcess[
 
 def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
     return (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]
+
+
+def committed(root: Path, rel: str) -> bool:
+    """Whether ``rel`` is in the commit HEAD names; False outside git or before a first commit."""
+    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+        return False  # not in a work tree: no process to start (the MCP server asks often)
+    command = ["git", "ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel]
+    try:
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())

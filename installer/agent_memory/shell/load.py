@@ -54,10 +54,14 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
     )
 
 
+def archive_paths(repo: Repo) -> list[str]:
+    """The paths of the archive's quarter files, in file-name order."""
+    return [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+
+
 def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
     """The archive's quarter files, unparsed, in file-name order."""
-    paths = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
-    return [(path, repo.read(path) or b"") for path in paths]
+    return [(path, repo.read(path) or b"") for path in archive_paths(repo)]
 
 
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:

@@ -11,8 +11,10 @@ import contextlib
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
@@ -23,6 +25,15 @@ from .lock import Lock
 
 # Logs are opened without following links and without blocking (a FIFO must not hang a run).
 _LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class FileKey(NamedTuple):
+    """One version of one file: a change of any field means the contents may have changed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
 
 
 class Repo:
@@ -79,6 +90,44 @@ class Repo:
             if target not in files:
                 files[target] = self.read(target)
         return files, links
+
+    def stat_key(self, rel: str) -> FileKey | None:
+        """The key ``read_keyed`` would give the file now at ``rel``, without reading it."""
+        path = self.real(rel)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino)
+
+    def read_keyed(self, rel: str) -> tuple[FileKey, bytes] | None:
+        """``read``, with the key that tells this version of the file from any later one.
+
+        The key is taken from the open file itself, so it always belongs to the bytes read: a
+        replace (a new inode), a write (size or mtime) after the read gets a new key.
+        """
+        path = self.real(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise RefusedError("is a directory where a file is expected", rel) from None
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise RefusedError("is not a regular file; replace it with one", rel)
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                data = stream.read()
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        finally:
+            os.close(fd)
+        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino), data
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
@@ -147,15 +196,19 @@ class Repo:
         """Whether a journal (of a run writing now, or of an interrupted one) is present."""
         return self._journal.pending()
 
-    def refuse_if_interrupted(self) -> None:
+    def refuse_if_interrupted(self, wait: float = 0.0) -> None:
         """What a read-only command does about a journal: never roll it back (a read-only run
-        writes nothing, and a journal in a fresh clone is input like any other), only refuse."""
-        if self._journal.pending():
-            raise RefusedError(
-                "exists: a run is writing, or one was interrupted mid-plan; wait for it, or roll "
-                "it back with `agent-memory recover`, then run again",
-                JOURNAL_DIR,
-            )
+        writes nothing, and a journal in a fresh clone is input like any other), only wait up to
+        ``wait`` seconds for a run that is writing to finish, then refuse."""
+        deadline = time.monotonic() + wait
+        while self._journal.pending():
+            if time.monotonic() >= deadline:
+                raise RefusedError(
+                    "exists: a run is writing, or one was interrupted mid-plan; wait for it, or "
+                    "roll it back with `agent-memory recover`, then run again",
+                    JOURNAL_DIR,
+                )
+            time.sleep(0.02)
 
     def recover(self, wait: float = 0.0) -> None:
         """Roll back a plan an earlier run left half-applied, and clear a dead run's lock.

@@ -1,4 +1,4 @@
-"""The options the commands share, defined once for ``cli.py`` (options only, no commands)."""
+"""The options the commands share, defined once (options only, no commands)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from . import resources
+from .. import resources
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -33,7 +33,7 @@ def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None)
     if value is None:
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         if epoch:  # checked here so that a bad value is a usage error (exit 2), never ignored
-            from .parse.dates import epoch_date
+            from ..parse.dates import epoch_date
 
             if epoch_date(epoch) is None:
                 raise click.UsageError(
@@ -41,7 +41,7 @@ def parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None)
                     "1970 (ASCII digits, a representable date) or unset it"
                 )
         return None
-    from .parse.dates import parse_date  # only when --today is given
+    from ..parse.dates import parse_date  # only when --today is given
 
     day = parse_date(value)
     if day is None:

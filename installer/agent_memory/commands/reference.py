@@ -1,0 +1,103 @@
+"""Record that this session used facts: ids under a label in the session's own log.
+
+The MCP server's ``memory_reference`` calls ``reference`` with the log it created earlier in the
+same session (None before its first use). A log is this session's to write only while no review
+has read it and no commit holds it: after that, or when it is gone, the session goes on in a new
+log, so a log a review counted or git recorded never changes. A new log never takes the name of
+an existing one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import resources
+from ..core.plan import FileEdit, Outcome, Plan
+from ..core.references import add_references, nearest
+from ..core.triggers import window
+from ..errors import AgentMemoryError
+from ..layout import SESSION_NAME, SESSIONS_DIR
+from ..parse.continuity import cursor, last_review
+from ..parse.memory import Memory
+from ..parse.sessions import log_name
+from ..shell.git import committed
+from ..shell.repo import Repo
+from .report import Report
+from .session import fresh_log
+from .settle import Options, Result, memory_of, settle
+
+SLUG = "mcp"
+_MAX_TRIES = 100  # names tried for a new log within one second
+
+
+def reference(
+    path: Path,
+    ids: Sequence[str],
+    label: str,
+    own_log: str | None,
+    now: dt.datetime | None = None,
+    wait: float = 0.0,
+) -> Result:
+    """``label`` is one of ``core.references.LABELS``; the summary's ``log`` is the log to pass
+    as ``own_log`` next time."""
+    repo = Repo(path)
+    with repo.locked(wait):
+        memory, continuity = memory_of(repo)
+        _check_known(ids, memory)
+        through = cursor(last_review(continuity), memory.logs)
+        name = _own_log(repo, memory, through, own_log) or _new_name(repo, through, now)
+        rel = f"{SESSIONS_DIR}/{name}"
+        before = repo.read(rel)
+        try:
+            after = add_references(before or fresh_log(repo, name), label, ids)
+        except UnicodeDecodeError:
+            raise AgentMemoryError(
+                "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
+            ) from None
+        outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+        edit = FileEdit(rel, before, after, outcome, f"{label}: {', '.join(ids)}")
+        plan = Plan.of([edit])
+        settled = settle(repo, [plan], Options(wait=wait), "unchanged")
+    summary = {"log": rel, "label": label, "ids": list(ids), "outcome": settled.outcome}
+    report = Report("reference", resources.version(), str(path), settled.outcome, plan, (), summary)
+    return Result(report, settled.exit_code)
+
+
+def _check_known(ids: Sequence[str], memory: Memory) -> None:
+    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
+    known = {fact.id for doc in docs for fact in doc.facts if fact.id is not None}
+    for fact_id in ids:
+        if fact_id in known:
+            continue
+        close = nearest(fact_id, known)
+        hint = f"did you mean {close!r}?" if close else "memory_recall lists the ids that exist"
+        raise AgentMemoryError(
+            f"no fact has the id {fact_id!r} in continuity.md or the archive; {hint}"
+        )
+
+
+def _own_log(repo: Repo, memory: Memory, through: str | None, own_log: str | None) -> str | None:
+    """This session's log while it may still be written: it exists, no review has read it, and
+    it is not committed (check-logs holds a committed log to its bytes)."""
+    if own_log is None or own_log not in window(memory.logs, through):
+        return None
+    return None if committed(repo.root, f"{SESSIONS_DIR}/{own_log}") else own_log
+
+
+def _new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:
+    """A free name that sorts after the last log a review read, so the next review reads it:
+    named by now, or by the second after that log when now is not later (same second, skew)."""
+    moment = (now or dt.datetime.now(tz=dt.timezone.utc)).astimezone(dt.timezone.utc)
+    mark = SESSION_NAME.match(f"{through}.md") if through else None
+    if mark is not None:
+        read = dt.datetime.strptime(mark.group(1) + mark.group(2), "%Y-%m-%d%H%M%S")
+        moment = max(moment, read.replace(tzinfo=dt.timezone.utc) + dt.timedelta(seconds=1))
+    for n in range(1, _MAX_TRIES + 1):
+        name = log_name(moment, SLUG if n == 1 else f"{SLUG}-{n}")
+        if not repo.exists(f"{SESSIONS_DIR}/{name}"):
+            return name
+    raise AgentMemoryError(
+        f"{_MAX_TRIES} session logs already have this second's name; call again", SESSIONS_DIR
+    )

@@ -1,0 +1,71 @@
+"""Talking to `agent-memory mcp` as an agent does: the server as a subprocess, the SDK's client."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from mcp.client import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from conftest import PROJECT, build_tree, cli
+
+FOOT = "<!-- id: {} | created: 2026-11-01 | last_used: 2026-11-01 | uses: 1 | tier: {} -->"
+IDS = [f"fact-{n}" for n in range(12)]
+
+
+def console_command() -> list[str]:
+    """The installed console script (the one next to this Python), else ``python -m``."""
+    script = Path(sys.executable).parent / "agent-memory"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "agent_memory"]
+
+
+@contextlib.asynccontextmanager
+async def connect(repo: Path, *options: str) -> AsyncIterator[ClientSession]:
+    command, *args = console_command()
+    params = StdioServerParameters(
+        command=command,
+        args=[*args, "mcp", str(repo), *options],
+        env={"PYTHONPATH": str(PROJECT / "installer")},
+    )
+    with Path(os.devnull).open("w") as quiet:
+        async with (
+            stdio_client(params, errlog=quiet) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, name: str, **arguments: Any) -> tuple[bool, Any]:
+    """(is_error, structured result or the error's text)."""
+    result = await session.call_tool(name, arguments)
+    assert not isinstance(result, str)
+    if result.is_error:
+        return True, result.content[0].text  # type: ignore[union-attr]
+    return False, result.structured_content
+
+
+def enabled_repo(root: Path) -> Path:
+    """An enabled repo whose continuity.md holds the facts ``IDS``, one per line of topic."""
+    root.mkdir(parents=True, exist_ok=True)
+    assert cli("enable", root, "--today", "2026-11-01").exit_code == 0
+    facts = "".join(
+        f"- Fact {n} about the outbox and subsystem {n % 3}\n  {FOOT.format(i, 'working')}\n"
+        for n, i in enumerate(IDS)
+    )
+    text = (root / "memory/continuity.md").read_text()
+    build_tree(
+        root,
+        {"memory/continuity.md": text.replace("## Key Decisions\n", f"## Key Decisions\n{facts}")},
+    )
+    return root
+
+
+def today() -> str:
+    return dt.datetime.now(tz=dt.timezone.utc).date().isoformat()

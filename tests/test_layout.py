@@ -1,0 +1,91 @@
+"""The package's shape, as the README's "Project layout" describes it, checked on the source.
+
+Layers import only from the layers above them; imports sit at module top (cli.py excepted: it
+imports a command's module only when that command runs); no module over 400 lines and no
+function over 60, so each stays readable whole.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT
+
+PACKAGE = PROJECT / "installer/agent_memory"
+# Top to bottom: a module may import from its own layer and the layers before it.
+LAYERS = ("errors", "layout", "resources", "parse", "core", "upgrade", "shell", "commands", "cli")
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+
+
+def _name(path: Path) -> str:
+    return ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+
+
+def _layer(module: str) -> int:
+    return LAYERS.index(module.split(".")[0])
+
+
+# Imports inside a function, each with the start-up cost it saves every other command.
+DEFERRED = {
+    # the MCP SDK takes about a second to import; only `agent-memory mcp` pays for it
+    "commands.mcp": {"commands.mcp_server"},
+}
+
+
+def _top_level(tree: ast.Module) -> set[int]:
+    """Ids of the import nodes at module level, ``if TYPE_CHECKING:`` blocks included."""
+    nodes = list(tree.body)
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            nodes += node.body
+    return {id(node) for node in nodes}
+
+
+def _imports(path: Path) -> list[tuple[str, ast.ImportFrom, bool]]:
+    """(module imported, node, at top level) for each import of the package's own modules."""
+    package = list(path.relative_to(PACKAGE).parts[:-1])
+    found = []
+    tree = ast.parse(path.read_text())
+    top = _top_level(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - (node.level - 1)]
+            at_top = id(node) in top
+            if node.module:
+                found.append((".".join([*base, node.module]), node, at_top))
+            else:
+                found += [(".".join([*base, alias.name]), node, at_top) for alias in node.names]
+    return found
+
+
+def test_the_readme_names_every_layer_and_module() -> None:
+    layout = (PROJECT / "README.md").read_text().split("## Project layout", 1)[1]
+    for layer in LAYERS[3:]:
+        assert f"  {layer}/" in layout
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert folders == set(LAYERS[3:])
+    for path in MODULES:
+        if path.parent.name in ("parse", "core", "shell"):  # commands/ and upgrade/: one a command
+            assert path.stem in layout, f"README's Project layout does not name {_name(path)}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_imports_point_down_and_sit_at_the_top(path: Path) -> None:
+    module = _name(path)
+    for imported, node, at_top in _imports(path):
+        assert _layer(imported) <= _layer(module), f"{module} imports {imported} from below"
+        if not module.startswith("cli") and imported not in DEFERRED.get(module, ()):
+            assert at_top, f"{module}:{node.lineno} imports {imported} inside code"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_modules_and_functions_stay_short(path: Path) -> None:
+    source = path.read_text()
+    assert source.count("\n") <= 400, f"{_name(path)} has {source.count(chr(10))} lines"
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert length <= 60, f"{_name(path)}.{node.name} has {length} lines"

@@ -1,0 +1,133 @@
+"""`agent-memory mcp`: the server as a subprocess, spoken to by the SDK's own client."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import anyio
+
+from agent_memory.commands.mcp_tools import TOOLS
+from agent_memory.parse.facts import parse
+from agent_memory.parse.sessions import read_refs
+from conftest import cli, tree
+from mcp_client import FOOT, IDS, call, connect, enabled_repo, today
+
+LOG_NAME = re.compile(r"^memory/sessions/\d{4}-\d{2}-\d{2}-\d{6}-mcp(-\d+)?\.md$")
+
+
+def uses(root: Path) -> dict[str, int]:
+    doc = parse("memory/continuity.md", (root / "memory/continuity.md").read_bytes())
+    return {f.id: int(f.field("uses") or 0) for f in doc.facts if f.id}
+
+
+def test_every_tool_is_listed_and_answers(tmp_path: Path) -> None:
+    root = enabled_repo(tmp_path / "repo")
+    before = tree(root)
+
+    async def session() -> None:
+        async with connect(root) as client:
+            listed = await client.list_tools()
+            assert [t.name for t in listed.tools] == list(TOOLS)
+            error, found = await call(client, "memory_recall", query="outbox subsystem 2", limit=3)
+            assert not error and len(found["facts"]) == 3
+            assert found["facts"][0]["where"].startswith("memory/continuity.md:")
+            error, status = await call(client, "memory_status")
+            assert not error and status["facts"] == len(IDS) and status["due"] == []
+            error, first = await call(client, "memory_reference", ids=["fact-1", "fact-2"])
+            assert not error and first["outcome"] == "changed" and LOG_NAME.match(first["log"])
+            error, second = await call(client, "memory_reference", ids=["fact-3"], label="created")
+            assert not error and second["log"] == first["log"]
+            error, same = await call(client, "memory_reference", ids=["fact-1"])
+            assert not error and same["outcome"] == "unchanged"
+
+    anyio.run(session)
+    after = tree(root)
+    added = sorted(set(after) - set(before))
+    assert len(added) == 1 and LOG_NAME.match(added[0])
+    assert {k: v for k, v in after.items() if k != added[0]} == before
+    log = after[added[0]]
+    assert b"\n- Referenced: fact-1, fact-2\n- Created: fact-3\n" in log
+    assert read_refs(log).used == {"fact-1", "fact-2", "fact-3"}
+    assert cli("lint", root).exit_code == 0
+
+
+BAD_ARGUMENTS = [
+    ("memory_recall", {}),
+    ("memory_recall", {"query": 42}),
+    ("memory_recall", {"query": ""}),
+    ("memory_recall", {"query": "x", "limit": 0}),
+    ("memory_recall", {"query": "x", "limit": "10"}),
+    ("memory_recall", {"query": "x", "extra": True}),
+    ("memory_status", {"path": "/etc"}),
+    ("memory_reference", {"ids": []}),
+    ("memory_reference", {"ids": "fact-1"}),
+    ("memory_reference", {"ids": ["../../etc/passwd"]}),
+    ("memory_reference", {"ids": ["fact-1"], "label": "archived"}),
+    ("memory_reference", {"ids": ["fact-1"], "log": "../x.md"}),
+    ("memory_reference", {"ids": ["fact-99"]}),
+    ("memory_nothing", {}),
+]
+
+
+def test_bad_calls_are_tool_errors_and_outside_edits_are_seen(tmp_path: Path) -> None:
+    """Malformed arguments and unknown ids are one-line tool errors that write nothing and leave
+    the server running; a fact another agent commits is found by the next call."""
+    root = enabled_repo(tmp_path / "repo")
+    continuity = root / "memory/continuity.md"
+    before = tree(root)
+
+    async def session() -> None:
+        async with connect(root) as client:
+            for name, arguments in BAD_ARGUMENTS:
+                result = await client.call_tool(name, arguments)
+                assert result.is_error, (name, arguments)
+                text = result.content[0].text  # type: ignore[union-attr]
+                assert text.startswith("agent-memory: ") and "\n" not in text
+            error, text = await call(client, "memory_reference", ids=["fact-10", "fakt-11"])
+            assert error and "'fakt-11'" in text and "did you mean 'fact-11'?" in text
+            assert tree(root) == before
+            error, found = await call(client, "memory_recall", query="zeppelin")
+            assert not error and found["facts"] == []
+            fact = f"- Zeppelin deploys on Fridays\n  {FOOT.format('zeppelin', 'working')}\n"
+            text = continuity.read_text().replace("## Conventions\n", f"## Conventions\n{fact}")
+            continuity.write_text(text)  # another agent's commit, as the checkout sees it
+            error, found = await call(client, "memory_recall", query="zeppelin")
+            assert not error and [f["id"] for f in found["facts"]] == ["zeppelin"]
+            error, _ = await call(client, "memory_reference", ids=["zeppelin"])
+            assert not error
+
+    anyio.run(session)
+
+
+def test_a_session_of_200_calls_is_counted_exactly_by_review(tmp_path: Path) -> None:
+    """100 references and 100 recalls, with a review in the middle: the session goes on in a new
+    log once a review has read its first, and the footers count one use per log that lists an id."""
+    root = enabled_repo(tmp_path / "repo")
+    chooser = random.Random(19)
+    referenced: list[set[str]] = [set(), set()]
+    logs: list[set[str]] = [set(), set()]
+
+    async def session() -> None:
+        async with connect(root) as client:
+            for n in range(200):
+                part = n // 100
+                if n == 100:
+                    done = cli("review", root, "--today", today())
+                    assert done.exit_code == 0, done.output
+                if n % 2:
+                    error, _ = await call(client, "memory_recall", query=f"subsystem {n % 3}")
+                    assert not error
+                    continue
+                ids = chooser.sample(IDS, chooser.randint(1, 3))
+                error, result = await call(client, "memory_reference", ids=ids)
+                assert not error, result
+                referenced[part].update(ids)
+                logs[part].add(result["log"])
+
+    anyio.run(session)
+    assert len(logs[0]) == len(logs[1]) == 1 and logs[0] != logs[1]
+    assert cli("review", root, "--full", "--today", today()).exit_code == 0
+    expected = {i: 1 + sum(i in part for part in referenced) for i in IDS}
+    assert uses(root) == expected

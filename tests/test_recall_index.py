@@ -1,0 +1,159 @@
+"""recall's index against the plain BM25 it replaced, and the server's cache against no cache."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory.commands.recall import build_index, read_index, recall
+from agent_memory.core import recall as searching
+from agent_memory.errors import AgentMemoryError
+from agent_memory.parse.facts import Document, parse
+from agent_memory.parse.footer import FOOTER, TIERS
+from agent_memory.shell.memo import RACY_NS, FileMemo
+from agent_memory.shell.repo import Repo
+from conftest import build_tree
+
+FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
+
+
+def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching.Hit]:
+    """BM25 as recall computed it before the index: every fact scored, everything sorted."""
+    entries = []
+    for doc in docs:
+        for fact in doc.facts:
+            if fact.id is None:
+                continue
+            text = FOOTER.sub(" ", "".join(doc.text.lines[fact.start : fact.end]))
+            section = fact.field("from") or fact.section
+            terms = Counter(searching.words(f"{text} {fact.id} {section}"))
+            tier = fact.field("tier") or "working"
+            hit = searching.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
+            entries.append((hit, terms, sum(terms.values())))
+    wanted = list(dict.fromkeys(searching.words(query)))
+    if not entries or not wanted:
+        return []
+    average = sum(n for _, _, n in entries) / len(entries)
+    frequency = Counter(t for _, terms, _ in entries for t in wanted if t in terms)
+    scored = []
+    for hit, terms, length in entries:
+        score = 0.0
+        for term in wanted:
+            tf = terms.get(term, 0)
+            if tf:
+                idf = math.log(1 + (len(entries) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+                k1, b = searching.K1, searching.B
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
+        if score > 0:
+            scored.append(searching._with_score(hit, round(score, 6)))
+    rank = {tier: i for i, tier in enumerate(TIERS)}
+    scored.sort(key=lambda h: (-h.score, rank.get(h.tier, len(rank)), h.id))
+    return scored[:limit]
+
+
+_word = st.sampled_from(["cache", "api", "outbox", "redis", "post", "ttl", "queue", "a1"])
+_fact = st.tuples(
+    st.lists(_word, min_size=1, max_size=6),
+    st.sampled_from([*TIERS, "archived"]),
+    st.sampled_from(["Key Decisions", "Conventions", "Stack & Tools"]),
+)
+
+
+def _document(path: str, facts: list[tuple[list[str], str, str]], start: int) -> Document:
+    by_section: dict[str, list[str]] = {}
+    for n, (words, tier, section) in enumerate(facts, start):
+        item = f"- {' '.join(words)}\n  {FOOT.format(f'f-{n % 7}-{n}', tier)}\n"
+        by_section.setdefault(section, []).append(item)
+    text = "# M\n" + "".join(f"\n## {s}\n{''.join(items)}" for s, items in by_section.items())
+    return parse(path, text.encode())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_fact, max_size=12), min_size=1, max_size=3),
+    st.lists(_word, max_size=4).map(" ".join),
+    st.integers(min_value=1, max_value=8),
+)
+def test_the_index_ranks_exactly_as_plain_bm25(
+    documents: list[list[tuple[list[str], str, str]]], query: str, limit: int
+) -> None:
+    docs = [_document(f"d{i}.md", facts, 100 * i) for i, facts in enumerate(documents)]
+    assert searching.recall(query, docs, limit) == plain_recall(query, docs, limit)
+
+
+def _archive(n: int, word: str) -> str:
+    items = "".join(
+        f"- Fact {i} about {word} {i % 5}\n  {FOOT.format(f'a-{i}', 'archived')}\n"
+        for i in range(n)
+    )
+    return f"# Archive\n\n## Facts\n{items}"
+
+
+def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path: Path) -> None:
+    root = build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": "# Continuity\n",
+            "memory/archive/2026-Q1.md": _archive(30, "cats"),
+        },
+    )
+    archive = root / "memory/archive/2026-Q1.md"
+    built: list[str] = []
+
+    def counting(rel: str, raw: bytes) -> searching.Index:
+        built.append(rel)
+        return build_index(rel, raw)
+
+    memo = FileMemo(counting)
+
+    def same(query: str) -> list[dict[str, object]]:
+        cached = recall(root, query, 50, index_of=memo.get).report.summary["hits"]
+        assert cached == recall(root, query, 50, index_of=read_index).report.summary["hits"]
+        return list(cached)
+
+    def age(path: Path, seconds: int) -> None:
+        past = path.stat().st_mtime_ns - seconds * 1_000_000_000
+        os.utime(path, ns=(past, past))
+
+    assert len(same("cats 3")) == 30
+    assert len(same("cats 3")) == 30 and len(built) == 4  # just written: racy, never trusted
+    age(archive, 10)
+    age(root / "memory/continuity.md", 10)
+    built.clear()
+    same("cats")
+    same("cats 4")
+    assert len(built) == 2  # read once more, then kept
+    archive.write_text(_archive(30, "dogs"))  # same size, in place: racy again
+    assert same("cats") == [] and len(same("dogs")) == 30
+    age(archive, 10)
+    replacement = root / "memory/archive/new.tmp"
+    replacement.write_text(_archive(31, "eels"))
+    age(replacement, 20)
+    replacement.replace(archive)  # an atomic replace from outside, with an old mtime: new inode
+    assert len(same("eels")) == 31
+    archive.unlink()
+    assert same("eels") == []
+    assert RACY_NS >= 1_000_000_000
+
+
+def test_a_key_belongs_to_the_bytes_read(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, {"a.md": "one\n"})
+    repo = Repo(root)
+    read = repo.read_keyed("a.md")
+    assert read is not None and read[1] == b"one\n" and repo.stat_key("a.md") == read[0]
+    (root / "a.md").write_text("three\n")
+    assert repo.stat_key("a.md") != read[0]
+    assert repo.read_keyed("missing.md") is None and repo.stat_key("missing.md") is None
+
+
+def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, {"memory/continuity.md": "# Continuity\n"})
+    os.mkfifo(root / "other.md")
+    with pytest.raises(AgentMemoryError, match="not a regular file"):
+        Repo(root).read_keyed("other.md")
