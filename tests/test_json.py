@@ -95,6 +95,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("lint",): ("lint", enabled),
         ("recall",): ("recall", "node", enabled),
         ("check-logs",): ("check-logs", enabled),
+        ("disable",): ("disable", enabled, "--today", "2026-03-02"),  # last: it takes it all out
     }
     assert set(runs) >= set(commands()), "a command has no --json run here"
     for words, args in runs.items():

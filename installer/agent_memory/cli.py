@@ -1,8 +1,7 @@
-"""The command line: parses options, calls one module of ``commands``, prints, exits.
+"""The command line: parses options (``cli_options``), calls one module of ``commands``, prints.
 
-Each command's module is imported only when that command runs: ``--version`` and ``--help``
-then import click alone (importing every command module costs about 25 ms, more than the
-whole start-up they would slow down).
+A command's module is imported only when it runs: ``--version`` and ``--help`` import click
+alone (importing every command module costs about 25 ms, more than the whole start-up).
 """
 
 from __future__ import annotations
@@ -36,11 +35,8 @@ def main() -> None:
 
 
 def entry() -> None:
-    """The ``agent-memory`` command: ``main`` with the cycle collector off for the process.
-
-    A run builds many small values that hold no cycles (facts, session references) and exits; the
-    collector would only rescan them, a tenth of a full review's time, and once more at exit.
-    """
+    """``main`` with the cycle collector off: a run builds many small values without cycles and
+    exits; the collector would only rescan them (a tenth of a full review's time)."""
     gc.disable()
     main(prog_name="agent-memory")
 
@@ -97,10 +93,7 @@ def enable(
 @main.command()
 @opts.read
 def lint(path: Path, as_json: bool) -> None:
-    """Check the memory files of PATH; exit 1 when there is an error.
-
-    Each finding is printed as `path:line: severity [check] message`.
-    """
+    """Check the memory files of PATH (`path:line: severity [check] message`); exit 1 on errors."""
     from .commands.lint import lint as run
 
     _run(lambda: run(path), as_json)
@@ -148,10 +141,8 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 @main.command()
 @opts.recall
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
-    """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
-
-    Each line: id, [tier], where it lives (file:line), and its first line.
-    """
+    """Find facts about QUERY in continuity.md and the archive: id, [tier], file:line, first line
+    (exit 1 when none match)."""
     from .commands.recall import recall as run
 
     _run(lambda: run(path, query, limit), as_json)
@@ -193,3 +184,13 @@ def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> 
     from .commands.explain import explain as run
 
     _run(lambda: run(path, fact_id, full, today), as_json)
+
+
+@main.command()
+@opts.disable
+def disable(path: Path, as_json: bool, **flags: Any) -> None:
+    """Take out what enable installed (blocks, managed files, stamp); memory/ is kept."""
+    from .commands.disable import disable as run
+    from .commands.settle import Options
+
+    _run(lambda: run(path, Options(**flags)), as_json)

@@ -178,3 +178,4 @@ explain = _all(
     today_opt,
     json_opt,
 )
+disable = _all(repo_arg, writing_options)

@@ -18,6 +18,8 @@ class Outcome(str, Enum):
     BLOCK_UPDATED = "block updated"
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
+    BLOCK_REMOVED = "block removed"
+    REMOVED = "removed"
 
 
 class FileEdit(NamedTuple):
