@@ -110,7 +110,7 @@ def test_refusals_are_one_line_and_write_nothing(
     assert tree(tmp_path) == before
 
 
-@pytest.mark.parametrize("text", ["", "   ", "x <!-- id: sneaky --> y"])
+@pytest.mark.parametrize("text", ["", "   ", "x <!-- id: sneaky --> y", "[ ] box", "```"])
 def test_text_that_cannot_be_a_fact_is_refused(enabled: Path, text: str) -> None:
     before = tree(enabled)
     result = cli("fact", "add", text, enabled)

@@ -113,6 +113,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("hooks", "remove"): ("hooks", "remove", enabled, "--agent", "claude"),
         ("mcp", "install"): ("mcp", "install", enabled, "--agent", "claude"),
         ("mcp", "remove"): ("mcp", "remove", enabled, "--agent", "claude"),
+        ("disable",): ("disable", enabled, "--today", "2026-03-02"),  # last: it takes it all out
     }
     serving = {("mcp", "serve")}  # a server speaks MCP on stdout, not one document
     assert set(runs) >= set(commands()) - serving, "a command has no --json run here"

@@ -93,7 +93,7 @@ MANIFEST_TEMPLATE = "templates/.agent/version.md"
 # the driver they name, set in the repo's own git config (MERGE.md).
 GITATTRIBUTES = ".gitattributes"
 GITATTRIBUTES_TEMPLATE = "templates/.gitattributes"
-GITATTRIBUTES_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
+GITATTRIBUTES_MARKERS = GITIGNORE_MARKERS  # the block markers of any file whose comments are #
 MERGE_DRIVER_KEY = "merge.agent-memory.driver"
 MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
 

@@ -250,3 +250,4 @@ hooks = _all(
     ),
     writing_options,
 )
+disable = _all(repo_arg, writing_options)

@@ -58,3 +58,13 @@ def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
     from ..commands.hooks import hooks_remove as run
 
     execute(lambda: run(path, agent, flags), as_json)
+
+
+@main.command()
+@opts.disable
+def disable(path: Path, as_json: bool, **flags: Any) -> None:
+    """Take out what enable installed (blocks, managed files, stamp); memory/ is kept."""
+    from ..commands.disable import disable as run
+    from ..commands.settle import Options
+
+    execute(lambda: run(path, Options(**flags)), as_json)

@@ -58,7 +58,7 @@ def add_fact(
     marker = "- [ ] " if thread else "- "
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
-    _check_readable(title, lines, fact_id)
+    _check_readable(title, lines, fact_id, task)
     new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
     return NewFact(fact_id, title, fields["tier"], new_text.encode())
 
@@ -114,7 +114,7 @@ def _choose_id(first_line: str, wanted: str | None, taken: dict[str, str]) -> st
     return wanted
 
 
-def _check_readable(title: str, lines: Sequence[str], fact_id: str) -> None:
+def _check_readable(title: str, lines: Sequence[str], fact_id: str, task: str | None) -> None:
     """The fact must read back as exactly one fact with its id, or nothing is written. It is
     read on its own: it goes after the last line of its section, where it starts a new item."""
     alone = parse_text(
@@ -122,8 +122,8 @@ def _check_readable(title: str, lines: Sequence[str], fact_id: str) -> None:
     )
     found = [f for f in alone.facts if f.id == fact_id]
     errors = [p for p in alone.problems if p.severity == "error"]
-    if len(alone.facts) != 1 or len(found) != 1 or errors:
+    if len(alone.facts) != 1 or len(found) != 1 or found[0].task != task or errors:
         raise AgentMemoryError(
-            "the fact's text would not read back as one fact (it looks like markup); "
-            "write it as plain text"
+            "the fact's text would not read back as one fact (it looks like markup, or like a "
+            "task box: use --thread for a thread); write it as plain text"
         )

@@ -19,6 +19,7 @@ class Outcome(str, Enum):
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
     LINKED = "linked"  # a symlink to a file that holds (or gets) the piece: nothing written
+    BLOCK_REMOVED = "block removed"
     REMOVED = "removed"
 
 

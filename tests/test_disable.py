@@ -1,0 +1,105 @@
+"""``agent-memory disable``: takes out what enable installed, keeps memory/ and the user's text."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_memory import resources
+from agent_memory.core.blocks import HTML_MARKERS
+from agent_memory.core.disable import _without_block
+from agent_memory.layout import AGENTS_TEMPLATE
+from conftest import PROJECT, build_tree, cli, tree
+
+EXAMPLES = PROJECT / "examples"
+OURS = (
+    ".agent/",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/",
+    ".cursor/",
+    ".gitignore",
+    ".gitattributes",
+)
+BLOCK_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructions.md")
+
+
+def outside(path: str, data: bytes) -> bytes | None:
+    """The file's text outside our block."""
+    return _without_block(path, data, resources.data(AGENTS_TEMPLATE), HTML_MARKERS)[0]
+
+
+def test_disable_takes_out_exactly_what_enable_put_in(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"AGENTS.md": "# My project\n\nUse tabs.\n", "src/app.py": "x = 1\n"})
+    before = tree(tmp_path)
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    memory = {p: d for p, d in tree(tmp_path).items() if p.startswith("memory/")}
+    result = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    after = tree(tmp_path)
+    backup = ".agent/backup/disable-2026-01-02/.agent/version.md"
+    assert set(after) == set(before) | set(memory) | {backup}
+    assert all(after[p] == before[p] for p in before)  # AGENTS.md is the user's again, exactly
+    assert all(after[p] == memory[p] for p in memory)  # memory/ is kept
+    assert "disabled" in result.output and "block removed  AGENTS.md" in result.output
+
+
+@pytest.mark.parametrize("example", ["legacy-2x-repo", "vendor-repo"])
+def test_round_trip_on_the_examples_keeps_every_byte_but_the_stamp(
+    tmp_path: Path, example: str
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / example / "after", repo)
+    enabled = tree(repo)
+    assert cli("disable", repo, "--today", "2026-06-14").exit_code == 0
+    disabled = tree(repo)
+    for path, data in enabled.items():
+        if not path.startswith(OURS):
+            assert disabled[path] == data, path  # memory/ and the user's files: untouched
+    assert cli("enable", repo, "--today", "2026-06-13").exit_code == 0
+    again = tree(repo)
+    for path, data in enabled.items():
+        if path == ".agent/version.md" or not (repo / path).exists():
+            continue
+        if path in BLOCK_FILES:  # the block may come back elsewhere in the file: the user's
+            assert outside(path, again[path]) == outside(path, data), path  # text is the same
+        else:
+            assert again[path] == data, path
+    # What enable created alone (a bootstrap that held only our block) comes back with
+    # --vendor; the stamp records the re-enable; the old stamp is in the backup.
+    assert any(p.endswith("disable-2026-06-14/.agent/version.md") for p in again)
+    assert (repo / ".agent/backup/disable-2026-06-14/.agent/version.md").read_bytes() == enabled[
+        ".agent/version.md"
+    ]
+
+
+def test_an_edited_managed_file_is_backed_up_before_it_goes(tmp_path: Path) -> None:
+    cli("enable", tmp_path, "--today", "2026-01-01")
+    schema = tmp_path / ".agent/schema.md"
+    schema.write_text(schema.read_text() + "\nOur team's note.\n")
+    edited = schema.read_bytes()
+    agents = tmp_path / "AGENTS.md"
+    agents.write_text(agents.read_text().replace("### Before you start", "### Start here"))
+    result = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert result.exit_code == 0
+    folder = tmp_path / ".agent/backup/disable-2026-01-02"
+    assert (folder / ".agent/schema.md").read_bytes() == edited
+    assert "### Start here" in (folder / "AGENTS.md").read_text()
+    assert not schema.exists() and not agents.exists()
+
+
+def test_dry_run_writes_nothing_and_outside_a_repo_it_refuses(tmp_path: Path) -> None:
+    cli("enable", tmp_path, "--today", "2026-01-01")
+    before = tree(tmp_path)
+    dry = cli("disable", tmp_path, "--dry-run", "--today", "2026-01-02")
+    assert dry.exit_code == 0 and "-<!-- agent-memory:begin -->" in dry.output
+    assert tree(tmp_path) == before
+    assert cli("disable", tmp_path, "--today", "2026-01-02").exit_code == 0
+    again = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert again.exit_code == 1 and len(again.output.splitlines()) == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli("disable", empty).exit_code == 1 and tree(empty) == {}
