@@ -163,7 +163,7 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     days: list[str] = []
     created: set[str] = set()
     for name in counted:
-        used, made, _ = refs.get(name, EMPTY)
+        used, made, _, _ = refs.get(name, EMPTY)
         if not used:
             continue
         ids.extend(used)
@@ -334,7 +334,7 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
         names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
         seen: set[str] = set()
         for name in names:
-            used, _, _ = inputs.refs.get(name, EMPTY)
+            used = inputs.refs.get(name, EMPTY).used
             seen |= used
         result = seen if result is None else result & seen
     return frozenset(result or ())

@@ -11,10 +11,12 @@ from .facts import PROJECT_STATE, Document
 from .keyvalue import parse_key_line
 
 NONE_YET = "(none yet)"
-# "<date> | through <stem>[.md] [commentary]": hand-run reviews wrote the .md and a note after it.
+# "<date> | through <stem>[.md] [commentary]": hand-run reviews wrote the .md and a note after it,
+# and some wrote "<date> (through <stem>.md)".
 _LAST_REVIEW = re.compile(
     r"^(?P<date>\d{4}-\d{2}-\d{2})"
-    r"(?:\s*\|\s*through\s+(?:\(none yet\)|(?P<stem>[^\s|()]+?)(?:\.md)?(?=[\s|(]|$)))?"
+    r"(?:\s*(?:\|\s*|\(\s*)through\s+"
+    r"(?:\(none yet\)|(?P<stem>[^\s|()]+?)(?:\.md)?(?=[\s|()]|$)))?"
 )
 
 

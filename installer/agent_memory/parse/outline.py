@@ -47,7 +47,8 @@ _MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 # What may start a block other than a paragraph: a heading, fence, HTML, quote or setext line,
 # indentation, a list marker, a thematic break.
 _NOT_PLAIN = re.compile(
-    r"[#`~<>= \t]|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
+    r"[#<>= \t]|~~~|```|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
+    r"|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
 )
 
 # Scanner states: what the last non-blank line left open.

@@ -26,6 +26,10 @@ DEFAULTS = MappingProxyType(
         "core_min_reviews": 5,
     }
 )
+# Keys the hand-run line added (HANDRUN.md): read by its own scripts, kept as written, no warning.
+HANDRUN_KEYS = frozenset(
+    {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
+)
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
 
 
@@ -63,6 +67,8 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
             if raw.lower() not in ("true", "false"):
                 problems.append(_error(number, f"enabled: {raw!r} must be true or false"))
             values[key] = raw.lower() == "true"
+        elif key in HANDRUN_KEYS:
+            continue
         elif key in DEFAULTS:
             if not raw.isdigit() or int(raw) <= 0:
                 problems.append(_error(number, f"{key}: {raw!r} must be a positive whole number"))

@@ -11,14 +11,13 @@ anything it cannot use becomes a warning.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..errors import Problem
 from ..layout import SESSION_NAME
-from .footer import ID
+from .footer import ID, ID_PATTERN
 from .outline import markdown
 
 # First words of a label that mean "this session used the fact".
@@ -54,7 +53,7 @@ _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
 # "- Label: id, id" lines; "end" matches only when the whole section was such lines.
 _AWKWARD = re.compile(rb"```|~~~|\r")
-_ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
+_ID_BYTES = ID_PATTERN.encode()
 _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
 _PLAIN_SECTION = re.compile(
@@ -63,6 +62,19 @@ _PLAIN_SECTION = re.compile(
     re.MULTILINE,
 )
 _NOT_USES = frozenset({"archived", "swept", "superseded"})
+# An id-first item, as the hand-run line wrote them: "- some-id — referenced (why)",
+# "- some-id (created, tier: working)"; the verb after the id says whether it is a use.
+_ID_FIRST = re.compile(
+    rf"^[*_`]*(?P<id>{ID_PATTERN})[*_`]*(?:[ \t]+(?:\u2014|\u2013|-{{1,2}})[ \t]+|[ \t]*\([ \t]*)"
+    r"[*_]*(?P<verb>[A-Za-z]+)\b"
+)
+# "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
+_SAYS_NOTHING = re.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
+# "old → new" (also "->", "=>") in a "Superseded:" item.
+_PAIR = re.compile(
+    rf"^[*_`]*(?P<old>{ID_PATTERN})[*_`]*[ \t]*(?:\u2192|->|=>)"
+    rf"[ \t]*[*_`]*(?P<new>{ID_PATTERN})[*_`]*$"
+)
 _GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 _OPENER = re.compile(r"[(\[{]")
@@ -75,6 +87,7 @@ class SessionRefs(NamedTuple):
     used: frozenset[str]
     created: frozenset[str]
     warnings: tuple[Problem, ...]
+    superseded: tuple[tuple[str, str], ...] = ()  # (old, new) of its "Superseded:" items
 
 
 EMPTY = SessionRefs(frozenset(), frozenset(), ())
@@ -101,16 +114,16 @@ def read_refs(data: bytes) -> SessionRefs:
         if section is not None:
             break
         at = lowered.find(b"memory references", at + 1)
-    if section.group("end") is None:
-        return _read_refs(data)  # the section holds more than "- Label: id, id" lines
+    if section.group("end") is None or lowered.find(b"memory references", section.end()) != -1:
+        return _read_refs(data)  # more than "- Label: id, id" lines, or a second section
     used: set[str] = set()
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
         word = label.lower().decode()
-        if word in _NOT_USES:
+        if word in _NOT_USES and word != "superseded":
             continue
         if word not in CANONICAL_WORDS:
-            return _read_refs(data)  # a label that earns a warning
+            return _read_refs(data)  # a label that earns a warning, or says what it supersedes
         found = set(ids.decode().replace(" ", "").split(","))
         found -= NOTHING
         found.discard("")
@@ -126,24 +139,38 @@ def _read_refs(data: bytes) -> SessionRefs:
         return EMPTY
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    span = reference_section(text)
-    if span is None:
+    spans = reference_sections(text)
+    if not spans:
         return EMPTY
-    first_line, body = span
-    return _parse_section(first_line, body)
+    found = [_parse_section(first_line, body) for first_line, body in spans]
+    if len(found) == 1:
+        return found[0]
+    # A log may hold several sections: a hook's stub, then the one an agent appended later.
+    return SessionRefs(
+        frozenset().union(*(refs.used for refs in found)),
+        frozenset().union(*(refs.created for refs in found)),
+        tuple(warning for refs in found for warning in refs.warnings),
+        tuple(pair for refs in found for pair in refs.superseded),
+    )
 
 
-def reference_section(text: str) -> tuple[int, list[str]] | None:
-    """(line number of the section's first body line, its lines), or None without the heading."""
+def reference_sections(text: str) -> list[tuple[int, list[str]]]:
+    """(line number of the first body line, its lines) of every ``## Memory References``."""
     if "```" not in text and "~~~" not in text:
-        # Without fences every heading line is a heading: two searches, no line loop.
-        heading = _REFERENCES_HEADING.search(text)
-        if heading is None:
-            return None
-        body_from = heading.end() + 1
-        following = _ANY_HEADING.search(text, body_from)
-        body = text[body_from : following.start() if following else len(text)]
-        return text.count("\n", 0, body_from) + 1, body.split("\n")
+        # Without fences every heading line is a heading: a few searches, no line loop.
+        found = []
+        for heading in _REFERENCES_HEADING.finditer(text):
+            body_from = heading.end() + 1
+            following = _ANY_HEADING.search(text, body_from)
+            body = text[body_from : following.start() if following else len(text)]
+            found.append((text.count("\n", 0, body_from) + 1, body.split("\n")))
+        return found
+    return _fenced_sections(text)
+
+
+def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
+    """``reference_sections`` for a text with fences: headings inside them do not count."""
+    sections: list[tuple[int, list[str]]] = []
     fence: tuple[str, int] | None = None
     start: int | None = None
     body_from = 0
@@ -158,7 +185,7 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         if fence_match and line.startswith(" "):
             # An indented fence may sit inside a list item, where only a real parse can tell
             # where it ends; such logs are rare, so they take the slow, exact path.
-            return _reference_section_parsed(text)
+            return _reference_sections_parsed(text)
         if fence is not None:
             if (
                 fence_match
@@ -178,14 +205,15 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         if heading is None:
             continue
         if start is not None:
-            return start + 1, text[body_from:position].split("\n")
+            sections.append((start + 1, text[body_from:position].split("\n")))
+            start = None
         title = (heading.group(2) or "").strip().strip("*_").strip().lower()
         if title == "memory references":
             start = lines_before + 1
             body_from = line_end + 1 if line_end != -1 else len(text)
-    if start is None:
-        return None
-    return start + 1, text[body_from:].split("\n")
+    if start is not None:
+        sections.append((start + 1, text[body_from:].split("\n")))
+    return sections
 
 
 def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]]:
@@ -228,14 +256,24 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
 def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     used: set[str] = set()
     created: set[str] = set()
+    superseded: list[tuple[str, str]] = []
     warnings: list[Problem] = []
 
     def warn(line: int, message: str) -> None:
         warnings.append(Problem("", line, "warning", "session-reference", message))
 
     for number, item in _items(first_line, lines):
+        if _SAYS_NOTHING.match(item or lines[number - first_line].strip()):
+            continue
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
+            continue
+        id_first = _id_first(item)
+        if id_first is not None:
+            fact_id, verb = id_first
+            used.add(fact_id)
+            if verb in CREATE_WORDS:
+                created.add(fact_id)
             continue
         match = _LABEL.match(item)
         if match is None:
@@ -244,6 +282,12 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         label = match.group("label").strip()
         words = re.findall(r"[a-z]+", label.lower())
         first = words[0] if words else ""
+        if first == "superseded":
+            pairs, wrong = supersessions(match.group("rest"))
+            superseded.extend(pairs)
+            for segment in wrong:
+                warn(number, f"Superseded: {segment!r} is not 'old-id → new-id'; it is ignored")
+            continue
         if first not in USE_WORDS:
             if first not in _NOT_USES:
                 warn(number, f"label {label!r} is not a use; ids under it do not count")
@@ -255,7 +299,43 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         used.update(ids)
         if first in CREATE_WORDS:
             created.update(ids)
-    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings))
+    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings), tuple(superseded))
+
+
+def _id_first(item: str) -> tuple[str, str] | None:
+    """(id, verb) of an id-first item whose verb is a use (``- id — referenced (why)``)."""
+    match = _ID_FIRST.match(item)
+    if match is None:
+        return None
+    fact_id, verb = match.group("id"), match.group("verb").lower()
+    if verb not in USE_WORDS or fact_id in USE_WORDS or fact_id in _NOT_USES:
+        return None
+    return fact_id, verb
+
+
+def supersessions(rest: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The ``(old, new)`` pairs of a ``Superseded:`` value, and the segments that are not pairs.
+
+    ``old → new`` (also ``->``), several separated by commas or semicolons, each optionally
+    followed by commentary in brackets; ``(none)``, ``none`` or ``0`` say there is nothing.
+    """
+    while True:
+        flattened = _GROUP.sub(" ", rest)
+        if flattened == rest:
+            break
+        rest = flattened
+    pairs: list[tuple[str, str]] = []
+    wrong: list[str] = []
+    for segment in _SEPARATOR.split(rest):
+        segment = segment.strip()
+        if not segment or segment in NOTHING or segment == "0":
+            continue
+        match = _PAIR.match(segment)
+        if match is None:
+            wrong.append(segment)
+        else:
+            pairs.append((match.group("old"), match.group("new")))
+    return pairs, wrong
 
 
 def segment_ids(rest: str) -> list[str]:
@@ -281,46 +361,22 @@ def segment_ids(rest: str) -> list[str]:
     return ids
 
 
-def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
-    """``reference_section`` by a full markdown-it parse (top-level ATX headings only)."""
+def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
+    """``reference_sections`` by a full markdown-it parse (top-level ATX headings only)."""
     tokens = markdown().parse(text)
     lines = text.split("\n")
+    sections: list[tuple[int, list[str]]] = []
     start: int | None = None
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or not token.markup.startswith("#"):
             continue
         assert token.map is not None
         if start is not None:
-            return start + 1, lines[start : token.map[0]]
+            sections.append((start + 1, lines[start : token.map[0]]))
+            start = None
         title = tokens[index + 1].content.strip().strip("*_").strip().lower()
         if title == "memory references":
             start = token.map[1]
-    return None if start is None else (start + 1, lines[start:])
-
-
-# -- new logs --------------------------------------------------------------------------------
-
-TEMPLATE_TITLE = "YYYY-MM-DD-HHMMSS"
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-
-
-def log_template(schema: str) -> str:
-    """The session-log template: the schema's ``markdown`` example with a Memory References."""
-    for token in markdown().parse(schema):
-        if token.type == "fence" and "## Memory References" in token.content:
-            return token.content
-    raise ValueError("the schema has no session-log template")
-
-
-def log_name(now: dt.datetime, slug: str | None) -> str:
-    """``YYYY-MM-DD-HHMMSS[-slug].md`` for a UTC time; the slug is reduced to kebab-case."""
-    stem = now.astimezone(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
-    if slug:
-        kebab = _SLUG_JUNK.sub("-", slug.lower()).strip("-")
-        if kebab:
-            stem += f"-{kebab}"
-    return f"{stem}.md"
-
-
-def new_log(schema: str, name: str) -> bytes:
-    return log_template(schema).replace(TEMPLATE_TITLE, name[:-3], 1).encode("utf-8")
+    if start is not None:
+        sections.append((start + 1, lines[start:]))
+    return sections
