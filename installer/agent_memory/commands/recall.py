@@ -18,7 +18,7 @@ def recall(path: Path, query: str, limit: int) -> Result:
     repo = Repo(path)
     repo.recover()
     memory = load(repo)
-    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
+    docs = list(memory.documents)
     hits = searching.recall(query, docs, limit)
     text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
     summary = {"query": query, "hits": [asdict(h) for h in hits]}

@@ -61,6 +61,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         refs=refs,
         full=review_options.full,
         today=today(options.today),
+        threads=memory.threads,
+        vision=memory.vision,
     )
     plan, summary = project(inputs)
     if review_options.session is not None:

@@ -11,6 +11,7 @@ from ..parse.facts import Document, conflict_markers, id_clashes
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
 from ..parse.sessions import read_refs
+from .supersede_lint import superseded_since, supersession_problems
 from .triggers import due_reasons
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
@@ -27,10 +28,10 @@ def lint(
     found += _manifest(*manifest)
     for path, data in texts:
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
-    docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
-    docs.extend(memory.archives)
+    docs = memory.documents
     found += _facts(docs)
-    found += _logs(memory, logs, {f.id for doc in docs for f in doc.facts if f.id is not None})
+    found += supersession_problems(docs)
+    found += _logs(memory, logs, docs)
     found += [
         Problem(
             CONTINUITY,
@@ -87,8 +88,12 @@ def _facts(docs: Sequence[Document]) -> list[Problem]:
     return found
 
 
-def _logs(memory: Memory, logs: Iterable[tuple[str, bytes]], known: set[str]) -> list[Problem]:
+def _logs(
+    memory: Memory, logs: Iterable[tuple[str, bytes]], docs: Sequence[Document]
+) -> list[Problem]:
     """Misnamed logs, unreadable references, unknown ids, and an id created twice."""
+    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
+    replaced = superseded_since(docs)
     found = [
         Problem(
             f"{SESSIONS_DIR}/{name}",
@@ -105,9 +110,16 @@ def _logs(memory: Memory, logs: Iterable[tuple[str, bytes]], known: set[str]) ->
         path = f"{SESSIONS_DIR}/{name}"
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
         found += [warning._replace(path=path) for warning in refs.warnings]
+        named = refs.used | {i for pair in refs.superseded for i in pair}
         found += [
             Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
-            for i in sorted(refs.used - known)
+            for i in sorted(named - known)
+        ]
+        found += [
+            Problem(path, None, "warning", "superseded", f"references {i!r}, superseded by {by}")
+            for i in sorted(refs.used)
+            if i in replaced and name[:10] > replaced[i][1]
+            for by in (replaced[i][0],)
         ]
         for fact_id in refs.created:
             created_in[fact_id].append(name)

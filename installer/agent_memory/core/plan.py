@@ -18,6 +18,7 @@ class Outcome(str, Enum):
     BLOCK_UPDATED = "block updated"
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
+    REMOVED = "removed"
 
 
 class FileEdit(NamedTuple):

@@ -13,16 +13,16 @@ from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
+from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, OPEN_THREADS_DIR, VISION
 from ..parse import facts
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import quarter_of
-from ..parse.facts import Document, Fact, Section, is_blank
+from ..parse.facts import Document, Fact, Section
 from ..parse.policy import Policy
 from ..parse.sessions import EMPTY, SessionRefs
 from ..parse.text import Text, decode
 from . import archive as archive_files
-from . import tiers
+from . import moves, supersede, tiers
 from .edits import (
     Edit,
     append_to_section,
@@ -45,6 +45,14 @@ class Inputs(NamedTuple):
     refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
     full: bool
     today: dt.date
+    threads: tuple[Document, ...] = ()  # memory/open-threads/*.md
+    vision: Document | None = None
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """Every file that holds facts, in the order ids are first claimed."""
+        vision = (self.vision,) if self.vision is not None else ()
+        return (self.continuity, *self.threads, *vision, *self.archives)
 
 
 class Summary(NamedTuple):
@@ -91,6 +99,7 @@ class _Events(NamedTuple):
 
     tally: Mapping[str, tuple[int, str]]
     created_by_log: frozenset[str]  # ids some counted log lists under Created
+    links: supersede.Links = supersede.Links({}, {})  # what the counted logs supersede
 
 
 class _Verdict(NamedTuple):
@@ -99,6 +108,7 @@ class _Verdict(NamedTuple):
     item: _Located
     fields: dict[str, str]
     move: str  # "stay", "archive" or "restore"
+    came_from: str | None  # an archived fact's ``from`` before a restore
     old_tier: str
     promoted: bool
 
@@ -117,6 +127,8 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     through = cursor(last_review(inputs.continuity), inputs.logs)
     counted = window(inputs.logs, None if inputs.full else through)
     events = _events(counted, inputs.refs)
+    known = {f.id for doc in inputs.documents for f in doc.facts if f.id is not None}
+    events = events._replace(links=supersede.links(counted, inputs.refs, known))
     promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
 
     def since(day: str) -> int:
@@ -132,15 +144,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     newest = stem(inputs.logs[-1]) if inputs.logs else None
     quarter = f"{quarter_of(inputs.today)}.md"
     texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
-    docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
+    docs = {doc.path: doc for doc in inputs.documents}
     file_edits = [
-        FileEdit(
-            path,
-            docs[path].render() if path in docs else None,
-            text.encode(),
-            Outcome.UPDATED if path in docs else Outcome.CREATED,
-            "review",
-        )
+        _file_edit(path, docs[path].render() if path in docs else None, text)
         for path, text in texts.items()
         if path not in docs or text.encode() != docs[path].render()
     ]
@@ -151,6 +157,14 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
             FileEdit(ARCHIVE_INDEX, inputs.archive_index, index, outcome, "archive index")
         )
     return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
+
+
+def _file_edit(path: str, before: bytes | None, text: Text) -> FileEdit:
+    """A file the review writes; a thread file whose only fact left is removed."""
+    if before is not None and path.startswith(OPEN_THREADS_DIR) and moves.emptied(text):
+        return FileEdit(path, before, None, Outcome.REMOVED, "review: its thread was swept")
+    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
+    return FileEdit(path, before, text.encode(), outcome, "review")
 
 
 def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
@@ -175,9 +189,12 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
 
 
 def _located(inputs: Inputs) -> list[_Located]:
-    located = [_Located(inputs.continuity, f, f.section) for f in inputs.continuity.facts]
+    live = inputs.documents[: len(inputs.documents) - len(inputs.archives)]
+    located = [_Located(doc, f, f.section) for doc in live for f in doc.facts]
     for doc in inputs.archives:
-        located += [_Located(doc, f, f.field("from") or f.section) for f in doc.facts]
+        located += [
+            _Located(doc, f, moves.section_of(f.field("from")) or f.section) for f in doc.facts
+        ]
     return located
 
 
@@ -214,25 +231,28 @@ def _judge(
         new.setdefault("done", today)
     else:
         new.pop("done", None)
-    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy)
+    supersede.apply(new, events.links)
+    in_archive = item.doc.path.startswith(ARCHIVE_DIR + "/")
+    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy, in_archive)
     promoted = (
-        tier not in ("core", "archived")
+        tier not in ("core", "archived", supersede.SUPERSEDED)
         and fact_id in promotable
         and uses >= inputs.policy.core_min_uses
     )
     if promoted:
         tier = "core"
-    in_archive = item.doc is not inputs.continuity
     new["tier"] = tier
-    move = "stay"
-    if tier == "archived" and not in_archive:
-        new["from"], new["archived"], move = item.section, today, "archive"
-    elif tier != "archived" and in_archive:
+    gone = tier in ("archived", supersede.SUPERSEDED)
+    move, came_from = "stay", old.get("from")
+    if gone and not in_archive and item.doc.path != VISION:
+        new["from"] = moves.origin(item.doc.path, item.section)
+        new["archived"], move = today, "archive"
+    elif not gone and in_archive:
         new.pop("from", None)
         new.pop("archived", None)
         move = "restore"
     old_tier = old.get("tier", "archived" if in_archive else "(none)")
-    return _Verdict(item, new, move, old_tier, promoted)
+    return _Verdict(item, new, move, came_from, old_tier, promoted)
 
 
 def _rewrite(
@@ -243,7 +263,7 @@ def _rewrite(
     for verdict in verdicts:
         item = verdict.item
         if verdict.move != "stay":
-            edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
+            edits.setdefault(item.doc.path, []).extend(moves.removal(item.doc.text, item.fact))
         elif verdict.fields != dict(item.fact.fields):
             edit = footer_edit(item.doc.text, item.fact, verdict.fields)
             edits.setdefault(item.doc.path, []).append(edit)
@@ -252,7 +272,7 @@ def _rewrite(
         newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
         review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
         edits.setdefault(CONTINUITY, []).append(review_line)
-    docs = (inputs.continuity, *inputs.archives)
+    docs = inputs.documents
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
     unread = {doc.path: doc for doc in docs}
 
@@ -274,6 +294,13 @@ def _rewrite(
         (v for v in verdicts if v.move == "restore"),
         key=lambda v: (v.item.doc.path, v.item.fact.start),
     )
+    recreated = set()
+    for verdict in restored:
+        thread = moves.thread_file(verdict.came_from)
+        if thread is not None and thread not in texts:  # DESIGN §13: its file comes back
+            texts[thread] = Text(False, tuple(_moved_lines(verdict)))
+            recreated.add(verdict.id)
+    restored = [v for v in restored if v.id not in recreated]
     for title in sorted({v.item.section for v in restored}):
         moved = [line for v in restored if v.item.section == title for line in _moved_lines(v)]
         texts[CONTINUITY] = append_to_section(
@@ -342,7 +369,7 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
 
 def _refuse_unsafe(inputs: Inputs) -> None:
     """REVIEW.md: a state the review cannot interpret stops it, naming the file and line."""
-    docs = (inputs.continuity, *inputs.archives)
+    docs = inputs.documents
     for doc in docs:
         for problem in doc.problems:
             if problem.severity == "error":
@@ -361,22 +388,6 @@ def _refuse_unsafe(inputs: Inputs) -> None:
         )
 
 
-def _removal(text: Text, fact: Fact) -> list[Edit]:
-    """Delete a fact's lines, and one blank line when it would leave two in a row."""
-    end = fact.end
-    lines = text.lines
-    before_blank = fact.start == 0 or is_blank(lines[fact.start - 1])
-    if before_blank and end < len(lines) and is_blank(lines[end]):
-        end += 1
-    return [Edit(fact.start, end, ())]
-
-
 def _moved_lines(verdict: _Verdict) -> list[str]:
-    """The fact's lines byte for byte, with its footer rewritten."""
     item = verdict.item
-    text = item.doc.text
-    edit = footer_edit(text, item.fact, verdict.fields)
-    lines = list(text.lines[item.fact.start : item.fact.end])
-    offset = item.fact.start
-    lines[edit.start - offset : edit.end - offset] = edit.lines
-    return lines
+    return moves.moved_lines(item.doc.text, item.fact, verdict.fields)

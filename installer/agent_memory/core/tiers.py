@@ -13,6 +13,8 @@ from ..parse.facts import Fact
 from ..parse.policy import Policy
 
 INVARIANTS = "architectural invariants"
+VISION = "vision"  # memory/vision.md: its one fact is pinned like an invariant
+SUPERSEDED = "superseded"
 # "sessions since a date" when no session log has been written yet (a fact being born).
 _NO_LOGS_SINCE: Callable[[str], int] = lambda _day: 0  # noqa: E731
 
@@ -23,14 +25,21 @@ def tier(
     task: str | None,
     since: Callable[[str], int],
     policy: Policy,
+    archived: bool = False,
 ) -> str:
     """The tier of a fact whose footer (``created``, ``last_used``, ``uses``, and ``done`` for a
-    checked thread) says ``fields``, in ``section``; ``since(day)`` counts the logs after it."""
+    checked thread) says ``fields``, in ``section``; ``since(day)`` counts the logs after it.
+
+    ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
+    continuity.md, open-threads/ and vision.md only)."""
+    if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
+        return SUPERSEDED
     if fields.get("tier") == "core":  # 1. human override
         return "core"
-    if section.lower() == INVARIANTS:  # 2. pinned
+    pinned = not archived
+    if pinned and section.lower() in (INVARIANTS, VISION):  # 2. pinned
         return "core"
-    if task == " ":  # 3. an open thread is pinned
+    if pinned and task == " ":  # 3. an open thread is pinned
         return "active"
     last_used = fields["last_used"]
     if task == "x" and since(max(fields["done"], last_used)) > policy.archive_window:
@@ -55,5 +64,7 @@ def at_birth(fields: Mapping[str, str], section: str, task: str | None) -> str:
 def decays(fact: Fact) -> bool:
     """Whether the review may ever archive ``fact``: rules 1 to 3 pin it otherwise."""
     return not (
-        fact.field("tier") == "core" or fact.section.lower() == INVARIANTS or fact.task == " "
+        fact.field("tier") == "core"
+        or fact.section.lower() in (INVARIANTS, VISION)
+        or fact.task == " "
     )

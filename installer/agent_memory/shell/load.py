@@ -5,8 +5,18 @@ from __future__ import annotations
 import bisect
 
 from ..core.archive import QUARTER_FILE
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
+from ..layout import (
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
+    CONTINUITY,
+    OPEN_THREADS_DIR,
+    POLICY,
+    SESSION_NAME,
+    SESSIONS_DIR,
+    VISION,
+)
 from ..parse import facts, policy
+from ..parse.extras import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from ..parse.memory import Memory
 from .repo import Repo
 
@@ -31,6 +41,18 @@ def load(repo: Repo) -> Memory:
         tuple(problems),
         logs,
         stray,
+        _threads(repo),
+        parse_vision(vision) if (vision := repo.read(VISION)) is not None else None,
+    )
+
+
+def _threads(repo: Repo) -> tuple[facts.Document, ...]:
+    """The one-file open threads, parsed, in file-name order."""
+    return tuple(
+        parse_thread(path, repo.read(path) or b"")
+        for name in repo.list_dir(OPEN_THREADS_DIR)
+        if name.endswith(THREAD_FILE_SUFFIX) and not name.startswith(".")
+        for path in (f"{OPEN_THREADS_DIR}/{name}",)
     )
 
 
