@@ -60,7 +60,7 @@ def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
     assert "".join(stripped) == original.replace("## Key Decisions", "\n## Key Decisions", 1)
     for path in ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructions.md"):
         assert new[path].startswith(old[path])
-        assert new[f".agent/backup/3.0.0/{path}"] == old[path]
+        assert new[f".agent/backup/5.0.0/{path}"] == old[path]
 
 
 def test_a_review_right_after_the_upgrade_changes_no_footer(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_killed_inside_a_rung_is_rolled_back_then_completes(tmp_path: Path) -> N
     repo = legacy_copy(tmp_path)
     before = tree(repo)
     crashed = run_console(
-        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="9"
+        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="3"
     )
     assert crashed.returncode == -9
     assert cli("enable", repo, "--check").exit_code == 1  # rolled back first, then planned
@@ -122,7 +122,7 @@ TOY_LADDER = textwrap.dedent(
             return {"memory/toy.log": log + f"rung {version}\\n".encode()}
         return Rung(Version(version), f"toy {version}", upgrade, ("memory/toy.log",))
 
-    ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("3.0.0")])
+    ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("5.0.0")])
     options = Options(today=__import__("datetime").date(2026, 6, 13))
     result = enable(Path(sys.argv[1]), (), options, ladder)
     print(result.report.outcome)
@@ -146,13 +146,13 @@ def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
         [sys.executable, str(script), str(repo), "none"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 3.0.0\n"
+    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 5.0.0\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert str(stamp.version) == "3.0.0"
+    assert str(stamp.version) == "5.0.0"
     assert stamp.history == (
         "2026-06-13: 2.0.0 → 2.1.0 (rung 2.1.0: toy 2.1.0)",
         "2026-06-13: 2.1.0 → 2.2.0 (rung 2.2.0: toy 2.2.0)",
-        "2026-06-13: 2.2.0 → 3.0.0 (rung 3.0.0: toy 3.0.0)",
+        "2026-06-13: 2.2.0 → 5.0.0 (rung 5.0.0: toy 5.0.0)",
     )
     assert not any(".agent-memory" in p for p in tree(repo))
 
@@ -179,9 +179,9 @@ def test_user_edited_managed_file_is_backed_up_before_it_is_replaced(repo: Path)
     result = cli("enable", repo, "--today", TODAY)
     assert result.exit_code == 0
     assert re.search(r"backed up and replaced +\.agent/schema\.md", result.output)
-    assert (repo / ".agent/backup/3.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
+    assert (repo / ".agent/backup/5.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "3.0.0")
+    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "5.0.0")
     assert stamp.last_upgraded == TODAY
 
 
@@ -202,7 +202,7 @@ def test_a_deleted_vendor_bootstrap_stays_deleted(repo: Path) -> None:
 
 
 def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:
-    _stamped(repo, "4.22.0", b"x\n", b"x\n", "claude")
+    _stamped(repo, "9.0.0", b"x\n", b"x\n", "claude")
     before = stats(repo)
     result = cli("enable", repo)
     assert result.exit_code == 1 and "newer than this tool" in result.output

@@ -10,11 +10,12 @@ from packaging.version import Version
 
 from .. import resources
 from ..core import enable as core
+from ..core import handrun
 from ..core.archive import QUARTER_FILE
-from ..core.ladder import Ladder
+from ..core.ladder import Files, Ladder
 from ..core.plan import Plan
 from ..core.vendor_import import TABLE
-from ..layout import ARCHIVE_DIR
+from ..layout import ARCHIVE_DIR, OPEN_THREADS_DIR
 from ..parse.dates import today
 from ..shell.repo import Repo
 from ..shell.walk import matching
@@ -45,7 +46,8 @@ def _enable(
 ) -> Result:
     current = Version(resources.version())
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
-    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
+    threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
+    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
     files = {p: repo.read(p) for p in known}
     sources = matching(repo, [source.pattern for source in TABLE])
     detected = core.detect(files, current, sources)
@@ -60,12 +62,29 @@ def _enable(
         plans = [Plan(())]
     else:
         plans = core.upgrade_steps(files, detected, ladder, current, day)
+    warnings = _unrecognised(repo, files, detected)
     settled = settle(repo, plans, options, "up to date")
     installed = str(detected.installed) if detected.installed else None
     summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
     heading = _heading(settled.outcome, detected.mode, current, path, installed)
     report = Report("enable", str(current), str(path), settled.outcome, settled.plan, (), summary)
-    return Result(report._replace(heading=(heading,)), settled.exit_code, settled.diff)
+    report = report._replace(heading=(heading,), closing=tuple(warnings))
+    return Result(report, settled.exit_code, settled.diff)
+
+
+def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:
+    """DESIGN §12: a hand-run version newer than any we know is adopted, with a warning."""
+    installed = detected.installed
+    if not detected.handrun or installed is None or installed <= handrun.NEWEST_KNOWN:
+        return []
+    found = handrun.unrecognised(files, repo.list_dir("memory"))
+    head = (
+        f"warning: {installed} is newer than any hand-run version known "
+        f"({handrun.NEWEST_KNOWN}); adopted, and kept as is: "
+    )
+    return [head + (f"{len(found)} things not recognised" if found else "nothing unrecognised")] + [
+        f"  {line}" for line in found
+    ]
 
 
 def _heading(outcome: str, mode: str, current: Version, path: Path, installed: str | None) -> str:

@@ -12,9 +12,11 @@ from ..core.projection import Inputs, Summary
 from ..core.projection import review as project
 from ..core.triggers import due_reasons, window
 from ..errors import AgentMemoryError, InputError
-from ..layout import SESSIONS_DIR
+from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
+from ..parse.keyvalue import parse_key_line
+from ..parse.manifest import parse as parse_manifest
 from ..parse.sessions import read_refs
 from ..parse.text import decode
 from ..shell.repo import Repo
@@ -36,6 +38,8 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
 
 def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Options) -> Result:
     memory, continuity = memory_of(repo)
+    if not (options.dry_run or options.check):
+        _refuse_unadopted(repo)
     version = resources.version()
     for problem in memory.policy_problems:
         if problem.severity == "error":
@@ -112,3 +116,29 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
     after = data + (lead + block.replace("\n", newline)).encode()
     return FileEdit(rel, data, after, Outcome.UPDATED, "review summary appended")
+
+
+def _refuse_unadopted(repo: Repo) -> None:
+    """DESIGN §12: a repo stamped by hand is read as it is, but written only once adopted.
+
+    (An unstamped layer is read and reviewed leniently; enable adopts it when asked.)
+    """
+    stamp = repo.read(MANIFEST)
+    if stamp is None or parse_manifest(stamp).ours:
+        return
+    lines = stamp.decode("utf-8", errors="replace").splitlines()
+    line = next(
+        (
+            i
+            for i, text in enumerate(lines, 1)
+            if (key := parse_key_line(text)) and key.key == "version"
+        ),
+        1,
+    )
+    version = parse_manifest(stamp).version
+    raise AgentMemoryError(
+        f"stamped {version} by hand (no '## Managed files'); run agent-memory enable first "
+        "to adopt it",
+        MANIFEST,
+        line,
+    )

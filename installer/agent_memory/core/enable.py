@@ -7,7 +7,9 @@ re-syncs and re-stamps. The shell reads the files and applies each step's plan.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,13 +29,16 @@ from ..layout import (
     LEGACY_MARKER,
     MANIFEST,
     MANIFEST_TEMPLATE,
+    OPEN_THREADS_DIR,
     SCHEMA,
     USER_DATA,
     VENDORS,
+    VISION,
 )
 from ..parse import manifest
 from ..parse.dates import quarter_of
 from ..parse.facts import parse
+from ..parse.keyvalue import embolden
 from ..parse.text import decode
 from . import vendor_import
 from .archive import index_line, render_index
@@ -42,6 +47,9 @@ from .ladder import Files, Ladder, Rung, history_line
 from .plan import FileEdit, Outcome, Plan
 
 LEGACY_VERSION = Version("2.0.0")
+# An unstamped layer whose facts carry footers was enabled by hand with 3.0.0 or later.
+HANDRUN_UNSTAMPED = Version("3.0.0")
+_FOOTER = re.compile(rb"<!--\s*id\s*:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +67,7 @@ class Detected:
     mode: str  # "A" fresh, "B" ours
     installed: Version | None  # None: fresh; 2.0.0 for a pre-versioning repo
     stamp: manifest.Manifest | None
+    handrun: bool = False  # enabled by hand (HANDRUN.md): the adoption rung, not the ladder
 
 
 def probe_paths(current: str) -> tuple[str, ...]:
@@ -78,6 +87,8 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
     stamp_data = files.get(MANIFEST)
     if stamp_data is not None:
         stamp = manifest.parse(stamp_data)
+        if not stamp.ours:  # DESIGN §12: the marker decides, never the number
+            return Detected("B", stamp.version, stamp, handrun=True)
         if stamp.version > current:
             raise RefusedError(
                 f"{MANIFEST}: this repo is on agent-memory {stamp.version}, newer than this tool "
@@ -85,10 +96,25 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
             )
         return Detected("B", stamp.version, stamp)
     if files.get(CONTINUITY) is not None or files.get(SCHEMA) is not None:
+        if handrun_layer(files):
+            return Detected("B", HANDRUN_UNSTAMPED, None, handrun=True)
         return Detected("B", LEGACY_VERSION, None)
     if migration_sources:
         return Detected("C", None, None)
     return Detected("A", None, None)
+
+
+def handrun_layer(files: Files) -> bool:
+    """An unstamped layer from the hand-run line after 3.0.0: footers, an archive, vision.md or
+    one-file threads. (A 2.x layer has none of them.)"""
+    if _FOOTER.search(files.get(CONTINUITY) or b"") is not None:
+        return True
+    return any(
+        data is not None
+        and (path == VISION or path.startswith((ARCHIVE_DIR + "/", OPEN_THREADS_DIR + "/")))
+        and path != ARCHIVE_INDEX
+        for path, data in files.items()
+    )
 
 
 def choose_vendors(vendors: Sequence[str] | None) -> tuple[str, ...]:
@@ -199,7 +225,8 @@ def bootstrap(
     managed = {path: resources.data(source) for path, source in FULLY_MANAGED.items()}
     for name in vendors:
         path, template, kind = VENDORS[name]
-        if files.get(path) is None and not recreate:
+        never_installed = kind == "managed" and path not in recorded
+        if files.get(path) is None and not recreate and not never_installed:
             continue  # the user deleted this bootstrap: it stays deleted
         if kind == "managed":
             managed[path] = resources.data(template)
@@ -285,20 +312,13 @@ def upgrade_steps(
     installed = detected.installed or LEGACY_VERSION
     day = today.isoformat()
     state = dict(files)
-    stamp = detected.stamp
-    if stamp is None:  # pre-versioning: the first step writes the manifest
-        seed = manifest.render_new(
-            resources.data(MANIFEST_TEMPLATE),
-            version=str(installed),
-            today=day,
-            mode="A",
-            vendors=detect_vendors(files),
-            managed={},
-        )
-        stamp = manifest.parse(seed)
+    stamp = _first_stamp(files, detected, installed, day)
+    fresh = detected.stamp is None or detected.handrun  # no vendors recorded: the ones found
     # The version is bumped in the same plan that records the rung, so it alone says where to
     # resume. A release that changed no installed file has no rung: it only re-syncs.
     rungs: list[Rung | None] = [*ladder.between(installed, current)] or [None]
+    if detected.handrun and ladder.adoption is not None:
+        rungs = [ladder.adoption]
     for index, rung in enumerate(rungs):
         target = rung.target if rung else current
         upgraded = rung.upgrade(state, today) if rung else {}
@@ -311,13 +331,9 @@ def upgrade_steps(
         notes = ""
         if index == len(rungs) - 1:
             after_rung = apply_changes(state, changes)
-            kept = [
-                v
-                for v in stamp.vendors
-                if detected.stamp is None or after_rung.get(VENDORS[v][0]) is not None
-            ]
+            kept = [v for v in stamp.vendors if fresh or _still_wanted(v, after_rung, stamp)]
             resync, managed = bootstrap(
-                after_rung, kept, str(current), stamp.managed, recreate=detected.stamp is None
+                after_rung, kept, str(current), stamp.managed, recreate=fresh
             )
             _merge(changes, resync)
             values |= {"version": str(current), "vendors": ", ".join(kept) or "none"}
@@ -334,6 +350,40 @@ def upgrade_steps(
         yield plan
         stamp = manifest.parse(new_stamp)
         installed = target
+
+
+def _still_wanted(vendor: str, files: Files, stamp: manifest.Manifest) -> bool:
+    """A recorded vendor whose bootstrap is there, or was never installed yet (a run resumed
+    between two rungs of a 2.x repo, before the Cursor rule was first written)."""
+    path, _template, kind = VENDORS[vendor]
+    return files.get(path) is not None or (kind == "managed" and path not in stamp.managed)
+
+
+def _first_stamp(
+    files: Files, detected: Detected, installed: Version, day: str
+) -> manifest.Manifest:
+    """The stamp the first step re-stamps: the repo's own, or a new one for an unstamped repo.
+
+    A hand-run stamp records no vendors: the bootstraps found are taken. An unstamped hand-run
+    layer gets its stamp in the bold key form its Project State uses (HANDRUN.md: the hand-run
+    memory-lint wants a bold version line).
+    """
+    if detected.stamp is not None:
+        if detected.handrun:
+            return dataclasses.replace(detected.stamp, vendors=detect_vendors(files))
+        return detected.stamp
+    seed = manifest.render_new(
+        resources.data(MANIFEST_TEMPLATE),
+        version=str(installed),
+        today=day,
+        mode="A",
+        vendors=detect_vendors(files),
+        managed={},
+    )
+    if detected.handrun and b"- **" in (files.get(CONTINUITY) or b""):
+        lines = seed.decode("utf-8").splitlines(keepends=True)
+        seed = "".join(embolden(line) for line in lines).encode("utf-8")
+    return manifest.parse(seed)
 
 
 def _outcome(before: bytes | None, after: bytes | None) -> Outcome:

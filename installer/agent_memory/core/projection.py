@@ -250,6 +250,7 @@ def _judge(
     elif not gone and in_archive:
         new.pop("from", None)
         new.pop("archived", None)
+        new.pop("archived-by", None)
         move = "restore"
     old_tier = old.get("tier", "archived" if in_archive else "(none)")
     return _Verdict(item, new, move, came_from, old_tier, promoted)
@@ -319,7 +320,9 @@ def _index(inputs: Inputs, verdicts: Sequence[_Verdict], quarter: str) -> bytes:
         if fact.id is not None and fact.id not in restored
     ]
     entries += [
-        archive_files.index_line(v.item.fact, quarter) for v in verdicts if v.move == "archive"
+        archive_files.index_line(v.item.fact._replace(fields=tuple(v.fields.items())), quarter)
+        for v in verdicts
+        if v.move == "archive"
     ]
     return archive_files.render_index(inputs.archive_index, inputs.index_template, entries)
 

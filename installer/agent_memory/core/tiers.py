@@ -36,6 +36,8 @@ def tier(
         return SUPERSEDED
     if fields.get("tier") == "core":  # 1. human override
         return "core"
+    if archived and held(fields):
+        return "archived"
     pinned = not archived
     if pinned and section.lower() in (INVARIANTS, VISION):  # 2. pinned
         return "core"
@@ -52,6 +54,15 @@ def tier(
     if idle <= policy.archive_window or task == "x":  # 6. (a checked thread waits to be swept)
         return "archive-candidate"
     return "archived"  # 7.
+
+
+def held(fields: Mapping[str, str]) -> bool:
+    """An archived fact a person archived by hand (``archived-by: hand``, from an adopted repo)
+    stays archived until a log names it after its ``archived`` date: windows did not put it
+    there, so windows do not bring it back."""
+    return fields.get("archived-by") == "hand" and fields.get("last_used", "") <= fields.get(
+        "archived", ""
+    )
 
 
 def at_birth(fields: Mapping[str, str], section: str, task: str | None) -> str:

@@ -25,8 +25,10 @@ CANONICAL = (
     "done",
     "from",
     "archived",
+    "archived-by",
     "origin",
     "reason",
+    "note",
     "base_uses",
     "base_last_used",
 )
