@@ -8,8 +8,9 @@ from typing import Any, NamedTuple
 
 from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.projection import Inputs, Summary
+from ..core.projection import Inputs
 from ..core.projection import review as project
+from ..core.summary import Summary
 from ..core.triggers import due_reasons, window
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST, SESSIONS_DIR

@@ -32,6 +32,7 @@ from .edits import (
     shift_sections,
 )
 from .plan import FileEdit, Outcome, Plan
+from .summary import Summary
 from .triggers import stem, window
 
 
@@ -55,39 +56,6 @@ class Inputs(NamedTuple):
         return (self.continuity, *self.threads, *vision, *self.archives)
 
 
-class Summary(NamedTuple):
-    date: str
-    through: str | None
-    window: int
-    reactivated: tuple[str, ...] = ()
-    archived: tuple[str, ...] = ()
-    swept: tuple[str, ...] = ()
-    tier_changes: tuple[tuple[str, str, str], ...] = ()
-    candidates: tuple[str, ...] = ()
-    promoted: tuple[str, ...] = ()
-    archive_file: str = ""
-
-    def markdown(self, newline: str = "\n") -> str:
-        """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
-
-        def ids(values: Sequence[str]) -> str:
-            return f" ({', '.join(values)})" if values else ""
-
-        changes = [f"{i}: {a}→{b}" for i, a, b in self.tier_changes]
-        lines = [
-            f"## Memory Review ({self.date})",
-            f"- Reactivated: {len(self.reactivated)}{ids(self.reactivated)}",
-            f"- Archived: {len(self.archived)}{ids(self.archived)}"
-            + (f" → {self.archive_file}" if self.archived else ""),
-            f"- Swept threads: {len(self.swept)}{ids(self.swept)}",
-            f"- Tier changes: {len(changes)}{ids(changes)}",
-            f"- Archive candidates: {len(self.candidates)}{ids(self.candidates)}",
-        ]
-        if self.promoted:
-            lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
-        return newline.join(lines) + newline
-
-
 class _Located(NamedTuple):
     doc: Document
     fact: Fact
@@ -99,7 +67,8 @@ class _Events(NamedTuple):
 
     tally: Mapping[str, tuple[int, str]]
     created_by_log: frozenset[str]  # ids some counted log lists under Created
-    links: supersede.Links = supersede.Links({}, {})  # what the counted logs supersede
+    pairs: tuple[tuple[str, str], ...] = ()  # the counted logs' Superseded: lines, in order
+    links: supersede.Links = supersede.Links({}, {})  # those pairs, between ids that exist
 
 
 class _Verdict(NamedTuple):
@@ -128,7 +97,7 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     counted = window(inputs.logs, None if inputs.full else through)
     events = _events(counted, inputs.refs)
     known = {f.id for doc in inputs.documents for f in doc.facts if f.id is not None}
-    events = events._replace(links=supersede.links(counted, inputs.refs, known))
+    events = events._replace(links=supersede.links(events.pairs, known))
     promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
 
     def since(day: str) -> int:
@@ -176,8 +145,11 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     ids: list[str] = []
     days: list[str] = []
     created: set[str] = set()
+    pairs: list[tuple[str, str]] = []
     for name in counted:
-        used, made, _, _ = refs.get(name, EMPTY)
+        used, made, _, superseded = refs.get(name, EMPTY)
+        if superseded:
+            pairs.extend(superseded)
         if not used:
             continue
         ids.extend(used)
@@ -185,7 +157,8 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
         if made:
             created |= made
     latest = dict(zip(ids, days, strict=True))
-    return _Events({i: (n, latest[i]) for i, n in Counter(ids).items()}, frozenset(created))
+    tally = {i: (n, latest[i]) for i, n in Counter(ids).items()}
+    return _Events(tally, frozenset(created), tuple(pairs))
 
 
 def _located(inputs: Inputs) -> list[_Located]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ..parse.sessions import EMPTY, SessionRefs
-
 SUPERSEDED = "superseded"
 BY = "superseded-by"
 SUPERSEDES = "supersedes"
@@ -23,17 +21,16 @@ class Links(NamedTuple):
     supersedes: Mapping[str, tuple[str, ...]]  # new id -> the ids it superseded, in log order
 
 
-def links(counted: Iterable[str], refs: Mapping[str, SessionRefs], known: set[str]) -> Links:
-    """The pairs the counted logs state, between ids that exist."""
+def links(pairs: Iterable[tuple[str, str]], known: set[str]) -> Links:
+    """The pairs the counted logs state, in log order, between ids that exist."""
     by: dict[str, str] = {}
     supersedes: dict[str, list[str]] = {}
-    for name in counted:
-        for old, new in refs.get(name, EMPTY).superseded:
-            if old in known and new in known and old != new:
-                by[old] = new
-                olds = supersedes.setdefault(new, [])
-                if old not in olds:
-                    olds.append(old)
+    for old, new in pairs:
+        if old in known and new in known and old != new:
+            by[old] = new
+            olds = supersedes.setdefault(new, [])
+            if old not in olds:
+                olds.append(old)
     return Links(by, {new: tuple(olds) for new, olds in supersedes.items()})
 
 
