@@ -56,7 +56,8 @@ def text_lines(root: Path) -> Counter[str]:
 
 def test_the_example_is_byte_exact_and_documented(tmp_path: Path) -> None:
     repo = adopted(tmp_path)
-    assert "from 4.38.0 (mode B)" in cli("enable", EXAMPLE / "before", "--check").output
+    check = cli("enable", EXAMPLE / "before", "--check").output
+    assert "would upgrade" in check and "from 4.38.0, enabled by hand (mode B)" in check
     review = cli("review", repo, "--full", "--today", TODAY)
     assert review.exit_code == 0, review.output
     assert "Reactivated: 2 (console-feature-flags-env, local-dev-docker-compose)" in review.output

@@ -66,7 +66,8 @@ def _enable(
     settled = settle(repo, plans, options, "up to date")
     installed = str(detected.installed) if detected.installed else None
     summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
-    heading = _heading(settled.outcome, detected.mode, current, path, installed)
+    shown = f"{installed}, enabled by hand" if detected.handrun else installed
+    heading = _heading(settled.outcome, detected.mode, current, path, shown)
     report = Report("enable", str(current), str(path), settled.outcome, settled.plan, (), summary)
     report = report._replace(heading=(heading,), closing=tuple(warnings))
     return Result(report, settled.exit_code, settled.diff)

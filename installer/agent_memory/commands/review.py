@@ -16,7 +16,6 @@ from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import today
-from ..parse.keyvalue import parse_key_line
 from ..parse.manifest import parse as parse_manifest
 from ..parse.sessions import read_refs
 from ..parse.text import decode
@@ -125,21 +124,12 @@ def _refuse_unadopted(repo: Repo) -> None:
     (An unstamped layer is read and reviewed leniently; enable adopts it when asked.)
     """
     stamp = repo.read(MANIFEST)
-    if stamp is None or parse_manifest(stamp).ours:
+    found = parse_manifest(stamp) if stamp is not None else None
+    if found is None or found.ours:
         return
-    lines = stamp.decode("utf-8", errors="replace").splitlines()
-    line = next(
-        (
-            i
-            for i, text in enumerate(lines, 1)
-            if (key := parse_key_line(text)) and key.key == "version"
-        ),
-        1,
-    )
-    version = parse_manifest(stamp).version
     raise AgentMemoryError(
-        f"stamped {version} by hand (no '## Managed files'); run agent-memory enable first "
+        f"stamped {found.version} by hand (no '## Managed files'); run agent-memory enable first "
         "to adopt it",
         MANIFEST,
-        line,
+        found.version_line,
     )

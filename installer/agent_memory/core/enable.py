@@ -91,8 +91,10 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
             return Detected("B", stamp.version, stamp, handrun=True)
         if stamp.version > current:
             raise RefusedError(
-                f"{MANIFEST}: this repo is on agent-memory {stamp.version}, newer than this tool "
-                f"({current}); upgrade the tool (pip install -U agent-memory) and run again"
+                f"this repo is on agent-memory {stamp.version}, newer than this tool "
+                f"({current}); upgrade the tool (pip install -U agent-memory) and run again",
+                MANIFEST,
+                stamp.version_line,
             )
         return Detected("B", stamp.version, stamp)
     if files.get(CONTINUITY) is not None or files.get(SCHEMA) is not None:

@@ -34,6 +34,7 @@ class Manifest:
     # Written by this tool: it has our "## Managed files" section (or a vendors: key). A stamp
     # without either was written by hand (HANDRUN.md), whatever its version says.
     ours: bool = True
+    version_line: int = 1  # where the version is written, for a message about it
 
 
 def sha256(data: bytes) -> str:
@@ -110,6 +111,7 @@ def parse(data: bytes) -> Manifest:
         history=history,
         text=text,
         ours=_MANAGED_HEADING in sections or "vendors" in keys,
+        version_line=line,
     )
 
 
