@@ -165,3 +165,21 @@ def test_our_3_0_0_repo_climbs_one_rung_and_changes_no_memory_file(tmp_path: Pat
         "- 2026-06-13: 3.0.0 → 5.0.0 (rung 5.0.0: supersession, ids with dots, one-file "
         "threads, vision)" in stamp.read_text()
     )
+
+
+def test_a_hand_stamped_2x_repo_gets_what_our_ladder_gives_it(tmp_path: Path) -> None:
+    """A hand-run stamp may say 2.0.0: adoption then also does the 2.x → 3.0.0 steps, and every
+    file but the stamp ends as our own 2.x → 3.0.0 → 5.0.0 climb leaves it."""
+    legacy = PROJECT / "examples/legacy-2x-repo"
+    repo = tmp_path / "repo"
+    shutil.copytree(legacy / "before", repo)
+    stamp = "# agent-memory install manifest\n\n- **version:** 2.0.0\n- **mode:** A\n"
+    (repo / ".agent/version.md").write_text(stamp)
+    result = cli("enable", repo, "--today", "2026-06-13")
+    assert "from 2.0.0, enabled by hand (mode B)" in result.output
+    ours, adopted_tree = tree(legacy / "after"), tree(repo)
+    assert {p for p in ours if p != ".agent/version.md"} == {
+        p for p in adopted_tree if p != ".agent/version.md"
+    }
+    assert all(adopted_tree[p] == ours[p] for p in ours if p != ".agent/version.md")
+    assert HANDRUN_LINT_VERSION.search((repo / ".agent/version.md").read_text()) is not None

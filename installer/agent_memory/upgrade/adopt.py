@@ -42,6 +42,7 @@ from ..parse import facts
 from ..parse.extras import parse_thread
 from ..parse.facts import Document, Fact
 from ..parse.text import decode, strip_eol
+from . import v3_0_0
 
 TARGET = Version("5.0.0")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -50,7 +51,15 @@ _SEPARATOR = " \u2014 "  # " — "
 
 
 def adopt(files: Files, today: dt.date) -> dict[str, bytes | None]:
-    del today  # adoption dates nothing by the day it runs
+    """The conversions above, then what the 2.x → 3.0.0 rung does for a layer (or the facts of
+    one) that has no footers yet: a hand-run stamp may say 2.x, and a 3.x+ layer may hold a fact
+    written without a footer. Facts that have one are left to the conversions."""
+    changed = _convert(files)
+    changed.update(v3_0_0.upgrade({**files, **changed}, today))
+    return changed
+
+
+def _convert(files: Files) -> dict[str, bytes | None]:
     changed: dict[str, bytes | None] = {}
     continuity = _parsed(CONTINUITY, files.get(CONTINUITY))
     if continuity is not None:
