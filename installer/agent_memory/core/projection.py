@@ -225,6 +225,8 @@ def _judge(
         new.pop("archived", None)
         new.pop("archived-by", None)
         move = "restore"
+        if not promoted:  # where it returns to, pinning holds again (an open thread: active)
+            new["tier"] = tiers.tier(new, item.section, fact.task, since, inputs.policy)
     old_tier = old.get("tier", "archived" if in_archive else "(none)")
     return _Verdict(item, new, move, came_from, old_tier, promoted)
 

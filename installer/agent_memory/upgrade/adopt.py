@@ -215,7 +215,7 @@ def _index_notes(data: bytes | None) -> dict[str, dict[str, str]]:
 
 
 def _footer_safe(value: str) -> str:
-    return value.replace("|", "/").replace("-->", "→").strip()
+    return value.replace("|", "/").replace("<!--", "").replace("-->", "→").strip()
 
 
 def _same_text(summary: str, first_line: str) -> bool:
