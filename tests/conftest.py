@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -26,19 +27,28 @@ def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` (including dotfiles), by POSIX relative path."""
+    """Every file under ``root`` (including dotfiles), by POSIX relative path; a symlink (to a
+    file or a folder) is its target, anything else that is not a regular file its kind, so a
+    hostile tree (a FIFO, a link loop) never hangs the snapshot."""
     out: dict[str, bytes] = {}
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
+    for dirpath, dirs, names in os.walk(root):
+        for name in [*names, *dirs]:
             path = Path(dirpath) / name
-            if ".git" in path.relative_to(root).parts[:1]:
+            rel = path.relative_to(root)
+            if ".git" in rel.parts[:1]:
                 continue
-            out[path.relative_to(root).as_posix()] = path.read_bytes()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                out[rel.as_posix()] = b"-> " + os.fsencode(path.readlink())
+            elif stat.S_ISREG(mode):
+                out[rel.as_posix()] = path.read_bytes()
+            elif not stat.S_ISDIR(mode):
+                out[rel.as_posix()] = f"<special {stat.S_IFMT(mode):o}>".encode()
     return out
 
 
 def stats(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {rel: (data, (root / rel).stat().st_mtime_ns) for rel, data in tree(root).items()}
+    return {rel: (data, (root / rel).lstat().st_mtime_ns) for rel, data in tree(root).items()}
 
 
 def cli(*args: str | os.PathLike[str]) -> Result:

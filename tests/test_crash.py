@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from agent_memory.cli import main
+from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.shell import journal_format
 from conftest import PROJECT, build_tree, cli, tree
 
 pytestmark = pytest.mark.slow
@@ -127,11 +129,13 @@ def test_killed_at_every_step_and_at_random_moments(
             [*args[:1], str(repo), *args[1:]], env, None if kind == "step" else value
         )
         kills += code == -9
-        # The next run of any command (a read-only one here) first restores a consistent state.
-        follow = (
-            cli("status", repo) if (repo / "memory/continuity.md").exists() else cli("lint", repo)
-        )
-        assert "Traceback" not in follow.output
+        # A read-only command refuses a half-written tree; recover (which every writing command
+        # does first) restores a consistent state.
+        if (repo / JOURNAL_DIR).exists():
+            refused = cli("status", repo)
+            assert refused.exit_code == 1 and "agent-memory recover" in refused.output
+        follow = cli("recover", repo)
+        assert follow.exit_code == 0 and "Traceback" not in follow.output
         state = tree(repo)
         if state not in (before, after) and name == "enable-mode-b-upgrade":
             # Killed between two rungs (2.x → 3.0.0 → 5.0.0): the stamp says where it stopped,
@@ -196,3 +200,41 @@ def test_wait_lets_concurrent_runs_take_turns(tmp_path: Path) -> None:
     cli("review", clean, "--today", "2026-05-08")
     assert [code for code, _, _ in _at_once(repo, "--wait", "60")] == [0, 0, 0, 0]
     assert tree(repo) == tree(clean)
+
+
+def _tamper(repo: Path, outside: Path, how: str) -> None:
+    entries = repo / JOURNAL_DIR / "entries"
+    data = entries.read_bytes()
+    if how == "flip":
+        entries.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    elif how == "truncate":
+        entries.write_bytes(data[: len(data) // 2])
+    elif how == "re-signed-outside":  # a forger recomputes the checksum: paths are checked too
+        loaded, originals = journal_format.load(data)
+        forged = [loaded[0]._replace(path=f"../{outside.name}/sentinel"), *loaded[1:]]
+        entries.write_bytes(journal_format.dump(forged, originals))
+    else:  # "symlinked": the journal folder swapped for a link to a copy elsewhere
+        shutil.move(str(repo / JOURNAL_DIR), str(outside / "journal"))
+        (repo / JOURNAL_DIR).symlink_to(outside / "journal", target_is_directory=True)
+
+
+@pytest.mark.parametrize("how", ["flip", "truncate", "re-signed-outside", "symlinked"])
+def test_a_killed_runs_journal_tampered_with_afterwards_is_refused_never_applied(
+    tmp_path: Path, how: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "sentinel").write_text("outside the repo\n")
+    for step in (2, 3):  # killed after the journal's commit, after the first file replaced
+        repo = tmp_path / f"repo-{step}"
+        _copy("evolving-memory-example/before")(repo)
+        args = ["review", str(repo), "--today", "2026-05-08"]
+        assert _run_forked(args, {"AGENT_MEMORY_FAULT_AT_STEP": str(step)}) == -9
+        _tamper(repo, outside, how)
+        (repo / LOCK_FILE).unlink()  # a dead run's lock, which any writing run clears
+        interrupted, outside_before = tree(repo), tree(outside)
+        for command in (["recover"], ["review", "--today", "2026-05-08"], ["status"]):
+            result = cli(command[0], repo, *command[1:])
+            assert result.exit_code == 1 and "Traceback" not in result.output
+            assert re.search(r"^agent-memory: \.agent-memory\.journal: ", result.output, re.M)
+        assert tree(repo) == interrupted and tree(outside) == outside_before

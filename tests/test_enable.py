@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,8 @@ VERSION = (PROJECT / "VERSION").read_text().strip()
 TODAY = "2026-06-13"
 
 FRESH = {
+    ".gitignore",
+    ".gitattributes",
     ".agent/DECAY.md",
     ".agent/REVIEW.md",
     ".agent/schema.md",
@@ -86,12 +90,15 @@ def test_user_text_outside_the_block_is_kept_byte_for_byte(repo: Path) -> None:
     assert cli("enable", repo, "--today", TODAY, "--keep-vendor-files").exit_code == 0
     new_agents = (repo / "AGENTS.md").read_bytes()
     new_claude = (repo / "CLAUDE.md").read_bytes()
-    assert new_agents.startswith(agents.encode())
+    # AGENTS.md: the block at the top, after the title, one blank line either side.
+    begin = new_agents.index(b"<!-- agent-memory:begin -->")
+    end = new_agents.index(b"<!-- agent-memory:end -->\r\n") + 27
+    assert new_agents[:begin] + new_agents[end + 2 :] == agents.encode()
+    assert new_agents[end : end + 2] == b"\r\n"
     assert new_claude.startswith(claude.encode())
     # Our block follows the file's own line endings.
-    added = new_agents[len(agents) :]
+    added = new_agents[begin:end]
     assert b"\r\n" in added and b"\n" not in added.replace(b"\r\n", b"")
-    assert b"<!-- agent-memory:begin -->" in added
     assert b"@AGENTS.md" in new_claude[len(claude) :]
     # Re-running changes nothing, and an edited block is replaced in place.
     before = stats(repo)
@@ -154,12 +161,14 @@ def test_bad_or_future_stamp_is_refused_without_writing(
 
 
 def test_bold_keys_of_hand_written_stamps_are_read(repo: Path) -> None:
-    build_tree(
-        repo,
-        {".agent/version.md": f"# agent-memory install manifest\n- **version:** {VERSION}\n"},
-    )
+    cli("enable", repo, "--today", TODAY)
+    stamp = repo / ".agent/version.md"
+    bold = re.sub(r"^- (\w+):", r"- **\1:**", stamp.read_text(), count=5, flags=re.M)
+    stamp.write_text(bold)
+    before = stats(repo)
     result = cli("enable", repo)
-    assert result.exit_code == 0 and "up to date" in result.output
+    assert result.exit_code == 0 and "up to date" in result.output, result.output
+    assert stats(repo) == before
 
 
 def test_symlinked_memory_dir_outside_the_repo_is_refused(repo: Path, tmp_path: Path) -> None:
@@ -178,3 +187,46 @@ def test_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = cli("enable", tmp_path / "missing")
     assert result.exit_code == 1
     assert "not a directory" in result.output
+
+
+def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo: Path) -> None:
+    build_tree(repo, {".gitignore": "node_modules/\r\n*.log\r\n"})
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    ignore = (repo / ".gitignore").read_bytes()
+    assert ignore.startswith(b"node_modules/\r\n*.log\r\n\r\n# agent-memory:begin\r\n")
+    for line in (b"/.agent-memory.lock", b"/.agent-memory.journal/", b"*.agent-memory-tmp"):
+        assert line + b"\r\n" in ignore
+    checked = subprocess.run(
+        ["git", "-C", repo, "check-ignore", "-q", ".agent-memory.journal/entries"], check=False
+    )
+    assert checked.returncode == 0
+
+
+def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: Path) -> None:
+    import subprocess
+
+    build_tree(repo, {".gitattributes": "*.png binary\n"})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    attributes = (repo / ".gitattributes").read_text()
+    assert attributes.startswith("*.png binary\n\n# agent-memory:begin\n")
+    assert "memory/continuity.md merge=agent-memory\n" in attributes
+    assert "git config (local): merge.agent-memory.driver set to" in result.output
+    local = subprocess.run(
+        ["git", "config", "--local", "--get", "merge.agent-memory.driver"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert local.stdout == "agent-memory merge-file %O %A %B %P\n"
+    again = cli("enable", repo, "--today", TODAY)
+    assert "up to date" in again.output and "driver already set" in again.output
+
+
+def test_outside_git_enable_writes_the_attributes_and_no_config(tmp_path: Path) -> None:
+    result = cli("enable", tmp_path, "--today", TODAY, "--vendor", "none")
+    assert result.exit_code == 0 and "git config" not in result.output
+    assert (tmp_path / ".gitattributes").read_bytes() == (
+        PROJECT / "templates/.gitattributes"
+    ).read_bytes()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.edits import Edit, apply_edits, footer_edit, shift_sections
+from agent_memory.errors import InputError
 from agent_memory.parse import facts, footer
 from conftest import PROJECT
 
@@ -106,7 +108,15 @@ def test_arbitrary_text_round_trips_and_never_crashes(
     newline = "\r\n" if crlf else "\n"
     src = newline.join(lines) + (newline if final_newline and lines else "")
     data = src.encode()
-    doc = facts.parse("c.md", data)
+    if src.count("\n") <= int(src.endswith("\n")) and "\r" in src.rstrip("\r\n"):
+        with pytest.raises(InputError, match="classic Mac line endings"):
+            facts.parse("c.md", data)  # CR-only line breaks: refused, never misread
+        return
+    try:
+        doc = facts.parse("c.md", data)
+    except InputError as exc:  # nested past markdown-it's limit: refused, never half read
+        assert "too deeply" in str(exc)
+        return
     assert doc.render() == data
     for fact in doc.facts:
         assert 0 <= fact.start < fact.end <= len(doc.text.lines)

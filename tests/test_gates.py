@@ -43,6 +43,7 @@ def test_check_logs_fails_on_a_modified_or_deleted_log(repo: Path) -> None:
 
 
 def test_check_logs_outside_git_is_one_clear_line(tmp_path: Path) -> None:
+    cli("enable", tmp_path)
     result = cli("check-logs", tmp_path)
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "git" in result.output and "Traceback" not in result.output
@@ -82,6 +83,7 @@ def test_pre_commit_hooks_name_real_commands() -> None:
         "agent-memory-lint",
         "agent-memory-review-check",
         "agent-memory-immutable-logs",
+        "agent-memory-secrets",
     }
     for hook in hooks:
         words = hook["entry"].split()
@@ -89,3 +91,49 @@ def test_pre_commit_hooks_name_real_commands() -> None:
         assert cli(*words[1:], "--help").exit_code == 0
     readme = (PROJECT / "README.md").read_text()
     assert "agent-memory check-logs --base" in readme and ".pre-commit-hooks.yaml" in readme
+
+
+def test_check_logs_accepts_exactly_the_summary_review_session_appends(repo: Path) -> None:
+    committed(repo)
+    log = repo / "memory/sessions/2026-06-01-100000.md"
+    original = log.read_bytes()
+    assert cli("review", repo, "--session", log, "--today", "2026-06-02").exit_code == 0
+    assert log.read_bytes().startswith(original + b"\n## Memory Review (2026-06-02)\n")
+    result = cli("check-logs", repo)
+    assert result.exit_code == 0, result.output
+    assert "but for 1 review summary" in result.output
+    # Anything more, or anything else, is a change.
+    for changed in (
+        log.read_bytes() + b"\n## Notes\n- added later\n",
+        original.replace(b"one", b"uno") + b"\n## Memory Review (2026-06-02)\n- Archived: 0\n",
+        original + b"\n## Decisions Made\n- none\n",
+        original + b"- one more line\n",
+        b"",
+    ):
+        log.write_bytes(changed)
+        assert cli("check-logs", repo).exit_code == 1, changed
+    # A second summary is not what review --session writes either.
+    log.write_bytes(original + b"\n## Memory Review (2026-06-02)\n- Archived: 0\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "reviewed")
+    log.write_bytes(log.read_bytes() + b"\n## Memory Review (2026-06-03)\n- Archived: 0\n")
+    assert cli("check-logs", repo).exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "accepted"),
+    [
+        (b"# S\n", b"# S\n\n## Memory Review (2026-06-02)\n- Reactivated: 0\n", True),
+        (b"# S", b"# S\n\n## Memory Review (2026-06-02)\n", True),
+        (b"# S\r\n", b"# S\r\n\r\n## Memory Review (2026-06-02)\r\n- Archived: 0\r\n", True),
+        (b"", b"## Memory Review (2026-06-02)\n", True),
+        (b"# S", b"# S## Memory Review (2026-06-02)\n", False),
+        (b"# S\n", b"# S\n\nprose\n## Memory Review (2026-06-02)\n", False),
+        (b"# S\n", b"# S\n\n## Memory Review (2026-06-02)\n# Injected\n", False),
+        (b"# S\n", b"# S\n", False),
+    ],
+)
+def test_the_append_rule(old: bytes, new: bytes, accepted: bool) -> None:
+    from agent_memory.core.log_append import is_review_append
+
+    assert is_review_append(old, new) is accepted

@@ -51,10 +51,14 @@ def test_wheel_carries_templates_version_and_protocol_docs(tmp_path: Path) -> No
     (wheel,) = tmp_path.glob("agent_memory-*.whl")
     assert VERSION in wheel.name
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {"agent_memory/_data/VERSION", "agent_memory/cli.py"}
+    expected = {
+        "agent_memory/_data/VERSION",
+        "agent_memory/cli.py",
+        "agent_memory/_data/schema/report.schema.json",
+    }
     expected |= {
         f"agent_memory/_data/{doc}.md"
-        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE")
+        for doc in ("README", "ENABLE", "MIGRATE", "DECAY", "REVIEW", "UPGRADE", "MERGE")
     }
     templates = PROJECT / "templates"
     expected |= {

@@ -102,3 +102,64 @@ def test_misnamed_logs_are_named_and_dot_files_are_not(repo: Path) -> None:
     result = cli("lint", repo)
     strays = [line.split(":")[0] for line in result.output.splitlines() if "[session-name]" in line]
     assert strays == [f"memory/sessions/{n}" for n in ("-draft.md", "2026-06-20.md", "notes.md")]
+
+
+def test_misspelt_ids_are_warned_with_the_nearest_id(tmp_path: Path) -> None:
+    """A new user's log counted one id of three and said nothing about the other two."""
+    foot = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: working -->"
+    facts = "".join(
+        f"- {name}\n  {foot.format(name)}\n"
+        for name in ("bun-tooling", "proxy-aware-fetch", "snapshot-update")
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": f"# C\n\n## Key Decisions\n{facts}",
+            "memory/sessions/2026-01-02-100000.md": (
+                "# S\n\n## Memory References\n"
+                "- Referenced: bun-tooling, Proxy-Aware-Fetch, snapshot_update\n"
+                "- Referenced: proxy aware fetch\n"
+            ),
+        },
+    )
+    out = cli("lint", tmp_path).output
+    log = "memory/sessions/2026-01-02-100000.md"
+    assert (
+        f"{log}:4: warning [id-misspelt] 'Proxy-Aware-Fetch' is not an id (ids are lowercase "
+        "kebab-case) and does not count; did you mean 'proxy-aware-fetch'?"
+    ) in out
+    assert "'snapshot_update' is not an id" in out and "did you mean 'snapshot-update'?" in out
+    assert (
+        f"{log}:5: warning [unknown-id] references 'proxy', which exists nowhere; "
+        "did you mean 'proxy-aware-fetch'?"
+    ) in out
+
+
+def test_a_reviewed_log_gets_one_note_with_its_line_not_warnings_forever(tmp_path: Path) -> None:
+    """Logs cannot be edited: lint warned about them on every run, without a line."""
+    foot = "<!-- id: kept | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 -->"
+    log = "# S\n\n## Memory References\n- Used: kept\n- Referenced: gone-one, gone-two\n"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: 2026-01-02 | through 2026-01-02-100000\n"
+                f"\n## Key Decisions\n- Kept\n  {foot}\n"
+            ),
+            "memory/sessions/2026-01-02-100000.md": log,
+            "memory/sessions/2026-01-03-100000.md": log,
+        },
+    )
+    out = cli("lint", tmp_path).output.splitlines()
+    old = [line for line in out if "2026-01-02-100000" in line]
+    assert old == [
+        "memory/sessions/2026-01-02-100000.md:4: advisory [reviewed-log] label 'Used' counts as "
+        "a use; prefer Referenced: (and 2 more notes); this log was already reviewed and is "
+        "never edited — write references correctly in the next log"
+    ]
+    new = [line for line in out if "2026-01-03-100000" in line]
+    assert (
+        "memory/sessions/2026-01-03-100000.md:5: warning [unknown-id] references 'gone-one', "
+        "which exists nowhere" in new
+    )
+    assert len(new) == 3

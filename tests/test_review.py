@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.parse import facts
+from agent_memory.parse.continuity import last_review
 from conftest import PROJECT, build_tree, cli, tree
 
 START = dt.date(2026, 1, 5)
@@ -52,9 +53,10 @@ def histories(draw: st.DrawFn) -> tuple[dict[str, str], list[list[dict[str, str]
             name = (
                 f"{(START + dt.timedelta(days=day)).isoformat()}-{len(batch):02d}{day % 10}000.md"
             )
-            batch.append(
-                {name: f"# S\n\n## Memory References\n- Referenced: {', '.join(used) or 'none'}\n"}
-            )
+            # Created on a fact that exists already (DECAY.md § Events) now and then.
+            label = draw(st.sampled_from(["Referenced", "Referenced", "Referenced", "Created"]))
+            refs = f"- {label}: {', '.join(used) or 'none'}\n"
+            batch.append({name: f"# S\n\n## Memory References\n{refs}"})
         batches.append(batch)
     policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
     policy = policy.replace("active_window:    8", "active_window:    4")
@@ -72,6 +74,37 @@ def fact_texts(root: Path) -> Counter[str]:
             doc = facts.parse(rel, data)
             for fact in doc.facts:
                 found[fact.first_line] += 1
+    return found
+
+
+def expected_usage(root: Path) -> dict[str, tuple[str, str]]:
+    """DECAY.md § Events computed directly from the logs on disk, as a person would count them:
+    one event per log that names the id, plus the birth event (no log here says Created)."""
+    counted: Counter[str] = Counter()
+    latest: dict[str, str] = {}
+    for rel, data in sorted(tree(root).items()):
+        if not rel.startswith("memory/sessions/2"):
+            continue
+        line = data.decode().split("- Referenced: ", 1)[1].strip()
+        for fact_id in {i.strip() for i in line.split(",")} - {"none"}:
+            counted[fact_id] += 1
+            latest[fact_id] = rel.rsplit("/", 1)[-1][:10]
+    return {
+        f"fact-{i}": (str(counted[f"fact-{i}"] + 1), latest.get(f"fact-{i}", START.isoformat()))
+        for i in range(8)
+    }
+
+
+def footers(root: Path) -> dict[str, tuple[str, str]]:
+    """(uses, last_used) of every fact in continuity.md and the archive."""
+    found = {}
+    for rel, data in tree(root).items():
+        if rel == "memory/continuity.md" or (
+            rel.startswith("memory/archive/") and rel != "memory/archive/INDEX.md"
+        ):
+            for fact in facts.parse(rel, data).facts:
+                assert fact.id is not None
+                found[fact.id] = (fact.field("uses") or "", fact.field("last_used") or "")
     return found
 
 
@@ -97,6 +130,8 @@ def test_incremental_equals_full_idempotent_and_nothing_lost(tmp_path_factory, h
             k: v for k, v in tree(root).items() if k.startswith("memory/sessions/")
         } == logs_before
         assert fact_texts(root) == texts
+        expected = expected_usage(root)
+        assert footers(root) == {i: expected[i] for i in footers(root)}
         after = tree(root)
         again = cli("review", root, "--today", today_after(index))
         assert again.exit_code == 0 and tree(root) == after, "second review changed something"
@@ -276,14 +311,17 @@ def test_a_hand_run_repo_is_read_leniently_and_its_notes_kept(tmp_path: Path) ->
     status = cli("status", tmp_path, "--json")
     assert '"through": "2026-06-10-090000"' in status.output
     assert '"sessions_since_review": 1' in status.output
-    assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
+    result = cli("review", tmp_path, "--today", "2026-06-14")
+    assert result.exit_code == 0
+    # The hand-run mark says no log count, so this first review reads every log, and says so.
+    assert "- Full rebuild: last_review did not say how many logs it had read" in result.output
     text = (tmp_path / "memory/continuity.md").read_text()
     assert (
-        "- **last_review:** 2026-06-14 | through 2026-06-12-100000.md (SIZE — 31 decaying "
-        "facts against a\n  cap of 30; archived 1, swept 2, tier changes 4)\n"
+        "- **last_review:** 2026-06-14 | through 2026-06-12-100000.md | 2 logs (SIZE — 31 "
+        "decaying facts against a\n  cap of 30; archived 1, swept 2, tier changes 4)\n"
     ) in text
-    # Only the window's log counted: idle-timeout had 1 use, the log after the cursor adds one.
-    assert "id: idle-timeout | created: 2026-06-02 | last_used: 2026-06-12 | uses: 2" in text
+    # Both logs counted, plus the birth event (no log lists idle-timeout under Created).
+    assert "id: idle-timeout | created: 2026-06-02 | last_used: 2026-06-12 | uses: 3" in text
     assert "[[relay-design]]" in text and "origin: 2026-06-01-120000" in text
     again = tree(tmp_path)
     assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
@@ -337,3 +375,137 @@ def test_auto_core_promotes_what_every_recent_block_used_and_says_so(tmp_path: P
     before = tree(tmp_path)
     assert cli("review", tmp_path, "--today", "2026-01-10").exit_code == 0
     assert tree(tmp_path) == before
+
+
+def test_a_pending_reactivation_makes_the_review_due(tmp_path: Path) -> None:
+    """A log naming an archived fact left it archived while status said "not due"."""
+    foot = (
+        "<!-- id: redis-cache | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | "
+        "tier: archived | from: Key Decisions | archived: 2026-03-01 -->"
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: 2026-03-01 | through 2026-03-01-100000\n"
+                "\n## Key Decisions\n"
+            ),
+            "memory/archive/2026-Q1.md": f"# Archive\n\n## Facts\n- Redis cache\n  {foot}\n",
+            "memory/sessions/2026-03-01-100000.md": "# S\n",
+            "memory/sessions/2026-03-02-100000.md": (
+                "# S\n\n## Memory References\n- Reactivated: redis-cache\n"
+            ),
+        },
+    )
+    status = cli("status", tmp_path)
+    assert "review: due — 1 archived facts named by unread session logs" in status.output
+    assert "(redis-cache)" in status.output
+    assert "[review-due]" in cli("lint", tmp_path).output
+    result = cli("review", tmp_path, "--if-due", "--today", "2026-03-02")
+    assert result.exit_code == 0 and "Reactivated: 1 (redis-cache)" in result.output
+    assert "Redis cache" in (tmp_path / "memory/continuity.md").read_text()
+    assert "review: not due" in cli("status", tmp_path).output
+
+
+def _logs(*names_and_ids: tuple[str, str]) -> dict[str, str]:
+    return {
+        f"memory/sessions/{name}.md": f"## Memory References\n- {label}\n"
+        for name, label in names_and_ids
+    }
+
+
+def test_a_log_merged_before_the_mark_makes_a_full_rebuild_that_says_why(tmp_path: Path) -> None:
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- Use Drizzle\n  {footer('drizzle', '2026-01-05')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    build_tree(tmp_path, _logs(("2026-01-07-100000", "Referenced: drizzle")))
+    assert cli("review", tmp_path, "--today", "2026-01-08").exit_code == 0
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "- last_review: 2026-01-08 | through 2026-01-07-100000 | 1 logs\n" in text
+    # The other branch's log, named before the mark, arrives with a merge.
+    build_tree(tmp_path, _logs(("2026-01-06-120000-other", "Referenced: drizzle")))
+    status = cli("status", tmp_path, "--json")
+    assert '"sessions_since_review": 1' in status.output
+    result = cli("review", tmp_path, "--today", "2026-01-08")
+    assert result.exit_code == 0
+    assert (
+        "- Full rebuild: 2 logs sort at or before 2026-01-07-100000, where the last review "
+        "read 1 (a merge brought older logs), so every log was read again"
+    ) in result.output
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "last_used: 2026-01-07 | uses: 3 | tier: working" not in text
+    assert "| uses: 3 |" in text and "| 2 logs\n" in text
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
+    again = cli("review", tmp_path, "--today", "2026-01-08")
+    assert "Full rebuild" not in again.output and "nothing to change" in again.output
+
+
+def test_a_merged_mark_forces_one_full_rebuild(tmp_path: Path) -> None:
+    cont = (
+        "# Continuity\n\n## Project State\n"
+        "- **last_review:** 2026-01-08 | through 2026-01-07-100000 | merged\n\n## Key Decisions\n"
+        f"- Use Drizzle\n  {footer('drizzle', '2026-01-05')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    build_tree(tmp_path, _logs(("2026-01-06-100000", "Referenced: drizzle")))
+    build_tree(tmp_path, _logs(("2026-01-07-100000", "Referenced: drizzle")))
+    result = cli("review", tmp_path, "--today", "2026-01-09")
+    assert "- Full rebuild: last_review says merged" in result.output
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "- **last_review:** 2026-01-09 | through 2026-01-07-100000 | 2 logs\n" in text
+    assert "| uses: 3 |" in text
+
+
+def test_created_on_an_existing_id_counts_the_same_incrementally_and_in_full(
+    tmp_path: Path,
+) -> None:
+    """DECAY.md § Events: a second Created is one more event; the birth was gone already."""
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- Use Drizzle\n  {footer('drizzle', '2026-01-05')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    build_tree(tmp_path, _logs(("2026-01-05-100000", "Created: drizzle")))
+    build_tree(tmp_path, _logs(("2026-01-06-100000", "Referenced: drizzle")))
+    assert cli("review", tmp_path, "--today", "2026-01-06").exit_code == 0
+    assert "| uses: 2 |" in (tmp_path / "memory/continuity.md").read_text()
+    build_tree(tmp_path, _logs(("2026-01-07-100000", "Created: drizzle")))
+    result = cli("review", tmp_path, "--today", "2026-01-08")
+    assert "existed at the last review" in result.output
+    assert "| uses: 3 |" in (tmp_path / "memory/continuity.md").read_text()
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
+
+
+def test_a_fact_created_after_the_last_review_stays_incremental(tmp_path: Path) -> None:
+    cont = (
+        "# Continuity\n\n## Project State\n"
+        "- last_review: 2026-01-06 | through 2026-01-06-100000 | 1 logs\n\n## Key Decisions\n"
+        f"- Use Drizzle\n  {footer('drizzle', '2026-01-07')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    build_tree(tmp_path, _logs(("2026-01-06-100000", "Referenced: nothing-here")))
+    build_tree(tmp_path, _logs(("2026-01-07-100000", "Created: drizzle")))
+    result = cli("review", tmp_path, "--today", "2026-01-08")
+    assert result.exit_code == 0 and "Full rebuild" not in result.output
+    assert "| uses: 1 |" in (tmp_path / "memory/continuity.md").read_text()
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
+
+
+def test_the_mark_is_read_leniently() -> None:
+    def mark(value: str) -> tuple[str | None, str | None, int | None, bool]:
+        doc = facts.parse("c.md", f"# C\n\n## Project State\n- last_review: {value}\n".encode())
+        found = last_review(doc)
+        return found.date, found.through, found.read, found.merged
+
+    assert mark("2026-01-08 | through 2026-01-07-100000 | 12 logs") == (
+        "2026-01-08",
+        "2026-01-07-100000",
+        12,
+        False,
+    )
+    assert mark("2026-01-08 | through 2026-01-07-100000.md|1 log (note)")[2] == 1
+    assert mark("2026-01-08 | through 2026-01-07-100000 | merged")[2:] == (None, True)
+    assert mark("2026-01-08 | through 2026-01-07-100000")[2:] == (None, False)
+    assert mark("2026-01-08 | through 2026-01-07-100000 | ١٢ logs")[2:] == (None, False)

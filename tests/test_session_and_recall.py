@@ -77,3 +77,27 @@ def test_recall_over_ten_thousand_archived_facts(tmp_path: Path) -> None:
     assert result.exit_code == 0 and len(result.output.splitlines()) == 3
     assert all(" about subsystem 42" in line for line in result.output.splitlines())
     assert tree(tmp_path) == before
+
+
+def test_a_taken_name_suggests_slug_only_when_none_was_given(repo: Path) -> None:
+    cli("enable", repo, "--today", "2026-06-20")
+    for args in ((), ("--slug", "fix")):
+        cli("session", "new", repo, *args, "--now", "2026-06-20T10:15:00")
+        again = cli("session", "new", repo, *args, "--now", "2026-06-20T10:15:00")
+        assert again.exit_code == 1 and len(again.output.splitlines()) == 1
+        assert ("--slug" in again.output) == (not args)
+
+
+def test_today_before_the_newest_log_is_refused_in_one_line(repo: Path) -> None:
+    cli("enable", repo, "--today", "2026-06-20")
+    cli("session", "new", repo, "--now", "2026-06-22T10:00:00")
+    before = tree(repo)
+    for args in (("review", repo), ("fact", "add", "A fact", repo)):
+        result = cli(*args, "--today", "2026-06-21")
+        assert result.exit_code == 1 and len(result.output.splitlines()) == 1
+        assert (
+            "memory/sessions/2026-06-22-100000.md: is dated 2026-06-22, after the review date "
+            "2026-06-21; pass --today 2026-06-22 or later" in result.output
+        )
+    assert tree(repo) == before
+    assert cli("review", repo, "--today", "2026-06-22").exit_code == 0

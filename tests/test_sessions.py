@@ -64,20 +64,24 @@ def test_crlf_bom_and_garbage_never_crash() -> None:
 
 
 def _markdown_it_sections(text: str) -> list[list[str]]:
-    """Every reference section's lines as markdown-it sees them: top-level headings only."""
+    """Every reference section's lines as markdown-it sees them: top-level headings only, and a
+    section runs to the next heading of its level or higher (its sub-headings are inside it)."""
     tokens = MarkdownIt("commonmark").parse(text)
     lines = text.split("\n")
     sections = []
     start = None
+    level = 0
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or token.markup.startswith(("=", "-")):
             continue
         assert token.map is not None
         if start is not None:
+            if len(token.markup) > level:
+                continue
             sections.append(lines[start : token.map[0]])
             start = None
         if tokens[index + 1].content.strip().lower() == "memory references":
-            start = token.map[1]
+            start, level = token.map[1], len(token.markup)
     if start is not None:
         sections.append(lines[start:])
     return sections
@@ -100,6 +104,8 @@ log_line = st.one_of(
             "> ## Memory References",
             "``` python",
             "### Notes",
+            "### Referenced",
+            "#### Deeper",
             "  ```",
         ]
     ),
@@ -124,6 +130,10 @@ reference_line = st.sampled_from(
         "## MEMORY REFERENCES ##",
         "## Memory Reference\u017f",  # long s: a case-insensitive match only in Unicode
         "### After",
+        "### Referenced",
+        "# Top",
+        "- bare-id",
+        "- Referenced: snake_case, Upper",
         "#not a heading",
         "- Referenced: a-b, c",
         "- Referenced: a-b,c,  d",
@@ -217,4 +227,33 @@ def test_a_superseded_line_that_is_no_pair_is_a_warning() -> None:
     assert found.superseded == ()
     assert [w.message for w in found.warnings] == [
         "Superseded: 'cache-v1' is not 'old-id → new-id'; it is ignored"
+    ]
+
+
+def test_a_sub_heading_is_the_label_of_the_bullets_under_it() -> None:
+    log = (
+        "# Session\n\n## Memory References\n### Referenced\n- post-only-mutations\n"
+        "- `webhook-fire` (why it mattered)\n\n### Created\n- graphql-gateway\n"
+        "### Archived\n- old-thing\n\n## Memory Review (2026-01-01)\n- Referenced: not-this\n"
+    )
+    found = read_refs(log.encode())
+    assert found.used == {"post-only-mutations", "webhook-fire", "graphql-gateway"}
+    assert found.created == {"graphql-gateway"} and found.warnings == ()
+
+
+def test_a_sub_heading_that_is_no_label_is_warned_never_dropped() -> None:
+    log = "## Memory References\n- Referenced: a-b\n### Notes\n- c-d\n"
+    found = read_refs(log.encode())
+    assert found.used == {"a-b"}
+    assert [w.line for w in found.warnings] == [3, 4]
+    assert "sub-heading 'Notes' is not a label" in found.warnings[0].message
+
+
+def test_segments_that_are_not_ids_are_kept_for_lint() -> None:
+    log = "## Memory References\n- Referenced: bun-tooling, Proxy-Aware-Fetch, snapshot_update\n"
+    found = read_refs(log.encode())
+    assert found.used == {"bun-tooling"}
+    assert [(w.line, w.token) for w in found.written] == [
+        (2, "Proxy-Aware-Fetch"),
+        (2, "snapshot_update"),
     ]

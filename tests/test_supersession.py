@@ -200,7 +200,7 @@ def test_decay_md_lists_the_tier_rules_in_the_code_s_order() -> None:
     for number in range(8):
         at = next(i for i, line in enumerate(lines) if f"# {number}." in line)
         body = lines[at] if "return" in lines[at] else lines[at + 1]
-        value = re.search(r"return (\S+)", body)
+        value = re.search(r"return Decision\((\S+?),", body)
         assert value is not None, lines[at]
         code.append((str(number), value.group(1).strip('"').replace("SUPERSEDED", "superseded")))
     assert doc == code

@@ -16,52 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import cli_options as opts
 from . import resources
 
 if TYPE_CHECKING:
     from .commands.settle import Result
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"agent-memory {resources.version()}")
-        ctx.exit(0)
-
-
-def _parse_today(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    from .parse.dates import parse_date  # only when --today is given
-
-    day = parse_date(value)
-    if day is None:
-        raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD")
-    return day
-
-
-_repo_arg = click.argument(
-    "path", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
-)
-_today_opt = click.option(
-    "--today",
-    callback=_parse_today,
-    metavar="YYYY-MM-DD",
-    help="Date to use instead of today (default: SOURCE_DATE_EPOCH, else the UTC date).",
-)
-_json_opt = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-_dry_run_opt = click.option(
-    "--dry-run", is_flag=True, help="Print the plan and a unified diff; write nothing."
-)
-_check_opt = click.option(
-    "--check", is_flag=True, help="Write nothing; exit 1 if the command would change anything."
-)
-_wait_opt = click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    metavar="SECONDS",
-    help="Wait up to SECONDS for another run's lock instead of failing at once.",
-)
 
 
 @click.group(
@@ -71,14 +30,7 @@ _wait_opt = click.option(
         "`agent-memory session new` for the log, then `agent-memory review --if-due`."
     ),
 )
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_version,
-    help="Print the tool's version and exit.",
-)
+@opts.version
 def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
@@ -100,12 +52,17 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
 
     try:
         result = call()
-    except AgentMemoryError as exc:
-        click.echo(f"agent-memory: {exc}", err=True)
+    except (AgentMemoryError, OSError) as exc:
+        # An OSError the shell did not name (it rolls back before it raises) is still one line.
+        error = exc if isinstance(exc, AgentMemoryError) else _os_error(exc)
+        click.echo(f"agent-memory: {error}", err=True)
         if as_json:
             from .commands.report import error_json
 
-            click.echo(error_json(resources.version(), exc.problem))
+            ctx = click.get_current_context()
+            command = ctx.command_path.split(" ", 1)[-1]
+            repo = str(ctx.params.get("path", ""))
+            click.echo(error_json(command, resources.version(), repo, error.problem))
         sys.exit(1)
     report = result.report
     if as_json:
@@ -117,6 +74,12 @@ def _run(call: Callable[[], Result], as_json: bool) -> None:
     sys.exit(result.exit_code)
 
 
+def _os_error(exc: OSError) -> Any:
+    from .shell.files import os_error
+
+    return os_error(exc, str(exc.filename or "repo"))
+
+
 def _progress(names: Sequence[str]) -> Iterator[str]:
     """A progress bar on stderr for long walks, shown only on a terminal (never when piped)."""
     if len(names) < 500:
@@ -126,28 +89,8 @@ def _progress(names: Sequence[str]) -> Iterator[str]:
         yield from bar
 
 
-def _writing_options(command: Callable[..., None]) -> Callable[..., None]:
-    """--check, --dry-run, --json, --today and --wait: the options of every writing command."""
-    for option in reversed((_check_opt, _dry_run_opt, _json_opt, _today_opt, _wait_opt)):
-        command = option(command)
-    return command
-
-
 @main.command()
-@_repo_arg
-@click.option(
-    "--vendor",
-    "vendors",
-    multiple=True,
-    type=click.Choice(["claude", "gemini", "cursor", "copilot", "none"]),
-    help="Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for none).",
-)
-@click.option(
-    "--keep-vendor-files",
-    is_flag=True,
-    help="Migration (mode C): only add pointer blocks; leave every vendor file's text in place.",
-)
-@_writing_options
+@opts.enable
 def enable(
     path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
 ) -> None:
@@ -160,29 +103,29 @@ def enable(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
-def lint(path: Path, as_json: bool) -> None:
+@opts.lint
+def lint(path: Path, only: tuple[str, ...], as_json: bool) -> None:
     """Check the memory files of PATH; exit 1 when there is an error.
 
     Each finding is printed as `path:line: severity [check] message`.
     """
     from .commands.lint import lint as run
 
-    _run(lambda: run(path), as_json)
+    _run(lambda: run(path, only), as_json)
 
 
 @main.command()
-@_repo_arg
-@click.option("--full", is_flag=True, help="Recompute every fact from every session log.")
-@click.option("--if-due", is_flag=True, help="Do nothing (exit 0, quietly) unless a review is due.")
-@click.option(
-    "--session",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Append the summary to FILE, the newest session log, unless it already has one.",
-)
-@_writing_options
+@opts.context
+def context(path: Path, max_bytes: int, hook: bool, as_json: bool) -> None:
+    """Print what an agent should read at session start: core facts and invariants, open
+    threads, active and working facts, and whether a review is due."""
+    from .commands.context import context as run
+
+    _run(lambda: run(path, max_bytes, hook), as_json)
+
+
+@main.command()
+@opts.review
 def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
@@ -198,8 +141,7 @@ def review(
 
 
 @main.command()
-@_repo_arg
-@_json_opt
+@opts.read
 def status(path: Path, as_json: bool) -> None:
     """Show versions, facts per tier, and whether a review is due and why."""
     from .commands.status import status as run
@@ -212,26 +154,8 @@ def session() -> None:
     """Session logs: the memory's event log."""
 
 
-def _parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
-    if value is None:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a time; use YYYY-MM-DDTHH:MM:SS") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
-
-
 @session.command("new")
-@_repo_arg
-@click.option("--slug", metavar="TEXT", help="Add -TEXT to the name (kebab-cased).")
-@click.option(
-    "--now",
-    callback=_parse_now,
-    metavar="YYYY-MM-DDTHH:MM:SS",
-    help="Time to name the log by instead of now (UTC unless an offset is given).",
-)
-@_json_opt
+@opts.session_new
 def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
     """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
     from .commands.session import session_new as run
@@ -240,16 +164,7 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 
 
 @main.command()
-@click.argument("query")
-@_repo_arg
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="List at most this many facts.",
-)
-@_json_opt
+@opts.recall
 def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
     """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
 
@@ -261,17 +176,107 @@ def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
 
 
 @main.command("check-logs")
-@_repo_arg
-@click.option(
-    "--base",
-    default="HEAD",
-    show_default=True,
-    metavar="REV",
-    help="Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
-)
-@_json_opt
+@opts.check_logs
 def check_logs(path: Path, base: str, as_json: bool) -> None:
     """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
     from .commands.check_logs import check_logs as run
 
     _run(lambda: run(path, base), as_json)
+
+
+@main.command()
+@opts.repo_arg
+@opts.wait_opt
+@opts.json_opt
+def recover(path: Path, wait: float, as_json: bool) -> None:
+    """Roll back the plan an interrupted run left half-applied (its journal), and nothing else.
+
+    Every writing command does this first; read-only ones (lint, status, recall, --check,
+    --dry-run) never write, so they refuse while a journal is present.
+    """
+    from .commands.recover import recover as run
+
+    _run(lambda: run(path, wait), as_json)
+
+
+@main.group()
+def fact() -> None:
+    """Facts in memory/continuity.md."""
+
+
+@fact.command("add")
+@opts.fact_add
+def fact_add(
+    text: str, path: Path, section: str | None, fact_id: str | None, thread: bool, **flags: Any
+) -> None:
+    """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
+    from .commands.fact import FactOptions
+    from .commands.fact import fact_add as run
+    from .commands.settle import Options
+
+    as_json = flags.pop("as_json")
+    new = FactOptions(text, section, fact_id, thread)
+    _run(lambda: run(path, new, Options(**flags)), as_json)
+
+
+@main.command()
+@opts.explain
+def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> None:
+    """Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next."""
+    from .commands.explain import explain as run
+
+    _run(lambda: run(path, fact_id, full, today), as_json)
+
+
+@session.command("capture")
+@opts.capture
+def session_capture(
+    path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
+) -> None:
+    """Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the ids
+    the agent named, the facts it added or changed, the files it changed; never overwrites."""
+    from .commands.capture import CaptureOptions
+    from .commands.capture import capture as run
+
+    stdin = click.get_text_stream("stdin") if hook and transcript is None else None
+    _run(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
+
+
+@main.group()
+def hooks() -> None:
+    """An agent's repo-level hooks: context at session start, capture at its end (HOOKS.md)."""
+
+
+@hooks.command("install")
+@opts.hooks
+def hooks_install(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Add our hooks to the agent's settings in PATH; every other byte of the file is kept."""
+    from .commands.hooks import hooks_install as run
+
+    _run(lambda: run(path, agent, flags), as_json)
+
+
+@hooks.command("remove")
+@opts.hooks
+def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
+    """Take our hooks out of the agent's settings in PATH, giving back the bytes from before."""
+    from .commands.hooks import hooks_remove as run
+
+    _run(lambda: run(path, agent, flags), as_json)
+
+
+@main.command("merge-file")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path")
+@opts.json_opt
+def merge_file(base: Path, ours: Path, theirs: Path, path: str, as_json: bool) -> None:
+    """Git merge driver: merge BASE, OURS and THEIRS of memory file PATH by fact id, into OURS.
+
+    Configured by `enable` as `agent-memory merge-file %O %A %B %P`; exit 1 when a fact was
+    changed differently on both sides (marked alone, as git marks conflicts).
+    """
+    from .commands.merge_file import merge_file as run
+
+    _run(lambda: run(base, ours, theirs, path), as_json)

@@ -1,7 +1,7 @@
 """Where things live in an enabled repo, and the markers we own.
 
-Every path here is relative to the target repo and POSIX-style; the disk module is the only place
-that turns them into real paths.
+Every path here is relative to the target repo and POSIX-style; the shell (``shell/``) is the only
+place that turns them into real paths.
 """
 
 from __future__ import annotations
@@ -38,6 +38,20 @@ LEGACY_MARKER = "agent-memory shared memory system"
 # Transient files of an apply in progress; both vanish when it completes.
 LOCK_FILE = ".agent-memory.lock"
 JOURNAL_DIR = ".agent-memory.journal"
+TMP_SUFFIX = ".agent-memory-tmp"  # temp files: .<name>.<random>.agent-memory-tmp beside <name>
+
+# Enable lists the transient files in .gitignore, inside a block of ours (DESIGN §15): a lock or a
+# journal that was never committed cannot reach a clone.
+GITIGNORE = ".gitignore"
+GITIGNORE_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
+GITIGNORE_BLOCK = (
+    f"{GITIGNORE_MARKERS[0]}\n"
+    "# agent-memory's transient files: a run's lock, its journal, its temp files\n"
+    f"/{LOCK_FILE}\n"
+    f"/{JOURNAL_DIR}/\n"
+    f"*{TMP_SUFFIX}\n"
+    f"{GITIGNORE_MARKERS[1]}\n"
+)
 
 # Fully managed files: installed path -> source inside the packaged data. Overwritten on re-sync,
 # after a backup when the user edited them (their hash is in the manifest).
@@ -81,5 +95,16 @@ DEFAULT_VENDORS = ("claude", "gemini")
 AGENTS_TEMPLATE = "templates/AGENTS.md"
 MANIFEST_TEMPLATE = "templates/.agent/version.md"
 
+# Git's merge attributes for the memory files: a managed block between "#" comment markers, and
+# the driver they name, set in the repo's own git config (MERGE.md).
+GITATTRIBUTES = ".gitattributes"
+GITATTRIBUTES_TEMPLATE = "templates/.gitattributes"
+GITATTRIBUTES_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
+MERGE_DRIVER_KEY = "merge.agent-memory.driver"
+MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
+
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
-SESSION_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(\d{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md$")
+# Only ASCII digits are digits (DESIGN §15): ``\d`` would take "٢٠٢٦" for a year.
+SESSION_NAME = re.compile(
+    r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9]{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md\Z"
+)

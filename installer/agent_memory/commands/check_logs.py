@@ -6,32 +6,46 @@ from pathlib import Path
 
 from .. import resources
 from ..core.lint import exit_code
+from ..core.log_append import is_review_append
 from ..errors import Problem
 from ..layout import SESSIONS_DIR
 from ..parse.sessions import session_date
-from ..shell.git import changed_paths
+from ..shell.git import blob, changed_paths
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 
 def check_logs(path: Path, base: str) -> Result:
-    """Fail when a session log that exists in git at ``base`` was modified or deleted since."""
+    """Fail when a session log that exists in git at ``base`` was modified or deleted since,
+    except by the one append ``review --session`` makes (its ``## Memory Review`` summary)."""
     repo = Repo(path)
-    findings = [
-        Problem(
-            name,
-            None,
-            "error",
-            "session-log-changed",
-            f"{'deleted' if status == 'D' else 'modified'} since {base}; session logs are "
-            f"append-only — restore it (git checkout {base} -- {name}) and write a new log instead",
-        )
-        for status, name in changed_paths(repo.root, base, SESSIONS_DIR)
-        if status in ("M", "D", "T") and session_date(name.rsplit("/", 1)[-1]) is not None
-    ]
-    counts = {"error": len(findings), "base": base}
+    require_enabled(repo)
+    findings = []
+    appended = 0
+    for status, name in changed_paths(repo.root, base, SESSIONS_DIR):
+        if status not in ("M", "D", "T") or session_date(name.rsplit("/", 1)[-1]) is None:
+            continue
+        if status == "M" and is_review_append(blob(repo.root, base, name), repo.read(name) or b""):
+            appended += 1
+            continue
+        findings.append(_changed(name, status, base))
+    counts = {"error": len(findings), "base": base, "review_summaries_appended": appended}
     closing = () if findings else (f"no session log changed since {base}",)
+    if appended and not findings:
+        closing = (f"no session log changed since {base} but for {appended} review summary",)
     outcome = "problems" if findings else "clean"
     report = Report("check-logs", resources.version(), str(path), outcome, None, findings, counts)
     return Result(report._replace(closing=closing), exit_code(findings))
+
+
+def _changed(name: str, status: str, base: str) -> Problem:
+    return Problem(
+        name,
+        None,
+        "error",
+        "session-log-changed",
+        f"{'deleted' if status == 'D' else 'modified'} since {base}; session logs are "
+        "append-only (only review --session may append its ## Memory Review summary) — "
+        f"restore it (git checkout {base} -- {name}) and write a new log instead",
+    )

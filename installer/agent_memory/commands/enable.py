@@ -3,7 +3,7 @@ migrates."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from packaging.version import Version
@@ -12,11 +12,23 @@ from .. import resources
 from ..core import enable as core
 from ..core import handrun
 from ..core.archive import QUARTER_FILE
+from ..core.attributes import attributes_plan
+from ..core.bootstrap import physical
+from ..core.integrity import budget
 from ..core.ladder import Files, Ladder
 from ..core.plan import Plan
-from ..core.vendor_import import TABLE
-from ..layout import ARCHIVE_DIR, OPEN_THREADS_DIR
+from ..core.vendor_table import TABLE
+from ..layout import (
+    AGENTS_MD,
+    ARCHIVE_DIR,
+    GITATTRIBUTES,
+    GITATTRIBUTES_TEMPLATE,
+    MERGE_DRIVER,
+    MERGE_DRIVER_KEY,
+    OPEN_THREADS_DIR,
+)
 from ..parse.dates import today
+from ..shell.git import inside_work_tree, local_config
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
@@ -48,28 +60,42 @@ def _enable(
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
-    files = {p: repo.read(p) for p in known}
+    files, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     detected = core.detect(files, current, sources)
-    day = today(options.today)
-    plans: Iterable[Plan]
-    if detected.mode == "C":
-        contents = {p: repo.read(p) or b"" for p in sources}
-        plans = [core.migration(files, contents, vendors, day, str(current), keep_vendor_files)]
-    elif detected.mode == "A":
-        plans = [core.fresh_install(files, core.choose_vendors(vendors), day, str(current))]
-    elif detected.installed == current:
-        plans = [Plan(())]
-    else:
-        plans = core.upgrade_steps(files, detected, ladder, current, day)
-    warnings = _unrecognised(repo, files, detected)
-    settled = settle(repo, plans, options, "up to date")
+    plans = _plans(
+        repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
+    )
+    # An install, a migration or an upgrade writes the merge attributes; "up to date" writes none.
+    attributes = Plan(())
+    if detected.mode != "B" or detected.installed != current:
+        template = resources.data(GITATTRIBUTES_TEMPLATE)
+        attributes = attributes_plan(repo.read(GITATTRIBUTES), template)
+    settled = settle(repo, _with_first(plans, attributes), options, "up to date")
+    driver = _merge_driver(repo.root, options)
     installed = str(detected.installed) if detected.installed else None
-    summary = {"mode": detected.mode, "installed": installed, "current": str(current)}
+    agents = physical(links, AGENTS_MD)
+    final = next((e.after for e in settled.plan.edits if e.path == agents), files.get(agents))
+    summary = {
+        "mode": detected.mode,
+        "installed": installed,
+        "current": str(current),
+        "agents_md_bytes": len(final or b""),
+        "merge_driver": driver,
+    }
     shown = f"{installed}, enabled by hand" if detected.handrun else installed
     heading = _heading(settled.outcome, detected.mode, current, path, shown)
-    report = Report("enable", str(current), str(path), settled.outcome, settled.plan, (), summary)
-    report = report._replace(heading=(heading,), closing=tuple(warnings))
+    findings = budget(AGENTS_MD, final)
+    report = Report(
+        "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
+    )
+    written = any(e.path == agents for e in settled.plan.writes)
+    closing = tuple(_unrecognised(repo, files, detected))
+    if written:
+        closing += (f"{AGENTS_MD} is now {len(final or b''):,} bytes",)
+    if driver:
+        closing += (f"git config (local): {MERGE_DRIVER_KEY} {driver}",)
+    report = report._replace(heading=(heading,), closing=closing)
     return Result(report, settled.exit_code, settled.diff)
 
 
@@ -88,11 +114,66 @@ def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str
     ]
 
 
+def _plans(
+    repo: Repo,
+    files: dict[str, bytes | None],
+    links: dict[str, str],
+    sources: Sequence[str],
+    detected: core.Detected,
+    vendors: Sequence[str],
+    options: Options,
+    ladder: Ladder,
+    keep_vendor_files: bool,
+) -> Iterable[Plan]:
+    """The plans of the mode ``detected`` found (ENABLE.md step 1)."""
+    current = Version(resources.version())
+    day = today(options.today)
+    if detected.mode == "C":
+        contents, source_links = repo.read_known(sources)
+        links |= source_links  # the caller reads AGENTS.md's size through them too
+        found = {p: data or b"" for p, data in contents.items() if p in sources}
+        return [core.migration(files, found, vendors, day, str(current), keep_vendor_files, links)]
+    if detected.mode == "A":
+        chosen = core.choose_vendors(vendors)
+        return [core.fresh_install(files, chosen, day, str(current), links)]
+    if detected.installed == current and detected.stamp is not None:
+        requested = [v for v in vendors if v != "none"]
+        return [core.repair(files, detected.stamp, str(current), links, requested)]
+    return core.upgrade_steps(files, detected, ladder, current, day, links)
+
+
+def _with_first(plans: Iterable[Plan], extra: Plan) -> Iterator[Plan]:
+    """The plans, ``extra``'s edits landing with the first (each plan lands whole or not at all,
+    and each is still computed only once the one before it is applied)."""
+    first = True
+    for plan in plans:
+        yield Plan.of([*plan.edits, *extra.edits]) if first else plan
+        first = False
+
+
+def _merge_driver(root: Path, options: Options) -> str:
+    """Point this repo's own git config at the merge driver (never the global one).
+
+    Returns what happened for the report: "" outside a git work tree.
+    """
+    if not inside_work_tree(root):
+        return ""
+    if local_config(root, MERGE_DRIVER_KEY) == MERGE_DRIVER:
+        return "already set"
+    if options.check or options.dry_run:
+        return f"would be set to {MERGE_DRIVER!r}"
+    local_config(root, MERGE_DRIVER_KEY, MERGE_DRIVER)
+    return f"set to {MERGE_DRIVER!r}"
+
+
 def _heading(outcome: str, mode: str, current: Version, path: Path, installed: str | None) -> str:
     if outcome == "up to date":
         return f"agent-memory {current}: {path} is up to date"
     if mode in ("A", "C"):
         verb = "enabled" if outcome == "changed" else "would enable"
         return f"agent-memory {current}: {verb} {path} (mode {mode})"
+    if installed == str(current):
+        verb = "repaired" if outcome == "changed" else "would repair"
+        return f"agent-memory {current}: {verb} {path} (mode B)"
     verb = "upgraded" if outcome == "changed" else "would upgrade"
     return f"agent-memory {current}: {verb} {path} from {installed} (mode B)"

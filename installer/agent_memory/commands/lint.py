@@ -2,27 +2,59 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import resources
+from ..core import enable
 from ..core import lint as linting
-from ..layout import ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
+from ..core.bootstrap import physical
+from ..core.integrity import budget, damage
+from ..errors import InputError, Problem
+from ..layout import AGENTS_MD, ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
+from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 _SEVERITIES = ("error", "warning", "advisory")
 
 
-def lint(path: Path) -> Result:
+def _bootstrap(repo: Repo) -> list[Problem]:
+    """What ``enable`` would repair on a repo stamped with this release, and AGENTS.md's size."""
+    current = resources.version()
+    files, links = repo.read_known(enable.probe_paths(current))
+    agents = files.get(physical(links, AGENTS_MD))
+    stamp_data = files.get(MANIFEST)
+    if stamp_data is None:
+        return budget(AGENTS_MD, agents)
+    try:
+        stamp = parse_manifest(stamp_data)
+    except InputError:
+        return budget(AGENTS_MD, agents)  # reported as manifest-invalid
+    if str(stamp.version) != current:
+        return budget(AGENTS_MD, agents)  # an upgrade is pending: enable says what it does
+    try:
+        plan = enable.repair(files, stamp, current, links)
+    except InputError as exc:
+        return [exc.problem._replace(severity="error", check="bootstrap")]
+    return damage(plan) + budget(AGENTS_MD, agents)
+
+
+def lint(path: Path, only: Sequence[str] = ()) -> Result:
+    """``only``: the checks to report (the pre-commit secret guard asks for ``secret``)."""
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
+    require_enabled(repo)
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     present = [(p, data) for p, data in texts if data is not None]
     findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present)
+    findings += _bootstrap(repo)
+    if only:
+        findings = [f for f in findings if f.check in only]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in _SEVERITIES}
     closing = (
         f"{counts['error']} errors, {counts['warning']} warnings, {counts['advisory']} advisories"

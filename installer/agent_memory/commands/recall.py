@@ -10,13 +10,14 @@ from ..core import recall as searching
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Result
+from .settle import Result, require_enabled
 
 
 def recall(path: Path, query: str, limit: int) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
+    require_enabled(repo)
     memory = load(repo)
     docs = list(memory.documents)
     hits = searching.recall(query, docs, limit)

@@ -25,9 +25,12 @@ class Report(NamedTuple):
     # What a person reads around the plan and the findings; JSON carries the same data.
     heading: tuple[str, ...] = ()
     closing: tuple[str, ...] = ()
+    # False where stdout is one value a script captures (a path, an id); JSON still has the plan.
+    show_plan: bool = True
 
     def lines(self) -> list[str]:
-        return [*self.heading, *self.plan_lines(), *map(str, self.findings), *self.closing]
+        plan = self.plan_lines() if self.show_plan else []
+        return [*self.heading, *plan, *map(str, self.findings), *self.closing]
 
     def to_json(self) -> str:
         import json  # only --json prints JSON
@@ -53,9 +56,7 @@ class Report(NamedTuple):
         return [f"  {e.outcome.value:<{width}}  {e.path}  ({e.reason})" for e in self.plan.edits]
 
 
-def error_json(version: str, problem: Problem) -> str:
-    """The one ``--json`` document of a command that stopped on an error."""
-    import json
-
-    doc = {"version": version, "outcome": "error", "findings": [problem._asdict()]}
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
+    """The one ``--json`` document of a command that stopped on an error: the same shape as
+    every other (``schema/report.schema.json``), its one finding the error."""
+    return Report(command, version, repo, "error", None, (problem,)).to_json()

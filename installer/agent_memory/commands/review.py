@@ -7,21 +7,22 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import resources
+from ..core.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.projection import Inputs
 from ..core.projection import review as project
+from ..core.reading import Reading, reading, recreated
 from ..core.summary import Summary
-from ..core.triggers import due_reasons, window
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST, SESSIONS_DIR
-from ..parse.continuity import cursor, last_review
-from ..parse.dates import today
 from ..parse.manifest import parse as parse_manifest
-from ..parse.sessions import read_refs
+from ..parse.sessions import SessionRefs
 from ..parse.text import decode
+from ..shell.logs import references
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, settle
+from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -32,6 +33,7 @@ class ReviewOptions(NamedTuple):
 
 def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
     repo = Repo(path)
+    require_enabled(repo)
     with guarded(repo, options):
         return _review(repo, path, review_options, options)
 
@@ -44,17 +46,22 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     for problem in memory.policy_problems:
         if problem.severity == "error":
             raise InputError(problem.path, problem.line, problem.message, "then review again")
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    through = cursor(last_review(continuity), memory.logs)
-    wanted: Sequence[str] = window(memory.logs, None if review_options.full else through)
+    day = review_date(options.today, memory.logs)
+    plan_read = reading(continuity, memory.logs, review_options.full)
+    wanted: Sequence[str] = plan_read.names
     if memory.policy.enabled:
         span = memory.policy.review_every * memory.policy.core_min_reviews
         wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    names = options.progress(wanted) if options.progress else wanted
-    refs = {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}
+    refs = {**early, **_read(repo, [name for name in wanted if name not in early], options)}
+    if not plan_read.full:
+        why = recreated(continuity, memory.archives, refs, plan_read.names)
+        if why:
+            plan_read = Reading(memory.logs, True, why)
+            refs.update(_read(repo, [n for n in memory.logs if n not in refs], options))
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
@@ -63,8 +70,9 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         policy=memory.policy,
         logs=memory.logs,
         refs=refs,
-        full=review_options.full,
-        today=today(options.today),
+        full=plan_read.full,
+        today=day,
+        reason=plan_read.reason,
         threads=memory.threads,
         vision=memory.vision,
     )
@@ -82,6 +90,10 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
+def _read(repo: Repo, names: Sequence[str], options: Options) -> dict[str, SessionRefs]:
+    return dict(references(repo, options.progress(names) if options.progress else names))
+
+
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
     return {
         "date": summary.date,
@@ -92,9 +104,11 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "archived": list(summary.archived),
         "swept": list(summary.swept),
         "tier_changes": [list(c) for c in summary.tier_changes],
+        "unused": list(summary.unused),
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,
+        "full_rebuild": summary.reason,
         "markdown": summary.markdown(),
     }
 
@@ -110,7 +124,7 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
         )
     data = repo.read(rel) or b""
     text = decode(rel, data)
-    if any(line.lower().startswith("## memory review") for line in text.lines):
+    if has_review(data):
         return FileEdit(rel, data, data, Outcome.UNCHANGED, "already has a Memory Review")
     newline = text.newline
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")

@@ -12,13 +12,14 @@ from ..layout import SCHEMA, SESSIONS_DIR
 from ..parse.newlog import log_name, new_log
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, settle
+from .settle import Options, Result, require_enabled, settle
 
 _SCHEMA_TEMPLATE = "templates/.agent/schema.md"
 
 
 def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
     repo = Repo(path)
+    require_enabled(repo)  # before the lock: outside a repo, not even a lock file is written
     with repo.locked():
         return _session_new(repo, path, slug, now)
 
@@ -28,10 +29,9 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
     name = log_name(moment, slug)
     rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):
+        hint = "run again in a second" + ("" if slug else " or pass --slug")
         raise AgentMemoryError(
-            "already exists and session logs are never overwritten; "
-            "run again in a second or pass --slug",
-            rel,
+            f"already exists and session logs are never overwritten; {hint}", rel
         )
     schema = repo.read(SCHEMA) or resources.data(_SCHEMA_TEMPLATE)
     try:
@@ -43,4 +43,4 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
     # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
     version = resources.version()
     report = Report("session new", version, str(path), settled.outcome, plan, (), {"path": rel})
-    return Result(report._replace(heading=(rel,), plan=None), settled.exit_code)
+    return Result(report._replace(heading=(rel,), show_plan=False), settled.exit_code)

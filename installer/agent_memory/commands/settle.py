@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, SESSIONS_DIR
+from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.load import load
@@ -48,9 +49,10 @@ class Settled(NamedTuple):
 @contextlib.contextmanager
 def guarded(repo: Repo, options: Options) -> Iterator[None]:
     """A run that may write holds the lock from its first read to its last write, so two runs
-    never plan on the same state; --check and --dry-run only roll back an interrupted run."""
+    never plan on the same state; --check and --dry-run write nothing, so they refuse to read a
+    tree that an interrupted run left half-written (``agent-memory recover`` rolls it back)."""
     if options.check or options.dry_run:
-        repo.recover(options.wait)
+        repo.refuse_if_interrupted()
         yield
     else:
         with repo.locked(options.wait):
@@ -78,9 +80,40 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
     return Settled(whole, "changed" if whole.writes else idle, 0, "")
 
 
-def memory_of(repo: Repo) -> tuple[Memory, Document]:
+def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
     """The repo's memory and its continuity.md, which every command but enable needs."""
-    memory = load(repo)
+    require_enabled(repo)
+    memory = load(repo, archives=archives)
     if memory.continuity is None:
-        raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
+        raise _NOT_ENABLED
     return memory, memory.continuity
+
+
+_NOT_ENABLED = AgentMemoryError(
+    "not found: this is not an agent-memory repo; run agent-memory enable first", CONTINUITY
+)
+
+
+def review_date(explicit: dt.date | None, logs: Sequence[str]) -> dt.date:
+    """The date a writing command stamps (``--today``), refused when it is before the newest
+    session log: facts and reviews dated before logs that already exist would count those logs
+    as coming after them."""
+    day = today(explicit)
+    newest = logs[-1][:10] if logs else None
+    if newest is not None and day.isoformat() < newest:
+        raise AgentMemoryError(
+            f"is dated {newest}, after the review date {day.isoformat()}; pass --today "
+            f"{newest} or later (or fix the clock / SOURCE_DATE_EPOCH)",
+            f"{SESSIONS_DIR}/{logs[-1]}",
+        )
+    return day
+
+
+def require_enabled(repo: Repo) -> None:
+    """Refuse, before writing anything, a repo that was never enabled: every command but
+    enable works only inside one (outside, lint would find nothing wrong and session new would
+    create memory/ where nobody reads it). A repo whose continuity.md is missing while a journal
+    is pending may be an interrupted enable: that says so instead (and writes nothing)."""
+    if not repo.exists(CONTINUITY):
+        repo.refuse_if_interrupted()
+        raise _NOT_ENABLED

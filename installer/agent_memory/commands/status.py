@@ -8,18 +8,20 @@ from typing import Any
 
 from .. import resources
 from ..core.tiers import decays
-from ..core.triggers import due_reasons, window
+from ..core.triggers import unread
 from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
+from .due import why_due
 from .report import Report
-from .settle import Result, memory_of
+from .settle import Result, memory_of, require_enabled
 
 
 def status(path: Path) -> Result:
     repo = Repo(path)
-    repo.recover()
+    repo.refuse_if_interrupted()
+    require_enabled(repo)
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     found = manifest.parse(stamp) if stamp is not None else None
@@ -35,7 +37,7 @@ def status(path: Path) -> Result:
     tiers = dict(sorted(Counter(f.field("tier") or "(no footer)" for f in live).items()))
     review = last_review(continuity)
     through = cursor(review, memory.logs)
-    reasons = due_reasons(continuity, memory.logs, memory.policy)
+    reasons, _ = why_due(repo, memory)
     policy = memory.policy
     data: dict[str, Any] = {
         "installed": installed,
@@ -49,7 +51,7 @@ def status(path: Path) -> Result:
         "last_review": review.date,
         "through": through,
         "sessions": len(memory.logs),
-        "sessions_since_review": len(window(memory.logs, through)),
+        "sessions_since_review": unread(review, memory.logs),
         "review_every": policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from ..parse.facts import Fact
 from ..parse.text import decode, strip_eol
 
-QUARTER_FILE = re.compile(r"^\d{4}-Q[1-4]\.md$")
+QUARTER_FILE = re.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
 FACTS = "Facts"
 COMPLETED = "Completed Threads"
 INDEX_LINE_MAX = 100

@@ -60,6 +60,14 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
 
 
+def fact_lines(text: Text, fact: Fact, fields: dict[str, str]) -> list[str]:
+    """The fact's lines byte for byte, with its footer given ``fields`` (to move or merge it)."""
+    edit = footer_edit(text, fact, fields)
+    lines = list(text.lines[fact.start : fact.end])
+    lines[edit.start - fact.start : edit.end - fact.start] = edit.lines
+    return lines
+
+
 def shift_sections(sections: Iterable[Section], edits: Sequence[Edit]) -> tuple[Section, ...]:
     """Where ``sections`` are once ``edits`` are applied, without reading the text again.
 
@@ -105,23 +113,32 @@ def append_to_section(
     return apply_edits(text, edits)
 
 
-def last_review_edit(doc: Document, date: str, through: str | None) -> Edit:
-    """Stamp ``last_review: <date> | through <stem>`` in the form the file already uses.
+def last_review_edit(doc: Document, date: str, through: str | None, count: int) -> Edit:
+    """Stamp ``last_review: <date> | through <stem> | <count> logs`` in the file's key form.
 
     A line that already names a date and a log keeps everything else it says (a ``.md`` after
-    the stem, a note after it); any other value is replaced whole.
+    the stem, a note after it); any other value is replaced whole. ``count`` is the number of
+    logs sorting at or before ``through`` (REVIEW.md); a mark with no log carries no count.
     """
     current = last_review(doc)
     newline = doc.text.newline
+    value = f"{date} | through {through or NONE_YET}" + (f" | {count} logs" if through else "")
     if current.line is not None:
         line = doc.text.lines[current.line]
         if current.spans is not None and through is not None:
-            (date_start, date_end), (stem_start, stem_end) = current.spans
-            new = line[:date_start] + date + line[date_end:stem_start] + through + line[stem_end:]
+            (date_start, date_end), (stem_start, stem_end), (tail_start, tail_end) = current.spans
+            new = (
+                line[:date_start]
+                + date
+                + line[date_end:stem_start]
+                + through
+                + line[stem_end:tail_start]
+                + f" | {count} logs"
+                + line[tail_end:]
+            )
         else:
-            new = with_value(line, f"{date} | through {through or NONE_YET}")
+            new = with_value(line, value)
         return Edit(current.line, current.line + 1, (new,))
-    value = f"{date} | through {through or NONE_YET}"
     section = doc.section(PROJECT_STATE)
     new_line = f"- last_review: {value}{newline}"
     if section is None:

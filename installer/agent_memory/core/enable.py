@@ -19,14 +19,14 @@ from .. import resources
 from ..errors import RefusedError
 from ..layout import (
     AGENTS_MD,
-    AGENTS_TEMPLATE,
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
-    BACKUP_DIR,
     CONTINUITY,
     DEFAULT_VENDORS,
     FULLY_MANAGED,
-    LEGACY_MARKER,
+    GITIGNORE,
+    GITIGNORE_BLOCK,
+    GITIGNORE_MARKERS,
     MANIFEST,
     MANIFEST_TEMPLATE,
     OPEN_THREADS_DIR,
@@ -40,9 +40,20 @@ from ..parse.dates import quarter_of
 from ..parse.facts import parse
 from ..parse.keyvalue import embolden
 from ..parse.text import decode
-from . import vendor_import
+from . import vendor_rules, vendor_stores
 from .archive import index_line, render_index
-from .blocks import find_block, upsert_block
+from .blocks import upsert_block
+from .bootstrap import (
+    NO_LINKS,
+    Change,
+    Changes,
+    Links,
+    backup_path,
+    bootstrap,
+    follow,
+    physical,
+    vendors_present,
+)
 from .ladder import Files, Ladder, Rung, history_line
 from .plan import FileEdit, Outcome, Plan
 
@@ -50,16 +61,6 @@ LEGACY_VERSION = Version("2.0.0")
 # An unstamped layer whose facts carry footers was enabled by hand with 3.0.0 or later.
 HANDRUN_UNSTAMPED = Version("3.0.0")
 _FOOTER = re.compile(rb"<!--\s*id\s*:")
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    after: bytes | None
-    outcome: Outcome
-    reason: str
-
-
-Changes = dict[str, Change]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +74,10 @@ class Detected:
 def probe_paths(current: str) -> tuple[str, ...]:
     """Every path enable may read: the known ones only, never a walk of the tree."""
     bootstraps = [path for path, _template, _kind in VENDORS.values()]
-    paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, *FULLY_MANAGED, *USER_DATA, *bootstraps}
+    paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, GITIGNORE, *FULLY_MANAGED, *USER_DATA}
+    paths.update(bootstraps)
     paths.update(backup_path(current, p) for p in (*FULLY_MANAGED, AGENTS_MD, *bootstraps))
     return tuple(sorted(paths))
-
-
-def backup_path(version: str, path: str) -> str:
-    return f"{BACKUP_DIR}/{version}/{path}"
 
 
 def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> Detected:
@@ -132,28 +130,43 @@ def _ordered(vendors: Sequence[str]) -> tuple[str, ...]:
 
 
 def plan_of(files: Files, changes: Changes) -> Plan:
+    """The plan from ``files``; a link is reported, never written (its target is)."""
     return Plan.of(
-        FileEdit(path, files.get(path), c.after, c.outcome, c.reason) for path, c in changes.items()
+        FileEdit(path, files.get(path), _after(files, path, c), c.outcome, c.reason)
+        for path, c in changes.items()
     )
 
 
-def apply_changes(files: Files, changes: Changes) -> dict[str, bytes | None]:
-    return {**files, **{path: c.after for path, c in changes.items()}}
+def _after(files: Files, path: str, change: Change) -> bytes | None:
+    return files.get(path) if change.outcome is Outcome.LINKED else change.after
+
+
+def apply_changes(
+    files: Files, changes: Changes, links: Links = NO_LINKS
+) -> dict[str, bytes | None]:
+    """The files after ``changes``, every link reading its target's new bytes."""
+    return follow({**files, **{p: _after(files, p, c) for p, c in changes.items()}}, links)
 
 
 # -- Mode A ------------------------------------------------------------------------------------
 
 
-def fresh_install(files: Files, vendors: Sequence[str], today: dt.date, current: str) -> Plan:
+def fresh_install(
+    files: Files,
+    vendors: Sequence[str],
+    today: dt.date,
+    current: str,
+    links: Links = NO_LINKS,
+) -> Plan:
     """Mode A: the 3.0.0 layout from the templates, user text outside our blocks untouched."""
-    return plan_of(files, _install(files, vendors, today, current, "A"))
+    return plan_of(files, _install(files, vendors, today, current, "A", links))
 
 
 def _install(
-    files: Files, vendors: Sequence[str], today: dt.date, current: str, mode: str
+    files: Files, vendors: Sequence[str], today: dt.date, current: str, mode: str, links: Links
 ) -> Changes:
     """Everything ours, and the first manifest: the end of Mode A and of Mode C."""
-    changes, managed = bootstrap(files, vendors, current, {}, recreate=True)
+    changes, managed = bootstrap(files, vendors, current, {}, recreate=vendors, links=links)
     stamp = manifest.render_new(
         resources.data(MANIFEST_TEMPLATE),
         version=current,
@@ -163,7 +176,18 @@ def _install(
         managed=managed,
     )
     changes[MANIFEST] = Change(stamp, Outcome.CREATED, f"stamp {current}, mode {mode}")
+    changes.update(_ignore_transients(files))
     return changes
+
+
+def _ignore_transients(files: Files) -> Changes:
+    """The .gitignore block that lists our lock, journal and temp files."""
+    template = GITIGNORE_BLOCK.encode()
+    after, outcome = upsert_block(GITIGNORE, files.get(GITIGNORE), template, GITIGNORE_MARKERS)
+    reason = "agent-memory's transient files" + (
+        "" if outcome is Outcome.CREATED else "; your lines are untouched"
+    )
+    return {GITIGNORE: Change(after, outcome, reason)}
 
 
 def _merge(changes: Changes, later: Changes) -> None:
@@ -183,16 +207,19 @@ def migration(
     today: dt.date,
     current: str,
     keep_vendor_files: bool,
+    links: Links = NO_LINKS,
 ) -> Plan:
     """Mode C (MIGRATE.md): consolidate, import the stores, then install as Mode A would."""
-    found = vendor_import.migrate(sources, files.get(AGENTS_MD), today, keep_vendor_files)
     before = {**files, **sources}
+    agents = physical(links, AGENTS_MD)
+    found = vendor_rules.migrate(sources, before.get(agents), today, keep_vendor_files, links)
     changes: Changes = {
         path: Change(data, _outcome(before.get(path), data), found.reasons[path])
         for path, data in found.files.items()
     }
+    changes |= {path: Change(None, Outcome.LINKED, why) for path, why in found.linked.items()}
     template = decode(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
-    continuity, archived = vendor_import.memory_files(template, found.facts, today)
+    continuity, archived = vendor_stores.memory_files(template, found.facts, today)
     if found.facts:
         count = len(found.facts)
         changes[CONTINUITY] = Change(continuity, Outcome.CREATED, f"{count} facts imported")
@@ -202,93 +229,15 @@ def migration(
         entries = [index_line(f, quarter) for f in parse(quarter, archived).facts]
         index = render_index(None, resources.data(USER_DATA[ARCHIVE_INDEX]), entries)
         changes[ARCHIVE_INDEX] = Change(index, Outcome.CREATED, "archive index")
-    chosen = _ordered([*found.vendors, *vendors]) or DEFAULT_VENDORS
-    _merge(changes, _install(apply_changes(before, changes), chosen, today, current, "C"))
+    chosen = _ordered([*found.vendors, *choose_vendors(vendors)])
+    state = apply_changes(before, changes, links)
+    _merge(changes, _install(state, chosen, today, current, "C", links))
+    if agents in found.reasons:  # say both: what was consolidated, and our block
+        outcome = Outcome.CREATED if before.get(agents) is None else Outcome.UPDATED
+        block = "our block at the top" if outcome is Outcome.CREATED else changes[agents].reason
+        reason = f"{found.reasons[agents]}; {block}"
+        changes[agents] = Change(changes[agents].after, outcome, reason)
     return plan_of(before, changes)
-
-
-# -- the bootstrap layer, shared by Mode A and the re-sync of Mode B --------------------------
-
-
-def bootstrap(
-    files: Files,
-    vendors: Sequence[str],
-    version: str,
-    recorded: Mapping[str, str],
-    *,
-    recreate: bool,
-) -> tuple[Changes, dict[str, str]]:
-    """Install or re-sync everything ours; returns the changes and the managed files' hashes.
-
-    ``recorded`` holds the hashes the manifest kept of what we installed last time: a managed file
-    that no longer matches it was edited and is backed up before it is replaced.
-    """
-    changes: Changes = {}
-    managed = {path: resources.data(source) for path, source in FULLY_MANAGED.items()}
-    for name in vendors:
-        path, template, kind = VENDORS[name]
-        never_installed = kind == "managed" and path not in recorded
-        if files.get(path) is None and not recreate and not never_installed:
-            continue  # the user deleted this bootstrap: it stays deleted
-        if kind == "managed":
-            managed[path] = resources.data(template)
-        else:
-            changes.update(_block(files, path, resources.data(template), version))
-    changes.update(_block(files, AGENTS_MD, resources.data(AGENTS_TEMPLATE), version))
-    for path, data in managed.items():
-        changes.update(_managed(files, path, data, version, recorded.get(path)))
-    for path, source in USER_DATA.items():
-        if files.get(path) is None:
-            changes[path] = Change(resources.data(source), Outcome.CREATED, "template")
-        elif path not in changes:
-            changes[path] = Change(files[path], Outcome.PRESERVED, "user data")
-    return changes, {path: manifest.sha256(data) for path, data in managed.items()}
-
-
-def _block(files: Files, path: str, template: bytes, version: str) -> Changes:
-    existing = files.get(path)
-    after, outcome = upsert_block(path, existing, template)
-    reason = {
-        Outcome.CREATED: "bootstrap with the agent-memory block",
-        Outcome.BLOCK_ADDED: "agent-memory block appended; your text is untouched",
-        Outcome.BLOCK_UPDATED: "agent-memory block refreshed; your text is untouched",
-        Outcome.UNCHANGED: "agent-memory block current",
-    }[outcome]
-    changes = {path: Change(after, outcome, reason)}
-    if outcome is Outcome.BLOCK_ADDED and existing is not None and _is_legacy(path, existing):
-        # A 2.x file: its text stays, but keep the original beside it before we add to it.
-        changes.update(_backup(files, path, existing, version))
-        changes[path] = Change(after, outcome, f"{reason}; 2.x original in {BACKUP_DIR}/")
-    return changes
-
-
-def _is_legacy(path: str, data: bytes) -> bool:
-    text = decode(path, data)
-    return find_block(path, text.lines) is None and LEGACY_MARKER in text.body
-
-
-def _managed(files: Files, path: str, data: bytes, version: str, recorded: str | None) -> Changes:
-    """A fully managed file: write it, backing up first when the user edited our last copy."""
-    existing = files.get(path)
-    if existing is None:
-        return {path: Change(data, Outcome.CREATED, "managed by agent-memory")}
-    if existing == data:
-        return {path: Change(existing, Outcome.UNCHANGED, "current")}
-    if recorded is not None and manifest.sha256(existing) == recorded:
-        return {path: Change(data, Outcome.UPDATED, "managed file refreshed")}
-    changes = _backup(files, path, existing, version)
-    where = next(iter(changes))
-    changes[path] = Change(data, Outcome.BACKED_UP, f"your version is in {where}")
-    return changes
-
-
-def _backup(files: Files, path: str, data: bytes, version: str) -> Changes:
-    """Copy ``data`` to ``.agent/backup/<version>/<path>`` (kept if already there)."""
-    target = backup_path(version, path)
-    if files.get(target) == data:
-        return {target: Change(data, Outcome.UNCHANGED, f"backup of {path} already there")}
-    outcome = Outcome.CREATED if files.get(target) is None else Outcome.UPDATED
-    return {target: Change(data, outcome, f"backup of {path} before agent-memory changes it")}
 
 
 # -- Mode B ------------------------------------------------------------------------------------
@@ -304,7 +253,12 @@ def detect_vendors(files: Files) -> tuple[str, ...]:
 
 
 def upgrade_steps(
-    files: Files, detected: Detected, ladder: Ladder, current: Version, today: dt.date
+    files: Files,
+    detected: Detected,
+    ladder: Ladder,
+    current: Version,
+    today: dt.date,
+    links: Links = NO_LINKS,
 ) -> Iterator[Plan]:
     """Mode B for an older repo: one plan per rung; the last also re-syncs and re-stamps.
 
@@ -332,33 +286,21 @@ def upgrade_steps(
         managed: Mapping[str, str] = stamp.managed
         notes = ""
         if index == len(rungs) - 1:
-            after_rung = apply_changes(state, changes)
-            kept = [v for v in stamp.vendors if fresh or _still_wanted(v, after_rung, stamp)]
-            resync, managed = bootstrap(
-                after_rung, kept, str(current), stamp.managed, recreate=fresh
-            )
-            _merge(changes, resync)
-            values |= {"version": str(current), "vendors": ", ".join(kept) or "none"}
-            if len(kept) != len(stamp.vendors):
-                gone = sorted(set(stamp.vendors) - set(kept))
-                notes = f"; {', '.join(gone)} bootstrap deleted, not recreated"
+            after_rung = apply_changes(state, changes, links)
+            resync = _resync(after_rung, stamp, str(current), links, (), fresh=fresh)
+            _merge(changes, resync.changes)
+            managed, notes = resync.managed, resync.notes
+            values |= {"version": str(current), "vendors": resync.vendors}
         entry = history_line(today, installed, target, rung.summary if rung else None)
         new_stamp = manifest.restamp(stamp, values=values, managed=managed, history=[entry])
         changes[MANIFEST] = Change(
             new_stamp, _outcome(state.get(MANIFEST), new_stamp), f"stamp {target}{notes}"
         )
         plan = plan_of(state, changes)
-        state = apply_changes(state, changes)
+        state = apply_changes(state, changes, links)
         yield plan
         stamp = manifest.parse(new_stamp)
         installed = target
-
-
-def _still_wanted(vendor: str, files: Files, stamp: manifest.Manifest) -> bool:
-    """A recorded vendor whose bootstrap is there, or was never installed yet (a run resumed
-    between two rungs of a 2.x repo, before the Cursor rule was first written)."""
-    path, _template, kind = VENDORS[vendor]
-    return files.get(path) is not None or (kind == "managed" and path not in stamp.managed)
 
 
 def _first_stamp(
@@ -386,6 +328,70 @@ def _first_stamp(
         lines = seed.decode("utf-8").splitlines(keepends=True)
         seed = "".join(embolden(line) for line in lines).encode("utf-8")
     return manifest.parse(seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    changes: Changes
+    managed: dict[str, str]
+    vendors: str  # the manifest's new vendors value
+    notes: str  # what the stamp's reason adds: bootstraps deleted, not recreated
+
+
+def _resync(
+    files: Files,
+    stamp: manifest.Manifest,
+    current: str,
+    links: Links,
+    requested: Sequence[str],
+    *,
+    fresh: bool,
+    repair: bool = False,
+) -> Resync:
+    """Re-sync the bootstrap layer against the stamp: the end of an upgrade, and a repair.
+
+    A bootstrap the stamp lists but the user deleted stays deleted (the stamp stops listing it
+    and the run says so); one the user asks for with ``--vendor`` comes back.
+    """
+    # Pre-versioning: the seed stamp lists what the repo has.
+    there = stamp.vendors if fresh else vendors_present(files, stamp.vendors, links)
+    # A run resumed between two rungs of a 2.x repo: the Cursor rule the stamp lists was never
+    # written yet (no hash recorded), so it is not missing but still to come.
+    coming = [v for v in stamp.vendors if _never_installed(v, stamp)]
+    kept = _ordered([*there, *coming, *requested])
+    recreate = kept if fresh else [*coming, *requested]
+    changes, managed = bootstrap(
+        files, kept, current, stamp.managed, recreate=recreate, links=links, repair=repair
+    )
+    gone = sorted(set(stamp.vendors) - set(kept))
+    notes = f"; {', '.join(gone)} bootstrap deleted, not recreated" if gone else ""
+    return Resync(changes, managed, ", ".join(kept) or "none", notes)
+
+
+def _never_installed(vendor: str, stamp: manifest.Manifest) -> bool:
+    path, _template, kind = VENDORS[vendor]
+    return kind == "managed" and path not in stamp.managed
+
+
+def repair(
+    files: Files,
+    stamp: manifest.Manifest,
+    current: str,
+    links: Links = NO_LINKS,
+    requested: Sequence[str] = (),
+) -> Plan:
+    """Mode B on the current version: put back every managed piece missing or damaged.
+
+    An intact repo gives a plan that writes nothing ("up to date"). What is replaced is backed
+    up first; the stamp's vendor list and managed hashes are brought in line with the files.
+    """
+    resync = _resync(files, stamp, current, links, requested, fresh=False, repair=True)
+    changes = resync.changes
+    new_stamp = manifest.restamp(stamp, values={"vendors": resync.vendors}, managed=resync.managed)
+    outcome = _outcome(files.get(MANIFEST), new_stamp)
+    reason = "stamp brought in line with the files" if outcome is Outcome.UPDATED else "current"
+    changes[MANIFEST] = Change(new_stamp, outcome, reason + resync.notes)
+    return plan_of(files, changes)
 
 
 def _outcome(before: bytes | None, after: bytes | None) -> Outcome:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InputError, Problem
 from ..layout import CONTINUITY, SESSIONS_DIR
+from ..parse.continuity import cursor, last_review
 from ..parse.facts import Document, conflict_markers, id_clashes
+from ..parse.footer import ID
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
-from ..parse.sessions import read_refs
-from .supersede_lint import superseded_since, supersession_problems
-from .triggers import due_reasons
+from ..parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
+from .secrets import scan
+from .supersede_lint import log_problems, superseded_since, supersession_problems
+from .triggers import due_reasons, pending_reactivations, window
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
 
@@ -31,7 +36,15 @@ def lint(
     docs = memory.documents
     found += _facts(docs)
     found += supersession_problems(docs)
-    found += _logs(memory, logs, docs)
+    for doc in docs:
+        found += secrets(doc.path, doc.text.body)
+    unread: dict[str, SessionRefs] = {}
+    if memory.continuity is not None:
+        through = cursor(last_review(memory.continuity), memory.logs)
+        unread = dict.fromkeys(window(memory.logs, through), EMPTY)
+    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
+    found += _logs(memory, logs, known, unread, superseded_since(docs))
+    reactivating = pending_reactivations(memory.archives, unread.values())
     found += [
         Problem(
             CONTINUITY,
@@ -40,7 +53,7 @@ def lint(
             "review-due",
             f"a review is due: {reason}; run agent-memory review",
         )
-        for reason in due_reasons(memory.continuity, memory.logs, memory.policy)
+        for reason in due_reasons(memory.continuity, memory.logs, memory.policy, reactivating)
     ]
     return sorted(
         set(found),
@@ -89,11 +102,14 @@ def _facts(docs: Sequence[Document]) -> list[Problem]:
 
 
 def _logs(
-    memory: Memory, logs: Iterable[tuple[str, bytes]], docs: Sequence[Document]
+    memory: Memory,
+    logs: Iterable[tuple[str, bytes]],
+    known: set[str],
+    unread: dict[str, SessionRefs],
+    replaced: Mapping[str, tuple[str, str]],
 ) -> list[Problem]:
-    """Misnamed logs, unreadable references, unknown ids, and an id created twice."""
-    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
-    replaced = superseded_since(docs)
+    """Misnamed logs, unreadable references, unknown ids, and an id created twice; the
+    references of the logs named in ``unread`` are kept there for the due-check."""
     found = [
         Problem(
             f"{SESSIONS_DIR}/{name}",
@@ -105,22 +121,19 @@ def _logs(
         for name in memory.stray_logs
     ]
     created_in: dict[str, list[str]] = defaultdict(list)
+    ordered = sorted(known)
     for name, data in logs:
         refs = read_refs(data)
+        if name in unread:
+            unread[name] = refs
         path = f"{SESSIONS_DIR}/{name}"
-        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
-        found += [warning._replace(path=path) for warning in refs.warnings]
-        named = refs.used | {i for pair in refs.superseded for i in pair}
-        found += [
-            Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
-            for i in sorted(named - known)
-        ]
-        found += [
-            Problem(path, None, "warning", "superseded", f"references {i!r}, superseded by {by}")
-            for i in sorted(refs.used)
-            if i in replaced and name[:10] > replaced[i][1]
-            for by in (replaced[i][0],)
-        ]
+        text = data.decode("utf-8", errors="replace")
+        found += conflict_markers(path, text)
+        found += secrets(path, text)
+        notes = [warning._replace(path=path) for warning in refs.warnings]
+        notes += _references(path, refs, known, ordered, data)
+        notes += log_problems(path, name[:10], refs, known, replaced)
+        found += notes if name in unread else _once(path, notes)
         for fact_id in refs.created:
             created_in[fact_id].append(name)
     found += [
@@ -135,6 +148,96 @@ def _logs(
         if len(names) > 1
     ]
     return found
+
+
+def _once(path: str, notes: Sequence[Problem]) -> list[Problem]:
+    """A log the review has already read cannot be edited (logs are append-only): its notes
+    are one advisory, at its first line, instead of warnings that would never go away."""
+    if not notes:
+        return []
+    first = min(notes, key=lambda n: n.line or 0)
+    more = f" (and {len(notes) - 1} more notes)" if len(notes) > 1 else ""
+    message = (
+        f"{first.message}{more}; this log was already reviewed and is never edited — "
+        "write references correctly in the next log"
+    )
+    return [Problem(path, first.line, "advisory", "reviewed-log", message)]
+
+
+def _references(
+    path: str, refs: SessionRefs, known: set[str], ordered: list[str], data: bytes
+) -> list[Problem]:
+    """Ids that exist nowhere, and segments that look like a meant id but are not one (case,
+    underscores, spaces): each a warning naming the nearest existing id."""
+    found = []
+    for written in refs.written:
+        if ID.match(written.token):
+            continue
+        meant = _kebab(written.token)
+        if ID.match(meant):
+            hint = _nearest([meant, _kebab(written.segment)], known, ordered)
+            found.append(
+                Problem(
+                    path,
+                    written.line,
+                    "warning",
+                    "id-misspelt",
+                    f"{written.token!r} is not an id (ids are lowercase kebab-case) and does "
+                    f"not count{hint}",
+                )
+            )
+    for fact_id in sorted(refs.used - known):
+        spelt = [_kebab(w.segment) for w in refs.written if w.token == fact_id]
+        line = next((w.line for w in refs.written if w.token == fact_id), None)
+        hint = _nearest([*spelt, fact_id], known, ordered)
+        line = line or _line_of(data, fact_id)
+        message = f"references {fact_id!r}, which exists nowhere{hint}"
+        found.append(Problem(path, line, "warning", "unknown-id", message))
+    return found
+
+
+def _line_of(data: bytes, fact_id: str) -> int | None:
+    """The line of the references section that names ``fact_id`` (the fast reader, which most
+    logs take, keeps no lines: lint looks again, for the rare unknown id)."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9.-])")
+    for first, lines in reference_sections(text):
+        found = next((first + i for i, line in enumerate(lines) if word.search(line)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _kebab(text: str) -> str:
+    return re.sub(r"[\s_]+", "-", text.strip().lower())
+
+
+def _nearest(candidates: Sequence[str], known: set[str], ordered: list[str]) -> str:
+    """ "; did you mean 'x'?" for the first candidate that is, or is close to, an existing id."""
+    for candidate in candidates:
+        if candidate in known:
+            return f"; did you mean {candidate!r}?"
+    for candidate in candidates:
+        close = difflib.get_close_matches(candidate, ordered, n=1, cutoff=0.75)
+        if close:
+            return f"; did you mean {close[0]!r}?"
+    return ""
+
+
+def secrets(path: str, text: str) -> list[Problem]:
+    """A finding per credential-shaped string: where and what kind, never the text itself
+    (the finding is printed, and may end up in a CI log)."""
+    return [
+        Problem(
+            path,
+            secret.line,
+            "error",
+            "secret",
+            f"a {secret.kind} at column {secret.start + 1}; remove it, and rotate it if it was "
+            "ever committed (git history keeps it)",
+        )
+        for secret in scan(text)
+    ]
 
 
 def exit_code(findings: Iterable[Problem]) -> int:

@@ -12,7 +12,7 @@ import re
 from ..layout import OPEN_THREADS, OPEN_THREADS_DIR
 from ..parse.facts import Fact, is_blank
 from ..parse.text import Text
-from .edits import Edit, footer_edit
+from .edits import Edit
 
 _THREAD_FROM = re.compile(r"^open-threads/[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 _MEMORY = "memory/"
@@ -49,12 +49,3 @@ def removal(text: Text, fact: Fact) -> list[Edit]:
     if before_blank and end < len(lines) and is_blank(lines[end]):
         end += 1
     return [Edit(fact.start, end, ())]
-
-
-def moved_lines(text: Text, fact: Fact, fields: dict[str, str]) -> list[str]:
-    """The fact's lines byte for byte, with its footer rewritten."""
-    edit = footer_edit(text, fact, fields)
-    lines = list(text.lines[fact.start : fact.end])
-    offset = fact.start
-    lines[edit.start - offset : edit.end - offset] = edit.lines
-    return lines

@@ -1,6 +1,6 @@
 """A plan: the files a command would create, replace or remove, each with its outcome and reason.
 
-Commands compute a plan with pure functions; ``--dry-run`` prints it, the disk module applies it.
+Commands compute a plan with pure functions; ``--dry-run`` prints it, the shell applies it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ class Outcome(str, Enum):
     BLOCK_UPDATED = "block updated"
     BACKED_UP = "backed up and replaced"
     PRESERVED = "preserved"
+    LINKED = "linked"  # a symlink to a file that holds (or gets) the piece: nothing written
     REMOVED = "removed"
 
 

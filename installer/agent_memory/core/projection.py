@@ -27,13 +27,14 @@ from .edits import (
     Edit,
     append_to_section,
     apply_edits,
+    fact_lines,
     footer_edit,
     last_review_edit,
     shift_sections,
 )
 from .plan import FileEdit, Outcome, Plan
 from .summary import Summary
-from .triggers import stem, window
+from .triggers import logs_read, stem, window
 
 
 class Inputs(NamedTuple):
@@ -54,6 +55,8 @@ class Inputs(NamedTuple):
         """Every file that holds facts, in the order ids are first claimed."""
         vision = (self.vision,) if self.vision is not None else ()
         return (self.continuity, *self.threads, *vision, *self.archives)
+
+    reason: str = ""  # why the review reads every log though not asked to (core/reading.py)
 
 
 class _Located(NamedTuple):
@@ -90,9 +93,26 @@ class _Verdict(NamedTuple):
         return self.item.fact.task == "x"
 
 
-def review(inputs: Inputs) -> tuple[Plan, Summary]:
-    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
-    _refuse_unsafe(inputs)
+class Judged(NamedTuple):
+    """One fact as the review would leave it (``explain`` shows this)."""
+
+    path: str  # where it lives now
+    fact: Fact
+    section: str  # the section the rules see
+    fields: Mapping[str, str]  # its recomputed footer
+    promoted: bool
+    since: Callable[[str], int]  # sessions_since(day)
+
+
+class _Counted(NamedTuple):
+    through: str | None
+    counted: Sequence[str]
+    events: _Events
+    promotable: frozenset[str]
+    since: Callable[[str], int]
+
+
+def _count(inputs: Inputs) -> _Counted:
     through = cursor(last_review(inputs.continuity), inputs.logs)
     counted = window(inputs.logs, None if inputs.full else through)
     events = _events(counted, inputs.refs)
@@ -105,6 +125,23 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
         # before "<day>." ("-" < "."), and every later day's sort after it.
         return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
 
+    return _Counted(through, counted, events, promotable, since)
+
+
+def judge(inputs: Inputs, fact_id: str) -> Judged | None:
+    """The fact ``fact_id`` as the review would recompute it, or None when no fact has it."""
+    count = _count(inputs)
+    for item in _located(inputs):
+        if item.fact.id == fact_id:
+            v = _judge(item, inputs, count.events, count.since, count.promotable)
+            return Judged(item.doc.path, item.fact, item.section, v.fields, v.promoted, count.since)
+    return None
+
+
+def review(inputs: Inputs) -> tuple[Plan, Summary]:
+    """REVIEW.md steps 2 to 8: recompute every footer, then move, index and stamp."""
+    _refuse_unsafe(inputs)
+    through, counted, events, promotable, since = _count(inputs)
     verdicts = [
         _judge(item, inputs, events, since, promotable)
         for item in _located(inputs)
@@ -112,7 +149,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     ]
     newest = stem(inputs.logs[-1]) if inputs.logs else None
     quarter = f"{quarter_of(inputs.today)}.md"
-    texts = _rewrite(inputs, verdicts, newest if newest != through else None, quarter)
+    mark = last_review(inputs.continuity)
+    stale = newest is not None and (mark.merged or mark.read != len(inputs.logs))
+    texts = _rewrite(inputs, verdicts, newest if newest != through or stale else None, quarter)
     docs = {doc.path: doc for doc in inputs.documents}
     file_edits = [
         _file_edit(path, docs[path].render() if path in docs else None, text)
@@ -147,9 +186,10 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     created: set[str] = set()
     pairs: list[tuple[str, str]] = []
     for name in counted:
-        used, made, _, superseded = refs.get(name, EMPTY)
-        if superseded:
-            pairs.extend(superseded)
+        found = refs.get(name, EMPTY)
+        used, made = found.used, found.created
+        if found.superseded:
+            pairs.extend(found.superseded)
         if not used:
             continue
         ids.extend(used)
@@ -246,7 +286,8 @@ def _rewrite(
     if edits or stamp is not None:
         # Project State holds no facts, so this edit never meets the ones above.
         newest = stamp or cursor(last_review(inputs.continuity), inputs.logs)
-        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest)
+        count = logs_read(inputs.logs, newest)
+        review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest, count)
         edits.setdefault(CONTINUITY, []).append(review_line)
     docs = inputs.documents
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
@@ -326,6 +367,8 @@ def _summary(
         candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
         archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+        unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
+        reason=inputs.reason,
     )
 
 
@@ -339,8 +382,7 @@ def _auto_core(inputs: Inputs) -> frozenset[str]:
         names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
         seen: set[str] = set()
         for name in names:
-            used = inputs.refs.get(name, EMPTY).used
-            seen |= used
+            seen |= inputs.refs.get(name, EMPTY).used
         result = seen if result is None else result & seen
     return frozenset(result or ())
 
@@ -367,5 +409,5 @@ def _refuse_unsafe(inputs: Inputs) -> None:
 
 
 def _moved_lines(verdict: _Verdict) -> list[str]:
-    item = verdict.item
-    return moves.moved_lines(item.doc.text, item.fact, verdict.fields)
+    """The fact's lines byte for byte, with its footer rewritten."""
+    return fact_lines(verdict.item.doc.text, verdict.item.fact, verdict.fields)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..parse.facts import Document
-from ..parse.footer import FOOTER, TIERS
+from ..parse.footer import TIERS, without_footers
 
 _WORD = re.compile(r"[a-z0-9]+")
 K1 = 1.2
@@ -43,7 +43,7 @@ def recall(query: str, docs: Iterable[Document], limit: int) -> list[Hit]:
             if fact.id is None:
                 continue
             body = "".join(doc.text.lines[fact.start : fact.end])
-            text = FOOTER.sub(" ", body)
+            text = without_footers(body)
             section = fact.field("from") or fact.section
             terms = Counter(words(f"{text} {fact.id} {section}"))
             tier = fact.field("tier") or "working"

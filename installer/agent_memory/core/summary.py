@@ -1,4 +1,4 @@
-"""The review's summary: REVIEW.md step 8's ``## Memory Review (date)`` block, as data."""
+"""The review's summary: the ``## Memory Review (date)`` block of REVIEW.md step 8, as data."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ class Summary(NamedTuple):
     candidates: tuple[str, ...] = ()
     promoted: tuple[str, ...] = ()
     archive_file: str = ""
+    # Ids that left ``working`` because their working window passed without a use (DECAY.md
+    # rule 4 no longer holds): not a promotion, and the summary says so.
+    unused: tuple[str, ...] = ()
+    reason: str = ""  # why the review read every log though not asked to (core/reading.py)
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
@@ -24,7 +28,10 @@ class Summary(NamedTuple):
         def ids(values: Sequence[str]) -> str:
             return f" ({', '.join(values)})" if values else ""
 
-        changes = [f"{i}: {a}→{b}" for i, a, b in self.tier_changes]
+        changes = [
+            f"{i}: {a}→{b}" + (" (working_window passed without a use)" if i in self.unused else "")
+            for i, a, b in self.tier_changes
+        ]
         lines = [
             f"## Memory Review ({self.date})",
             f"- Reactivated: {len(self.reactivated)}{ids(self.reactivated)}",
@@ -36,4 +43,6 @@ class Summary(NamedTuple):
         ]
         if self.promoted:
             lines.append(f"- Promoted to core: {len(self.promoted)}{ids(self.promoted)}")
+        if self.reason:
+            lines.append(f"- Full rebuild: {self.reason}")
         return newline.join(lines) + newline

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 from ..errors import Problem
 from ..layout import ARCHIVE_DIR
 from ..parse.facts import Document
+from ..parse.sessions import SessionRefs
 from .supersede import BY, SUPERSEDED
 
 
@@ -55,3 +56,26 @@ def superseded_since(docs: Sequence[Document]) -> Mapping[str, tuple[str, str]]:
         and fact.field("tier") == SUPERSEDED
         and (target := fact.field(BY)) is not None
     }
+
+
+def log_problems(
+    path: str,
+    day: str,
+    refs: SessionRefs,
+    known: Set[str],
+    replaced: Mapping[str, tuple[str, str]],
+) -> list[Problem]:
+    """A log's ``Superseded:`` pairs naming no fact, and its uses of an id superseded before
+    ``day`` (the log's date)."""
+    paired = {i for pair in refs.superseded for i in pair} - refs.used
+    found = [
+        Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
+        for i in sorted(paired - known)
+    ]
+    found += [
+        Problem(path, None, "warning", "superseded", f"references {i!r}, superseded by {by}")
+        for i in sorted(refs.used)
+        if i in replaced and day > replaced[i][1]
+        for by in (replaced[i][0],)
+    ]
+    return found

@@ -8,6 +8,8 @@ the first that matches decides.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..parse.facts import Fact
 from ..parse.policy import Policy
@@ -17,6 +19,35 @@ VISION = "vision"  # memory/vision.md: its one fact is pinned like an invariant
 SUPERSEDED = "superseded"
 # "sessions since a date" when no session log has been written yet (a fact being born).
 _NO_LOGS_SINCE: Callable[[str], int] = lambda _day: 0  # noqa: E731
+
+
+class Decision(NamedTuple):
+    """A fact's tier and the rule of DECAY.md § Tiers that decided it (a key of ``RULES``)."""
+
+    tier: str
+    rule: str
+
+
+# Each rule in DECAY.md's words (a test checks they are still there), keyed as ``decide`` says.
+RULES = MappingProxyType(
+    {
+        "0": "`tier: superseded` in its footer → **superseded** (terminal: see § Supersession).",
+        "1": "`tier: core` in its footer → **core** (a human decision; never demoted).",
+        "2": "under `## Architectural Invariants`, or the fact of `memory/vision.md` → **core** "
+        "(pinned).",
+        "3": "an open thread `- [ ]` → **active** (pinned; never decays).",
+        "sweep": "A checked thread is **swept** to the archive once "
+        "sessions_since(max(`done`, `last_used`)) > archive_window.",
+        "4": "sessions_since(`created`) ≤ working_window and `uses` ≤ 1 → **working**.",
+        "5": "sessions_since(`last_used`) ≤ active_window → **active**.",
+        "6": "sessions_since(`last_used`) ≤ archive_window → **archive-candidate** (the review "
+        "warns).",
+        "6-thread": "where rule 7 would match it stays **archive-candidate**.",
+        "7": "otherwise → **archived**: the fact moves to the archive.",
+        "held": "stays archived until a log names it after its `archived` date: windows did not "
+        "put it there, so windows do not bring it back.",
+    }
+)
 
 
 def tier(
@@ -32,28 +63,42 @@ def tier(
 
     ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
     continuity.md, open-threads/ and vision.md only)."""
+    return decide(fields, section, task, since, policy, archived).tier
+
+
+def decide(
+    fields: Mapping[str, str],
+    section: str,
+    task: str | None,
+    since: Callable[[str], int],
+    policy: Policy,
+    archived: bool = False,
+) -> Decision:
+    """``tier``, with the rule that matched first."""
     if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
-        return SUPERSEDED
+        return Decision(SUPERSEDED, "0")
     if fields.get("tier") == "core":  # 1. human override
-        return "core"
+        return Decision("core", "1")
     if archived and held(fields):
-        return "archived"
+        return Decision("archived", "held")
     pinned = not archived
     if pinned and section.lower() in (INVARIANTS, VISION):  # 2. pinned
-        return "core"
+        return Decision("core", "2")
     if pinned and task == " ":  # 3. an open thread is pinned
-        return "active"
+        return Decision("active", "3")
     last_used = fields["last_used"]
     if task == "x" and since(max(fields["done"], last_used)) > policy.archive_window:
-        return "archived"  # a checked thread is swept
-    if since(fields["created"]) <= policy.working_window and int(fields["uses"]) <= 1:
-        return "working"  # 4.
+        return Decision("archived", "sweep")  # a checked thread is swept
+    if since(fields["created"]) <= policy.working_window and int(fields["uses"]) <= 1:  # 4.
+        return Decision("working", "4")
     idle = since(last_used)
     if idle <= policy.active_window:  # 5.
-        return "active"
-    if idle <= policy.archive_window or task == "x":  # 6. (a checked thread waits to be swept)
-        return "archive-candidate"
-    return "archived"  # 7.
+        return Decision("active", "5")
+    if idle <= policy.archive_window:  # 6.
+        return Decision("archive-candidate", "6")
+    if task == "x":  # a checked thread waits to be swept
+        return Decision("archive-candidate", "6-thread")
+    return Decision("archived", "7")  # 7.
 
 
 def held(fields: Mapping[str, str]) -> bool:

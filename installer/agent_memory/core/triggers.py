@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from ..parse.continuity import cursor, last_review
+from ..parse.continuity import LastReview, cursor, last_review
 from ..parse.facts import Document
 from ..parse.policy import Policy
 from .tiers import decays
+
+if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
+    from ..parse.sessions import SessionRefs
 
 
 def stem(name: str) -> str:
@@ -26,11 +30,46 @@ def window(logs: Sequence[str], through: str | None) -> Sequence[str]:
     return logs[bisect.bisect_right(logs, through + ".md") :]
 
 
-def due_reasons(continuity: Document | None, logs: Sequence[str], policy: Policy) -> list[str]:
+def logs_read(logs: Sequence[str], through: str | None) -> int:
+    """How many logs sort at or before ``through``: a bisect on the names, no log is opened."""
+    return 0 if through is None else bisect.bisect_right(logs, through + ".md")
+
+
+def unread(review: LastReview, logs: Sequence[str]) -> int:
+    """The logs the last review has not read: those after its mark, plus any a merge brought in
+    before it (the mark's count says how many it read there)."""
+    through = cursor(review, logs)
+    after = len(window(logs, through))
+    if review.read is None:
+        return after
+    return after + max(0, logs_read(logs, through) - review.read)
+
+
+def pending_reactivations(archives: Iterable[Document], unread: Iterable[SessionRefs]) -> list[str]:
+    """Archived ids that logs the review has not read yet name: the next review brings them back
+    (DECAY.md § Archive membership), so it should not wait for ``review_every`` logs."""
+    named: set[str] = set()
+    for refs in unread:
+        named |= refs.used
+    return sorted(f.id for doc in archives for f in doc.facts if f.id is not None and f.id in named)
+
+
+def due_reasons(
+    continuity: Document | None,
+    logs: Sequence[str],
+    policy: Policy,
+    reactivating: Sequence[str] = (),
+) -> list[str]:
+    """Why a review is due (REVIEW.md § When); ``reactivating`` are ``pending_reactivations``."""
     if continuity is None:
         return []
     reasons = []
-    pending = len(window(logs, cursor(last_review(continuity), logs)))
+    if reactivating:
+        reasons.append(
+            f"{len(reactivating)} archived facts named by unread session logs wait to be "
+            f"reactivated ({', '.join(reactivating)})"
+        )
+    pending = unread(last_review(continuity), logs)
     if pending >= policy.review_every:
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"

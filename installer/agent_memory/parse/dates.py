@@ -7,7 +7,8 @@ import os
 import re
 from functools import lru_cache
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # ASCII digits only, no trailing newline
+_EPOCH = re.compile(r"-?[0-9]{1,12}")
 
 
 @lru_cache(maxsize=4096)  # every footer holds two to four dates, and they repeat
@@ -26,9 +27,22 @@ def today(explicit: dt.date | None = None) -> dt.date:
     if explicit is not None:
         return explicit
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().lstrip("-").isdigit():
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).date()
+    if epoch:
+        day = epoch_date(epoch)
+        if day is not None:
+            return day
     return dt.datetime.now(tz=dt.timezone.utc).date()
+
+
+def epoch_date(value: str) -> dt.date | None:
+    """The UTC date of SOURCE_DATE_EPOCH (whole seconds, ASCII digits), None when it is not one;
+    the command line refuses such a value as a usage error before any command runs."""
+    if not _EPOCH.fullmatch(value.strip()):
+        return None
+    try:
+        return dt.datetime.fromtimestamp(int(value), tz=dt.timezone.utc).date()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def quarter_of(day: dt.date) -> str:

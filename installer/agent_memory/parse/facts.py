@@ -112,6 +112,20 @@ def is_blank(line: str) -> bool:
     return _BLANK.match(line) is not None
 
 
+def _refuse_cr_only(path: str, lines: Sequence[str]) -> None:
+    """Markdown also ends a line at a lone CR; we split at LF only (a stray CR inside a line is
+    kept byte for byte), so a file whose only line breaks are CRs (classic Mac) would read as
+    one line: it is refused with what to do rather than misread."""
+    if len(lines) == 1 and "\r" in lines[0].rstrip("\r\n"):
+        raise InputError(
+            path,
+            1,
+            "ends its lines with CR alone (classic Mac line endings), which agent-memory does "
+            "not read",
+            "convert it to LF or CRLF line endings (e.g. `dos2unix -c mac FILE`)",
+        )
+
+
 def parse(path: str, data: bytes, section: str | None = None) -> Document:
     """Parse a memory document; problems are findings with lines, never exceptions.
 
@@ -123,6 +137,7 @@ def parse(path: str, data: bytes, section: str | None = None) -> Document:
 
 def parse_text(path: str, text: Text, section: str | None = None) -> Document:
     lines = text.lines
+    _refuse_cr_only(path, lines)
     if len(lines) > MAX_DOCUMENT_LINES:
         raise InputError(
             path,
@@ -134,6 +149,13 @@ def parse_text(path: str, text: Text, section: str | None = None) -> Document:
     problems: list[Problem] = conflict_markers(path, text.body)
     masked, footers = _mask(path, lines, problems)
     shape = outline(masked)
+    if shape.too_deep:
+        raise InputError(
+            path,
+            None,
+            "nests lists and block quotes too deeply to be read whole (about 9 levels)",
+            "flatten the deepest list or quote",
+        )
     for start, end in shape.code:
         for index_in_code in range(start, end):
             footers.pop(index_in_code, None)  # examples inside code are not footers

@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from ..errors import Problem
+from ..errors import InputError, Problem
 from .dates import parse_date
 
 CANONICAL = (
@@ -39,12 +39,16 @@ TIERS = ("core", "active", "working", "archive-candidate", "archived", "supersed
 # Ids are kebab-case; the hand-run line also wrote dots (``release-2.4.1-shipped``), which are
 # read and matched as they are. Ids the tool derives (``slug``) stay kebab.
 ID_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
-ID = re.compile(rf"^{ID_PATTERN}$")
+ID = re.compile(rf"^{ID_PATTERN}\Z")
 MAX_COUNT = 10**9
+_COUNT = re.compile(r"[0-9]{1,10}")  # ASCII digits, and never thousands of them for int()
 
 # A comment on one line that mentions ``id:``; the closing ``-->`` may be missing (an error).
+# The reference for ``find`` (quadratic on a line of unclosed comments: never run on user text).
 FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
 _ID_KEY = re.compile(r"\bid\s*:")
+# An id named in a comment on one line (``ids_in``): a footer, or something shaped like one.
+_ID_IN_COMMENT = re.compile(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)")
 
 
 class Found(NamedTuple):
@@ -63,17 +67,47 @@ def find(line: str) -> Found | None:
     test checks it finds what ``FOOTER`` finds.
     """
     start = line.find("<!--")
+    close = -2  # the "-->" after the comment being looked at; -2: not looked for yet
     while start != -1:
-        close = line.find("-->", start + 4)
-        body = line[start + 4 : close if close != -1 else len(line)]
-        if _ID_KEY.search(body):
-            end = close + 3 if close != -1 else len(line)
-            return Found(start, end, body, close != -1)
+        # A comment that opens before the close of one without "id:" has a body that is the end
+        # of that one's (no "id:" either): skipped, so a line of 20,000 "<!--" stays linear.
+        if close == -2 or (close != -1 and start + 4 > close):
+            close = line.find("-->", start + 4)
+            body = line[start + 4 : close if close != -1 else len(line)]
+            if _ID_KEY.search(body):
+                end = close + 3 if close != -1 else len(line)
+                return Found(start, end, body, close != -1)
+            if close == -1:
+                return None
         start = line.find("<!--", start + 1)
     return None
 
 
+def without_footers(text: str) -> str:
+    """``text`` with each footer replaced by a space (``FOOTER.sub(" ", text)``, linear)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        pieces, rest = [], line
+        while (found := find(rest)) is not None:  # like re.sub: never rescan what it replaced
+            pieces.append(rest[: found.start] + " ")
+            rest = rest[found.end :]
+        lines[index] = "".join(pieces) + rest
+    return "\n".join(lines)
+
+
 Fields = tuple[tuple[str, str], ...]
+
+
+def ids_in(path: str, text: str) -> dict[str, str]:
+    """Every id a footer-like comment in ``text`` names, with its ``path:line``: a superset of
+    the ids of the file's facts (examples in code count too), found without parsing it."""
+    found: dict[str, str] = {}
+    line, counted = 1, 0
+    for match in _ID_IN_COMMENT.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.setdefault(match.group(1).rstrip("-"), f"{path}:{line}")
+    return found
 
 
 def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
@@ -134,7 +168,7 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
                     f"{key}: {value!r} is not a date (YYYY-MM-DD)",
                 )
             )
-        elif key in COUNT_FIELDS and not (value.isdigit() and int(value) <= MAX_COUNT):
+        elif key in COUNT_FIELDS and not (_COUNT.fullmatch(value) and int(value) <= MAX_COUNT):
             problems.append(
                 Problem(
                     "",
@@ -173,6 +207,31 @@ def render(fields: Mapping[str, str], original: Fields = ()) -> str:
     order += [k for k, _ in original if k not in CANONICAL and k in fields]
     order += sorted(k for k in fields if k not in order)
     return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
+
+
+_UNSAFE = re.compile(r"[|\x00-\x1f\x7f\u2028\u2029]|-->|<!--")
+
+
+def safe_value(text: str) -> str:
+    """``text`` fit to be a footer value (imported data): each ``|``, comment marker or control
+    character becomes ``_``, so the footer reads back as written."""
+    return _UNSAFE.sub("_", text).strip()
+
+
+def render_checked(fields: Mapping[str, str]) -> str:
+    """``render`` for imported data: a footer lint would reject is refused, never written (the
+    values are sanitised first, so this stops only what still slips through)."""
+    rendered = render(fields)
+    _, problems = parse_fields(rendered[4:-3])
+    problem = next((p.message for p in problems if p.severity == "error"), None)
+    if problem is not None:
+        raise InputError(
+            fields.get("origin", "import"),
+            None,
+            f"would become a footer that lint rejects ({problem})",
+            "fix that entry, then run enable again",
+        )
+    return rendered
 
 
 _WORDS = re.compile(r"[a-z0-9]+")

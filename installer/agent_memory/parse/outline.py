@@ -34,6 +34,9 @@ class Outline(NamedTuple):
     headings: tuple[tuple[int, int, str], ...]  # (line, level, title) of top-level h1 and h2
     items: tuple[tuple[int, int], ...]  # [start, end) of each item of a top-level bullet list
     code: tuple[tuple[int, int], ...]  # [start, end) of each fence or indented code block
+    # markdown-it stops parsing, silently, where blocks nest as deep as its maxNesting: facts
+    # after that point would go missing, so the caller refuses such a file.
+    too_deep: bool = False
 
 
 def outline(lines: Sequence[str]) -> Outline:
@@ -43,11 +46,11 @@ def outline(lines: Sequence[str]) -> Outline:
 
 _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _THEMATIC = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 # What may start a block other than a paragraph: a heading, fence, HTML, quote or setext line,
 # indentation, a list marker, a thematic break.
 _NOT_PLAIN = re.compile(
-    r"[#<>= \t]|~~~|```|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
+    r"[#<>= \t]|~~~|```|(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)"
     r"|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
 )
 
@@ -179,4 +182,6 @@ def _parsed(lines: Sequence[str]) -> Outline:
             lists.append(token.type == "bullet_list_open")
         elif token.type in ("bullet_list_close", "ordered_list_close"):
             lists.pop()
-    return Outline(tuple(headings), tuple(items), tuple(code))
+    deepest = max((token.level for token in tokens), default=0)
+    too_deep = deepest >= markdown().options.maxNesting - 1
+    return Outline(tuple(headings), tuple(items), tuple(code), too_deep)

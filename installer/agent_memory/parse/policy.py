@@ -6,6 +6,7 @@ their defaults, unknown keys are reported, and an inconsistent policy is an erro
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -30,6 +31,8 @@ DEFAULTS = MappingProxyType(
 HANDRUN_KEYS = frozenset(
     {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
 )
+# ASCII digits only ("²".isdigit() is true), and few enough for int() (4,301 digits raise).
+_WHOLE = re.compile(r"[0-9]{1,9}")
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
 
 
@@ -70,8 +73,10 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
         elif key in HANDRUN_KEYS:
             continue
         elif key in DEFAULTS:
-            if not raw.isdigit() or int(raw) <= 0:
-                problems.append(_error(number, f"{key}: {raw!r} must be a positive whole number"))
+            if not _WHOLE.fullmatch(raw) or int(raw) <= 0:
+                problems.append(
+                    _error(number, f"{key}: {raw!r} must be a positive whole number (0-9 digits)")
+                )
                 continue
             values[key] = int(raw)
         else:

@@ -40,14 +40,19 @@ CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
 NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
 
 _INTERESTING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
+# The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX_OPEN = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
+# The reference for ``label_of`` (quadratic on hostile lines: never run on user text).
 _LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 _MARKER = re.compile(rb"memory references", re.IGNORECASE)
 # The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
-_REFERENCES = r"^ {0,3}#{1,6}[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+_REFERENCES = (
+    r"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+)
 _REFERENCES_HEADING = re.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
 _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
@@ -58,7 +63,7 @@ _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + r
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
 _PLAIN_SECTION = re.compile(
     _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
-    rb"(?P<end>\Z|(?= {0,3}#{1,6}(?:[ \t]|\n|\Z)))?",
+    rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
 )
 _NOT_USES = frozenset({"archived", "swept", "superseded"})
@@ -75,10 +80,20 @@ _PAIR = re.compile(
     rf"^[*_`]*(?P<old>{ID_PATTERN})[*_`]*[ \t]*(?:\u2192|->|=>)"
     rf"[ \t]*[*_`]*(?P<new>{ID_PATTERN})[*_`]*$"
 )
+# The reference for ``_flatten_groups`` (quadratic on nested brackets: never run on user text).
 _GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 _OPENER = re.compile(r"[(\[{]")
 _SEPARATOR = re.compile(r"[,;]")
+
+
+class Written(NamedTuple):
+    """A reference segment that may name an id other than the one counted: its token is not a
+    valid id, or words follow it. Lint, which knows the ids, decides whether to warn."""
+
+    line: int
+    token: str  # the segment's first token as written, backticks stripped
+    segment: str  # the whole segment, commentary included
 
 
 class SessionRefs(NamedTuple):
@@ -87,6 +102,7 @@ class SessionRefs(NamedTuple):
     used: frozenset[str]
     created: frozenset[str]
     warnings: tuple[Problem, ...]
+    written: tuple[Written, ...] = ()
     superseded: tuple[tuple[str, str], ...] = ()  # (old, new) of its "Superseded:" items
 
 
@@ -114,8 +130,13 @@ def read_refs(data: bytes) -> SessionRefs:
         if section is not None:
             break
         at = lowered.find(b"memory references", at + 1)
-    if section.group("end") is None or lowered.find(b"memory references", section.end()) != -1:
-        return _read_refs(data)  # more than "- Label: id, id" lines, or a second section
+    next_level = len(section.group("next") or b"")
+    if (
+        section.group("end") is None
+        or next_level > len(section.group("marks"))
+        or lowered.find(b"memory references", section.end()) != -1
+    ):
+        return _read_refs(data)  # more than "- Label: id, id" lines, a sub-heading or a second
     used: set[str] = set()
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
@@ -150,6 +171,7 @@ def _read_refs(data: bytes) -> SessionRefs:
         frozenset().union(*(refs.used for refs in found)),
         frozenset().union(*(refs.created for refs in found)),
         tuple(warning for refs in found for warning in refs.warnings),
+        tuple(w for refs in found for w in refs.written),
         tuple(pair for refs in found for pair in refs.superseded),
     )
 
@@ -159,11 +181,16 @@ def reference_sections(text: str) -> list[tuple[int, list[str]]]:
     if "```" not in text and "~~~" not in text:
         # Without fences every heading line is a heading: a few searches, no line loop.
         found = []
+        end = 0
         for heading in _REFERENCES_HEADING.finditer(text):
+            if heading.start() < end:
+                continue  # a sub-heading of the section before
             body_from = heading.end() + 1
             following = _ANY_HEADING.search(text, body_from)
-            body = text[body_from : following.start() if following else len(text)]
-            found.append((text.count("\n", 0, body_from) + 1, body.split("\n")))
+            while following is not None and _level(following.group()) > len(heading["marks"]):
+                following = _ANY_HEADING.search(text, following.end())  # a sub-heading: read on
+            end = following.start() if following else len(text)
+            found.append((text.count("\n", 0, body_from) + 1, text[body_from:end].split("\n")))
         return found
     return _fenced_sections(text)
 
@@ -173,6 +200,7 @@ def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
     sections: list[tuple[int, list[str]]] = []
     fence: tuple[str, int] | None = None
     start: int | None = None
+    level = 0
     body_from = 0
     lines_before = 0
     position = 0
@@ -201,23 +229,32 @@ def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
                 continue  # not a fence: backtick info strings cannot contain backticks
             fence = (fence_match.group(1)[0], len(fence_match.group(1)))
             continue
-        heading = _HEADING.match(line)
-        if heading is None:
+        title = heading_title(line)
+        if title is None:
             continue
         if start is not None:
+            if _level(line) > level:
+                continue  # a sub-heading of the section
             sections.append((start + 1, text[body_from:position].split("\n")))
             start = None
-        title = (heading.group(2) or "").strip().strip("*_").strip().lower()
+        title = title.strip("*_").strip().lower()
         if title == "memory references":
-            start = lines_before + 1
+            start, level = lines_before + 1, _level(line)
             body_from = line_end + 1 if line_end != -1 else len(text)
     if start is not None:
         sections.append((start + 1, text[body_from:].split("\n")))
     return sections
 
 
+def _level(heading: str) -> int:
+    """The level of an ATX heading line: its number of ``#`` marks."""
+    marks = heading.lstrip(" ")
+    return len(marks) - len(marks.lstrip("#"))
+
+
 def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]]:
-    """(line, joined item text) per list item; (line, None) for a paragraph line.
+    """(line, joined item text) per list item; (line, None) for a paragraph line; a sub-heading
+    comes as (line, "#" + its title).
 
     Indented lines continue the item above; a nested bullet starts a new segment of it.
     """
@@ -230,6 +267,13 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
             in_fence = not in_fence
             continue
         if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading is not None:
+            if current:
+                yield current_line, " ".join(current)
+            current = []
+            yield number, "#" + (heading.group(2) or "").strip().strip("*_").strip()
             continue
         item = _ITEM.match(line)
         indent = len(line) - len(line.lstrip(" \t"))
@@ -258,12 +302,20 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     created: set[str] = set()
     superseded: list[tuple[str, str]] = []
     warnings: list[Problem] = []
+    written: list[Written] = []
+    heading: str | None = None  # a sub-heading that names a label (### Referenced)
 
     def warn(line: int, message: str) -> None:
         warnings.append(Problem("", line, "warning", "session-reference", message))
 
     for number, item in _items(first_line, lines):
+        if item is not None and item.startswith("#"):
+            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | _NOT_USES else None
+            if heading is None:
+                warn(number, f"sub-heading {item[1:]!r} is not a label; items under it need one")
+            continue
         if _SAYS_NOTHING.match(item or lines[number - first_line].strip()):
+            continue
             continue
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
@@ -275,15 +327,17 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
             if verb in CREATE_WORDS:
                 created.add(fact_id)
             continue
-        match = _LABEL.match(item)
-        if match is None:
+        split = label_of(item)
+        if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
+            label, rest = split
+        elif heading is not None:
+            label, rest = heading, item  # the sub-heading is the label of its bullets
+        else:
             warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
             continue
-        label = match.group("label").strip()
-        words = re.findall(r"[a-z]+", label.lower())
-        first = words[0] if words else ""
+        first = _label_word(label)
         if first == "superseded":
-            pairs, wrong = supersessions(match.group("rest"))
+            pairs, wrong = supersessions(rest)
             superseded.extend(pairs)
             for segment in wrong:
                 warn(number, f"Superseded: {segment!r} is not 'old-id → new-id'; it is ignored")
@@ -295,11 +349,18 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         if first not in CANONICAL_WORDS:
             canonical = "Created" if first in CREATE_WORDS else "Referenced"
             warn(number, f"label {label!r} counts as a use; prefer {canonical}:")
-        ids = segment_ids(match.group("rest"))
+        ids = []
+        for token, segment in segments(rest):
+            if ID.match(token):
+                ids.append(token)
+            if not ID.match(token) or segment != token:
+                written.append(Written(number, token, segment))
         used.update(ids)
         if first in CREATE_WORDS:
             created.update(ids)
-    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings), tuple(superseded))
+    return SessionRefs(
+        frozenset(used), frozenset(created), tuple(warnings), tuple(written), tuple(superseded)
+    )
 
 
 def _id_first(item: str) -> tuple[str, str] | None:
@@ -319,11 +380,7 @@ def supersessions(rest: str) -> tuple[list[tuple[str, str]], list[str]]:
     ``old → new`` (also ``->``), several separated by commas or semicolons, each optionally
     followed by commentary in brackets; ``(none)``, ``none`` or ``0`` say there is nothing.
     """
-    while True:
-        flattened = _GROUP.sub(" ", rest)
-        if flattened == rest:
-            break
-        rest = flattened
+    rest = _flatten_groups(rest)
     pairs: list[tuple[str, str]] = []
     wrong: list[str] = []
     for segment in _SEPARATOR.split(rest):
@@ -338,27 +395,79 @@ def supersessions(rest: str) -> tuple[list[tuple[str, str]], list[str]]:
     return pairs, wrong
 
 
+def _label_word(label: str) -> str:
+    words = re.findall(r"[a-z]+", label.lower())
+    return words[0] if words else ""
+
+
+def heading_title(line: str) -> str | None:
+    """The stripped title of an ATX heading line (closing ``#``s dropped), None for any other
+    line: ``_HEADING``'s group 2, in linear time."""
+    opening = _ATX_OPEN.match(line)
+    if opening is None:
+        return None
+    content = line[opening.end() :].strip(" \t")
+    closed = content.rstrip("#")
+    if closed != content and closed and closed[-1] in " \t":
+        content = closed.rstrip(" \t")
+    return content
+
+
+def label_of(item: str) -> tuple[str, str] | None:
+    """(label, value) of ``**Label:** value``: what ``_LABEL`` matches, in linear time.
+
+    The regular expression backtracks quadratically over a long run of spaces before a missing
+    colon (a 100 KB line took 20 s); a property test checks that the two agree.
+    """
+    head, colon, rest = item.partition(":")
+    if not colon:
+        return None
+    lead = head.lstrip("*_")
+    label = lead.rstrip().rstrip("*_") or lead  # all blank: the label is the blank
+    if not label or any(c in label for c in "*_`"):
+        return None
+    return label.strip(), rest.lstrip("*_").lstrip()
+
+
+def _flatten_groups(rest: str) -> str:
+    """Each outermost bracket group (any of ``()[]{}``, balanced) as one space, in one pass:
+    what replacing innermost groups until none is left gives, without its quadratic cost."""
+    out: list[str] = []
+    opened: list[int] = []  # where in ``out`` each still open bracket is
+    for char in rest:
+        if char in "([{":
+            opened.append(len(out))
+            out.append(char)
+        elif char in ")]}" and opened:
+            del out[opened.pop() :]
+            out.append(" ")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def segment_ids(rest: str) -> list[str]:
     """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
+    return [token for token, _ in segments(rest) if ID.match(token)]
+
+
+def segments(rest: str) -> list[tuple[str, str]]:
+    """(first token, whole segment) of each top-level ``,``/``;`` segment that says something."""
     # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
     # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
     rest = _WIKI_LINK.sub(r"\1", rest)
-    while True:
-        flattened = _GROUP.sub(" ", rest)
-        if flattened == rest:
-            break
-        rest = flattened
+    if _OPENER.search(rest) is not None:
+        rest = _flatten_groups(rest)
     opener = _OPENER.search(rest)
     if opener is not None:
         rest = rest[: opener.start()]
-    segments = _SEPARATOR.split(rest)
-    ids = []
-    for segment in segments:
-        token = segment.strip().split(maxsplit=1)[0] if segment.strip() else ""
-        token = token.strip("`*_").split("(", 1)[0].rstrip(".:")
-        if token and token not in NOTHING and ID.match(token):
-            ids.append(token)
-    return ids
+    found = []
+    for segment in _SEPARATOR.split(rest):
+        words = segment.strip().split(maxsplit=1)
+        token = words[0].strip("`*_").split("(", 1)[0].rstrip(".:") if words else ""
+        if token and token not in NOTHING:
+            found.append((token, " ".join(segment.replace("`", "").strip("*_ \t").split())))
+    return found
 
 
 def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
@@ -367,16 +476,19 @@ def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
     lines = text.split("\n")
     sections: list[tuple[int, list[str]]] = []
     start: int | None = None
+    level = 0
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or not token.markup.startswith("#"):
             continue
         assert token.map is not None
         if start is not None:
+            if len(token.markup) > level:
+                continue  # a sub-heading of the section
             sections.append((start + 1, lines[start : token.map[0]]))
             start = None
         title = tokens[index + 1].content.strip().strip("*_").strip().lower()
         if title == "memory references":
-            start = token.map[1]
+            start, level = token.map[1], len(token.markup)
     if start is not None:
         sections.append((start + 1, lines[start:]))
     return sections

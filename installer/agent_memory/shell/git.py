@@ -11,25 +11,77 @@ from ..errors import AgentMemoryError
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
     """(status letter, path) of each file under ``folder`` that differs from revision ``base``."""
-    output = _git(root, ["diff", "--name-status", "--no-renames", "--end-of-options", base], folder)
+    args = ["diff", "--name-status", "--no-renames", "--relative", "--end-of-options", base]
+    done = _run(root, [*args, "--", folder])
+    if done.returncode != 0:
+        raise AgentMemoryError(
+            f"{_last_error(done)}; run inside a git repo that has that revision", str(root)
+        )
     rows = []
-    for line in output.splitlines():
+    for line in done.stdout.decode(errors="replace").splitlines():
         status, _, name = line.partition("\t")
         rows.append((status, name))
     return rows
 
 
-def _git(root: Path, args: Sequence[str], folder: str) -> str:
-    command = ["git", *args, "--", folder]
-    try:
-        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise AgentMemoryError(
-            "git: not found; this command compares against git history"
-        ) from None
+def blob(root: Path, base: str, path: str) -> bytes:
+    """The bytes of ``path`` (relative to ``root``) at revision ``base``."""
+    done = _run(root, ["cat-file", "blob", "--end-of-options", f"{base}:./{path}"])
     if done.returncode != 0:
-        problem = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-        raise AgentMemoryError(
-            f"{problem}; run inside a git repo that has that revision", str(root)
-        )
+        raise AgentMemoryError(f"git cat-file: {_last_error(done)}", path)
     return done.stdout
+
+
+def file_before(root: Path, moment: str, path: str) -> bytes | None:
+    """``path`` as committed at ``moment`` (ISO time): its last commit before then, or None when
+    there is none, or no git, or no repository (the caller then has no start state)."""
+    try:
+        listed = _run(root, ["rev-list", "-1", f"--before={moment}", "HEAD", "--", path])
+        rev = listed.stdout.decode(errors="replace").strip() if listed.returncode == 0 else ""
+        if not rev:
+            return None
+        done = _run(root, ["show", "--end-of-options", f"{rev}:{path}"])
+    except AgentMemoryError:  # no git at all
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def text_merge(ours: Path, base: Path, theirs: Path) -> tuple[bytes, int]:
+    """git's own three-way text merge of three files: (merged bytes, conflicts), nothing written.
+
+    The merge driver's fallback for input it cannot read by fact id; the paths come after
+    ``--``, so none of them is ever taken for an option.
+    """
+    labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
+    done = _run(None, ["merge-file", "-p", *labels, "--", str(ours), str(base), str(theirs)])
+    if done.returncode < 0 or done.returncode > 127:
+        raise AgentMemoryError(f"git merge-file: {_last_error(done)}", str(ours))
+    return done.stdout, done.returncode
+
+
+def inside_work_tree(root: Path) -> bool:
+    """Whether ``root`` is inside a git work tree (False when git is missing)."""
+    try:
+        done = _run(root, ["rev-parse", "--is-inside-work-tree"])
+    except AgentMemoryError:
+        return False
+    return done.returncode == 0 and done.stdout.strip() == b"true"
+
+
+def local_config(root: Path, key: str, value: str | None = None) -> str | None:
+    """Read (``value`` None) or set a key of the repo's own git config, never the global one."""
+    done = _run(root, ["config", "--local", *(["--get", key] if value is None else [key, value])])
+    if value is not None and done.returncode != 0:
+        raise AgentMemoryError(f"{_last_error(done)}; could not set {key}", str(root))
+    return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else None
+
+
+def _run(root: Path | None, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise AgentMemoryError("git: not found; this command runs git") from None
+
+
+def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
+    return (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]

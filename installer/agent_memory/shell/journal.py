@@ -1,42 +1,46 @@
 """Applying a plan all-or-nothing, and rolling back one that a killed run left half-applied.
 
 The original of every path the plan touches is copied into a journal before the first write;
-each file is replaced atomically (temp file, fsync, rename); the journal is deleted last. A run
-that finds a journal rolls the interrupted plan back before it does anything else, so the repo
-is always either before or after a plan. The caller holds the lock.
+each file is replaced atomically (temp file, fsync, rename); the journal is deleted last. A
+writing run that finds a journal rolls the interrupted plan back before it does anything else,
+so the repo is always either before or after a plan. The caller holds the lock.
+
+A journal may also come from a hostile clone (DESIGN §15), so recovery trusts nothing in it: a
+checksum over the whole journal, every path relative, normalised and inside the repo, no symlink
+on the way to it, the recorded sizes adding up to exactly the stored bytes. Anything else is
+refused with one line and never applied.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import json
 import os
 import shutil
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from ..core.plan import FileEdit
 from ..errors import AgentMemoryError
 from ..layout import JOURNAL_DIR
+from . import journal_format as fmt
+from .files import (
+    atomic_write,
+    fsync_dir,
+    kind,
+    no_symlink_on_the_way,
+    os_error,
+    read_regular,
+    remove_temps,
+    write_synced,
+)
 
-_TMP_SUFFIX = ".agent-memory-tmp"
 _ENTRIES = "entries"
+_UNCOMMITTED = "entries.tmp"
 # The crash matrix's seam: SIGKILL this process before the N-th durable step of applying a plan
 # (the journal's commit, each file replaced, the final commit), so that tests can stop a run
 # between any two writes.
 _FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
-
-
-class _Entry(NamedTuple):
-    """One path of a plan being applied, as the journal records it."""
-
-    path: str
-    existed: bool
-    created_dirs: list[str]  # deepest first, the order to remove them in
-    size: int  # of its original in the journal (0 when it did not exist)
 
 
 class Journal:
@@ -48,15 +52,32 @@ class Journal:
         self._steps = 0
 
     def pending(self) -> bool:
-        return self.path.exists()
+        return os.path.lexists(self.path)
 
     def apply(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         """Write every edit to its (checked) target, or roll back and raise."""
+        try:
+            self._commit(writes, targets)
+        except OSError as exc:
+            self._abandon()
+            raise os_error(exc, _rel(self.root, exc.filename) or JOURNAL_DIR) from None
+        try:
+            self._write_all(writes, targets)
+        except OSError as exc:
+            self.roll_back()
+            raise os_error(exc, _rel(self.root, exc.filename) or "repo") from None
+        self._step()
+        (self.path / _ENTRIES).unlink()
+        fsync_dir(self.path)
+        self._step()
+        shutil.rmtree(self.path)
+
+    def _commit(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
+        """The journal, made durable: one file, one fsync, renamed into place."""
         self.path.mkdir()
-        _fsync_dir(self.root)
-        # One journal file, one fsync: a header line naming every path, then the originals.
+        fsync_dir(self.root)
         entries = [
-            _Entry(
+            fmt.Entry(
                 edit.path,
                 edit.before is not None,
                 _missing_dirs(self.root, target),
@@ -64,49 +85,64 @@ class Journal:
             )
             for edit, target in zip(writes, targets, strict=True)
         ]
-        header = json.dumps([e._asdict() for e in entries], separators=(",", ":"))
-        originals = b"".join(edit.before or b"" for edit in writes)
-        _write_synced(self.path / (_ENTRIES + ".tmp"), header.encode() + b"\n" + originals)
-        self._step()
-        (self.path / (_ENTRIES + ".tmp")).replace(self.path / _ENTRIES)
-        _fsync_dir(self.path)
+        data = fmt.dump(entries, b"".join(edit.before or b"" for edit in writes))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(self.path / _UNCOMMITTED, flags, 0o600)
         try:
-            self._write_all(writes, targets)
-        except OSError as exc:
-            self.roll_back()
-            raise AgentMemoryError(
-                f"write failed ({exc.strerror}); nothing was changed", exc.filename or "repo"
-            ) from None
+            write_synced(fd, data)
+        finally:
+            os.close(fd)
         self._step()
-        (self.path / _ENTRIES).unlink()
-        _fsync_dir(self.path)
-        self._step()
-        shutil.rmtree(self.path)
+        (self.path / _UNCOMMITTED).replace(self.path / _ENTRIES)
+        fsync_dir(self.path)
+
+    def _abandon(self) -> None:
+        """Drop a journal that never committed (nothing was written to the repo yet)."""
+        with contextlib.suppress(OSError):
+            if not (self.path / _ENTRIES).exists():
+                shutil.rmtree(self.path)
 
     def roll_back(self) -> None:
         """Restore every original the journal holds, newest write first, then drop it."""
-        if not self.path.exists():
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
             return
-        entries_file = self.path / _ENTRIES
-        if entries_file.exists():
-            header, _, originals = entries_file.read_bytes().partition(b"\n")
-            entries = [_Entry(**e) for e in json.loads(header)]
-            offsets = [0]
-            for entry in entries:
-                offsets.append(offsets[-1] + entry.size)
-            for index, entry in reversed(list(enumerate(entries))):
-                target = self.root / entry.path
-                _remove(_tmp_for(target))
-                if entry.existed:
-                    _atomic_write(target, originals[offsets[index] : offsets[index + 1]])
-                else:
-                    _remove(target)
-                for directory in entry.created_dirs:
-                    with contextlib.suppress(OSError):
-                        (self.root / directory).rmdir()
-            entries_file.unlink()
-            _fsync_dir(self.path)
-        shutil.rmtree(self.path)
+        if not stat.S_ISDIR(info.st_mode):
+            raise _refused(f"is {kind(info.st_mode)}, not the folder agent-memory writes")
+        names = sorted(p.name for p in self.path.iterdir())
+        if names in ([], [_UNCOMMITTED]):  # killed before its commit: nothing was written yet
+            for name in names:
+                (self.path / name).unlink()
+            self.path.rmdir()
+            fsync_dir(self.root)
+            return
+        if names != [_ENTRIES]:
+            raise _refused(f"holds files agent-memory never writes there ({', '.join(names)})")
+        raw = read_regular(self.path / _ENTRIES, f"{JOURNAL_DIR}/{_ENTRIES}", follow=False)
+        try:
+            entries, originals = fmt.load(raw or b"")
+        except ValueError as exc:
+            raise _refused(str(exc)) from None
+        # Every path is checked before the first write, so a bad entry restores nothing.
+        exists = [no_symlink_on_the_way(self.root, entry.path) for entry in entries]
+        offsets = [0]
+        for entry in entries:
+            offsets.append(offsets[-1] + entry.size)
+        for index, entry in reversed(list(enumerate(entries))):
+            target = self.root / entry.path
+            remove_temps(target)
+            if entry.existed:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(target, originals[offsets[index] : offsets[index + 1]])
+            elif exists[index]:
+                target.unlink()
+            for directory in entry.created_dirs:
+                with contextlib.suppress(OSError):
+                    (self.root / directory).rmdir()
+        (self.path / _ENTRIES).unlink()
+        fsync_dir(self.path)
+        self.path.rmdir()
 
     def _step(self) -> None:
         self._steps += 1
@@ -118,57 +154,40 @@ class Journal:
     def _write_all(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         for edit, target in zip(writes, targets, strict=True):
             self._step()
-            if edit.after is None:
-                target.unlink()
-                _fsync_dir(target.parent)
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _atomic_write(target, edit.after)
+            try:
+                if edit.after is None:
+                    target.unlink()
+                    fsync_dir(target.parent)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write(target, edit.after)
+            except OSError as exc:
+                exc.filename = exc.filename or str(target)  # a full disk names no file
+                raise
+
+
+def _refused(why: str) -> AgentMemoryError:
+    return AgentMemoryError(
+        f"{why}; nothing was restored from it — it holds the originals of files an interrupted "
+        f"run was changing: inspect it, then delete it (rm -r {JOURNAL_DIR}) to go on",
+        JOURNAL_DIR,
+    )
+
+
+def _rel(root: Path, filename: object) -> str:
+    if not isinstance(filename, str | os.PathLike):
+        return ""
+    path = Path(filename)
+    with contextlib.suppress(ValueError):
+        return path.relative_to(root).as_posix()
+    return str(path)
 
 
 def _missing_dirs(root: Path, target: Path) -> list[str]:
     """Directories a write to ``target`` creates, deepest first (the order to remove them in)."""
     missing = []
     parent = target.parent
-    while parent != root and not parent.exists():
+    while parent != root and not os.path.lexists(parent):
         missing.append(parent.relative_to(root).as_posix())
         parent = parent.parent
     return missing
-
-
-def _tmp_for(target: Path) -> Path:
-    return target.with_name(target.name + _TMP_SUFFIX)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    with path.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    tmp = _tmp_for(target)
-    _write_synced(tmp, data)
-    with contextlib.suppress(FileNotFoundError):
-        tmp.chmod(stat.S_IMODE(target.stat().st_mode))
-    tmp.replace(target)
-    _fsync_dir(target.parent)
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:  # pragma: no cover - platforms without directory fds
-        if exc.errno in (errno.EISDIR, errno.EACCES):
-            return
-        raise
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

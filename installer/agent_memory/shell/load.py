@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import bisect
+from typing import NamedTuple
 
 from ..core.archive import QUARTER_FILE
+from ..errors import Problem
 from ..layout import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
@@ -21,8 +23,19 @@ from ..parse.memory import Memory
 from .repo import Repo
 
 
-def load(repo: Repo) -> Memory:
-    """Read every memory file except the session logs' contents (those are read on demand)."""
+class Live(NamedTuple):
+    """What the session-start commands need: no archive (a review may have filled it with
+    thousands of facts) and no log contents."""
+
+    continuity: facts.Document | None
+    policy: policy.Policy
+    policy_problems: tuple[Problem, ...]
+    logs: tuple[str, ...]
+    stray_logs: tuple[str, ...]
+
+
+def load_live(repo: Repo) -> Live:
+    """continuity.md, the policy and the session logs' names (not their contents)."""
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
@@ -33,12 +46,19 @@ def load(repo: Repo) -> Memory:
     stray: tuple[str, ...] = ()
     if len(logs) != len(names) - hidden:
         stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
+    return Live(continuity, found_policy, tuple(problems), logs, stray)
+
+
+def load(repo: Repo, *, archives: bool = True) -> Memory:
+    """Read every memory file except the session logs' contents (those are read on demand);
+    without ``archives`` the archive is left unparsed."""
+    continuity, found_policy, problems, logs, stray = load_live(repo)
     return Memory(
         continuity,
-        _archives(repo),
+        _archives(repo) if archives else (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
-        tuple(problems),
+        problems,
         logs,
         stray,
         _threads(repo),
@@ -56,10 +76,12 @@ def _threads(repo: Repo) -> tuple[facts.Document, ...]:
     )
 
 
+def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
+    """The archive's quarter files, unparsed, in file-name order."""
+    paths = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    return [(path, repo.read(path) or b"") for path in paths]
+
+
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
     """The archive's quarter files, parsed, in file-name order."""
-    return tuple(
-        facts.parse(f"{ARCHIVE_DIR}/{name}", repo.read(f"{ARCHIVE_DIR}/{name}") or b"")
-        for name in repo.list_dir(ARCHIVE_DIR)
-        if QUARTER_FILE.match(name)
-    )
+    return tuple(facts.parse(path, data) for path, data in archive_files(repo))

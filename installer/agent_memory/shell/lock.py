@@ -8,13 +8,20 @@ text only names the holder for the error message.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import time
 from pathlib import Path
 
-from ..errors import AgentMemoryError, LockedError
+from ..errors import LockedError, RefusedError
 from ..layout import LOCK_FILE
+from .files import kind, os_error, read_regular
+
+# Never follow a link (a committed symlink would point the lock at a file elsewhere), never block
+# on a FIFO put in its place.
+_FLAGS = os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class Lock:
@@ -50,9 +57,9 @@ class Lock:
 
     def is_live(self) -> bool:
         """Whether another live run holds the lock; a dead run's lock file is cleared."""
-        fd = self._try() if self.path.exists() else None
+        fd = self._try() if os.path.lexists(self.path) else None
         if fd is None:
-            return self.path.exists()
+            return os.path.lexists(self.path)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # a dead run's lock: ours now, and released at once
         os.close(fd)
@@ -61,19 +68,24 @@ class Lock:
     def _try(self) -> int | None:
         """An fd holding the lock, or None when a live run holds it."""
         try:
-            fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
-        except PermissionError:
-            raise AgentMemoryError(
-                "cannot create the lock file (permission denied); make the repo writable",
-                LOCK_FILE,
-            ) from None
+            fd = os.open(self.path, _FLAGS, 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _not_a_file("a symlink") from None
+            if exc.errno == errno.EISDIR:
+                raise _not_a_file("a directory") from None
+            raise os_error(exc, LOCK_FILE) from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise _not_a_file(kind(mode))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             return None
         try:
-            same = os.fstat(fd).st_ino == self.path.stat().st_ino
+            same = os.fstat(fd).st_ino == os.lstat(self.path).st_ino
         except FileNotFoundError:
             same = False
         if not same:  # the file was released (unlinked) between our open and our lock
@@ -89,10 +101,19 @@ class Lock:
         """
         for _ in range(20):
             try:
-                text = self.path.read_text(encoding="utf-8", errors="replace").strip()
-            except FileNotFoundError:
+                data = read_regular(self.path, LOCK_FILE, follow=False)
+            except RefusedError:
+                data = None
+            if data is None:
                 return "finishing"
+            text = " ".join(data[:200].decode("utf-8", errors="replace").split())
             if text:
                 return text
             time.sleep(0.005)
         return "starting"
+
+
+def _not_a_file(what: str) -> RefusedError:
+    return RefusedError(
+        f"is {what}, not the lock file agent-memory writes; remove it and run again", LOCK_FILE
+    )

@@ -16,8 +16,13 @@ from pathlib import Path
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
+from ..layout import JOURNAL_DIR
+from .files import no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
 from .lock import Lock
+
+# Logs are opened without following links and without blocking (a FIFO must not hang a run).
+_LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class Repo:
@@ -33,7 +38,12 @@ class Repo:
     def real(self, rel: str) -> Path:
         """The real path of ``rel``, refusing anything that resolves outside the repo."""
         path = self.root / rel
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            raise RefusedError(
+                "is a symlink loop (or under one); replace it with a real file or directory", rel
+            ) from None
         if resolved != self.root and self.root not in resolved.parents:
             raise RefusedError(
                 f"is a symlink (or under one) that leads outside the repo, to {resolved}; "
@@ -43,15 +53,32 @@ class Repo:
         return resolved
 
     def read(self, rel: str) -> bytes | None:
-        path = self.real(rel)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError:
-            raise RefusedError("is a directory where a file is expected", rel) from None
-        except OSError as exc:
-            raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
+        return read_regular(self.real(rel), rel)
+
+    def links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Each of ``paths`` that is a symlink (or under one) → the in-repo path it leads to.
+
+        The core plans with this instead of resolving anything: a link is never written
+        through, and two paths that are one file get one managed block. A link that leads
+        outside the repo is refused, as for any read.
+        """
+        found = {}
+        for rel in paths:
+            if not os.path.lexists(self.root / rel):
+                continue
+            target = self.real(rel).relative_to(self.root).as_posix()
+            if target != rel:
+                found[rel] = target
+        return found
+
+    def read_known(self, paths: Iterable[str]) -> tuple[dict[str, bytes | None], dict[str, str]]:
+        """The bytes of ``paths`` and of the files their links lead to, and the links."""
+        files = {rel: self.read(rel) for rel in paths}
+        links = self.links(files)
+        for target in links.values():
+            if target not in files:
+                files[target] = self.read(target)
+        return files, links
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.
@@ -67,7 +94,7 @@ class Repo:
                 try:
                     if base is None:
                         base = os.open(self.real(directory), os.O_RDONLY | os.O_DIRECTORY)
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=base)
+                    fd = os.open(name, _LOG_FLAGS, dir_fd=base)
                 except OSError as exc:
                     if exc.errno != errno.ELOOP:
                         raise AgentMemoryError(
@@ -75,17 +102,11 @@ class Repo:
                         ) from None
                     yield name, self.read(f"{directory}/{name}") or b""
                     continue
-                chunks = []
                 try:
-                    while chunk := os.read(fd, 1 << 16):
-                        chunks.append(chunk)
-                except OSError as exc:
-                    raise AgentMemoryError(
-                        f"cannot be read ({exc.strerror})", f"{directory}/{name}"
-                    ) from None
+                    data = read_fd(fd, f"{directory}/{name}")
                 finally:
                     os.close(fd)
-                yield name, b"".join(chunks)
+                yield name, data
         finally:
             if base is not None:
                 os.close(base)
@@ -104,6 +125,8 @@ class Repo:
             return tuple(sorted(os.listdir(path)))  # noqa: PTH208
         except (FileNotFoundError, NotADirectoryError):
             return ()
+        except OSError as exc:
+            raise os_error(exc, rel) from None
 
     # -- locking, recovery, applying -----------------------------------------------------------
 
@@ -119,6 +142,20 @@ class Repo:
             yield
         finally:
             self._lock.release()
+
+    def interrupted(self) -> bool:
+        """Whether a journal (of a run writing now, or of an interrupted one) is present."""
+        return self._journal.pending()
+
+    def refuse_if_interrupted(self) -> None:
+        """What a read-only command does about a journal: never roll it back (a read-only run
+        writes nothing, and a journal in a fresh clone is input like any other), only refuse."""
+        if self._journal.pending():
+            raise RefusedError(
+                "exists: a run is writing, or one was interrupted mid-plan; wait for it, or roll "
+                "it back with `agent-memory recover`, then run again",
+                JOURNAL_DIR,
+            )
 
     def recover(self, wait: float = 0.0) -> None:
         """Roll back a plan an earlier run left half-applied, and clear a dead run's lock.
@@ -137,21 +174,27 @@ class Repo:
         if not writes:
             return
         with self.locked(wait):
-            targets = [self._check_writable(edit) for edit in writes]
+            seen: set[Path] = set()
+            targets = [self._check_writable(edit, seen) for edit in writes]
             self._journal.apply(writes, targets)
 
-    def _check_writable(self, edit: FileEdit) -> Path:
-        target = self.real(edit.path)
-        current: bytes | None
-        try:
-            current = target.read_bytes()
-        except FileNotFoundError:
-            current = None
+    def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:
+        """The target of ``edit``, once it is known to be reached without a symlink, to be a
+        regular file or nothing, and to hold what the plan read."""
+        self.real(edit.path)  # a link leading outside says so first
+        target = self.root / edit.path
+        no_symlink_on_the_way(self.root, edit.path)
+        if target in seen:
+            raise RefusedError(
+                "is the same file as another path of this plan; nothing was written", edit.path
+            )
+        seen.add(target)
+        current = read_regular(target, edit.path, follow=False)
         if current != edit.before:
             raise AgentMemoryError(
                 "changed while this run was planning; run the command again", edit.path
             )
-        if current is not None and not target.stat().st_mode & stat.S_IWUSR:
+        if current is not None and not os.lstat(target).st_mode & stat.S_IWUSR:
             raise RefusedError(
                 "is read-only; make it writable (chmod u+w) and run again", edit.path
             )

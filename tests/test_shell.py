@@ -1,4 +1,4 @@
-"""The disk module: all-or-nothing plans, rollback after a crash, the lock, path safety."""
+"""The shell: all-or-nothing plans, rollback after a crash, the lock, path safety, reading logs."""
 
 from __future__ import annotations
 
@@ -34,8 +34,12 @@ def test_enable_killed_between_writes_is_rolled_back_then_completes(
     )
     assert crashed.returncode == -9
     assert (repo / JOURNAL_DIR).exists()
-    # Any command first rolls the interrupted plan back: a read-only one leaves the "before" tree.
-    assert cli("enable", repo, "--check").exit_code == 1
+    # A read-only command writes nothing, so it refuses; recover rolls the plan back.
+    interrupted = tree(repo)
+    refused = cli("enable", repo, "--check")
+    assert refused.exit_code == 1 and "agent-memory recover" in refused.output
+    assert tree(repo) == interrupted
+    assert cli("recover", repo).exit_code == 0
     assert tree(repo) == before
     done = cli("enable", repo, "--today", "2026-06-13")
     assert done.exit_code == 0
@@ -142,4 +146,4 @@ def test_an_unreadable_file_among_many_is_one_line_naming_it(tmp_path: Path) -> 
     (tmp_path / "logs" / names[-3]).mkdir()  # a directory where a log should be
     with pytest.raises(AgentMemoryError) as error:
         list(repo.read_each("logs", names))
-    assert str(error.value) == f"logs/{names[-3]}: cannot be read (Is a directory)"
+    assert str(error.value) == f"logs/{names[-3]}: is a directory where a file is expected"

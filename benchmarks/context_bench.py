@@ -1,0 +1,71 @@
+"""Session-start benchmark: ratios against `agent-memory --version` measured in the same run.
+
+    python benchmarks/context_bench.py [--logs 10000] [--facts 1000] [--runs 11]
+
+An agent's session-start hook runs `context` and `review --if-due`, so both must cost about what
+starting the tool costs. The repo is review_bench's (--facts facts, --logs logs), reviewed once,
+as a repo in use is: the live facts in continuity.md, the rest in the archive; the fact and line
+limits are raised so that the review is not due.
+  context = `agent-memory context`              / `agent-memory --version`
+  if-due  = `agent-memory review --if-due` (not due) / `agent-memory --version`
+each as wall time and as CPU time (the figure to trust on a busy machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from measure import byte_compile, median_cpu, median_process
+from review_bench import build
+
+
+def widen(root: Path) -> None:
+    """Limits above what the reviewed repo holds: the review is not due."""
+    policy = root / "memory/decay-policy.md"
+    text = policy.read_text()
+    for key, value in (
+        ("continuity_max_facts", "100000"),
+        ("continuity_max_lines", "100000"),
+    ):
+        text = re.sub(rf"(- {key}:\s*)\d+", rf"\g<1>{value}", text)
+    policy.write_text(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--logs", type=int, default=10_000)
+    parser.add_argument("--facts", type=int, default=1_000)
+    parser.add_argument("--runs", type=int, default=11)
+    args = parser.parse_args()
+    byte_compile()
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        root = tmp / "repo"
+        root.mkdir()
+        build(root, args.logs, args.facts)
+        tool = [sys.executable, "-m", "agent_memory"]
+        today = ["--today", "2030-01-01"]
+        subprocess.run([*tool, "review", str(root), *today], check=True, capture_output=True)
+        widen(root)
+        if_due = [*tool, "review", str(root), "--if-due", *today]
+        assert subprocess.run(if_due, check=True, capture_output=True).stdout == b""
+        print(f"logs={args.logs} facts={args.facts} runs={args.runs}   wall time, then CPU time")
+        for measure in (median_process, median_cpu):
+            version = measure([*tool, "--version"], args.runs)
+            context = measure([*tool, "context", str(root)], args.runs)
+            not_due = measure(if_due, args.runs)
+            print(f"agent-memory --version     {version:8.4f}s")
+            print(f"context                    {context:8.4f}s   ratio {context / version:5.2f}x")
+            print(f"review --if-due (not due)  {not_due:8.4f}s   ratio {not_due / version:5.2f}x")
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

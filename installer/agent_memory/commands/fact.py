@@ -1,0 +1,45 @@
+"""``agent-memory fact add``: a fact the review can track, written through the normal plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import resources
+from ..core.fact_add import add_fact
+from ..core.plan import FileEdit, Outcome, Plan
+from ..layout import CONTINUITY
+from ..parse.footer import ids_in
+from ..shell.load import archive_files
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
+
+
+class FactOptions(NamedTuple):
+    text: str
+    section: str | None = None
+    id: str | None = None
+    thread: bool = False
+
+
+def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
+    repo = Repo(path)
+    require_enabled(repo)
+    with guarded(repo, options):
+        memory, continuity = memory_of(repo, archives=False)
+        archived: dict[str, str] = {}
+        for rel, data in archive_files(repo):
+            archived.update(ids_in(rel, data.decode("utf-8", errors="replace")))
+        day = review_date(options.today, memory.logs)
+        new = add_fact(continuity, archived, fact.text, fact.section, fact.id, fact.thread, day)
+        reason = f"fact {new.id} added to {new.section} ({new.tier})"
+        edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
+        plan = Plan.of([edit])
+        settled = settle(repo, [plan], options, "unchanged")
+    summary = {"id": new.id, "section": new.section, "tier": new.tier, "created": day.isoformat()}
+    # Only the id on stdout, so that `id=$(agent-memory fact add "…")` just works.
+    report = Report(
+        "fact add", resources.version(), str(path), settled.outcome, plan, (), summary, (new.id,)
+    )
+    return Result(report._replace(show_plan=False), settled.exit_code, settled.diff)

@@ -1,0 +1,122 @@
+"""``agent-memory hooks install`` / ``hooks remove``: an agent's repo-level hook settings.
+
+Opt-in: ``enable`` never calls this. Both write through the normal plan and lock, and record
+what they did in the manifest's ``## Agent hooks`` section (``core/hooks.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import resources
+from ..core import hooks
+from ..core.jsontext import BadJSON
+from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError, InputError
+from ..layout import MANIFEST
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Options, Result, settle
+
+_TRUST = {
+    "codex": "Codex runs a project's hooks only once you trust the project and them (/hooks)",
+    "gemini": "Gemini CLI reads a project's settings only in a trusted folder",
+}
+
+
+def hooks_install(path: Path, agent: str, flags: Mapping[str, Any]) -> Result:
+    options = Options(**flags)
+    repo = Repo(path)
+    with repo.locked(options.wait):
+        manifest = _manifest(repo)
+        where = hooks.AGENTS[agent].path
+        before = repo.read(where)
+        text = _text(where, before)
+        try:
+            after = hooks.install(text, agent)
+        except (BadJSON, hooks.NotAnObject) as exc:
+            line = exc.line if isinstance(exc, BadJSON) else None
+            raise InputError(where, line, str(exc), "fix the file, then install again") from None
+        original = hooks.recorded(manifest).get(agent, (where, hooks.sha256(text)))[1]
+        stamped = hooks.record(manifest, agent, (where, original))
+        edits = [
+            _edit(where, before, after.encode("utf-8"), f"{agent} hooks"),
+            _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
+        ]
+        notes = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
+        return _settled(repo, path, "hooks install", edits, options, notes)
+
+
+def hooks_remove(path: Path, agent: str, flags: Mapping[str, Any]) -> Result:
+    options = Options(**flags)
+    repo = Repo(path)
+    with repo.locked(options.wait):
+        manifest = _manifest(repo)
+        entry = hooks.recorded(manifest).get(agent)
+        if entry is None:
+            return _settled(
+                repo,
+                path,
+                "hooks remove",
+                [],
+                options,
+                (f"no {agent} hooks recorded; nothing to remove",),
+            )
+        where, original = entry
+        before = repo.read(where)
+        edits = [
+            _edit(MANIFEST, manifest.encode(), hooks.record(manifest, agent, None).encode(), "")
+        ]
+        notes: tuple[str, ...] = ()
+        if before is not None:
+            try:
+                after, exact = hooks.remove(_text(where, before) or "", agent, original)
+            except (BadJSON, hooks.NotAnObject) as exc:
+                raise InputError(where, None, str(exc), "fix the file, then remove again") from None
+            data = after.encode("utf-8") if after is not None else None
+            edits.append(_edit(where, before, data, f"{agent} hooks removed"))
+            if not exact:
+                notes = (f"{where} changed since install: took out our hooks, kept the rest",)
+        return _settled(repo, path, "hooks remove", edits, options, notes)
+
+
+def _manifest(repo: Repo) -> str:
+    data = repo.read(MANIFEST)
+    if data is None:
+        raise AgentMemoryError("not found; run agent-memory enable first", MANIFEST)
+    return data.decode("utf-8", errors="replace")
+
+
+def _text(where: str, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(where, None, "is not UTF-8", "restore it as UTF-8 JSON") from None
+
+
+def _edit(where: str, before: bytes | None, after: bytes | None, reason: str) -> FileEdit:
+    if before == after:
+        return FileEdit(where, before, after, Outcome.UNCHANGED, reason or "hooks recorded")
+    if before is None:
+        return FileEdit(where, before, after, Outcome.CREATED, reason)
+    if after is None:
+        return FileEdit(where, before, after, Outcome.REMOVED, reason or "hooks recorded")
+    return FileEdit(where, before, after, Outcome.UPDATED, reason or "hooks record removed")
+
+
+def _settled(
+    repo: Repo,
+    path: Path,
+    command: str,
+    edits: list[FileEdit],
+    options: Options,
+    notes: tuple[str, ...],
+) -> Result:
+    plan = Plan.of(edits)
+    settled = settle(repo, [plan], options, "unchanged")
+    report = Report(command, resources.version(), str(path), settled.outcome, plan, (), {})
+    return Result(report._replace(closing=notes), settled.exit_code, settled.diff)

@@ -1,0 +1,25 @@
+"""``agent-memory recover``: roll back the plan an interrupted run left half-applied."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import resources
+from ..shell.repo import Repo
+from .report import Report
+from .settle import Result
+
+
+def recover(path: Path, wait: float) -> Result:
+    """Every writing command does this first; the read-only ones refuse instead."""
+    repo = Repo(path)
+    pending = repo.interrupted()
+    repo.recover(wait)
+    outcome = "rolled back" if pending else "nothing to recover"
+    text = (
+        "an interrupted run was rolled back: the repo is as it was before that run"
+        if pending
+        else "no interrupted run to roll back",
+    )
+    report = Report("recover", resources.version(), str(path), outcome, None, (), {}, text)
+    return Result(report, 0)

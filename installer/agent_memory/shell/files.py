@@ -1,0 +1,197 @@
+"""The file system calls of the shell, made safe against a hostile tree (DESIGN §15).
+
+Reads open regular files only (a FIFO, socket or device is one line, never a hang) and only up to
+a size bound; writes never follow a symlink — every component of a target is checked with
+``lstat`` under the lock, temp files get unpredictable names and are created exclusively — and
+every ``OSError`` becomes one line naming the path and what the error means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from ..errors import AgentMemoryError, RefusedError
+from ..layout import TMP_SUFFIX
+
+# No memory file is near this; a file past it is refused rather than read into memory.
+MAX_FILE_BYTES = 512 * 1024 * 1024
+_FIRST_READ = 1 << 16  # most memory files and logs are smaller: one read is the whole file
+_TMP_RANDOM = 8  # characters tempfile puts between our prefix and suffix
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISLNK, "a symlink"),
+)
+
+
+def os_error(exc: OSError, rel: str) -> AgentMemoryError:
+    """One line for any file system error: the path and the meaning of its errno."""
+    meaning = os.strerror(exc.errno) if exc.errno else str(exc)
+    return AgentMemoryError(f"{meaning}; nothing was changed — fix that and run again", rel)
+
+
+def kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: Path, rel: str, *, follow: bool = True) -> bytes | None:
+    """The bytes of the regular file at ``path``, None when there is none."""
+    flags = _READ_FLAGS if follow else _READ_FLAGS | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise RefusedError("is a symlink where agent-memory expects a real file", rel) from None
+        raise os_error(exc, rel) from None
+    try:
+        return read_fd(fd, rel)
+    finally:
+        os.close(fd)
+
+
+def read_fd(fd: int, rel: str) -> bytes:
+    """Everything an open file (opened with O_NONBLOCK) holds, if it is a regular file of
+    bounded size.
+
+    A full review reads 100,000 logs, so the common case costs one system call: a read that
+    returns some bytes but fewer than asked is a whole regular file. An empty read, a full one,
+    or an error is what a FIFO, a device or a directory gives too, so only then does fstat
+    decide (a FIFO without a writer reads as empty at once: O_NONBLOCK never lets it hang).
+    """
+    try:
+        first = os.read(fd, _FIRST_READ)
+    except OSError:
+        first = None
+    if first and len(first) < _FIRST_READ:
+        return first
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise RefusedError("is a directory where a file is expected", rel)
+        raise RefusedError(
+            f"is {kind(info.st_mode)}, not a regular file; replace it with a file", rel
+        )
+    if info.st_size > MAX_FILE_BYTES:
+        raise RefusedError(f"is larger than {MAX_FILE_BYTES >> 20} MiB; refusing to read it", rel)
+    chunks = [first or b""]
+    total = len(chunks[0])
+    try:
+        if first is None:  # the first read failed on a regular file: say why
+            chunks[0] = os.read(fd, _FIRST_READ)
+            total = len(chunks[0])
+        while chunk := os.read(fd, max(info.st_size + 1 - total, _FIRST_READ)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:  # it grew while we read it
+                raise RefusedError(f"grew past {MAX_FILE_BYTES >> 20} MiB while read", rel)
+    except OSError as exc:
+        raise os_error(exc, rel) from None
+    return b"".join(chunks)
+
+
+def no_symlink_on_the_way(root: Path, rel: str) -> bool:
+    """Refuse a write to ``rel`` when it or a folder on its way is a symlink or not what it
+    must be; True when the target exists (a regular file)."""
+    parts = rel.split("/")
+    current = root
+    for depth, part in enumerate(parts):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise os_error(exc, rel) from None
+        last = depth == len(parts) - 1
+        if stat.S_ISLNK(mode):
+            where = rel if last else "/".join(parts[: depth + 1])
+            raise RefusedError(
+                "is a symlink; agent-memory never writes through a link — replace it with the "
+                "file or folder it points to, then run again",
+                where,
+            )
+        if last and not stat.S_ISREG(mode):
+            raise RefusedError(f"is {kind(mode)} where a file is written; move it away", rel)
+        if not last and not stat.S_ISDIR(mode):
+            raise RefusedError(
+                f"is {kind(mode)} where a folder is expected", "/".join(parts[: depth + 1])
+            )
+    return True
+
+
+def write_synced(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    """Replace ``target`` by ``data``: an exclusive temp file of unpredictable name beside it,
+    fsync, the target's mode, rename, fsync of the folder."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent)
+    tmp = Path(name)
+    try:
+        try:
+            mode = stat.S_IMODE(os.lstat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
+        write_synced(fd, data)
+        os.close(fd)
+        fd = -1
+        tmp.replace(target)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    fsync_dir(target.parent)
+
+
+def remove_temps(target: Path) -> None:
+    """Remove the temp files a killed write to ``target`` left beside it (only names of ours)."""
+    prefix = f".{target.name}."
+    try:
+        paths = list(target.parent.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for path in paths:
+        name = path.name
+        middle = name[len(prefix) : -len(TMP_SUFFIX)]
+        if name.startswith(prefix) and name.endswith(TMP_SUFFIX) and len(middle) == _TMP_RANDOM:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # unlink never follows a link
+
+
+def fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:  # pragma: no cover - platforms without directory fds
+        if exc.errno in (errno.EISDIR, errno.EACCES):
+            return
+        raise
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

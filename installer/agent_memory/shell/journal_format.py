@@ -1,0 +1,88 @@
+"""The journal's one file, written and read back without trusting a byte of it.
+
+``agent-memory journal 1 sha256:<hex of the rest>``, a newline, a JSON list of entries, a
+newline, then the originals of the entries that existed, back to back in entry order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from ..layout import JOURNAL_DIR, LOCK_FILE
+
+_MAGIC = b"agent-memory journal 1 sha256:"
+_HEX = re.compile(rb"[0-9a-f]{64}")
+_KEYS = ("path", "existed", "created_dirs", "size")
+_OURS = (JOURNAL_DIR, LOCK_FILE)
+
+
+class Entry(NamedTuple):
+    """One path of a plan being applied, as the journal records it."""
+
+    path: str
+    existed: bool
+    created_dirs: list[str]  # deepest first, the order to remove them in
+    size: int  # of its original in the journal (0 when it did not exist)
+
+
+def dump(entries: Sequence[Entry], originals: bytes) -> bytes:
+    header = json.dumps([e._asdict() for e in entries], separators=(",", ":")).encode()
+    body = header + b"\n" + originals
+    return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+def load(data: bytes) -> tuple[list[Entry], bytes]:
+    """The entries and the originals; ValueError saying what is wrong with anything else."""
+    first, newline, body = data.partition(b"\n")
+    if not newline or not first.startswith(_MAGIC) or not _HEX.fullmatch(first[len(_MAGIC) :]):
+        raise ValueError("is not a journal agent-memory wrote (no header)")
+    if hashlib.sha256(body).hexdigest().encode() != first[len(_MAGIC) :]:
+        raise ValueError("is damaged (its checksum does not match)")
+    header, _, originals = body.partition(b"\n")
+    try:
+        raw = json.loads(header)
+    except ValueError:
+        raise ValueError("is damaged (its entry list is not JSON)") from None
+    if not isinstance(raw, list):
+        raise ValueError("is damaged (no entry list)")
+    entries = [_entry(item) for item in raw]
+    if sum(e.size for e in entries) != len(originals):
+        raise ValueError("is damaged (its sizes do not add up to the bytes it holds)")
+    if len({e.path for e in entries}) != len(entries):
+        raise ValueError("is damaged (a path is listed twice)")
+    return entries, originals
+
+
+def safe_path(path: object) -> bool:
+    """A path a plan may write: relative, normalised, inside the repo, not ours, not git's."""
+    if not isinstance(path, str) or not path or "\x00" in path or path.startswith("/"):
+        return False
+    parts = path.split("/")
+    return (
+        posixpath.normpath(path) == path
+        and not any(part in ("", ".", "..") for part in parts)
+        and parts[0] not in _OURS
+        and ".git" not in (part.lower() for part in parts)
+    )
+
+
+def _entry(item: Any) -> Entry:
+    if not isinstance(item, dict) or sorted(item) != sorted(_KEYS):
+        raise ValueError("is damaged (an entry lacks a key)")
+    path, existed, dirs, size = (item[key] for key in _KEYS)
+    if not safe_path(path):
+        raise ValueError(f"names a path outside what agent-memory writes ({path!r})")
+    if type(existed) is not bool or type(size) is not int or size < 0:
+        raise ValueError(f"is damaged (bad entry for {path})")
+    if not existed and size:
+        raise ValueError(f"is damaged (bytes for {path}, which did not exist)")
+    if not isinstance(dirs, list) or not all(
+        safe_path(d) and path.startswith(f"{d}/") for d in dirs
+    ):
+        raise ValueError(f"is damaged (a created folder of {path} is not on its way)")
+    return Entry(path, existed, dirs, size)

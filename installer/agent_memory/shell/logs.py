@@ -1,0 +1,28 @@
+"""Reading what session logs reference, for the commands that need more than their names.
+
+Apart from ``load`` so that commands which never read a log (``fact add``) do not pay for
+compiling the log reader's expressions at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ..core.triggers import window
+from ..layout import SESSIONS_DIR
+from ..parse.continuity import cursor, last_review
+from ..parse.memory import Memory
+from ..parse.sessions import SessionRefs, read_refs
+from .repo import Repo
+
+
+def unread(memory: Memory) -> tuple[str, ...]:
+    """The logs the last review did not read (every log before a first review)."""
+    if memory.continuity is None:
+        return ()
+    return tuple(window(memory.logs, cursor(last_review(memory.continuity), memory.logs)))
+
+
+def references(repo: Repo, names: Iterable[str]) -> Mapping[str, SessionRefs]:
+    """What the session logs ``names`` reference, read one at a time."""
+    return {name: read_refs(data) for name, data in repo.read_each(SESSIONS_DIR, names)}

@@ -1,0 +1,198 @@
+"""Mode C consolidation at the level of rules: said once, noted elsewhere, bytes kept."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.vendor_rules import units
+from conftest import build_tree, cli, stats, tree
+
+TODAY = "2026-06-13"
+BEGIN = "<!-- agent-memory:begin -->"
+
+
+def enable(repo: Path, *args: str) -> str:
+    result = cli("enable", repo, "--today", TODAY, *args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_list_item_said_in_two_files_is_kept_once_and_noted(repo: Path) -> None:
+    build_tree(
+        repo,
+        {
+            "CLAUDE.md": "# Rules\n\n- Run `make lint` before pushing.\n- Keep PRs small.\n",
+            ".cursorrules": "* Keep   PRs small.\n1. Run `make lint` before pushing.\n- Tabs.\n",
+        },
+    )
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert agents.count("Keep PRs small.") == 1 and agents.count("make lint") == 1
+    cursor = agents.split("## From `.cursorrules`", 1)[1]
+    assert "* (a rule already said in the section From `CLAUDE.md`)\n" in cursor
+    assert "1. (a rule already said in the section From `CLAUDE.md`)\n" in cursor
+    assert "- Tabs.\n" in cursor
+
+
+def test_rules_dropped_one_after_another_share_one_note(repo: Path) -> None:
+    build_tree(
+        repo,
+        {
+            "CLAUDE.md": "- One.\n- Two.\n- Three.\n",
+            "GEMINI.md": "- One.\n- Two.\n- Three.\n- Four.\n",
+        },
+    )
+    enable(repo)
+    gemini = (repo / "AGENTS.md").read_text().split("## From `GEMINI.md`", 1)[1]
+    assert gemini == "\n\n- (3 rules already said in the section From `CLAUDE.md`)\n- Four.\n"
+
+
+def test_a_line_inside_a_paragraph_is_matched(repo: Path) -> None:
+    build_tree(
+        repo,
+        {
+            "AGENTS.md": "# Team\n\nNever commit secrets.\n",
+            "CLAUDE.md": "Be terse.\nNever commit secrets.\nAsk before deleting files.\n",
+        },
+    )
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert agents.count("Never commit secrets.") == 1
+    assert "Be terse.\n(a rule already said in AGENTS.md)\nAsk before deleting files.\n" in agents
+
+
+def test_an_introduction_is_never_dropped(repo: Path) -> None:
+    build_tree(
+        repo,
+        {
+            "CLAUDE.md": "## API\n\nKey features:\n\n- REST endpoints\n- JSON bodies\n",
+            "GEMINI.md": "## CLI\n\nKey features:\n\n- Subcommands\n- Shell completion\n",
+        },
+    )
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert agents.count("Key features:\n\n- ") == 2
+    assert "#### CLI\n\nKey features:\n\n- Subcommands\n" in agents
+
+
+def test_moved_lines_keep_their_bytes(repo: Path) -> None:
+    claude = "Line with two trailing spaces  \nTab\tinside and trailing tab\t\n"
+    build_tree(repo, {"CLAUDE.md": claude})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_bytes()
+    assert claude.encode() in agents
+
+
+def test_an_existing_agents_import_is_not_doubled(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": "@AGENTS.md\n@docs/style.md\n@docs/style.md\n\nBe terse.\n"})
+    enable(repo)
+    claude = (repo / "CLAUDE.md").read_text()
+    assert claude.count("@AGENTS.md") == 1 and claude.count("@docs/style.md") == 1
+    assert (repo / ".agent/migrated/CLAUDE.md").read_text().count("@docs/style.md") == 2
+
+
+def test_markers_in_a_fence_of_agents_md_stay_an_example(repo: Path) -> None:
+    example = f"# Tooling\n\n```md\n{BEGIN}\nexample\n<!-- agent-memory:end -->\n```\n"
+    build_tree(repo, {"AGENTS.md": example, "CLAUDE.md": "Be terse.\n"})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    top = agents.index(BEGIN)
+    assert top < agents.index("```md") and agents.count(BEGIN) == 2
+    assert example[len("# Tooling\n") :] in agents
+
+
+def test_the_report_says_what_moved_and_how_big_agents_md_is(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": "- A\n- B\n", ".cursorrules": "- A\n- C\n"})
+    output = enable(repo)
+    size = (repo / "AGENTS.md").stat().st_size
+    assert "2 lines from CLAUDE.md, 1 line from .cursorrules (1 already said, noted)" in output
+    assert f"AGENTS.md is now {size:,} bytes" in output
+
+
+def test_units_cover_every_line_once() -> None:
+    lines = ["- a\n", "  more\n", "```\n", "- x\n", "```\n", "", "text\n", "  - nested\n"]
+    got = [line for unit in units(lines) for line in unit.lines]
+    assert got == [line.rstrip("\n") for line in lines]
+
+
+# -- property: random vendor files with shared and distinct rules ------------------------------
+
+RULES = [f"Rule {word} applies." for word in ("alpha", "beta", "gamma", "delta", "eps", "zeta")]
+VENDOR_FILES = ["CLAUDE.md", "GEMINI.md", ".cursorrules", ".windsurfrules", "CONVENTIONS.md"]
+
+
+@st.composite
+def vendor_trees(draw: st.DrawFn) -> dict[str, str]:
+    files = {}
+    if draw(st.booleans()):  # the user's own AGENTS.md (its own text is never changed)
+        files["AGENTS.md"] = "# Team\n\n" + "".join(
+            f"- {rule}\n"
+            for rule in draw(st.lists(st.sampled_from(RULES), max_size=3, unique=True))
+        )
+    for path in draw(st.lists(st.sampled_from(VENDOR_FILES), min_size=1, unique=True)):
+        picked = draw(st.lists(st.sampled_from(RULES), min_size=1, max_size=5))
+        bullet = draw(st.sampled_from(["- ", "* ", "1. ", ""]))
+        spaces = draw(st.sampled_from(["", "  ", "\t"]))
+        title = draw(st.sampled_from(["", f"# {path}\n\n", "Notes:\n\n"]))
+        files[path] = title + "".join(f"{bullet}{rule}{spaces}\n" for rule in picked)
+    return files
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(vendor_trees(), st.booleans())
+def test_nothing_lost_no_rule_twice_second_run_writes_nothing(
+    tmp_path_factory: object, files: dict[str, str], keep: bool
+) -> None:
+    repo: Path = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    build_tree(repo, files)
+    free = [name for name in ("CLAUDE.md", "GEMINI.md") if name not in files]
+    if free and files:  # one of them, when free, is a link to a file of the tree
+        (repo / free[0]).symlink_to(sorted(files)[0])
+    enable(repo, *(["--keep-vendor-files"] if keep else []))
+    after = tree(repo)
+    agents = after["AGENTS.md"].decode()
+    for data in after.values():
+        assert data.count(BEGIN.encode()) <= 1
+    for path, text in files.items():
+        kept = after[path].decode() + after.get(f".agent/migrated/{path}", b"").decode()
+        for line in text.splitlines():
+            if line.strip():
+                assert line in agents or line in kept, (path, line)
+    outside_block = agents.split("<!-- agent-memory:end -->", 1)[1]
+    said = [" ".join(u.key.split()) for u in units(outside_block.splitlines()) if u.key]
+    said = [key for key in said if not re.match(r"\((a rule|\d+ rules) already said in ", key)]
+    assert len(said) == len(set(said))
+    before = stats(repo)
+    assert "up to date" in cli("enable", repo, "--today", TODAY).output
+    assert stats(repo) == before
+
+
+def test_detecting_one_tool_keeps_the_default_bootstraps(repo: Path) -> None:
+    build_tree(repo, {".cursorrules": "Use tabs.\n"})
+    enable(repo)
+    assert BEGIN in (repo / "CLAUDE.md").read_text() and BEGIN in (repo / "GEMINI.md").read_text()
+    assert (repo / ".cursor/rules/agent-memory.mdc").exists()
+
+
+def test_every_vendor_piece_says_the_instructions_live_in_agents_md() -> None:
+    from agent_memory.layout import VENDORS
+    from conftest import PROJECT
+
+    for _path, template, _kind in VENDORS.values():
+        text = " ".join((PROJECT / template).read_text().split())
+        assert "instructions for coding agents" in text and "now live" in text, template
+        assert "AGENTS.md" in text
+
+
+def test_migrate_md_shows_the_note_the_code_writes() -> None:
+    from agent_memory.core.vendor_rules import note
+    from conftest import PROJECT
+
+    migrate_md = " ".join((PROJECT / "MIGRATE.md").read_text().split())
+    assert f"`{note(1, '<where>')}`" in migrate_md and f"`{note(3, '<where>')}`" in migrate_md

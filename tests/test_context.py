@@ -1,0 +1,108 @@
+"""``context`` and the quick ``review --if-due``: the session start, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory.commands.context import not_due
+from agent_memory.core.context import render
+from agent_memory.parse.facts import parse
+from conftest import PROJECT, build_tree, cli, run_console, tree
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: {} | tier: {} -->"
+
+
+def _continuity(facts: int) -> str:
+    body = "".join(
+        f"- Fact number {i} with some words\n  {FOOT.format(f'fact-{i}', 1, 'working')}\n"
+        for i in range(facts)
+    )
+    return (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n"
+        "## Architectural Invariants\n- Writes go through the outbox\n"
+        f"  {FOOT.format('outbox-writes', 3, 'core')}\n\n"
+        f"## Key Decisions\n{body}- A fact added by hand\n\n"
+        "## Open Threads\n"
+        f"- [ ] Rate limit the API\n  {FOOT.format('rate-limit', 1, 'active')}\n"
+        f"- [x] Old thread\n  {FOOT.format('old-thread', 1, 'active')}\n"
+    )
+
+
+def test_context_orders_core_threads_active_working_and_hides_footers() -> None:
+    result = cli("context", EXAMPLE)
+    assert result.exit_code == 0
+    out = result.output
+    order = ["## Review", "## Core and invariants", "## Open threads", "## Active"]
+    assert [out.index(h) for h in order] == sorted(out.index(h) for h in order)
+    assert "`outbox-writes`" in out and "<!--" not in out
+    assert "archived" not in out.split("## Review")[1] or "redis-sessions" not in out
+    assert cli("context", EXAMPLE).output == out  # deterministic
+    doc = json.loads(cli("context", EXAMPLE, "--json").output)
+    assert doc["summary"]["markdown"].rstrip("\n") == out.rstrip("\n")
+
+
+def test_context_is_bounded_and_says_what_was_cut(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _continuity(400)})
+    full = cli("context", tmp_path, "--max-bytes", "1000000").output
+    assert "not shown" not in full and "`fact-399`" in full
+    small = cli("context", tmp_path, "--max-bytes", "2048").output
+    assert len(small.encode()) <= 2048 + 1  # + click's newline
+    assert "`outbox-writes`" in small and "`rate-limit`" in small  # core and threads first
+    assert "`old-thread`" not in full  # a checked thread is done: not in the view
+    assert "- A fact added by hand\n" in full  # no footer yet: shown with the working facts
+    assert "facts not shown (over --max-bytes); `agent-memory recall QUERY`" in small
+    assert cli("context", tmp_path, "--max-bytes", "10").exit_code == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=60), st.integers(min_value=256, max_value=6000))
+def test_render_stays_in_budget_and_cuts_whole_facts(facts: int, budget: int) -> None:
+    doc = parse("memory/continuity.md", _continuity(facts).encode())
+    text = render(doc, ["12 session logs since the last review (review_every: 10)"], budget)
+    assert len(text.encode()) <= budget
+    shown = len(re.findall(r"^- .*`[a-z0-9-]+`$", text, re.MULTILINE))
+    shown += "- A fact added by hand\n" in text
+    if "not shown" in text:
+        hidden = int(text.split("\n_")[1].split(" of ")[0])
+        assert shown + hidden == facts + 3
+    assert render(doc, [], budget) == render(doc, [], budget)
+
+
+def test_context_says_when_a_review_is_due(tmp_path: Path) -> None:
+    logs = {f"memory/sessions/2026-01-{d:02d}-100000.md": "# S\n" for d in range(1, 13)}
+    build_tree(tmp_path, {"memory/continuity.md": _continuity(2), **logs})
+    out = cli("context", tmp_path).output
+    assert "- due: 12 session logs since the last review" in out
+
+
+def test_context_without_memory_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    result = cli("context", tmp_path)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "agent-memory: memory/continuity.md: not found; run agent-memory enable first"
+    ]
+
+
+def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    before = tree(repo)
+    assert not_due(repo)
+    quick = run_console("review", repo, "--if-due", cwd=tmp_path)
+    assert (quick.returncode, quick.stdout, quick.stderr) == (0, "", "")
+    full = json.loads(cli("review", repo, "--if-due", "--json").output)
+    assert full["outcome"] == "not due"
+    assert tree(repo) == before
+    for day in range(1, 13):
+        (repo / f"memory/sessions/2027-01-{day:02d}-100000.md").write_text("# S\n")
+    assert not not_due(repo)
+    due = cli("review", repo, "--if-due", "--json", "--today", "2027-02-01").output
+    assert "due" in json.loads(due)["summary"]
+    assert not not_due(tmp_path / "missing") and not not_due(tmp_path)

@@ -1,0 +1,86 @@
+"""``agent-memory explain``: events, the rule that decided the tier, and when it moves next."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from agent_memory.core.tiers import RULES
+from conftest import PROJECT, build_tree, cli, tree
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/before"
+DAY = "2026-05-08"
+
+
+def test_every_rule_explain_quotes_is_decay_md_word_for_word() -> None:
+    decay = " ".join((PROJECT / "DECAY.md").read_text().split())
+    for key, text in RULES.items():
+        assert text in decay, key
+
+
+def test_explain_lists_events_rule_and_next_move() -> None:
+    out = cli("explain", "graphql-gateway", EXAMPLE, "--full", "--today", DAY).output
+    assert out.splitlines()[0].startswith("graphql-gateway  [active]  memory/continuity.md:24")
+    assert "  2026-04-03  memory/sessions/2026-04-03-160000.md (Created)\n" in out
+    assert "  2026-05-05  memory/sessions/2026-05-05-100000.md (used)\n" in out
+    assert "events (uses: 6, last 2026-05-05):" in out
+    assert "tier active by rule 5: sessions_since(`last_used`) ≤ active_window → active." in out
+    assert "next: archive-candidate (rule 6) after 4 more session logs" in out
+
+
+def test_explain_says_pinned_and_archived_plainly() -> None:
+    pinned = cli("explain", "post-only-mutations", EXAMPLE, "--today", DAY).output
+    assert "by rule 1:" in pinned and "never moves on its own (pinned)" in pinned
+    archived = cli("explain", "eslint-airbnb", EXAMPLE, "--today", DAY).output
+    assert "[archived]" in archived and "comes back when a session log names it" in archived
+
+
+def test_the_predicted_move_happens_on_exactly_that_log(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    assert cli("review", repo, "--today", DAY).exit_code == 0
+    out = cli("explain", "migration-names", repo, "--json", "--today", DAY).output
+    move = json.loads(out)["summary"]["next"]
+    assert move["tier"] == "archived" and move["sessions"] > 1
+    for n in range(move["sessions"]):
+        assert "migration-names" in (repo / "memory/continuity.md").read_text()
+        (repo / f"memory/sessions/2026-06-{n + 1:02d}-100000.md").write_text("# S\n")
+        cli("review", repo, "--today", f"2026-06-{n + 1:02d}")
+    assert "migration-names" not in (repo / "memory/continuity.md").read_text()
+
+
+def test_an_unknown_id_is_one_line_naming_the_nearest(tmp_path: Path) -> None:
+    before = tree(EXAMPLE)
+    result = cli("explain", "redis-sesions", EXAMPLE)
+    assert result.exit_code == 1
+    assert result.output.strip().endswith("did you mean 'redis-sessions'?")
+    assert len(result.output.splitlines()) == 1 and tree(EXAMPLE) == before
+
+
+def test_explain_outside_an_enabled_repo_refuses(tmp_path: Path) -> None:
+    result = cli("explain", "anything", tmp_path)
+    assert result.exit_code == 1 and "agent-memory enable" in result.output
+    assert tree(tmp_path) == {}
+
+
+def test_a_fact_never_used_does_not_read_as_promoted(tmp_path: Path) -> None:
+    """The summary said 'working→active' for a fact nobody used after creating it."""
+    foot = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: working -->"
+    logs = {f"memory/sessions/2026-01-0{n}-100000.md": "# S\n" for n in range(2, 7)}
+    logs["memory/sessions/2026-01-03-100000.md"] = "## Memory References\n- Referenced: used-one\n"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+                f"- Idle\n  {foot.format('idle-one')}\n- Used\n  {foot.format('used-one')}\n"
+            ),
+            **logs,
+        },
+    )
+    out = cli("review", tmp_path, "--today", "2026-01-07").output
+    assert (
+        "idle-one: working→active (working_window passed without a use), used-one: working→active)"
+        in out
+    )

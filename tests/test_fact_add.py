@@ -1,0 +1,176 @@
+"""``agent-memory fact add``: a fact the review tracks, written through the plan, or one line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.fact_add import add_fact
+from agent_memory.errors import AgentMemoryError
+from agent_memory.parse import facts
+from conftest import build_tree, cli, run_console, tree
+
+DAY = "2026-03-02"
+FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
+
+
+@pytest.fixture
+def enabled(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert cli("enable", root, "--today", "2026-03-01").exit_code == 0
+    return root
+
+
+def continuity(root: Path) -> str:
+    return (root / "memory/continuity.md").read_text()
+
+
+def test_fact_add_writes_a_tracked_working_fact_and_prints_its_id(enabled: Path) -> None:
+    result = cli("fact", "add", "Use pnpm, not npm, for every package", enabled, "--today", DAY)
+    assert result.exit_code == 0, result.output
+    assert result.output == "use-pnpm-not-npm-for-every\n"
+    text = continuity(enabled)
+    assert (
+        "## Key Decisions\n- Use pnpm, not npm, for every package\n  <!-- id: use-pnpm-not-npm-"
+        f"for-every | created: {DAY} | last_used: {DAY} | uses: 1 | tier: working -->\n"
+    ) in text
+    assert "fact-no-id" not in cli("lint", enabled).output
+    before = tree(enabled)
+    review = cli("review", enabled, "--today", DAY)
+    assert review.exit_code == 0 and "Tier changes: 0" in review.output
+    assert tree(enabled) == before  # born with the tier the rules give it: nothing to fix
+
+
+def test_the_same_words_twice_get_a_numbered_id(enabled: Path) -> None:
+    first = cli("fact", "add", "Cache tokens in Redis", enabled, "--today", DAY).output
+    second = cli("fact", "add", "Cache tokens in Redis!", enabled, "--today", DAY).output
+    assert (first, second) == ("cache-tokens-in-redis\n", "cache-tokens-in-redis-2\n")
+
+
+def test_thread_section_and_pinned_tiers(enabled: Path) -> None:
+    thread = cli("fact", "add", "Rate-limit the public API", enabled, "--thread", "--today", DAY)
+    pinned = cli(
+        "fact", "add", "Writes go through the outbox", enabled,
+        "--section", "architectural invariants", "--id", "outbox-writes", "--today", DAY,
+    )  # fmt: skip
+    assert (thread.exit_code, pinned.exit_code) == (0, 0)
+    text = continuity(enabled)
+    assert "## Open Threads\n- [ ] Rate-limit the public API\n" in text
+    assert "rate-limit-the-public-api | created" in text and "tier: active -->" in text
+    assert "## Architectural Invariants\n- Writes go through the outbox\n" in text
+    assert "id: outbox-writes |" in text and "uses: 1 | tier: core -->" in text
+
+
+def test_a_new_section_is_made_at_the_end(enabled: Path) -> None:
+    cli("fact", "add", "Deploys on Fridays are fine", enabled, "--section", "Ops", "--today", DAY)
+    assert continuity(enabled).endswith(
+        "## Ops\n- Deploys on Fridays are fine\n  <!-- id: deploys-on-fridays-are-fine | "
+        f"created: {DAY} | last_used: {DAY} | uses: 1 | tier: working -->\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--id", "redis-sessions"), "is taken (at memory/archive/2026-Q1.md:"),
+        (("--id", "live-fact"), "is taken (at memory/continuity.md:"),
+        (("--id", "Bad_Id"), "is not kebab-case"),
+        (("--id", "two  words"), "is not kebab-case"),
+        (("--section", "Project State"), "cannot hold facts"),
+    ],
+)
+def test_refusals_are_one_line_and_write_nothing(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                f"# C\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+                f"- A live fact\n  {FOOT.format('live-fact', 'working')}\n"
+            ),
+            "memory/archive/2026-Q1.md": (
+                "# Archive\n\n## Facts\n- Redis sessions\n  "
+                + FOOT.format("redis-sessions", "archived")
+                + "\n"
+            ),
+        },
+    )
+    before = tree(tmp_path)
+    result = cli("fact", "add", "Some fact", tmp_path, *args)
+    assert result.exit_code == 1
+    assert says in result.output and len(result.output.splitlines()) == 1
+    assert "Traceback" not in result.output
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("text", ["", "   ", "x <!-- id: sneaky --> y"])
+def test_text_that_cannot_be_a_fact_is_refused(enabled: Path, text: str) -> None:
+    before = tree(enabled)
+    result = cli("fact", "add", text, enabled)
+    assert result.exit_code == 1 and len(result.output.splitlines()) == 1
+    assert tree(enabled) == before
+
+
+def test_outside_an_enabled_repo_nothing_is_written(tmp_path: Path) -> None:
+    result = cli("fact", "add", "Anything", tmp_path)
+    assert result.exit_code == 1 and "agent-memory enable" in result.output
+    assert tree(tmp_path) == {}
+
+
+def test_dry_run_and_check_write_nothing(enabled: Path) -> None:
+    before = tree(enabled)
+    dry = cli("fact", "add", "Cache tokens", enabled, "--dry-run", "--today", DAY)
+    assert dry.exit_code == 0 and "+- Cache tokens\n" in dry.output
+    check = cli("fact", "add", "Cache tokens", enabled, "--check")
+    assert check.exit_code == 1
+    assert tree(enabled) == before
+
+
+def test_json_reports_the_plan_and_the_id(enabled: Path) -> None:
+    doc = json.loads(cli("fact", "add", "Cache tokens", enabled, "--json", "--today", DAY).output)
+    assert doc["outcome"] == "changed" and doc["summary"]["id"] == "cache-tokens"
+    assert [e["path"] for e in doc["plan"]] == ["memory/continuity.md"]
+
+
+def test_the_console_script_adds_a_fact(enabled: Path) -> None:
+    done = run_console("fact", "add", "Pin Node 20", ".", "--today", DAY, cwd=enabled)
+    assert done.returncode == 0 and done.stdout == "pin-node-20\n", done.stderr
+
+
+BASE = (
+    "# Continuity\r\n\r\n## Project State\r\n- last_review: (none yet)\r\n\r\n"
+    "## Key Decisions\r\n- Old fact\r\n  " + FOOT.format("old-fact", "working") + "\r\n"
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40),
+    section=st.sampled_from([None, "Key Decisions", "key decisions", "Conventions", "New One"]),
+    thread=st.booleans(),
+)
+def test_any_text_gives_one_tracked_fact_or_a_refusal(
+    text: str, section: str | None, thread: bool
+) -> None:
+    doc = facts.parse("memory/continuity.md", BASE.encode())
+    try:
+        new = add_fact(doc, {}, text, section, None, thread, dt.date(2026, 3, 2))
+    except AgentMemoryError as exc:
+        assert "\n" not in str(exc)
+        return
+    after = facts.parse("memory/continuity.md", new.after)
+    assert not [p for p in after.problems if p.severity == "error"]
+    assert [f.id for f in after.facts] == ["old-fact", new.id] or new.id in {
+        f.id for f in after.facts
+    }
+    added = next(f for f in after.facts if f.id == new.id)
+    assert added.task == (" " if thread else None)
+    assert new.after.startswith(BASE.encode())  # every byte before it is kept
+    assert b"\r\n" in new.after and b"\n" not in new.after.replace(b"\r\n", b"")

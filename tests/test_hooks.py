@@ -1,0 +1,225 @@
+"""``hooks install`` / ``hooks remove``: the agents' settings merged as text, given back exactly."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core import hooks, jsontext
+from conftest import PROJECT, cli, run_console, tree
+
+CLAUDE_SETTINGS = """{
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}
+        ],
+        "SessionStart": [
+            {"hooks": [{"type": "command", "command": "echo welcome"}]}
+        ]
+    },
+    "model": "sonnet"
+}
+"""
+CODEX_HOOKS = (
+    '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}'
+)
+GEMINI_SETTINGS = """// project settings
+{
+  "general": {"vimMode": true},  /* the user's own */
+  "hooks": {
+    "BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "lint"}]}],
+    "SessionEnd": []
+  }
+}
+"""
+EXISTING = {"claude": CLAUDE_SETTINGS, "codex": CODEX_HOOKS, "gemini": GEMINI_SETTINGS}
+
+
+@pytest.fixture
+def enabled(repo: Path) -> Path:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    return repo
+
+
+def _only_insertions(old: str, new: str) -> bool:
+    ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    return all(op in ("equal", "insert") for op, *_ in ops)
+
+
+@pytest.mark.parametrize("agent", list(EXISTING))
+def test_install_keeps_every_byte_and_remove_gives_them_back(enabled: Path, agent: str) -> None:
+    where = enabled / hooks.AGENTS[agent].path
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.write_text(EXISTING[agent])
+    before = tree(enabled)
+    result = cli("hooks", "install", enabled, "--agent", agent)
+    assert result.exit_code == 0, result.output
+    text = where.read_text()
+    assert _only_insertions(EXISTING[agent], text)
+    for event, group in hooks.AGENTS[agent].events.items():
+        assert group in _loads(text)["hooks"][event]
+    assert cli("enable", enabled, "--check").exit_code == 0  # the manifest still reads
+    installed = tree(enabled)
+    again = cli("hooks", "install", enabled, "--agent", agent)
+    assert again.exit_code == 0 and tree(enabled) == installed
+    assert cli("hooks", "remove", enabled, "--agent", agent).exit_code == 0
+    assert tree(enabled) == before
+    assert "nothing to remove" in cli("hooks", "remove", enabled, "--agent", agent).output
+
+
+def _loads(text: str) -> dict[str, object]:
+    """JSON with the // and /* */ comments Gemini allows taken out (none inside strings here)."""
+    lines = [
+        line.split("//")[0] if line.lstrip().startswith("//") else line for line in text.split("\n")
+    ]
+    joined = "\n".join(lines)
+    while "/*" in joined:
+        start = joined.index("/*")
+        joined = joined[:start] + joined[joined.index("*/", start) + 2 :]
+    return json.loads(joined)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("agent", list(EXISTING))
+def test_a_missing_settings_file_is_created_and_removed_again(enabled: Path, agent: str) -> None:
+    before = tree(enabled)
+    assert cli("hooks", "install", enabled, "--agent", agent).exit_code == 0
+    data = json.loads((enabled / hooks.AGENTS[agent].path).read_text())
+    assert list(data) == ["hooks"]  # Codex refuses a hooks.json with any other root key
+    assert cli("hooks", "remove", enabled, "--agent", agent).exit_code == 0
+    assert tree(enabled) == before
+
+
+def test_remove_after_the_user_edited_the_file_keeps_their_edit(enabled: Path) -> None:
+    where = enabled / ".claude/settings.json"
+    where.parent.mkdir()
+    where.write_text(CLAUDE_SETTINGS)
+    cli("hooks", "install", enabled, "--agent", "claude")
+    where.write_text(where.read_text().replace('"sonnet"', '"opus"'))
+    result = cli("hooks", "remove", enabled, "--agent", "claude")
+    assert result.exit_code == 0 and "changed since install" in result.output
+    assert where.read_text() == CLAUDE_SETTINGS.replace('"sonnet"', '"opus"')
+
+
+def test_bad_settings_are_one_line_and_nothing_written(enabled: Path, tmp_path: Path) -> None:
+    where = enabled / ".claude/settings.json"
+    where.parent.mkdir()
+    for bad in ('{"hooks": [1, 2]}', '{"hooks": {"SessionEnd": {}}}', '{"a": 1,', "[1]"):
+        where.write_text(bad)
+        before = tree(enabled)
+        done = run_console("hooks", "install", enabled, "--agent", "claude", cwd=tmp_path)
+        assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert "Traceback" not in done.stderr and tree(enabled) == before
+
+
+def test_hooks_need_an_enabled_repo_and_enable_never_installs_them(repo: Path) -> None:
+    result = cli("hooks", "install", repo, "--agent", "codex")
+    assert result.exit_code == 1 and "run agent-memory enable first" in result.output
+    cli("enable", repo)
+    assert not any(p.startswith((".claude/", ".codex/", ".gemini/")) for p in tree(repo))
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(enabled: Path) -> None:
+    before = tree(enabled)
+    result = cli("hooks", "install", enabled, "--agent", "gemini", "--dry-run")
+    assert result.exit_code == 0 and "+++ b/.gemini/settings.json" in result.output
+    assert tree(enabled) == before
+
+
+@pytest.mark.parametrize("agent", list(EXISTING))
+def test_the_installed_commands_run_context_and_capture(enabled: Path, agent: str) -> None:
+    """What each agent would run: the start hook answers with the context as JSON (alone on
+    stdout, as Gemini requires); the end and pre-compaction hooks write the log from the
+    transcript named on stdin. Claude and Gemini name the project in the environment; Codex
+    runs hooks in the session's directory."""
+    cli("hooks", "install", enabled, "--agent", agent)
+    spec = hooks.AGENTS[agent]
+    groups = _loads((enabled / spec.path).read_text())["hooks"]
+    assert isinstance(groups, dict)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(enabled), "GEMINI_PROJECT_DIR": str(enabled)}
+    start, compaction, end = (groups[event][-1]["hooks"][0]["command"] for event in spec.events)
+    done = subprocess.run(
+        start, shell=True, cwd=enabled, env=env, capture_output=True, text=True, check=True
+    )
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    assert answer["additionalContext"].startswith("# Memory context")
+    transcript = PROJECT / f"tests/fixtures/transcripts/{agent}/" / {
+        "claude": "session-basic.jsonl", "codex": "rollout-basic.jsonl",
+        "gemini": "session-basic.jsonl",
+    }[agent]  # fmt: skip
+    payload = json.dumps({"session_id": "x", "transcript_path": str(transcript)})
+    for command in (compaction, end):
+        done = subprocess.run(
+            command, shell=True, cwd=enabled, env=env, input=payload, text=True, check=True,
+            capture_output=True,
+        )  # fmt: skip
+        assert done.stdout == ""
+    logs = [p for p in tree(enabled) if p.startswith("memory/sessions/2026-11-20-091400-")]
+    assert len(logs) == 1 and f"-{agent}-" in logs[0]  # the second capture had nothing new
+
+
+def test_hooks_md_lists_what_each_agent_gets() -> None:
+    doc = (PROJECT / "HOOKS.md").read_text()
+    for agent, spec in hooks.AGENTS.items():
+        assert f"`{spec.path}`" in doc, agent
+        for event in spec.events:
+            assert f"`{event}`" in doc, (agent, event)
+    assert "- claude: .claude/settings.json | original " in doc
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=6), _json, max_size=4),
+    st.dictionaries(
+        st.sampled_from(["SessionEnd", "Stop", "PreCompact"]), st.lists(_json, max_size=2)
+    ),
+    st.sampled_from([None, 0, 2, 4]),
+    st.sampled_from(list(hooks.AGENTS)),
+)
+def test_install_then_remove_is_the_identity(
+    other: dict[str, object], events: dict[str, object], indent: int | None, agent: str
+) -> None:
+    settings_doc = {**other, "hooks": events} if events or indent == 2 else other
+    text = json.dumps(settings_doc, indent=indent) + ("\n" if indent else "")
+    installed = hooks.install(text, agent)
+    assert _only_insertions(text, installed)
+    assert hooks.install(installed, agent) == installed
+    restored, exact = hooks.remove(installed, agent, hooks.sha256(text))
+    assert (restored, exact) == (text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet='{}[]":,0123456789.-e truefalsn/*\n\\', max_size=40), _json.map(json.dumps)
+    )
+)
+def test_the_span_reader_agrees_with_json_and_fails_only_with_one_error(text: str) -> None:
+    try:
+        expected: object = json.loads(text)
+    except ValueError:
+        expected = ValueError
+    try:
+        node = jsontext.parse(text)
+    except jsontext.BadJSON:
+        assert expected is ValueError or "/" in text  # comments: read by us, not by json
+        return
+    if "/" not in text:
+        assert jsontext.value(text, node) == expected

@@ -1,0 +1,145 @@
+"""``--json``: one document from every command, errors included, valid against our schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from agent_memory import resources
+from agent_memory.cli import main
+from conftest import PROJECT, tree
+from test_cli import commands
+
+SCHEMA = json.loads(resources.data("schema/report.schema.json"))
+TYPES: dict[str, Callable[[Any], bool]] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def violations(value: Any, schema: dict[str, Any], where: str = "$") -> list[str]:
+    """The schema keywords the report schema uses: type, enum, minimum, required,
+    properties, additionalProperties (false) and items. Any other keyword is refused."""
+    known = {"$schema", "$id", "title", "description", "type", "enum", "minimum", "required"}
+    known |= {"properties", "additionalProperties", "items"}
+    assert set(schema) <= known, set(schema) - known
+    types = schema.get("type", [])
+    types = [types] if isinstance(types, str) else types
+    if types and not any(TYPES[t](value) for t in types):
+        return [f"{where}: {value!r} is not {types}"]
+    found = []
+    if "enum" in schema and value not in schema["enum"]:
+        found.append(f"{where}: {value!r} not in {schema['enum']}")
+    if "minimum" in schema and isinstance(value, int) and value < schema["minimum"]:
+        found.append(f"{where}: {value} < {schema['minimum']}")
+    if isinstance(value, dict):
+        found += [f"{where}: missing {k!r}" for k in schema.get("required", ()) if k not in value]
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is False:
+            found += [f"{where}: unexpected {k!r}" for k in value if k not in properties]
+        for key, sub in properties.items():
+            if key in value:
+                found += violations(value[key], sub, f"{where}.{key}")
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            found += violations(item, schema["items"], f"{where}[{index}]")
+    return found
+
+
+def test_the_validator_catches_what_it_should() -> None:
+    good = {"command": "x", "version": "1", "repo": ".", "outcome": "ok", "plan": []}
+    good |= {"findings": [], "summary": {}}
+    assert violations(good, SCHEMA) == []
+    assert violations({**good, "extra": 1}, SCHEMA)
+    assert violations({**good, "findings": [{"path": "p", "line": 0}]}, SCHEMA)
+    assert violations({k: v for k, v in good.items() if k != "plan"}, SCHEMA)
+
+
+def run_json(*args: str | Path) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(main, [*map(str, args), "--json"], catch_exceptions=False)
+    assert "Traceback" not in result.output
+    doc = json.loads(result.stdout)  # exactly one document on stdout
+    assert violations(doc, SCHEMA) == [], (args, violations(doc, SCHEMA))
+    return result.exit_code, doc
+
+
+@pytest.fixture
+def enabled(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    code, _ = run_json("enable", root, "--today", "2026-03-01")
+    assert code == 0
+    return root
+
+
+def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sides = []
+    for side in ("base", "ours", "theirs"):
+        sides.append(tmp_path / side)
+        sides[-1].write_text("# Continuity\n\n## Key Decisions\n")
+    runs = {
+        ("enable",): ("enable", enabled),
+        ("merge-file",): ("merge-file", *sides, "memory/continuity.md"),
+        ("fact", "add"): ("fact", "add", "Pin Node 20", enabled, "--today", "2026-03-02"),
+        ("explain",): ("explain", "pin-node-20", enabled),
+        ("session", "new"): ("session", "new", enabled, "--now", "2026-03-02T10:00:00"),
+        ("review",): ("review", enabled, "--today", "2026-03-02"),
+        ("status",): ("status", enabled),
+        ("lint",): ("lint", enabled),
+        ("recall",): ("recall", "node", enabled),
+        ("check-logs",): ("check-logs", enabled),
+        ("recover",): ("recover", enabled),
+        ("context",): ("context", enabled),
+        ("session", "capture"): (
+            "session",
+            "capture",
+            enabled,
+            "--transcript",
+            PROJECT / "tests/fixtures/transcripts/claude/session-basic.jsonl",
+        ),
+        ("hooks", "install"): ("hooks", "install", enabled, "--agent", "claude"),
+        ("hooks", "remove"): ("hooks", "remove", enabled, "--agent", "claude"),
+    }
+    assert set(runs) >= set(commands()), "a command has no --json run here"
+    for words, args in runs.items():
+        code, doc = run_json(*args)
+        assert doc["command"] == " ".join(words) and code in (0, 1), (words, doc)
+        if words in (("enable",), ("recover",), ("merge-file",)):
+            continue  # these work on a repo that is not (yet) enabled, or on no repo
+        # Outside an enabled repo: refused in one document, nothing written.
+        code, doc = run_json(*[outside if a == enabled else a for a in args])
+        assert code == 1 and doc["outcome"] == "error", words
+        assert doc["command"] == " ".join(words) and doc["repo"] == str(outside)
+        assert [f["check"] for f in doc["findings"]] == ["refused"]
+        assert "agent-memory enable" in doc["findings"][0]["message"]
+        assert tree(outside) == {}, words
+
+
+def test_session_new_json_reports_its_plan(enabled: Path) -> None:
+    _, doc = run_json("session", "new", enabled, "--now", "2026-03-02T10:00:00")
+    assert doc["outcome"] == "changed"
+    assert doc["plan"] == [
+        {
+            "path": "memory/sessions/2026-03-02-100000.md",
+            "outcome": "created",
+            "reason": "new session log",
+        }
+    ]
+
+
+def test_the_schema_ships_in_the_project_data() -> None:
+    assert (PROJECT / "schema/report.schema.json").read_bytes() == resources.data(
+        "schema/report.schema.json"
+    )

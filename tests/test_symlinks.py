@@ -1,0 +1,186 @@
+"""Symlinks among the bootstrap files: every layout, every mode, no byte of user text lost."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_memory.core import enable as core
+from agent_memory.layout import BLOCK_BEGIN
+from agent_memory.parse import manifest
+from conftest import build_tree, cli, stats
+
+TODAY = "2026-06-13"
+RULES = "# Project\r\n\r\nUse the repo's own task runner.  \r\n- Run `make check` before a PR.\r\n"
+OTHER = "Claude: prefer small commits.\n"
+
+# layout name -> (real files, links as path -> target, relative to the link's folder)
+LAYOUTS = {
+    "claude-to-agents": ({"AGENTS.md": RULES}, {"CLAUDE.md": "AGENTS.md"}),
+    "agents-to-claude": ({"CLAUDE.md": RULES}, {"AGENTS.md": "CLAUDE.md"}),
+    "gemini-to-agents": (
+        {"AGENTS.md": RULES, "CLAUDE.md": OTHER},
+        {"GEMINI.md": "AGENTS.md"},
+    ),
+    "both-to-a-third": (
+        {"docs/AI.md": RULES},
+        {"AGENTS.md": "docs/AI.md", "CLAUDE.md": "docs/AI.md"},
+    ),
+}
+
+
+def make(repo: Path, layout: str) -> dict[str, str]:
+    real, links = LAYOUTS[layout]
+    build_tree(repo, real)
+    for link, target in links.items():
+        (repo / link).symlink_to(target)
+    return real
+
+
+def physical_files(repo: Path) -> dict[str, bytes]:
+    """Every regular file (links skipped), by path."""
+    out = {}
+    for dirpath, _dirs, names in os.walk(repo):
+        for name in names:
+            path = Path(dirpath) / name
+            if ".git" in path.relative_to(repo).parts[:1] or path.is_symlink():
+                continue
+            out[path.relative_to(repo).as_posix()] = path.read_bytes()
+    return out
+
+
+def assert_sound(repo: Path, layout: str, real: dict[str, str]) -> None:
+    """Links intact, user text all there, one block per file, no file importing itself."""
+    for link, target in LAYOUTS[layout][1].items():
+        assert (repo / link).is_symlink() and str((repo / link).readlink()) == target
+    files = physical_files(repo)
+    for path, text in real.items():
+        kept = files[path].decode()
+        migrated = files.get(f".agent/migrated/{path}", b"").decode()
+        for line in text.splitlines(keepends=True):
+            assert line in kept or line in migrated, (path, line)
+    for path, data in files.items():
+        assert data.count(BLOCK_BEGIN.encode()) <= 1, path
+    agents = (repo / "AGENTS.md").resolve()
+    for name in ("CLAUDE.md", "GEMINI.md"):
+        if (repo / name).exists() and (repo / name).resolve() == agents:
+            text = agents.read_text()
+            assert BLOCK_BEGIN in text and "\n@AGENTS.md" not in text
+
+
+def run_twice(repo: Path, *args: str) -> dict[str, object]:
+    """--dry-run, then the run: the same plan; then a third run writes nothing."""
+    before = stats(repo)
+    dry = json.loads(cli("enable", repo, "--dry-run", "--json", "--today", TODAY, *args).output)
+    assert stats(repo) == before
+    done = cli("enable", repo, "--json", "--today", TODAY, *args)
+    assert done.exit_code == 0, done.output
+    real = json.loads(done.output)
+    assert dry["plan"] == real["plan"]
+    after = stats(repo)
+    again = cli("enable", repo, "--today", TODAY)
+    assert "up to date" in again.output, again.output
+    assert stats(repo) == after
+    assert cli("enable", repo, "--check").exit_code == 0
+    return real
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("keep", [False, True], ids=["consolidate", "keep-vendor-files"])
+def test_mode_c_on_every_link_layout(repo: Path, layout: str, keep: bool) -> None:
+    real = make(repo, layout)
+    doc = run_twice(repo, *(["--keep-vendor-files"] if keep else []))
+    assert_sound(repo, layout, real)
+    outcomes = {e["path"]: (e["outcome"], e["reason"]) for e in doc["plan"]}
+    for link, _target in LAYOUTS[layout][1].items():
+        assert outcomes[link][0] == "linked"
+    if layout in ("claude-to-agents", "gemini-to-agents"):
+        link = "CLAUDE.md" if layout == "claude-to-agents" else "GEMINI.md"
+        assert outcomes[link][1].startswith("links to AGENTS.md")
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_mode_a_plans_one_block_per_physical_file(layout: str) -> None:
+    real, link_map = LAYOUTS[layout]
+    links = dict(link_map)
+    files: dict[str, bytes | None] = {p: t.encode() for p, t in real.items()}
+    for link, target in links.items():
+        files[link] = files.get(target)
+    plan = core.fresh_install(files, ("claude", "gemini"), dt.date(2026, 6, 13), "3.0.0", links)
+    written = {e.path: e.after for e in plan.writes}
+    assert not set(written) & set(links)  # never through a link
+    for data in written.values():
+        assert data is not None and data.count(BLOCK_BEGIN.encode()) <= 1
+    agents = links.get("AGENTS.md", "AGENTS.md")
+    assert BLOCK_BEGIN.encode() in (written.get(agents) or files[agents] or b"")
+    assert b"@AGENTS.md" not in (written.get(agents) or b"")
+
+
+def _stamped(repo: Path, version: str, vendors: str) -> None:
+    text = (
+        f"# agent-memory install manifest\n- version:       {version}\n"
+        f"- enabled_with:  {version}\n- last_upgraded: 2026-01-01\n- mode:          A\n"
+        f"- vendors:       {vendors}\n\n## Managed files\n\n## Upgrade history\n"
+    )
+    build_tree(repo, {".agent/version.md": text, "memory/continuity.md": "# Continuity\n"})
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_mode_b_upgrade_and_repair_on_every_link_layout(repo: Path, layout: str) -> None:
+    real = make(repo, layout)
+    _stamped(repo, "2.5.0", "claude, gemini")
+    doc = run_twice(repo)
+    assert_sound(repo, layout, real)
+    assert any(e["outcome"] == "linked" for e in doc["plan"])
+    stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+    assert "claude" in stamp.vendors
+
+
+@pytest.mark.parametrize("name", ["CLAUDE.md", "AGENTS.md"])
+def test_a_link_outside_the_repo_is_refused_in_one_line(
+    repo: Path, tmp_path: Path, name: str
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("theirs\n")
+    build_tree(repo, {"GEMINI.md": "Gemini rules.\n"})
+    (repo / name).symlink_to(outside)
+    before = stats(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and name in lines[0] and "outside the repo" in lines[0]
+    assert stats(repo) == before and outside.read_text() == "theirs\n"
+
+
+def test_a_loop_of_links_is_refused_in_one_line(repo: Path) -> None:
+    (repo / "CLAUDE.md").symlink_to("GEMINI.md")
+    (repo / "GEMINI.md").symlink_to("CLAUDE.md")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "symlink loop" in result.output
+
+
+def test_enable_md_lists_every_outcome_the_tool_reports() -> None:
+    from agent_memory.core.plan import Outcome
+    from conftest import PROJECT
+
+    step4 = (PROJECT / "ENABLE.md").read_text().split("## Step 4", 1)[1]
+    for outcome in Outcome:
+        assert f"`{outcome.value}`" in step4, outcome
+
+
+def test_the_console_script_keeps_agents_md_through_a_claude_link(repo: Path) -> None:
+    from conftest import run_console
+
+    make(repo, "claude-to-agents")
+    done = run_console("enable", ".", "--today", TODAY, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "linked" in done.stdout and "CLAUDE.md  (links to AGENTS.md" in done.stdout
+    text = (repo / "AGENTS.md").read_bytes()
+    assert text.count(BLOCK_BEGIN.encode()) == 1 and RULES.encode().split(b"\r\n\r\n", 1)[1] in text
+    again = run_console("enable", ".", "--check", cwd=repo)
+    assert again.returncode == 0, again.stdout
