@@ -255,3 +255,16 @@ def test_rung_ids_are_unique_and_stable() -> None:
     doc = facts.parse("c.md", (EXAMPLE / "after/memory/continuity.md").read_bytes())
     ids = [f.id for f in doc.facts]
     assert len(ids) == len(set(ids)) and None not in ids
+
+
+def test_an_upgrade_lists_the_transient_files_in_gitignore_keeping_user_lines(
+    tmp_path: Path,
+) -> None:
+    repo = legacy_copy(tmp_path)
+    (repo / ".gitignore").write_bytes(b"node_modules/\n")
+    cli("enable", repo, "--today", TODAY)
+    ignore = (repo / ".gitignore").read_bytes()
+    assert ignore.startswith(b"node_modules/\n")
+    assert b"/.agent-memory.lock\n" in ignore and b"/.agent-memory.journal/\n" in ignore
+    again = cli("enable", repo, "--today", TODAY)
+    assert "up to date" in again.output and (repo / ".gitignore").read_bytes() == ignore

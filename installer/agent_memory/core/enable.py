@@ -289,6 +289,7 @@ def upgrade_steps(
             after_rung = apply_changes(state, changes, links)
             resync = _resync(after_rung, stamp, str(current), links, (), fresh=fresh)
             _merge(changes, resync.changes)
+            _merge(changes, _ignore_transients(after_rung))  # 5.0.0 writes lock and journal
             managed, notes = resync.managed, resync.notes
             values |= {"version": str(current), "vendors": resync.vendors}
         entry = history_line(today, installed, target, rung.summary if rung else None)
