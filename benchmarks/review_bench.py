@@ -51,15 +51,23 @@ def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
         check=True,
         capture_output=True,
     )
-    ids = [f"fact-{i}" for i in range(facts)]
+    # Every tenth id has dots, as hand-run repos name releases (release-1.2.0-…).
+    ids = [f"release-{i}.{i % 7}.0-fact" if i % 10 == 5 else f"fact-{i}" for i in range(facts)]
     weights = [1 / (i + 1) for i in range(facts)]
+    threads = ids[-20:]  # the last twenty are one-file open threads (DESIGN §13)
     body = "".join(
         f"- Fact {i} about the system\n  <!-- id: {fid} | created: 2020-01-01 | "
         f"last_used: 2020-01-01 | uses: 1 | tier: working -->\n"
-        for i, fid in enumerate(ids)
+        for i, fid in enumerate(ids[:-20])
     )
     cont = root / "memory/continuity.md"
     cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + body))
+    (root / "memory/open-threads").mkdir()
+    for fid in threads:
+        (root / f"memory/open-threads/thread-{fid}.md").write_text(
+            f"- [ ] Thread {fid}\n  <!-- id: {fid} | created: 2020-01-01 | "
+            f"last_used: 2020-01-01 | uses: 1 | tier: active -->\n"
+        )
     sessions = root / "memory/sessions"
     # The history spans 2020-01-02 to 2029-12, whatever its length, so the new logs of the
     # incremental run (2029-12-31) always come after it.
@@ -68,9 +76,13 @@ def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
     for n in range(logs):
         stamp = time.strftime("%Y-%m-%d-%H%M%S", time.gmtime(start + n * step))
         used = sorted(set(rng.choices(ids, weights, k=rng.randint(1, 6))))
+        # One log in a hundred supersedes a fact by a newer one.
+        old, new = rng.sample(ids[100:-20], 2) if n % 100 == 50 else ("", "")
+        superseded = f"- Superseded: {old} → {new}\n" if old else ""
         (sessions / f"{stamp}.md").write_text(
             f"# Session {stamp}\n\n## What We Did\n- work item {n}\n- more notes here\n\n"
             f"## Decisions Made\n- none\n\n## Memory References\n- Referenced: {', '.join(used)}\n"
+            + superseded
         )
 
 

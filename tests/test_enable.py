@@ -138,7 +138,10 @@ def test_json_output_has_the_common_shape(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("stamp", "message"),
     [
-        ("# agent-memory install manifest\n- version: 9.0.0\n", "newer than this tool"),
+        (
+            "# agent-memory install manifest\n- version: 9.0.0\n\n## Managed files\n",
+            "newer than this tool",
+        ),
         ("", "is empty"),
         ("# agent-memory install manifest\n- version: banana\n", "'banana' is not a version"),
         ("# agent-memory install manifest\n- mode: A\n", "has no '- version"),

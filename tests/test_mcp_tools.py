@@ -18,7 +18,8 @@ from agent_memory.commands import reference as reference_command
 from agent_memory.commands.mcp_tools import TOOLS, McpSession, call, error_line
 from agent_memory.core.references import LABELS, add_references
 from agent_memory.errors import AgentMemoryError
-from agent_memory.parse.sessions import new_log, read_refs
+from agent_memory.parse.newlog import new_log
+from agent_memory.parse.sessions import read_refs
 from agent_memory.resources import data
 from conftest import PROJECT, cli, git_init, run_console, tree
 from mcp_client import enabled_repo

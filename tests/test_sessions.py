@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from agent_memory.parse.sessions import _read_refs, read_refs, reference_section
+from agent_memory.parse.sessions import _read_refs, read_refs, reference_sections
 
 
 def refs(text: str) -> tuple[set[str], set[str]]:
@@ -63,11 +63,12 @@ def test_crlf_bom_and_garbage_never_crash() -> None:
     assert read_refs(b"\xff\xfe## Memory References\n- Referenced: \x00\xc3\n").used == frozenset()
 
 
-def _markdown_it_section(text: str) -> list[str] | None:
-    """The reference section's lines as markdown-it sees it: top-level headings only, and the
+def _markdown_it_sections(text: str) -> list[list[str]]:
+    """Every reference section's lines as markdown-it sees them: top-level headings only, and a
     section runs to the next heading of its level or higher (its sub-headings are inside it)."""
     tokens = MarkdownIt("commonmark").parse(text)
     lines = text.split("\n")
+    sections = []
     start = None
     level = 0
     for index, token in enumerate(tokens):
@@ -77,10 +78,13 @@ def _markdown_it_section(text: str) -> list[str] | None:
         if start is not None:
             if len(token.markup) > level:
                 continue
-            return lines[start : token.map[0]]
+            sections.append(lines[start : token.map[0]])
+            start = None
         if tokens[index + 1].content.strip().lower() == "memory references":
             start, level = token.map[1], len(token.markup)
-    return None if start is None else lines[start:]
+    if start is not None:
+        sections.append(lines[start:])
+    return sections
 
 
 log_line = st.one_of(
@@ -113,15 +117,11 @@ log_line = st.one_of(
 @given(st.lists(log_line, max_size=25))
 def test_scanner_agrees_with_markdown_it(lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
-    expected = _markdown_it_section(text)
-    found = reference_section(text)
-    if expected is None:
-        assert found is None
-    else:
-        assert found is not None
-        assert [line for line in found[1] if line.strip()] == [
-            line for line in expected if line.strip()
-        ]
+    expected = _markdown_it_sections(text)
+    found = reference_sections(text)
+    assert [[line for line in body if line.strip()] for _, body in found] == [
+        [line for line in body if line.strip()] for body in expected
+    ]
 
 
 reference_line = st.sampled_from(
@@ -149,6 +149,16 @@ reference_line = st.sampled_from(
         "- Referenced: x (with a note)",
         "  continued-id",
         "- Referenced: Upper-Case",
+        "- Referenced: release-2.4.1-shipped, a.b",
+        "- a-b — referenced (why; with a comma, too)",
+        "- a.b (created, tier: working)",
+        "- a-b — superseded (not a use)",
+        "- Superseded: a-b → c",
+        "- Superseded: a-b -> c, d->e",
+        "- Superseded: (none)",
+        "- Superseded: a-b",
+        "(none — lightweight session)",
+        "- (none — lightweight)",
         "prose line",
         "prose about memory references, twice: Memory References",
         "   ## Memory References",
@@ -180,6 +190,44 @@ def test_plain_logs_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     log = b"# S\n\n## Memory References\n- Referenced: a-b, c\n- Created: d\n\n## Next\n- x\n"
     assert read_refs(log).used == {"a-b", "c", "d"}
     assert read_refs(log).created == {"d"}
+
+
+def test_the_hand_run_forms() -> None:
+    """HANDRUN.md: id-first items, dotted ids, ``Superseded:`` pairs, lite logs, two sections."""
+    log = (
+        "# Session\n\n## Memory References\n(none — auto-stub; enrich later)\n\n"
+        "## Enrichment\nLater.\n\n"
+        "## Memory References\n"
+        "- bp-companion-sync — referenced (test driven wholly over `/sync`)\n"
+        "- ot-help-pages-rewrite — referenced (maintainer re-confirmed the errors;\n"
+        "  walkthrough continues)\n"
+        "- `release-4.6.2-shipped` (created, tier: working)\n"
+        "- ot-done — completed (merged)\n"
+        "- created: eric-release-rhythm (materialized from an earlier log)\n"
+        "- old-idea — superseded (by the new one)\n"
+        "- Superseded: cache-v1 → cache-v2, a.b -> c-d (why); (none)\n"
+        "- (none — lightweight)\n"
+    )
+    found = read_refs(log.encode())
+    assert found == _read_refs(log.encode())
+    assert found.used == {
+        "bp-companion-sync",
+        "ot-help-pages-rewrite",
+        "release-4.6.2-shipped",
+        "ot-done",
+        "eric-release-rhythm",
+    }
+    assert found.created == {"release-4.6.2-shipped", "eric-release-rhythm"}
+    assert found.superseded == (("cache-v1", "cache-v2"), ("a.b", "c-d"))
+    assert [w.line for w in found.warnings] == [16]  # "old-idea — superseded": not a use
+
+
+def test_a_superseded_line_that_is_no_pair_is_a_warning() -> None:
+    found = read_refs(b"## Memory References\n- Superseded: cache-v1\n- Superseded: 0\n")
+    assert found.superseded == ()
+    assert [w.message for w in found.warnings] == [
+        "Superseded: 'cache-v1' is not 'old-id → new-id'; it is ignored"
+    ]
 
 
 def test_a_sub_heading_is_the_label_of_the_bullets_under_it() -> None:

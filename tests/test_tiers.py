@@ -132,7 +132,7 @@ def test_decay_md_lists_the_rules_in_the_order_the_code_tries_them() -> None:
     numbers = [
         line.split(".", 1)[0] for line in rules.splitlines() if line[:2].strip(".").isdigit()
     ]
-    assert numbers == ["1", "2", "3", "4", "5", "6", "7"]
+    assert numbers == ["0", "1", "2", "3", "4", "5", "6", "7"]
     code = inspect.getsource(decide)
     positions = [code.index(f', "{n}")') for n in numbers]
     assert positions == sorted(positions), "decide() tries DECAY.md's rules in its order"

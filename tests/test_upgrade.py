@@ -62,7 +62,7 @@ def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
         # Every old line, in order (AGENTS.md gets the block at its top, after its title).
         kept = iter(new[path].splitlines(keepends=True))
         assert all(line in kept for line in old[path].splitlines(keepends=True))
-        assert new[f".agent/backup/3.0.0/{path}"] == old[path]
+        assert new[f".agent/backup/5.0.0/{path}"] == old[path]
 
 
 def test_a_review_right_after_the_upgrade_changes_no_footer(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_killed_inside_a_rung_is_rolled_back_then_completes(tmp_path: Path) -> N
     repo = legacy_copy(tmp_path)
     before = tree(repo)
     crashed = run_console(
-        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="9"
+        "enable", repo, "--today", TODAY, cwd=tmp_path, AGENT_MEMORY_FAULT_AT_STEP="3"
     )
     assert crashed.returncode == -9
     assert cli("enable", repo, "--check").exit_code == 1  # refused: a journal is present
@@ -126,7 +126,7 @@ TOY_LADDER = textwrap.dedent(
             return {"memory/toy.log": log + f"rung {version}\\n".encode()}
         return Rung(Version(version), f"toy {version}", upgrade, ("memory/toy.log",))
 
-    ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("3.0.0")])
+    ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("5.0.0")])
     options = Options(today=__import__("datetime").date(2026, 6, 13))
     result = enable(Path(sys.argv[1]), (), options, ladder)
     print(result.report.outcome)
@@ -150,13 +150,13 @@ def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
         [sys.executable, str(script), str(repo), "none"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 3.0.0\n"
+    assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 5.0.0\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert str(stamp.version) == "3.0.0"
+    assert str(stamp.version) == "5.0.0"
     assert stamp.history == (
         "2026-06-13: 2.0.0 → 2.1.0 (rung 2.1.0: toy 2.1.0)",
         "2026-06-13: 2.1.0 → 2.2.0 (rung 2.2.0: toy 2.2.0)",
-        "2026-06-13: 2.2.0 → 3.0.0 (rung 3.0.0: toy 3.0.0)",
+        "2026-06-13: 2.2.0 → 5.0.0 (rung 5.0.0: toy 5.0.0)",
     )
     assert not any(".agent-memory" in p for p in tree(repo))
 
@@ -183,9 +183,9 @@ def test_user_edited_managed_file_is_backed_up_before_it_is_replaced(repo: Path)
     result = cli("enable", repo, "--today", TODAY)
     assert result.exit_code == 0
     assert re.search(r"backed up and replaced +\.agent/schema\.md", result.output)
-    assert (repo / ".agent/backup/3.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
+    assert (repo / ".agent/backup/5.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "3.0.0")
+    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "5.0.0")
     assert stamp.last_upgraded == TODAY
 
 
@@ -206,7 +206,7 @@ def test_a_deleted_vendor_bootstrap_stays_deleted(repo: Path) -> None:
 
 
 def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:
-    _stamped(repo, "4.22.0", b"x\n", b"x\n", "claude")
+    _stamped(repo, "9.0.0", b"x\n", b"x\n", "claude")
     before = stats(repo)
     result = cli("enable", repo)
     assert result.exit_code == 1 and "newer than this tool" in result.output
@@ -255,3 +255,16 @@ def test_rung_ids_are_unique_and_stable() -> None:
     doc = facts.parse("c.md", (EXAMPLE / "after/memory/continuity.md").read_bytes())
     ids = [f.id for f in doc.facts]
     assert len(ids) == len(set(ids)) and None not in ids
+
+
+def test_an_upgrade_lists_the_transient_files_in_gitignore_keeping_user_lines(
+    tmp_path: Path,
+) -> None:
+    repo = legacy_copy(tmp_path)
+    (repo / ".gitignore").write_bytes(b"node_modules/\n")
+    cli("enable", repo, "--today", TODAY)
+    ignore = (repo / ".gitignore").read_bytes()
+    assert ignore.startswith(b"node_modules/\n")
+    assert b"/.agent-memory.lock\n" in ignore and b"/.agent-memory.journal/\n" in ignore
+    again = cli("enable", repo, "--today", TODAY)
+    assert "up to date" in again.output and (repo / ".gitignore").read_bytes() == ignore

@@ -25,6 +25,12 @@ SESSIONS_DIR = "memory/sessions"
 SESSIONS_KEEP = "memory/sessions/.gitkeep"
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_INDEX = "memory/archive/INDEX.md"
+# Files the hand-run line added and 5.0.0 reads (DESIGN §13): one open thread per file, each one
+# task item with its footer; the product vision, whose footer sits in a blockquote.
+OPEN_THREADS_DIR = "memory/open-threads"
+OPEN_THREADS = "Open Threads"
+VISION = "memory/vision.md"
+VISION_SECTION = "Vision"
 
 # How a 2.x file (the hand-run protocol before versioning) says it is ours.
 LEGACY_MARKER = "agent-memory shared memory system"

@@ -10,11 +10,12 @@ from packaging.version import Version
 
 from .. import resources
 from ..core import enable as core
+from ..core import handrun
 from ..core.archive import QUARTER_FILE
 from ..core.attributes import attributes_plan
 from ..core.bootstrap import physical
 from ..core.integrity import budget
-from ..core.ladder import Ladder
+from ..core.ladder import Files, Ladder
 from ..core.plan import Plan
 from ..core.vendor_table import TABLE
 from ..layout import (
@@ -24,6 +25,7 @@ from ..layout import (
     GITATTRIBUTES_TEMPLATE,
     MERGE_DRIVER,
     MERGE_DRIVER_KEY,
+    OPEN_THREADS_DIR,
 )
 from ..parse.dates import today
 from ..shell.git import inside_work_tree, local_config
@@ -56,7 +58,8 @@ def _enable(
 ) -> Result:
     current = Version(resources.version())
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
-    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *ladder.reads]
+    threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
+    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
     files, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     detected = core.detect(files, current, sources)
@@ -80,19 +83,35 @@ def _enable(
         "agents_md_bytes": len(final or b""),
         "merge_driver": driver,
     }
-    heading = _heading(settled.outcome, detected.mode, current, path, installed)
+    shown = f"{installed}, enabled by hand" if detected.handrun else installed
+    heading = _heading(settled.outcome, detected.mode, current, path, shown)
     findings = budget(AGENTS_MD, final)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
     written = any(e.path == agents for e in settled.plan.writes)
-    closing: tuple[str, ...] = ()
+    closing = tuple(_unrecognised(repo, files, detected))
     if written:
         closing += (f"{AGENTS_MD} is now {len(final or b''):,} bytes",)
     if driver:
         closing += (f"git config (local): {MERGE_DRIVER_KEY} {driver}",)
     report = report._replace(heading=(heading,), closing=closing)
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:
+    """DESIGN §12: a hand-run version newer than any we know is adopted, with a warning."""
+    installed = detected.installed
+    if not detected.handrun or installed is None or installed <= handrun.NEWEST_KNOWN:
+        return []
+    found = handrun.unrecognised(files, repo.list_dir("memory"))
+    head = (
+        f"warning: {installed} is newer than any hand-run version known "
+        f"({handrun.NEWEST_KNOWN}); adopted, and kept as is: "
+    )
+    return [head + (f"{len(found)} things not recognised" if found else "nothing unrecognised")] + [
+        f"  {line}" for line in found
+    ]
 
 
 def _plans(

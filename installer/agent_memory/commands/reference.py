@@ -21,7 +21,7 @@ from ..errors import AgentMemoryError
 from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
-from ..parse.sessions import log_name
+from ..parse.newlog import log_name
 from ..shell.git import committed
 from ..shell.repo import Repo
 from .report import Report

@@ -14,7 +14,8 @@ from ..core.projection import review as project
 from ..core.reading import Reading, reading, recreated
 from ..core.summary import Summary
 from ..errors import AgentMemoryError, InputError
-from ..layout import SESSIONS_DIR
+from ..layout import MANIFEST, SESSIONS_DIR
+from ..parse.manifest import parse as parse_manifest
 from ..parse.sessions import SessionRefs
 from ..parse.text import decode
 from ..shell.logs import references
@@ -39,6 +40,8 @@ def review(path: Path, review_options: ReviewOptions, options: Options) -> Resul
 
 def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Options) -> Result:
     memory, continuity = memory_of(repo)
+    if not (options.dry_run or options.check):
+        _refuse_unadopted(repo)
     version = resources.version()
     for problem in memory.policy_problems:
         if problem.severity == "error":
@@ -70,6 +73,8 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
         full=plan_read.full,
         today=day,
         reason=plan_read.reason,
+        threads=memory.threads,
+        vision=memory.vision,
     )
     plan, summary = project(inputs)
     if review_options.session is not None:
@@ -125,3 +130,20 @@ def _session_summary(repo: Repo, logs: Sequence[str], session: Path, block: str)
     lead = ("" if data.endswith(b"\n") or not data else newline) + (newline if data else "")
     after = data + (lead + block.replace("\n", newline)).encode()
     return FileEdit(rel, data, after, Outcome.UPDATED, "review summary appended")
+
+
+def _refuse_unadopted(repo: Repo) -> None:
+    """DESIGN §12: a repo stamped by hand is read as it is, but written only once adopted.
+
+    (An unstamped layer is read and reviewed leniently; enable adopts it when asked.)
+    """
+    stamp = repo.read(MANIFEST)
+    found = parse_manifest(stamp) if stamp is not None else None
+    if found is None or found.ours:
+        return
+    raise AgentMemoryError(
+        f"stamped {found.version} by hand (no '## Managed files'); run agent-memory enable first "
+        "to adopt it",
+        MANIFEST,
+        found.version_line,
+    )

@@ -9,7 +9,7 @@ from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import SCHEMA, SESSIONS_DIR
-from ..parse.sessions import log_name, new_log
+from ..parse.newlog import log_name, new_log
 from ..shell.repo import Repo
 from .report import Report
 from .settle import Options, Result, require_enabled, settle

@@ -25,10 +25,17 @@ def status(path: Path, wait: float = 0.0) -> Result:
     require_enabled(repo)
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
-    installed = str(manifest.parse(stamp).version) if stamp is not None else "2.x (no stamp)"
-    tiers = dict(
-        sorted(Counter(f.field("tier") or "(no footer)" for f in continuity.facts).items())
-    )
+    found = manifest.parse(stamp) if stamp is not None else None
+    installed = "2.x (no stamp)" if found is None else str(found.version)
+    if found is not None and not found.ours:
+        installed += " (enabled by hand; agent-memory enable adopts it)"
+    # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
+    live = [
+        f
+        for doc in memory.documents[: len(memory.documents) - len(memory.archives)]
+        for f in doc.facts
+    ]
+    tiers = dict(sorted(Counter(f.field("tier") or "(no footer)" for f in live).items()))
     review = last_review(continuity)
     through = cursor(review, memory.logs)
     reasons, _ = why_due(repo, memory)
@@ -36,7 +43,7 @@ def status(path: Path, wait: float = 0.0) -> Result:
     data: dict[str, Any] = {
         "installed": installed,
         "tool": resources.version(),
-        "facts": len(continuity.facts),
+        "facts": len(live),
         "tiers": tiers,
         "decaying_facts": sum(1 for f in continuity.facts if decays(f)),
         "max_facts": policy.continuity_max_facts,

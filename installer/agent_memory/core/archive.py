@@ -19,10 +19,15 @@ def new_quarter(quarter: str) -> bytes:
 
 
 def index_line(fact: Fact, file_name: str) -> str:
-    first = fact.first_line
+    """``- id — first line → file``; a ``note`` (a hand-written summary) stands for the first
+    line, and a ``reason`` (or the successor of a superseded fact) follows it."""
+    first = fact.field("note") or fact.first_line
     if len(first) > INDEX_LINE_MAX:
         first = first[: INDEX_LINE_MAX - 1] + "…"
-    return f"- {fact.id} — {first} → {file_name}"
+    reason = fact.field("reason")
+    if reason is None and fact.field("tier") == "superseded" and fact.field("superseded-by"):
+        reason = f"superseded by {fact.field('superseded-by')}"
+    return f"- {fact.id} — {first}{f' — {reason}' if reason else ''} → {file_name}"
 
 
 def render_index(existing: bytes | None, template: bytes, entries: Iterable[str]) -> bytes:

@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from ..parse.facts import Document
 from ..parse.footer import find as find_footer
-from ..parse.sessions import log_name, read_refs
+from ..parse.newlog import log_name
+from ..parse.sessions import read_refs
 from ..parse.transcripts import Bad, Item, Meta, Record
 from .secrets import redact
 

@@ -1,13 +1,14 @@
 """``enable``: decide the mode (A fresh, B already ours, C migrate) and plan the install.
 
-Everything here is a pure function of the repo's known files (a path → bytes mapping, None for
-absent): Mode A installs the templates, Mode B runs the ladder one rung at a time and then
-re-syncs and re-stamps. The shell reads the files and applies each step's plan.
+A pure function of the repo's known files (path → bytes, None for absent): Mode A installs the
+templates, Mode B climbs the ladder rung by rung, then re-syncs and re-stamps.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,13 +28,16 @@ from ..layout import (
     GITIGNORE_MARKERS,
     MANIFEST,
     MANIFEST_TEMPLATE,
+    OPEN_THREADS_DIR,
     SCHEMA,
     USER_DATA,
     VENDORS,
+    VISION,
 )
 from ..parse import manifest
 from ..parse.dates import quarter_of
 from ..parse.facts import parse
+from ..parse.keyvalue import embolden
 from ..parse.text import decode
 from . import vendor_rules, vendor_stores
 from .archive import index_line, render_index
@@ -53,6 +57,9 @@ from .ladder import Files, Ladder, Rung, history_line
 from .plan import FileEdit, Outcome, Plan
 
 LEGACY_VERSION = Version("2.0.0")
+# An unstamped layer whose facts carry footers was enabled by hand with 3.0.0 or later.
+HANDRUN_UNSTAMPED = Version("3.0.0")
+_FOOTER = re.compile(rb"<!--\s*id\s*:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,7 @@ class Detected:
     mode: str  # "A" fresh, "B" ours
     installed: Version | None  # None: fresh; 2.0.0 for a pre-versioning repo
     stamp: manifest.Manifest | None
+    handrun: bool = False  # enabled by hand (HANDRUN.md): the adoption rung, not the ladder
 
 
 def probe_paths(current: str) -> tuple[str, ...]:
@@ -76,18 +84,36 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
     stamp_data = files.get(MANIFEST)
     if stamp_data is not None:
         stamp = manifest.parse(stamp_data)
+        if not stamp.ours:  # DESIGN §12: the marker decides, never the number
+            return Detected("B", stamp.version, stamp, handrun=True)
         if stamp.version > current:
             raise RefusedError(
                 f"this repo is on agent-memory {stamp.version}, newer than this tool "
                 f"({current}); upgrade the tool (pip install -U agent-memory) and run again",
                 MANIFEST,
+                stamp.version_line,
             )
         return Detected("B", stamp.version, stamp)
     if files.get(CONTINUITY) is not None or files.get(SCHEMA) is not None:
+        if handrun_layer(files):
+            return Detected("B", HANDRUN_UNSTAMPED, None, handrun=True)
         return Detected("B", LEGACY_VERSION, None)
     if migration_sources:
         return Detected("C", None, None)
     return Detected("A", None, None)
+
+
+def handrun_layer(files: Files) -> bool:
+    """An unstamped layer from the hand-run line after 3.0.0: footers, an archive, vision.md or
+    one-file threads. (A 2.x layer has none of them.)"""
+    if _FOOTER.search(files.get(CONTINUITY) or b"") is not None:
+        return True
+    return any(
+        data is not None
+        and (path == VISION or path.startswith((ARCHIVE_DIR + "/", OPEN_THREADS_DIR + "/")))
+        and path != ARCHIVE_INDEX
+        for path, data in files.items()
+    )
 
 
 def choose_vendors(vendors: Sequence[str] | None) -> tuple[str, ...]:
@@ -241,10 +267,13 @@ def upgrade_steps(
     installed = detected.installed or LEGACY_VERSION
     day = today.isoformat()
     state = dict(files)
-    stamp = detected.stamp or _seed_stamp(files, installed, day)
+    stamp = _first_stamp(files, detected, installed, day)
+    fresh = detected.stamp is None or detected.handrun  # no vendors recorded: the ones found
     # The version is bumped in the same plan that records the rung, so it alone says where to
     # resume. A release that changed no installed file has no rung: it only re-syncs.
     rungs: list[Rung | None] = [*ladder.between(installed, current)] or [None]
+    if detected.handrun and ladder.adoption is not None:
+        rungs = [ladder.adoption]
     for index, rung in enumerate(rungs):
         target = rung.target if rung else current
         upgraded = rung.upgrade(state, today) if rung else {}
@@ -257,9 +286,9 @@ def upgrade_steps(
         notes = ""
         if index == len(rungs) - 1:
             after_rung = apply_changes(state, changes, links)
-            fresh = detected.stamp is None
             resync = _resync(after_rung, stamp, str(current), links, (), fresh=fresh)
             _merge(changes, resync.changes)
+            _merge(changes, _ignore_transients(after_rung))  # 5.0.0 writes lock and journal
             managed, notes = resync.managed, resync.notes
             values |= {"version": str(current), "vendors": resync.vendors}
         entry = history_line(today, installed, target, rung.summary if rung else None)
@@ -274,8 +303,19 @@ def upgrade_steps(
         installed = target
 
 
-def _seed_stamp(files: Files, installed: Version, day: str) -> manifest.Manifest:
-    """The manifest a pre-versioning repo starts from: its first step writes it."""
+def _first_stamp(
+    files: Files, detected: Detected, installed: Version, day: str
+) -> manifest.Manifest:
+    """The stamp the first step re-stamps: the repo's own, or a new one for an unstamped repo.
+
+    A hand-run stamp records no vendors: the bootstraps found are taken. An unstamped hand-run
+    layer gets its stamp in the bold key form its Project State uses (HANDRUN.md: the hand-run
+    memory-lint wants a bold version line).
+    """
+    if detected.stamp is not None:
+        if detected.handrun:
+            return dataclasses.replace(detected.stamp, vendors=detect_vendors(files))
+        return detected.stamp
     seed = manifest.render_new(
         resources.data(MANIFEST_TEMPLATE),
         version=str(installed),
@@ -284,6 +324,9 @@ def _seed_stamp(files: Files, installed: Version, day: str) -> manifest.Manifest
         vendors=detect_vendors(files),
         managed={},
     )
+    if detected.handrun and b"- **" in (files.get(CONTINUITY) or b""):
+        lines = seed.decode("utf-8").splitlines(keepends=True)
+        seed = "".join(embolden(line) for line in lines).encode("utf-8")
     return manifest.parse(seed)
 
 
@@ -312,14 +355,22 @@ def _resync(
     """
     # Pre-versioning: the seed stamp lists what the repo has.
     there = stamp.vendors if fresh else vendors_present(files, stamp.vendors, links)
-    kept = _ordered([*there, *requested])
-    recreate = kept if fresh else requested
+    # A run resumed between two rungs of a 2.x repo: the Cursor rule the stamp lists was never
+    # written yet (no hash recorded), so it is not missing but still to come.
+    coming = [v for v in stamp.vendors if _never_installed(v, stamp)]
+    kept = _ordered([*there, *coming, *requested])
+    recreate = kept if fresh else [*coming, *requested]
     changes, managed = bootstrap(
         files, kept, current, stamp.managed, recreate=recreate, links=links, repair=repair
     )
     gone = sorted(set(stamp.vendors) - set(kept))
     notes = f"; {', '.join(gone)} bootstrap deleted, not recreated" if gone else ""
     return Resync(changes, managed, ", ".join(kept) or "none", notes)
+
+
+def _never_installed(vendor: str, stamp: manifest.Manifest) -> bool:
+    path, _template, kind = VENDORS[vendor]
+    return kind == "managed" and path not in stamp.managed
 
 
 def repair(

@@ -117,7 +117,7 @@ def _next_move(
     New logs sort after every date a footer holds, so each one adds one to every
     sessions_since; tiers only move one way as logs pass, so a binary search finds the first.
     """
-    if now.tier == "archived" or now.rule in ("1", "2", "3", "auto-core"):
+    if now.tier in ("archived", tiers.SUPERSEDED) or now.rule in ("1", "2", "3", "auto-core"):
         return None
     policy = inputs.policy
     limit = max(policy.working_window, policy.active_window, policy.archive_window) + 2

@@ -27,19 +27,23 @@ class Rung:
 class Ladder:
     """Rungs in version order; two rungs for one version is a programming error."""
 
-    def __init__(self, rungs: Iterable[Rung]) -> None:
+    def __init__(self, rungs: Iterable[Rung], adoption: Rung | None = None) -> None:
         ordered = sorted(rungs, key=lambda rung: rung.target)
         for lower, upper in itertools.pairwise(ordered):
             if lower.target == upper.target:
                 raise ValueError(f"two rungs target {upper.target}")
         self.rungs = tuple(ordered)
+        # The one rung for a repo enabled by hand (HANDRUN.md), chosen by the stamp's marker,
+        # never by its number: it takes any hand-run layout straight to its target.
+        self.adoption = adoption
 
     def between(self, installed: Version, current: Version) -> tuple[Rung, ...]:
         return tuple(r for r in self.rungs if installed < r.target <= current)
 
     @property
     def reads(self) -> tuple[str, ...]:
-        return tuple(sorted({path for rung in self.rungs for path in rung.reads}))
+        every = [*self.rungs, *([self.adoption] if self.adoption else [])]
+        return tuple(sorted({path for rung in every for path in rung.reads}))
 
 
 def history_line(day: dt.date, before: Version, target: Version, summary: str | None) -> str:

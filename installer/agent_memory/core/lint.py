@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InputError, Problem
 from ..layout import CONTINUITY, SESSIONS_DIR
@@ -14,8 +14,9 @@ from ..parse.facts import Document, conflict_markers, id_clashes
 from ..parse.footer import ID
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
-from ..parse.sessions import EMPTY, SessionRefs, read_refs, reference_section
+from ..parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from .secrets import scan
+from .supersede_lint import log_problems, superseded_since, supersession_problems
 from .triggers import due_reasons, pending_reactivations, window
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
@@ -32,9 +33,9 @@ def lint(
     found += _manifest(*manifest)
     for path, data in texts:
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
-    docs: list[Document] = [memory.continuity] if memory.continuity is not None else []
-    docs.extend(memory.archives)
+    docs = memory.documents
     found += _facts(docs)
+    found += supersession_problems(docs)
     for doc in docs:
         found += secrets(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}
@@ -42,7 +43,7 @@ def lint(
         through = cursor(last_review(memory.continuity), memory.logs)
         unread = dict.fromkeys(window(memory.logs, through), EMPTY)
     known = {f.id for doc in docs for f in doc.facts if f.id is not None}
-    found += _logs(memory, logs, known, unread)
+    found += _logs(memory, logs, known, unread, superseded_since(docs))
     reactivating = pending_reactivations(memory.archives, unread.values())
     found += [
         Problem(
@@ -105,6 +106,7 @@ def _logs(
     logs: Iterable[tuple[str, bytes]],
     known: set[str],
     unread: dict[str, SessionRefs],
+    replaced: Mapping[str, tuple[str, str]],
 ) -> list[Problem]:
     """Misnamed logs, unreadable references, unknown ids, and an id created twice; the
     references of the logs named in ``unread`` are kept there for the due-check."""
@@ -130,6 +132,7 @@ def _logs(
         found += secrets(path, text)
         notes = [warning._replace(path=path) for warning in refs.warnings]
         notes += _references(path, refs, known, ordered, data)
+        notes += log_problems(path, name[:10], refs, known, replaced)
         found += notes if name in unread else _once(path, notes)
         for fact_id in refs.created:
             created_in[fact_id].append(name)
@@ -197,12 +200,12 @@ def _line_of(data: bytes, fact_id: str) -> int | None:
     """The line of the references section that names ``fact_id`` (the fast reader, which most
     logs take, keeps no lines: lint looks again, for the rare unknown id)."""
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
-    section = reference_section(text)
-    if section is None:
-        return None
-    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9-])")
-    first, lines = section
-    return next((first + i for i, line in enumerate(lines) if word.search(line)), None)
+    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9.-])")
+    for first, lines in reference_sections(text):
+        found = next((first + i for i, line in enumerate(lines) if word.search(line)), None)
+        if found is not None:
+            return found
+    return None
 
 
 def _kebab(text: str) -> str:

@@ -13,16 +13,16 @@ from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY
+from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, OPEN_THREADS_DIR, VISION
 from ..parse import facts
 from ..parse.continuity import cursor, last_review
 from ..parse.dates import quarter_of
-from ..parse.facts import Document, Fact, Section, is_blank
+from ..parse.facts import Document, Fact, Section
 from ..parse.policy import Policy
 from ..parse.sessions import EMPTY, SessionRefs
 from ..parse.text import Text, decode
 from . import archive as archive_files
-from . import tiers
+from . import moves, supersede, tiers
 from .edits import (
     Edit,
     append_to_section,
@@ -47,6 +47,15 @@ class Inputs(NamedTuple):
     refs: Mapping[str, SessionRefs]  # of the logs read: the window, or all
     full: bool
     today: dt.date
+    threads: tuple[Document, ...] = ()  # memory/open-threads/*.md
+    vision: Document | None = None
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """Every file that holds facts, in the order ids are first claimed."""
+        vision = (self.vision,) if self.vision is not None else ()
+        return (self.continuity, *self.threads, *vision, *self.archives)
+
     reason: str = ""  # why the review reads every log though not asked to (core/reading.py)
 
 
@@ -61,6 +70,8 @@ class _Events(NamedTuple):
 
     tally: Mapping[str, tuple[int, str]]
     created_by_log: frozenset[str]  # ids some counted log lists under Created
+    pairs: tuple[tuple[str, str], ...] = ()  # the counted logs' Superseded: lines, in order
+    links: supersede.Links = supersede.Links({}, {})  # those pairs, between ids that exist
 
 
 class _Verdict(NamedTuple):
@@ -69,6 +80,7 @@ class _Verdict(NamedTuple):
     item: _Located
     fields: dict[str, str]
     move: str  # "stay", "archive" or "restore"
+    came_from: str | None  # an archived fact's ``from`` before a restore
     old_tier: str
     promoted: bool
 
@@ -103,14 +115,18 @@ class _Counted(NamedTuple):
 def _count(inputs: Inputs) -> _Counted:
     through = cursor(last_review(inputs.continuity), inputs.logs)
     counted = window(inputs.logs, None if inputs.full else through)
-    promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
+    events = _events(counted, inputs.refs)
+    known = {f.id for doc in inputs.documents for f in doc.facts if f.id is not None}
+    events = events._replace(links=supersede.links(events.pairs, known))
+    on = inputs.policy.enabled
+    promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs) if on else frozenset()
 
     def since(day: str) -> int:
         # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
         # before "<day>." ("-" < "."), and every later day's sort after it.
         return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
 
-    return _Counted(through, counted, _events(counted, inputs.refs), promotable, since)
+    return _Counted(through, counted, events, promotable, since)
 
 
 def judge(inputs: Inputs, fact_id: str) -> Judged | None:
@@ -137,15 +153,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     mark = last_review(inputs.continuity)
     stale = newest is not None and (mark.merged or mark.read != len(inputs.logs))
     texts = _rewrite(inputs, verdicts, newest if newest != through or stale else None, quarter)
-    docs = {doc.path: doc for doc in (inputs.continuity, *inputs.archives)}
+    docs = {doc.path: doc for doc in inputs.documents}
     file_edits = [
-        FileEdit(
-            path,
-            docs[path].render() if path in docs else None,
-            text.encode(),
-            Outcome.UPDATED if path in docs else Outcome.CREATED,
-            "review",
-        )
+        _file_edit(path, docs[path].render() if path in docs else None, text)
         for path, text in texts.items()
         if path not in docs or text.encode() != docs[path].render()
     ]
@@ -158,6 +168,14 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     return Plan.of(file_edits), _summary(inputs, verdicts, newest, len(counted), quarter)
 
 
+def _file_edit(path: str, before: bytes | None, text: Text) -> FileEdit:
+    """A file the review writes; a thread file whose only fact left is removed."""
+    if before is not None and path.startswith(OPEN_THREADS_DIR) and moves.emptied(text):
+        return FileEdit(path, before, None, Outcome.REMOVED, "review: its thread was swept")
+    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
+    return FileEdit(path, before, text.encode(), outcome, "review")
+
+
 def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     """Count each id once per log that uses it; logs come in order, so the last date is latest.
 
@@ -167,9 +185,12 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
     ids: list[str] = []
     days: list[str] = []
     created: set[str] = set()
+    pairs: list[tuple[str, str]] = []
     for name in counted:
         found = refs.get(name, EMPTY)
         used, made = found.used, found.created
+        if found.superseded:
+            pairs.extend(found.superseded)
         if not used:
             continue
         ids.extend(used)
@@ -177,13 +198,17 @@ def _events(counted: Sequence[str], refs: Mapping[str, SessionRefs]) -> _Events:
         if made:
             created |= made
     latest = dict(zip(ids, days, strict=True))
-    return _Events({i: (n, latest[i]) for i, n in Counter(ids).items()}, frozenset(created))
+    tally = {i: (n, latest[i]) for i, n in Counter(ids).items()}
+    return _Events(tally, frozenset(created), tuple(pairs))
 
 
 def _located(inputs: Inputs) -> list[_Located]:
-    located = [_Located(inputs.continuity, f, f.section) for f in inputs.continuity.facts]
+    live = inputs.documents[: len(inputs.documents) - len(inputs.archives)]
+    located = [_Located(doc, f, f.section) for doc in live for f in doc.facts]
     for doc in inputs.archives:
-        located += [_Located(doc, f, f.field("from") or f.section) for f in doc.facts]
+        located += [
+            _Located(doc, f, moves.section_of(f.field("from")) or f.section) for f in doc.facts
+        ]
     return located
 
 
@@ -220,25 +245,31 @@ def _judge(
         new.setdefault("done", today)
     else:
         new.pop("done", None)
-    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy)
+    supersede.apply(new, events.links)
+    in_archive = item.doc.path.startswith(ARCHIVE_DIR + "/")
+    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy, in_archive)
     promoted = (
-        tier not in ("core", "archived")
+        tier not in ("core", "archived", supersede.SUPERSEDED)
         and fact_id in promotable
         and uses >= inputs.policy.core_min_uses
     )
     if promoted:
         tier = "core"
-    in_archive = item.doc is not inputs.continuity
     new["tier"] = tier
-    move = "stay"
-    if tier == "archived" and not in_archive:
-        new["from"], new["archived"], move = item.section, today, "archive"
-    elif tier != "archived" and in_archive:
+    gone = tier in ("archived", supersede.SUPERSEDED)
+    move, came_from = "stay", old.get("from")
+    if gone and not in_archive and item.doc.path != VISION:
+        new["from"] = moves.origin(item.doc.path, item.section)
+        new["archived"], move = today, "archive"
+    elif not gone and in_archive:
         new.pop("from", None)
         new.pop("archived", None)
+        new.pop("archived-by", None)
         move = "restore"
+        if not promoted:  # where it returns to, pinning holds again (an open thread: active)
+            new["tier"] = tiers.tier(new, item.section, fact.task, since, inputs.policy)
     old_tier = old.get("tier", "archived" if in_archive else "(none)")
-    return _Verdict(item, new, move, old_tier, promoted)
+    return _Verdict(item, new, move, came_from, old_tier, promoted)
 
 
 def _rewrite(
@@ -249,7 +280,7 @@ def _rewrite(
     for verdict in verdicts:
         item = verdict.item
         if verdict.move != "stay":
-            edits.setdefault(item.doc.path, []).extend(_removal(item.doc.text, item.fact))
+            edits.setdefault(item.doc.path, []).extend(moves.removal(item.doc.text, item.fact))
         elif verdict.fields != dict(item.fact.fields):
             edit = footer_edit(item.doc.text, item.fact, verdict.fields)
             edits.setdefault(item.doc.path, []).append(edit)
@@ -259,7 +290,7 @@ def _rewrite(
         count = logs_read(inputs.logs, newest)
         review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest, count)
         edits.setdefault(CONTINUITY, []).append(review_line)
-    docs = (inputs.continuity, *inputs.archives)
+    docs = inputs.documents
     texts = {doc.path: apply_edits(doc.text, edits.get(doc.path, ())) for doc in docs}
     unread = {doc.path: doc for doc in docs}
 
@@ -281,6 +312,13 @@ def _rewrite(
         (v for v in verdicts if v.move == "restore"),
         key=lambda v: (v.item.doc.path, v.item.fact.start),
     )
+    recreated = set()
+    for verdict in restored:
+        thread = moves.thread_file(verdict.came_from)
+        if thread is not None and thread not in texts:  # DESIGN §13: its file comes back
+            texts[thread] = Text(False, tuple(_moved_lines(verdict)))
+            recreated.add(verdict.id)
+    restored = [v for v in restored if v.id not in recreated]
     for title in sorted({v.item.section for v in restored}):
         moved = [line for v in restored if v.item.section == title for line in _moved_lines(v)]
         texts[CONTINUITY] = append_to_section(
@@ -299,7 +337,9 @@ def _index(inputs: Inputs, verdicts: Sequence[_Verdict], quarter: str) -> bytes:
         if fact.id is not None and fact.id not in restored
     ]
     entries += [
-        archive_files.index_line(v.item.fact, quarter) for v in verdicts if v.move == "archive"
+        archive_files.index_line(v.item.fact._replace(fields=tuple(v.fields.items())), quarter)
+        for v in verdicts
+        if v.move == "archive"
     ]
     return archive_files.render_index(inputs.archive_index, inputs.index_template, entries)
 
@@ -333,24 +373,9 @@ def _summary(
     )
 
 
-def _auto_core(inputs: Inputs) -> frozenset[str]:
-    """Ids referenced in each of the last core_min_reviews blocks of review_every logs."""
-    size, blocks = inputs.policy.review_every, inputs.policy.core_min_reviews
-    if len(inputs.logs) < size * blocks:
-        return frozenset()
-    result: set[str] | None = None
-    for b in range(blocks):
-        names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
-        seen: set[str] = set()
-        for name in names:
-            seen |= inputs.refs.get(name, EMPTY).used
-        result = seen if result is None else result & seen
-    return frozenset(result or ())
-
-
 def _refuse_unsafe(inputs: Inputs) -> None:
     """REVIEW.md: a state the review cannot interpret stops it, naming the file and line."""
-    docs = (inputs.continuity, *inputs.archives)
+    docs = inputs.documents
     for doc in docs:
         for problem in doc.problems:
             if problem.severity == "error":
@@ -367,16 +392,6 @@ def _refuse_unsafe(inputs: Inputs) -> None:
             f"id {fact.id!r} is also at {first}",
             "ids must be unique across continuity.md and the archive; rename or merge one",
         )
-
-
-def _removal(text: Text, fact: Fact) -> list[Edit]:
-    """Delete a fact's lines, and one blank line when it would leave two in a row."""
-    end = fact.end
-    lines = text.lines
-    before_blank = fact.start == 0 or is_blank(lines[fact.start - 1])
-    if before_blank and end < len(lines) and is_blank(lines[end]):
-        end += 1
-    return [Edit(fact.start, end, ())]
 
 
 def _moved_lines(verdict: _Verdict) -> list[str]:

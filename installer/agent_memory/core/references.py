@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 
-from ..parse.sessions import reference_section, segment_ids
+from ..parse.reference_values import segment_ids
+from ..parse.sessions import reference_sections
 
 LABELS = ("Referenced", "Created", "Reactivated")
 
@@ -19,7 +20,8 @@ def add_references(log: bytes, label: str, ids: Sequence[str]) -> bytes:
     """``log`` with ``ids`` listed under ``label`` (one of ``LABELS``) in Memory References."""
     text = log.decode("utf-8")
     lines = text.split("\n")
-    span = reference_section(text)
+    sections = reference_sections(text)
+    span = sections[-1] if sections else None  # the server's own log has one; a stub's second
     if span is None:
         tail = "" if text.endswith("\n") or not text else "\n"
         return f"{text}{tail}\n## Memory References\n- {label}: {', '.join(ids)}\n".encode()

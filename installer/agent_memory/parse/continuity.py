@@ -12,11 +12,12 @@ from .keyvalue import parse_key_line
 
 NONE_YET = "(none yet)"
 # "<date> | through <stem>[.md] [| <N> logs | merged] [commentary]": hand-run reviews wrote the
-# .md and a note after it; reviews before 5.0.0 wrote no count.
+# .md and a note after it, and some wrote "<date> (through <stem>.md)"; reviews before 5.0.0
+# wrote no count.
 _LAST_REVIEW = re.compile(
     r"^(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
-    r"(?:\s*\|\s*through\s+(?:\(none yet\)"
-    r"|(?P<stem>[^\s|()]+?)(?P<ext>\.md)?(?=[\s|(]|$)))?"
+    r"(?:\s*(?:\|\s*|\(\s*)through\s+(?:\(none yet\)"
+    r"|(?P<stem>[^\s|()]+?)(?P<ext>\.md)?(?=[\s|()]|$)))?"
     r"(?P<tail>[ \t]*\|[ \t]*(?:(?P<count>[0-9]{1,12})[ \t]+logs?|(?P<merged>merged))(?![\w-]))?"
 )
 

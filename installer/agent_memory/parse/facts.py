@@ -126,12 +126,16 @@ def _refuse_cr_only(path: str, lines: Sequence[str]) -> None:
         )
 
 
-def parse(path: str, data: bytes) -> Document:
-    """Parse a memory document; problems are findings with lines, never exceptions."""
-    return parse_text(path, decode(path, data))
+def parse(path: str, data: bytes, section: str | None = None) -> Document:
+    """Parse a memory document; problems are findings with lines, never exceptions.
+
+    ``section``: the section of items before the first heading (a one-file open thread has no
+    heading); without it they belong to none.
+    """
+    return parse_text(path, decode(path, data), section)
 
 
-def parse_text(path: str, text: Text) -> Document:
+def parse_text(path: str, text: Text, section: str | None = None) -> Document:
     lines = text.lines
     _refuse_cr_only(path, lines)
     if len(lines) > MAX_DOCUMENT_LINES:
@@ -160,16 +164,24 @@ def parse_text(path: str, text: Text) -> Document:
     items: list[tuple[str, int, int]] = []
     for start, end in shape.items:
         owner = bisect.bisect_right(starts, start) - 1
+        if owner < 0 and section is not None:
+            items.append((section, start, _trim(lines, start, end)))
+            continue
         if owner < 0 or start >= sections[owner].end:
             continue  # before the first section, or under an h1
         title = sections[owner].title
         if title.lower() == PROJECT_STATE:
             continue
-        while end > start + 1 and is_blank(lines[end - 1]):
-            end -= 1
-        items.append((title, start, end))
+        items.append((title, start, _trim(lines, start, end)))
     facts = _facts(path, lines, items, footers, problems)
     return Document(path, text, tuple(sections), facts, tuple(sorted(problems, key=_order)))
+
+
+def _trim(lines: Sequence[str], start: int, end: int) -> int:
+    """An item's end without its trailing blank lines."""
+    while end > start + 1 and is_blank(lines[end - 1]):
+        end -= 1
+    return end
 
 
 def _sections(headings: Sequence[tuple[int, int, str]], total: int) -> list[Section]:

@@ -20,18 +20,26 @@ CANONICAL = (
     "last_used",
     "uses",
     "tier",
+    "superseded-by",
+    "supersedes",
     "done",
     "from",
     "archived",
+    "archived-by",
     "origin",
+    "reason",
+    "note",
     "base_uses",
     "base_last_used",
 )
 _KNOWN = frozenset(CANONICAL)
 DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
 COUNT_FIELDS = frozenset({"uses", "base_uses"})
-TIERS = ("core", "active", "working", "archive-candidate", "archived")
-ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+TIERS = ("core", "active", "working", "archive-candidate", "archived", "superseded")
+# Ids are kebab-case; the hand-run line also wrote dots (``release-2.4.1-shipped``), which are
+# read and matched as they are. Ids the tool derives (``slug``) stay kebab.
+ID_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
+ID = re.compile(rf"^{ID_PATTERN}\Z")
 MAX_COUNT = 10**9
 _COUNT = re.compile(r"[0-9]{1,10}")  # ASCII digits, and never thousands of them for int()
 
@@ -145,7 +153,8 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
                 None,
                 "error",
                 "id-invalid",
-                f"id {values['id']!r} is not kebab-case (lowercase letters, digits, single dashes)",
+                f"id {values['id']!r} is not kebab-case "
+                "(lowercase letters, digits, single dashes or dots)",
             )
         )
     for key, value in fields:

@@ -37,3 +37,32 @@ def with_value(line: str, new_value: str) -> str:
     if parsed is None:  # pragma: no cover - callers only pass parsed lines
         raise ValueError(line)
     return line[: parsed.start] + new_value + line[parsed.end :]
+
+
+def like(line: str, key: str, value: str) -> str:
+    """A new key line in the form of ``line``: plain or bold, its value in the same column."""
+    m = _KEY_LINE.match(strip_eol(line))
+    if m is None:  # pragma: no cover - callers only pass parsed lines
+        raise ValueError(line)
+    written = m.group("key")
+    if m.group("k1"):
+        new_key = f"**{key}:**"
+    elif m.group("k2"):
+        new_key = f"**{key}**:"
+    else:
+        new_key = f"{key}:"
+    head = m.group("lead") + new_key
+    column = m.start("value") if m.group("value") else len(m.group("lead") + written) + 1
+    newline = line[len(strip_eol(line)) :] or "\n"
+    return head + " " * max(1, column - len(head)) + value + newline
+
+
+def embolden(line: str) -> str:
+    """A plain key line in the bold form (``- key: v`` → ``- **key:** v``), value column kept
+    where the longer key allows."""
+    m = _KEY_LINE.match(strip_eol(line))
+    if m is None or not m.group("k3"):
+        return line
+    head = m.group("lead") + f"**{m.group('k3')}:**"
+    column = m.start("value")
+    return head + " " * max(1, column - len(head)) + line[column:]

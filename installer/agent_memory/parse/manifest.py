@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..errors import InputError
 from ..layout import MANIFEST
-from .keyvalue import parse_key_line, with_value
+from .keyvalue import like, parse_key_line, with_value
 from .text import Text, decode, strip_eol
 
 _MANAGED_HEADING = "## managed files"
@@ -31,6 +31,10 @@ class Manifest:
     managed: Mapping[str, str]
     history: tuple[str, ...]
     text: Text
+    # Written by this tool: it has our "## Managed files" section (or a vendors: key). A stamp
+    # without either was written by hand (HANDRUN.md), whatever its version says.
+    ours: bool = True
+    version_line: int = 1  # where the version is written, for a message about it
 
 
 def sha256(data: bytes) -> str:
@@ -106,6 +110,8 @@ def parse(data: bytes) -> Manifest:
         managed=managed,
         history=history,
         text=text,
+        ours=_MANAGED_HEADING in sections or "vendors" in keys,
+        version_line=line,
     )
 
 
@@ -154,15 +160,31 @@ def restamp(
     text = manifest.text
     newline = text.newline
     lines = list(text.lines)
+    found: list[int] = []
     for index in _sections(lines)[""][1]:
         parsed = parse_key_line(lines[index])
-        if parsed and parsed.key in values and parsed.value.strip() != values[parsed.key]:
+        if parsed is None:
+            continue
+        found.append(index)
+        if parsed.key in values and parsed.value.strip() != values[parsed.key]:
             lines[index] = with_value(lines[index], values[parsed.key])
+    present = {key for i in found if (key := _key(lines[i]))}
+    missing = [key for key in values if key not in present]
+    if missing and found:  # a hand-run stamp has no vendors: line; add it in the stamp's form
+        last = found[-1]
+        lines[last] = _ensure_trailing_newline([lines[last]], newline)[0]
+        added = [like(lines[last], key, values[key]) for key in missing]
+        lines[last + 1 : last + 1] = added
     lines = _set_items(lines, _MANAGED_HEADING, _managed_lines(managed, newline), newline, True)
     if history:
         entries = [f"- {entry}{newline}" for entry in history]
         lines = _set_items(lines, _HISTORY_HEADING, entries, newline, False)
     return Text(text.bom, tuple(lines)).encode()
+
+
+def _key(line: str) -> str | None:
+    parsed = parse_key_line(line)
+    return parsed.key if parsed else None
 
 
 def _set_items(

@@ -17,12 +17,21 @@ class Memory(NamedTuple):
     policy_problems: tuple[Problem, ...]
     logs: tuple[str, ...]  # correctly named session logs, sorted (= chronological)
     stray_logs: tuple[str, ...]  # other names in memory/sessions/
+    threads: tuple[Document, ...] = ()  # memory/open-threads/*.md, in file-name order
+    vision: Document | None = None  # memory/vision.md
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """Every document that holds facts: continuity.md, the threads, vision.md, the archive."""
+        docs = [self.continuity] if self.continuity is not None else []
+        docs.extend(self.threads)
+        if self.vision is not None:
+            docs.append(self.vision)
+        return (*docs, *self.archives)
 
     @property
     def problems(self) -> tuple[Problem, ...]:
         found = list(self.policy_problems)
-        if self.continuity is not None:
-            found.extend(self.continuity.problems)
-        for doc in self.archives:
+        for doc in self.documents:
             found.extend(doc.problems)
         return tuple(found)

@@ -50,7 +50,7 @@ _MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 # What may start a block other than a paragraph: a heading, fence, HTML, quote or setext line,
 # indentation, a list marker, a thematic break.
 _NOT_PLAIN = re.compile(
-    r"[#`~<>= \t]|(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)"
+    r"[#<>= \t]|~~~|```|(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)"
     r"|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
 )
 

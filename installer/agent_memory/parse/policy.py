@@ -27,6 +27,10 @@ DEFAULTS = MappingProxyType(
         "core_min_reviews": 5,
     }
 )
+# Keys the hand-run line added (HANDRUN.md): read by its own scripts, kept as written, no warning.
+HANDRUN_KEYS = frozenset(
+    {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
+)
 # ASCII digits only ("²".isdigit() is true), and few enough for int() (4,301 digits raise).
 _WHOLE = re.compile(r"[0-9]{1,9}")
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
@@ -66,6 +70,8 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
             if raw.lower() not in ("true", "false"):
                 problems.append(_error(number, f"enabled: {raw!r} must be true or false"))
             values[key] = raw.lower() == "true"
+        elif key in HANDRUN_KEYS:
+            continue
         elif key in DEFAULTS:
             if not _WHOLE.fullmatch(raw) or int(raw) <= 0:
                 problems.append(

@@ -11,39 +11,32 @@ anything it cannot use becomes a warning.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..errors import Problem
 from ..layout import SESSION_NAME
-from .footer import ID
+from .footer import ID, ID_PATTERN
 from .outline import markdown
-
-# First words of a label that mean "this session used the fact".
-USE_WORDS = frozenset(
-    {
-        "referenced",
-        "created",
-        "reactivated",
-        "updated",
-        "used",
-        "touched",
-        "new",
-        "closed",
-        "resolved",
-        "completed",
-    }
+from .reference_values import (
+    NOT_USES,
+    NOTHING,
+    USE_WORDS,
+    heading_title,
+    id_first,
+    label_of,
+    label_word,
+    segments,
+    supersessions,
 )
+
 CREATE_WORDS = frozenset({"created", "new"})
 CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
-NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
 
 _INTERESTING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_ATX_OPEN = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
@@ -59,7 +52,7 @@ _ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
 # "- Label: id, id" lines; "end" matches only when the whole section was such lines.
 _AWKWARD = re.compile(rb"```|~~~|\r")
-_ID_BYTES = rb"[a-z0-9]+(?:-[a-z0-9]+)*"
+_ID_BYTES = ID_PATTERN.encode()
 _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
 _PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
 _PLAIN_SECTION = re.compile(
@@ -67,12 +60,8 @@ _PLAIN_SECTION = re.compile(
     rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
 )
-_NOT_USES = frozenset({"archived", "swept", "superseded"})
-# The reference for ``_flatten_groups`` (quadratic on nested brackets: never run on user text).
-_GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
-_WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
-_OPENER = re.compile(r"[(\[{]")
-_SEPARATOR = re.compile(r"[,;]")
+# "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
+_SAYS_NOTHING = re.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
 
 
 class Written(NamedTuple):
@@ -91,6 +80,7 @@ class SessionRefs(NamedTuple):
     created: frozenset[str]
     warnings: tuple[Problem, ...]
     written: tuple[Written, ...] = ()
+    superseded: tuple[tuple[str, str], ...] = ()  # (old, new) of its "Superseded:" items
 
 
 EMPTY = SessionRefs(frozenset(), frozenset(), ())
@@ -118,16 +108,20 @@ def read_refs(data: bytes) -> SessionRefs:
             break
         at = lowered.find(b"memory references", at + 1)
     next_level = len(section.group("next") or b"")
-    if section.group("end") is None or next_level > len(section.group("marks")):
-        return _read_refs(data)  # more than "- Label: id, id" lines, or a sub-heading
+    if (
+        section.group("end") is None
+        or next_level > len(section.group("marks"))
+        or lowered.find(b"memory references", section.end()) != -1
+    ):
+        return _read_refs(data)  # more than "- Label: id, id" lines, a sub-heading or a second
     used: set[str] = set()
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
         word = label.lower().decode()
-        if word in _NOT_USES:
+        if word in NOT_USES and word != "superseded":
             continue
         if word not in CANONICAL_WORDS:
-            return _read_refs(data)  # a label that earns a warning
+            return _read_refs(data)  # a label that earns a warning, or says what it supersedes
         found = set(ids.decode().replace(" ", "").split(","))
         found -= NOTHING
         found.discard("")
@@ -143,26 +137,44 @@ def _read_refs(data: bytes) -> SessionRefs:
         return EMPTY
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    span = reference_section(text)
-    if span is None:
+    spans = reference_sections(text)
+    if not spans:
         return EMPTY
-    first_line, body = span
-    return _parse_section(first_line, body)
+    found = [_parse_section(first_line, body) for first_line, body in spans]
+    if len(found) == 1:
+        return found[0]
+    # A log may hold several sections: a hook's stub, then the one an agent appended later.
+    return SessionRefs(
+        frozenset().union(*(refs.used for refs in found)),
+        frozenset().union(*(refs.created for refs in found)),
+        tuple(warning for refs in found for warning in refs.warnings),
+        tuple(w for refs in found for w in refs.written),
+        tuple(pair for refs in found for pair in refs.superseded),
+    )
 
 
-def reference_section(text: str) -> tuple[int, list[str]] | None:
-    """(line number of the section's first body line, its lines), or None without the heading."""
+def reference_sections(text: str) -> list[tuple[int, list[str]]]:
+    """(line number of the first body line, its lines) of every ``## Memory References``."""
     if "```" not in text and "~~~" not in text:
-        # Without fences every heading line is a heading: two searches, no line loop.
-        heading = _REFERENCES_HEADING.search(text)
-        if heading is None:
-            return None
-        body_from = heading.end() + 1
-        following = _ANY_HEADING.search(text, body_from)
-        while following is not None and _level(following.group()) > len(heading.group("marks")):
-            following = _ANY_HEADING.search(text, following.end())  # a sub-heading: read on
-        body = text[body_from : following.start() if following else len(text)]
-        return text.count("\n", 0, body_from) + 1, body.split("\n")
+        # Without fences every heading line is a heading: a few searches, no line loop.
+        found = []
+        end = 0
+        for heading in _REFERENCES_HEADING.finditer(text):
+            if heading.start() < end:
+                continue  # a sub-heading of the section before
+            body_from = heading.end() + 1
+            following = _ANY_HEADING.search(text, body_from)
+            while following is not None and _level(following.group()) > len(heading["marks"]):
+                following = _ANY_HEADING.search(text, following.end())  # a sub-heading: read on
+            end = following.start() if following else len(text)
+            found.append((text.count("\n", 0, body_from) + 1, text[body_from:end].split("\n")))
+        return found
+    return _fenced_sections(text)
+
+
+def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
+    """``reference_sections`` for a text with fences: headings inside them do not count."""
+    sections: list[tuple[int, list[str]]] = []
     fence: tuple[str, int] | None = None
     start: int | None = None
     level = 0
@@ -178,7 +190,7 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         if fence_match and line.startswith(" "):
             # An indented fence may sit inside a list item, where only a real parse can tell
             # where it ends; such logs are rare, so they take the slow, exact path.
-            return _reference_section_parsed(text)
+            return _reference_sections_parsed(text)
         if fence is not None:
             if (
                 fence_match
@@ -200,14 +212,15 @@ def reference_section(text: str) -> tuple[int, list[str]] | None:
         if start is not None:
             if _level(line) > level:
                 continue  # a sub-heading of the section
-            return start + 1, text[body_from:position].split("\n")
+            sections.append((start + 1, text[body_from:position].split("\n")))
+            start = None
         title = title.strip("*_").strip().lower()
         if title == "memory references":
             start, level = lines_before + 1, _level(line)
             body_from = line_end + 1 if line_end != -1 else len(text)
-    if start is None:
-        return None
-    return start + 1, text[body_from:].split("\n")
+    if start is not None:
+        sections.append((start + 1, text[body_from:].split("\n")))
+    return sections
 
 
 def _level(heading: str) -> int:
@@ -264,6 +277,7 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
 def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     used: set[str] = set()
     created: set[str] = set()
+    superseded: list[tuple[str, str]] = []
     warnings: list[Problem] = []
     written: list[Written] = []
     heading: str | None = None  # a sub-heading that names a label (### Referenced)
@@ -273,120 +287,69 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
 
     for number, item in _items(first_line, lines):
         if item is not None and item.startswith("#"):
-            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | _NOT_USES else None
+            heading = item[1:] if label_word(item[1:]) in USE_WORDS | NOT_USES else None
             if heading is None:
                 warn(number, f"sub-heading {item[1:]!r} is not a label; items under it need one")
+            continue
+        if _SAYS_NOTHING.match(item or lines[number - first_line].strip()):
             continue
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
             continue
+        leading = id_first(item)
+        if leading is not None:
+            fact_id, verb = leading
+            used.add(fact_id)
+            if verb in CREATE_WORDS:
+                created.add(fact_id)
+            continue
         split = label_of(item)
-        if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
+        if split is not None and (heading is None or label_word(split[0]) in USE_WORDS):
             label, rest = split
         elif heading is not None:
             label, rest = heading, item  # the sub-heading is the label of its bullets
         else:
             warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
             continue
-        first = _label_word(label)
+        first = label_word(label)
+        if first == "superseded":
+            pairs, wrong = supersessions(rest)
+            superseded.extend(pairs)
+            for segment in wrong:
+                warn(number, f"Superseded: {segment!r} is not 'old-id → new-id'; it is ignored")
+            continue
         if first not in USE_WORDS:
-            if first not in _NOT_USES:
+            if first not in NOT_USES:
                 warn(number, f"label {label!r} is not a use; ids under it do not count")
             continue
         if first not in CANONICAL_WORDS:
             canonical = "Created" if first in CREATE_WORDS else "Referenced"
             warn(number, f"label {label!r} counts as a use; prefer {canonical}:")
-        ids = []
-        for token, segment in segments(rest):
-            if ID.match(token):
-                ids.append(token)
-            if not ID.match(token) or segment != token:
-                written.append(Written(number, token, segment))
+        ids = _ids(number, rest, written)
         used.update(ids)
         if first in CREATE_WORDS:
             created.update(ids)
-    return SessionRefs(frozenset(used), frozenset(created), tuple(warnings), tuple(written))
+    return SessionRefs(
+        frozenset(used), frozenset(created), tuple(warnings), tuple(written), tuple(superseded)
+    )
 
 
-def _label_word(label: str) -> str:
-    words = re.findall(r"[a-z]+", label.lower())
-    return words[0] if words else ""
+def _ids(number: int, rest: str, written: list[Written]) -> list[str]:
+    """The valid ids of a label's value; what else is written there is kept for lint to judge."""
+    ids = []
+    for token, segment in segments(rest):
+        if ID.match(token):
+            ids.append(token)
+        if not ID.match(token) or segment != token:
+            written.append(Written(number, token, segment))
+    return ids
 
 
-def heading_title(line: str) -> str | None:
-    """The stripped title of an ATX heading line (closing ``#``s dropped), None for any other
-    line: ``_HEADING``'s group 2, in linear time."""
-    opening = _ATX_OPEN.match(line)
-    if opening is None:
-        return None
-    content = line[opening.end() :].strip(" \t")
-    closed = content.rstrip("#")
-    if closed != content and closed and closed[-1] in " \t":
-        content = closed.rstrip(" \t")
-    return content
-
-
-def label_of(item: str) -> tuple[str, str] | None:
-    """(label, value) of ``**Label:** value``: what ``_LABEL`` matches, in linear time.
-
-    The regular expression backtracks quadratically over a long run of spaces before a missing
-    colon (a 100 KB line took 20 s); a property test checks that the two agree.
-    """
-    head, colon, rest = item.partition(":")
-    if not colon:
-        return None
-    lead = head.lstrip("*_")
-    label = lead.rstrip().rstrip("*_") or lead  # all blank: the label is the blank
-    if not label or any(c in label for c in "*_`"):
-        return None
-    return label.strip(), rest.lstrip("*_").lstrip()
-
-
-def _flatten_groups(rest: str) -> str:
-    """Each outermost bracket group (any of ``()[]{}``, balanced) as one space, in one pass:
-    what replacing innermost groups until none is left gives, without its quadratic cost."""
-    out: list[str] = []
-    opened: list[int] = []  # where in ``out`` each still open bracket is
-    for char in rest:
-        if char in "([{":
-            opened.append(len(out))
-            out.append(char)
-        elif char in ")]}" and opened:
-            del out[opened.pop() :]
-            out.append(" ")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def segment_ids(rest: str) -> list[str]:
-    """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
-    return [token for token, _ in segments(rest) if ID.match(token)]
-
-
-def segments(rest: str) -> list[tuple[str, str]]:
-    """(first token, whole segment) of each top-level ``,``/``;`` segment that says something."""
-    # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
-    # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
-    rest = _WIKI_LINK.sub(r"\1", rest)
-    if _OPENER.search(rest) is not None:
-        rest = _flatten_groups(rest)
-    opener = _OPENER.search(rest)
-    if opener is not None:
-        rest = rest[: opener.start()]
-    found = []
-    for segment in _SEPARATOR.split(rest):
-        words = segment.strip().split(maxsplit=1)
-        token = words[0].strip("`*_").split("(", 1)[0].rstrip(".:") if words else ""
-        if token and token not in NOTHING:
-            found.append((token, " ".join(segment.replace("`", "").strip("*_ \t").split())))
-    return found
-
-
-def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
-    """``reference_section`` by a full markdown-it parse (top-level ATX headings only)."""
+def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
+    """``reference_sections`` by a full markdown-it parse (top-level ATX headings only)."""
     tokens = markdown().parse(text)
     lines = text.split("\n")
+    sections: list[tuple[int, list[str]]] = []
     start: int | None = None
     level = 0
     for index, token in enumerate(tokens):
@@ -396,36 +359,11 @@ def _reference_section_parsed(text: str) -> tuple[int, list[str]] | None:
         if start is not None:
             if len(token.markup) > level:
                 continue  # a sub-heading of the section
-            return start + 1, lines[start : token.map[0]]
+            sections.append((start + 1, lines[start : token.map[0]]))
+            start = None
         title = tokens[index + 1].content.strip().strip("*_").strip().lower()
         if title == "memory references":
             start, level = token.map[1], len(token.markup)
-    return None if start is None else (start + 1, lines[start:])
-
-
-# -- new logs --------------------------------------------------------------------------------
-
-TEMPLATE_TITLE = "YYYY-MM-DD-HHMMSS"
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-
-
-def log_template(schema: str) -> str:
-    """The session-log template: the schema's ``markdown`` example with a Memory References."""
-    for token in markdown().parse(schema):
-        if token.type == "fence" and "## Memory References" in token.content:
-            return token.content
-    raise ValueError("the schema has no session-log template")
-
-
-def log_name(now: dt.datetime, slug: str | None) -> str:
-    """``YYYY-MM-DD-HHMMSS[-slug].md`` for a UTC time; the slug is reduced to kebab-case."""
-    stem = now.astimezone(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
-    if slug:
-        kebab = _SLUG_JUNK.sub("-", slug.lower()).strip("-")
-        if kebab:
-            stem += f"-{kebab}"
-    return f"{stem}.md"
-
-
-def new_log(schema: str, name: str) -> bytes:
-    return log_template(schema).replace(TEMPLATE_TITLE, name[:-3], 1).encode("utf-8")
+    if start is not None:
+        sections.append((start + 1, lines[start:]))
+    return sections

@@ -7,8 +7,18 @@ from typing import NamedTuple
 
 from ..core.archive import QUARTER_FILE
 from ..errors import Problem
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, SESSION_NAME, SESSIONS_DIR
+from ..layout import (
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX,
+    CONTINUITY,
+    OPEN_THREADS_DIR,
+    POLICY,
+    SESSION_NAME,
+    SESSIONS_DIR,
+    VISION,
+)
 from ..parse import facts, policy
+from ..parse.extras import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from ..parse.memory import Memory
 from .repo import Repo
 
@@ -51,6 +61,28 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
         problems,
         logs,
         stray,
+        _threads(repo),
+        _vision(repo),
+    )
+
+
+def beside_continuity(repo: Repo) -> tuple[facts.Document, ...]:
+    """The documents that hold live facts besides continuity.md: one-file threads, vision.md."""
+    vision = _vision(repo)
+    return (*_threads(repo), *([vision] if vision is not None else []))
+
+
+def _vision(repo: Repo) -> facts.Document | None:
+    return parse_vision(vision) if (vision := repo.read(VISION)) is not None else None
+
+
+def _threads(repo: Repo) -> tuple[facts.Document, ...]:
+    """The one-file open threads, parsed, in file-name order."""
+    return tuple(
+        parse_thread(path, repo.read(path) or b"")
+        for name in repo.list_dir(OPEN_THREADS_DIR)
+        if name.endswith(THREAD_FILE_SUFFIX) and not name.startswith(".")
+        for path in (f"{OPEN_THREADS_DIR}/{name}",)
     )
 
 

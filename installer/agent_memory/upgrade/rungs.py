@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..core.ladder import Ladder
-from . import v3_0_0
+from . import adopt, v3_0_0, v5_0_0
 
-RUNGS = (v3_0_0.RUNG,)
+RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG)
+ADOPTION = adopt.RUNG
 
 
 def default_ladder() -> Ladder:
-    return Ladder(RUNGS)
+    return Ladder(RUNGS, ADOPTION)

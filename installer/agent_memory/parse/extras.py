@@ -1,0 +1,59 @@
+"""The memory files beside continuity.md (DESIGN §13): one-file open threads and vision.md.
+
+A thread file ``memory/open-threads/*.md`` is one task item with its footer and no heading: it
+reads as a fact of Open Threads. ``memory/vision.md`` is prose whose one footer sits in a
+blockquote: it reads as one pinned fact, the footer's line, of the section Vision.
+"""
+
+from __future__ import annotations
+
+from ..errors import Problem
+from ..layout import OPEN_THREADS, VISION, VISION_SECTION
+from . import footer
+from .facts import Document, Fact, parse
+from .text import Text, decode, strip_eol
+
+THREAD_FILE_SUFFIX = ".md"
+
+
+def parse_thread(path: str, data: bytes) -> Document:
+    return parse(path, data, OPEN_THREADS)
+
+
+def parse_vision(data: bytes) -> Document:
+    """vision.md as a document of at most one fact: the line that holds its footer."""
+    text = decode(VISION, data)
+    problems: list[Problem] = []
+    found: list[Fact] = []
+    for index, line in enumerate(text.lines):
+        located = footer.find(strip_eol(line))
+        if located is None:
+            continue
+        if found:
+            problems.append(
+                Problem(
+                    VISION,
+                    index + 1,
+                    "error",
+                    "footer-multiple",
+                    "vision.md holds one fact; keep one footer",
+                )
+            )
+            continue
+        fields, wrong = footer.parse_fields(located.body)
+        problems.extend(p._replace(path=VISION, line=index + 1) for p in wrong)
+        first = strip_eol(line)[: located.start].lstrip("> \t").strip() or _title(text)
+        fact_id = dict(fields).get("id")
+        span = (located.start, located.end)
+        found.append(
+            Fact(VISION_SECTION, index, index + 1, index, span, fields, None, first, fact_id)
+        )
+    return Document(VISION, text, (), tuple(found), tuple(problems))
+
+
+def _title(text: Text) -> str:
+    """The first heading's text: what names a vision whose footer has a line of its own."""
+    for line in text.lines:
+        if line.startswith("#"):
+            return strip_eol(line).lstrip("#").strip()
+    return ""
