@@ -303,25 +303,19 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
             continue
         if _SAYS_NOTHING.match(item or lines[number - first_line].strip()):
             continue
-            continue
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
             continue
         id_first = _id_first(item)
         if id_first is not None:
-            fact_id, verb = id_first
-            used.add(fact_id)
-            if verb in CREATE_WORDS:
-                created.add(fact_id)
+            used.add(id_first[0])
+            created.update(id_first[:1] if id_first[1] in CREATE_WORDS else ())
             continue
-        split = label_of(item)
-        if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
-            label, rest = split
-        elif heading is not None:
-            label, rest = heading, item  # the sub-heading is the label of its bullets
-        else:
+        labelled = _labelled(item, heading)
+        if labelled is None:
             warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
             continue
+        label, rest = labelled
         first = _label_word(label)
         if first == "superseded":
             pairs, wrong = supersessions(rest)
@@ -348,6 +342,14 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     return SessionRefs(
         frozenset(used), frozenset(created), tuple(warnings), tuple(written), tuple(superseded)
     )
+
+
+def _labelled(item: str, heading: str | None) -> tuple[str, str] | None:
+    """(label, value) of an item: its own ``Label:``, else the sub-heading it sits under."""
+    split = label_of(item)
+    if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
+        return split
+    return None if heading is None else (heading, item)  # the sub-heading labels its bullets
 
 
 def _id_first(item: str) -> tuple[str, str] | None:
