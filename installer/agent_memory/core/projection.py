@@ -118,7 +118,7 @@ def _count(inputs: Inputs) -> _Counted:
     events = _events(counted, inputs.refs)
     known = {f.id for doc in inputs.documents for f in doc.facts if f.id is not None}
     events = events._replace(links=supersede.links(events.pairs, known))
-    promotable = _auto_core(inputs) if inputs.policy.enabled else frozenset()
+    promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs)
 
     def since(day: str) -> int:
         # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
@@ -370,21 +370,6 @@ def _summary(
         unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
         reason=inputs.reason,
     )
-
-
-def _auto_core(inputs: Inputs) -> frozenset[str]:
-    """Ids referenced in each of the last core_min_reviews blocks of review_every logs."""
-    size, blocks = inputs.policy.review_every, inputs.policy.core_min_reviews
-    if len(inputs.logs) < size * blocks:
-        return frozenset()
-    result: set[str] | None = None
-    for b in range(blocks):
-        names = inputs.logs[len(inputs.logs) - (b + 1) * size : len(inputs.logs) - b * size]
-        seen: set[str] = set()
-        for name in names:
-            seen |= inputs.refs.get(name, EMPTY).used
-        result = seen if result is None else result & seen
-    return frozenset(result or ())
 
 
 def _refuse_unsafe(inputs: Inputs) -> None:

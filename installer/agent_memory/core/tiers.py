@@ -7,12 +7,13 @@ the first that matches decides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
 from ..parse.facts import Fact
 from ..parse.policy import Policy
+from ..parse.sessions import EMPTY, SessionRefs
 
 INVARIANTS = "architectural invariants"
 VISION = "vision"  # memory/vision.md: its one fact is pinned like an invariant
@@ -124,3 +125,20 @@ def decays(fact: Fact) -> bool:
         or fact.section.lower() in (INVARIANTS, VISION)
         or fact.task == " "
     )
+
+
+def auto_core(
+    policy: Policy, logs: Sequence[str], refs: Mapping[str, SessionRefs]
+) -> frozenset[str]:
+    """DECAY.md § Auto-core: with it enabled, the ids referenced in each of the last
+    core_min_reviews blocks of review_every logs (empty when it is off)."""
+    size, blocks = policy.review_every, policy.core_min_reviews
+    if not policy.enabled or len(logs) < size * blocks:
+        return frozenset()
+    result: set[str] | None = None
+    for b in range(blocks):
+        seen: set[str] = set()
+        for name in logs[len(logs) - (b + 1) * size : len(logs) - b * size]:
+            seen |= refs.get(name, EMPTY).used
+        result = seen if result is None else result & seen
+    return frozenset(result or ())
