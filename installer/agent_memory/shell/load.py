@@ -66,6 +66,12 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
     )
 
 
+def extras(repo: Repo) -> tuple[facts.Document, ...]:
+    """The facts living outside continuity.md and the archive: one-file threads, vision.md."""
+    vision = repo.read(VISION)
+    return (*_threads(repo), *((parse_vision(vision),) if vision is not None else ()))
+
+
 def _threads(repo: Repo) -> tuple[facts.Document, ...]:
     """The one-file open threads, parsed, in file-name order."""
     return tuple(
