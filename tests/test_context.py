@@ -106,3 +106,13 @@ def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) 
     due = cli("review", repo, "--if-due", "--json", "--today", "2027-02-01").output
     assert "due" in json.loads(due)["summary"]
     assert not not_due(tmp_path / "missing") and not not_due(tmp_path)
+
+
+def test_one_file_threads_and_the_vision_are_in_the_view() -> None:
+    """DESIGN §13: an open thread living in memory/open-threads/ is shown like one of
+    continuity.md, and vision.md's fact is core."""
+    out = cli("context", PROJECT / "examples/handrun-4x-repo/after").output
+    threads = out.split("## Open threads\n", 1)[1].split("\n## ", 1)[0]
+    assert "`ot-courier-batching`" in threads and "`ot-spring-boot-3.4-upgrade`" in threads
+    core = out.split("## Core and invariants\n", 1)[1].split("\n## ", 1)[0]
+    assert "`vision-harbor-dispatch`" in core

@@ -84,3 +84,14 @@ def test_a_fact_never_used_does_not_read_as_promoted(tmp_path: Path) -> None:
         "idle-one: working→active (working_window passed without a use), used-one: working→active)"
         in out
     )
+
+
+def test_explain_finds_a_one_file_thread_and_the_vision() -> None:
+    adopted = PROJECT / "examples/handrun-4x-repo/after"
+    thread = cli("explain", "ot-console-csv-export", adopted, "--today", "2026-08-25").output
+    assert thread.startswith(
+        "ot-console-csv-export  [active]  memory/open-threads/thread-ot-console-csv-export.md:3"
+    )
+    vision = cli("explain", "vision-harbor-dispatch", adopted, "--today", "2026-08-25").output
+    assert vision.startswith("vision-harbor-dispatch  [core]  memory/vision.md:7")
+    assert "tier core by rule" in vision and "never moves on its own (pinned)" in vision

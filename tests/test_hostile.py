@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.recall import recall
-from agent_memory.parse import facts, footer
-from agent_memory.parse import reference_values as values
+from agent_memory.parse import facts, footer, refitems
 from agent_memory.parse import sessions as log
 from agent_memory.shell import files
 from agent_memory.shell import journal_format as fmt
@@ -35,23 +34,23 @@ _FOOTER_TEXT = st.sampled_from(["<!--", "-->", "id:", "id", " ", "a", "|", "-", 
 
 @given(_LABEL_TEXT)
 def test_label_of_agrees_with_the_regular_expression_it_replaces(item: str) -> None:
-    match = log._LABEL.match(item)
+    match = refitems._LABEL.match(item)
     expected = (match.group("label").strip(), match.group("rest")) if match else None
-    assert values.label_of(item) == expected
+    assert refitems.label_of(item) == expected
 
 
 @given(_GROUP_TEXT)
 def test_flattening_groups_agrees_with_the_innermost_first_loop(rest: str) -> None:
     reference = rest
-    while (flattened := values._GROUP.sub(" ", reference)) != reference:
+    while (flattened := refitems._GROUP.sub(" ", reference)) != reference:
         reference = flattened
-    assert values.flatten_groups(rest) == reference
+    assert refitems.flatten_groups(rest) == reference
 
 
 @given(_HEADING_TEXT)
 def test_heading_title_agrees_with_the_regular_expression_it_replaces(line: str) -> None:
     match = log._HEADING.match(line)
-    assert values.heading_title(line) == ((match.group(2) or "") if match else None)
+    assert refitems.heading_title(line) == ((match.group(2) or "") if match else None)
 
 
 @given(st.lists(_FOOTER_TEXT, max_size=12).map("".join))

@@ -15,7 +15,7 @@ from ..core import context as viewing
 from ..core.triggers import due_reasons
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
-from ..shell.load import load_live
+from ..shell.load import extras, load_live
 from ..shell.repo import Repo
 from .report import Report
 from .settle import Result
@@ -30,7 +30,7 @@ def context(path: Path, max_bytes: int, hook: bool = False) -> Result:
     if live.continuity is None:
         raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
     due = due_reasons(live.continuity, live.logs, live.policy)
-    text = viewing.render(live.continuity, due, max_bytes)
+    text = viewing.render(live.continuity, due, max_bytes, extras(repo))
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}
     report = Report("context", resources.version(), str(path), outcome, None, (), summary)

@@ -42,6 +42,8 @@ def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result
         refs=references(repo, names),
         full=full,
         today=today(day),
+        threads=memory.threads,
+        vision=memory.vision,
     )
     found = explaining(inputs, fact_id)
     summary = {

@@ -10,7 +10,7 @@ from .. import resources
 from ..core import recall as searching
 from ..layout import CONTINUITY
 from ..parse import facts
-from ..shell.load import archive_paths, beside_continuity
+from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
 from .report import Report
 from .settle import Result, require_enabled
@@ -36,7 +36,7 @@ def recall(
     repo.refuse_if_interrupted(wait)
     require_enabled(repo)
     found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
-    found += [searching.index(doc) for doc in beside_continuity(repo)]  # few, small: not kept
+    found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
     hits = searching.search(query, [ix for ix in found if ix is not None], limit)
     text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
     summary = {"query": query, "hits": [asdict(h) for h in hits]}

@@ -54,17 +54,23 @@ def fact_text(doc: Document, fact: Fact) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(doc: Document, due: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The view of ``doc`` with the review's due reasons; at most ``max_bytes`` of UTF-8."""
+def render(
+    doc: Document,
+    due: Sequence[str],
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    extra: Sequence[Document] = (),
+) -> str:
+    """The view of ``doc`` (and of ``extra``: the one-file open threads and vision.md) with the
+    review's due reasons; at most ``max_bytes`` of UTF-8."""
     review = (
         "## Review\n\n- due: " + "; ".join(due) + " — run `agent-memory review`\n"
         if due
         else "## Review\n\n- not due\n"
     )
     shown: list[tuple[int, str]] = []
-    for fact in doc.facts:
+    for each, fact in ((d, f) for d in (doc, *extra) for f in d.facts):
         where = group_of(fact)
-        text = fact_text(doc, fact) if where is not None else ""
+        text = fact_text(each, fact) if where is not None else ""
         if where is not None and text:
             shown.append((where, text))
     shown.sort(key=lambda entry: entry[0])  # stable: document order within a group

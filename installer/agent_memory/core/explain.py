@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..errors import AgentMemoryError
-from ..layout import SESSIONS_DIR
+from ..layout import ARCHIVE_DIR, SESSIONS_DIR
 from ..parse.sessions import SessionRefs
 from . import tiers
 from .projection import Inputs, judge
@@ -54,7 +54,10 @@ def explain(inputs: Inputs, fact_id: str) -> Explanation:
         hint = f"; did you mean {close[0]!r}?" if close else "; agent-memory recall finds facts"
         raise AgentMemoryError(f"no fact in continuity.md or the archive has id {fact_id!r}{hint}")
     fact, fields = judged.fact, judged.fields
-    decision = tiers.decide(fields, judged.section, fact.task, judged.since, inputs.policy)
+    archived = judged.path.startswith(ARCHIVE_DIR + "/")  # pinning holds where a fact lives
+    decision = tiers.decide(
+        fields, judged.section, fact.task, judged.since, inputs.policy, archived
+    )
     if judged.promoted:
         decision = tiers.Decision("core", "auto-core")
     return Explanation(

@@ -118,8 +118,7 @@ def _count(inputs: Inputs) -> _Counted:
     events = _events(counted, inputs.refs)
     known = {f.id for doc in inputs.documents for f in doc.facts if f.id is not None}
     events = events._replace(links=supersede.links(events.pairs, known))
-    on = inputs.policy.enabled
-    promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs) if on else frozenset()
+    promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs)
 
     def since(day: str) -> int:
         # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 
-from ..parse.reference_values import segment_ids
+from ..parse.refitems import segment_ids
 from ..parse.sessions import reference_sections
 
 LABELS = ("Referenced", "Created", "Reactivated")

@@ -130,10 +130,10 @@ def decays(fact: Fact) -> bool:
 def auto_core(
     policy: Policy, logs: Sequence[str], refs: Mapping[str, SessionRefs]
 ) -> frozenset[str]:
-    """DECAY.md § Auto-core: ids referenced in each of the last ``core_min_reviews`` blocks of
-    ``review_every`` logs (the review promotes those with ``core_min_uses`` uses)."""
+    """DECAY.md § Auto-core: with it enabled, the ids referenced in each of the last
+    core_min_reviews blocks of review_every logs (empty when it is off)."""
     size, blocks = policy.review_every, policy.core_min_reviews
-    if len(logs) < size * blocks:
+    if not policy.enabled or len(logs) < size * blocks:
         return frozenset()
     result: set[str] | None = None
     for b in range(blocks):

@@ -19,18 +19,23 @@ from ..errors import Problem
 from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
 from .outline import markdown
-from .reference_values import (
-    NOT_USES,
-    NOTHING,
-    USE_WORDS,
-    heading_title,
-    id_first,
-    label_of,
-    label_word,
-    segments,
-    supersessions,
-)
+from .refitems import NOTHING, heading_title, label_of, segments, supersessions
 
+# First words of a label that mean "this session used the fact".
+USE_WORDS = frozenset(
+    {
+        "referenced",
+        "created",
+        "reactivated",
+        "updated",
+        "used",
+        "touched",
+        "new",
+        "closed",
+        "resolved",
+        "completed",
+    }
+)
 CREATE_WORDS = frozenset({"created", "new"})
 CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
 
@@ -40,8 +45,6 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
-# The reference for ``label_of`` (quadratic on hostile lines: never run on user text).
-_LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 _MARKER = re.compile(rb"memory references", re.IGNORECASE)
 # The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
 _REFERENCES = (
@@ -59,6 +62,13 @@ _PLAIN_SECTION = re.compile(
     _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
     rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
+)
+_NOT_USES = frozenset({"archived", "swept", "superseded"})
+# An id-first item, as the hand-run line wrote them: "- some-id — referenced (why)",
+# "- some-id (created, tier: working)"; the verb after the id says whether it is a use.
+_ID_FIRST = re.compile(
+    rf"^[*_`]*(?P<id>{ID_PATTERN})[*_`]*(?:[ \t]+(?:\u2014|\u2013|-{{1,2}})[ \t]+|[ \t]*\([ \t]*)"
+    r"[*_]*(?P<verb>[A-Za-z]+)\b"
 )
 # "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
 _SAYS_NOTHING = re.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
@@ -118,7 +128,7 @@ def read_refs(data: bytes) -> SessionRefs:
     created: set[str] = set()
     for label, ids in _PLAIN_ITEM.findall(section.group("body")):
         word = label.lower().decode()
-        if word in NOT_USES and word != "superseded":
+        if word in _NOT_USES and word != "superseded":
             continue
         if word not in CANONICAL_WORDS:
             return _read_refs(data)  # a label that earns a warning, or says what it supersedes
@@ -287,7 +297,7 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
 
     for number, item in _items(first_line, lines):
         if item is not None and item.startswith("#"):
-            heading = item[1:] if label_word(item[1:]) in USE_WORDS | NOT_USES else None
+            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | _NOT_USES else None
             if heading is None:
                 warn(number, f"sub-heading {item[1:]!r} is not a label; items under it need one")
             continue
@@ -296,22 +306,17 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
         if item is None:
             warn(number, "prose in Memory References is ignored; use list items")
             continue
-        leading = id_first(item)
-        if leading is not None:
-            fact_id, verb = leading
-            used.add(fact_id)
-            if verb in CREATE_WORDS:
-                created.add(fact_id)
+        id_first = _id_first(item)
+        if id_first is not None:
+            used.add(id_first[0])
+            created.update(id_first[:1] if id_first[1] in CREATE_WORDS else ())
             continue
-        split = label_of(item)
-        if split is not None and (heading is None or label_word(split[0]) in USE_WORDS):
-            label, rest = split
-        elif heading is not None:
-            label, rest = heading, item  # the sub-heading is the label of its bullets
-        else:
+        labelled = _labelled(item, heading)
+        if labelled is None:
             warn(number, "item has no 'Label:'; use Referenced:, Created: or Reactivated:")
             continue
-        first = label_word(label)
+        label, rest = labelled
+        first = _label_word(label)
         if first == "superseded":
             pairs, wrong = supersessions(rest)
             superseded.extend(pairs)
@@ -319,13 +324,18 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
                 warn(number, f"Superseded: {segment!r} is not 'old-id → new-id'; it is ignored")
             continue
         if first not in USE_WORDS:
-            if first not in NOT_USES:
+            if first not in _NOT_USES:
                 warn(number, f"label {label!r} is not a use; ids under it do not count")
             continue
         if first not in CANONICAL_WORDS:
             canonical = "Created" if first in CREATE_WORDS else "Referenced"
             warn(number, f"label {label!r} counts as a use; prefer {canonical}:")
-        ids = _ids(number, rest, written)
+        ids = []
+        for token, segment in segments(rest):
+            if ID.match(token):
+                ids.append(token)
+            if not ID.match(token) or segment != token:
+                written.append(Written(number, token, segment))
         used.update(ids)
         if first in CREATE_WORDS:
             created.update(ids)
@@ -334,15 +344,28 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
     )
 
 
-def _ids(number: int, rest: str, written: list[Written]) -> list[str]:
-    """The valid ids of a label's value; what else is written there is kept for lint to judge."""
-    ids = []
-    for token, segment in segments(rest):
-        if ID.match(token):
-            ids.append(token)
-        if not ID.match(token) or segment != token:
-            written.append(Written(number, token, segment))
-    return ids
+def _labelled(item: str, heading: str | None) -> tuple[str, str] | None:
+    """(label, value) of an item: its own ``Label:``, else the sub-heading it sits under."""
+    split = label_of(item)
+    if split is not None and (heading is None or _label_word(split[0]) in USE_WORDS):
+        return split
+    return None if heading is None else (heading, item)  # the sub-heading labels its bullets
+
+
+def _id_first(item: str) -> tuple[str, str] | None:
+    """(id, verb) of an id-first item whose verb is a use (``- id — referenced (why)``)."""
+    match = _ID_FIRST.match(item)
+    if match is None:
+        return None
+    fact_id, verb = match.group("id"), match.group("verb").lower()
+    if verb not in USE_WORDS or fact_id in USE_WORDS or fact_id in _NOT_USES:
+        return None
+    return fact_id, verb
+
+
+def _label_word(label: str) -> str:
+    words = re.findall(r"[a-z]+", label.lower())
+    return words[0] if words else ""
 
 
 def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:

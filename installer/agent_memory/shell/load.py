@@ -62,18 +62,14 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
         logs,
         stray,
         _threads(repo),
-        _vision(repo),
+        parse_vision(vision) if (vision := repo.read(VISION)) is not None else None,
     )
 
 
-def beside_continuity(repo: Repo) -> tuple[facts.Document, ...]:
-    """The documents that hold live facts besides continuity.md: one-file threads, vision.md."""
-    vision = _vision(repo)
-    return (*_threads(repo), *([vision] if vision is not None else []))
-
-
-def _vision(repo: Repo) -> facts.Document | None:
-    return parse_vision(vision) if (vision := repo.read(VISION)) is not None else None
+def extras(repo: Repo) -> tuple[facts.Document, ...]:
+    """The facts living outside continuity.md and the archive: one-file threads, vision.md."""
+    vision = repo.read(VISION)
+    return (*_threads(repo), *((parse_vision(vision),) if vision is not None else ()))
 
 
 def _threads(repo: Repo) -> tuple[facts.Document, ...]:
