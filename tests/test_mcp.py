@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
 
 import anyio
+import jsonschema
 
 from agent_memory.commands.mcp_tools import TOOLS
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
-from conftest import cli, tree
+from conftest import cli, run_console, tree
 from mcp_client import FOOT, IDS, call, connect, enabled_repo, today
 
 LOG_NAME = re.compile(r"^memory/sessions/\d{4}-\d{2}-\d{2}-\d{6}-mcp(-\d+)?\.md$")
@@ -131,3 +133,73 @@ def test_a_session_of_200_calls_is_counted_exactly_by_review(tmp_path: Path) -> 
     assert cli("review", root, "--full", "--today", today()).exit_code == 0
     expected = {i: 1 + sum(i in part for part in referenced) for i in IDS}
     assert uses(root) == expected
+
+
+def conforms(name: str, result: object) -> bool:
+    """True when a tool's result matches the output schema the server lists (and MCP.md shows)."""
+    jsonschema.validate(result, TOOLS[name].output_schema)
+    return True
+
+
+def test_fact_add_writes_continuity_and_a_bad_id_is_the_cli_line(tmp_path: Path) -> None:
+    root = enabled_repo(tmp_path / "repo")
+    continuity = root / "memory/continuity.md"
+
+    async def session() -> None:
+        async with connect(root) as client:
+            error, added = await call(
+                client, "memory_fact_add", text="Builds pin Node 20 via .nvmrc"
+            )
+            assert not error and conforms("memory_fact_add", added)
+            assert added == {
+                "id": "builds-pin-node-20-via-nvmrc",
+                "section": "Key Decisions",
+                "tier": "working",
+                "created": today(),
+                "outcome": "changed",
+            }
+            error, given = await call(
+                client,
+                "memory_fact_add",
+                text="Deploys wait for CI",
+                section="Conventions",
+                id="deploy-gate",
+            )
+            assert not error and given["id"] == "deploy-gate" and given["section"] == "Conventions"
+            before = tree(root)
+            for bad in ("Bad_Id", "fact-3"):
+                error, text = await call(client, "memory_fact_add", text="Another fact", id=bad)
+                printed = run_console("fact", "add", "Another fact", "--id", bad, root, cwd=root)
+                assert error and printed.returncode == 1
+                assert text == printed.stderr.strip()
+            assert tree(root) == before
+
+    anyio.run(session)
+    doc = parse("memory/continuity.md", continuity.read_bytes())
+    found = {f.id: f for f in doc.facts}
+    assert found["builds-pin-node-20-via-nvmrc"].field("tier") == "working"
+    assert found["deploy-gate"].field("created") == today()
+    assert "- Builds pin Node 20 via .nvmrc\n" in continuity.read_text()
+    assert cli("lint", root).exit_code == 0
+
+
+def test_context_is_the_cli_markdown_and_explain_is_its_json_summary(tmp_path: Path) -> None:
+    root = enabled_repo(tmp_path / "repo")
+    before = tree(root)
+
+    async def session() -> None:
+        async with connect(root) as client:
+            error, view = await call(client, "memory_context")
+            assert not error and conforms("memory_context", view) and view["due"] == []
+            assert view["text"].rstrip("\n") == cli("context", root).output.rstrip("\n")
+            assert "Fact 3 about the outbox" in view["text"]
+            error, why = await call(client, "memory_explain", id="fact-3")
+            shown = json.loads(cli("explain", "fact-3", root, "--json").output)["summary"]
+            assert not error and conforms("memory_explain", why) and why == shown
+            assert why["path"] == "memory/continuity.md" and why["tier"] == "working"
+            error, text = await call(client, "memory_explain", id="fakt-3")
+            printed = run_console("explain", "fakt-3", root, cwd=root)
+            assert error and printed.returncode == 1 and text == printed.stderr.strip()
+
+    anyio.run(session)
+    assert tree(root) == before

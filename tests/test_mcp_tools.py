@@ -127,8 +127,6 @@ def test_references_go_where_the_log_has_room(log: str, expected: str) -> None:
     assert add_references(log.encode(), "Referenced", ["a-b"]).decode() == expected
 
 
-# Tools MCP.md documents whose commands (fact add, context, explain) are not in this tree yet.
-PENDING = {"memory_fact_add", "memory_context", "memory_explain"}
 _DOC_TOOL = re.compile(r"^### `(memory_[a-z_]+)`\n(.*?)(?=^##)", re.MULTILINE | re.DOTALL)
 _JSON = re.compile(r"^```json\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
@@ -140,11 +138,9 @@ def test_mcp_md_documents_every_tool_with_the_schemas_the_server_uses() -> None:
         blocks = [json.loads(block) for block in _JSON.findall(body)]
         assert len(blocks) == 2, name  # input, then output
         documented[name] = blocks
-    assert set(documented) == set(TOOLS) | PENDING
-    assert not set(TOOLS) & PENDING
+    assert set(documented) == set(TOOLS)
     for name, tool in TOOLS.items():
         assert documented[name] == [tool.input_schema, tool.output_schema], name
-    for name in PENDING:  # valid schemas, ready for the tool
         for schema in documented[name]:
             jsonschema.Draft202012Validator.check_schema(schema)
 

@@ -19,24 +19,22 @@ import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
 from ..core.recall import Index
 from ..errors import AgentMemoryError
-from ..parse.footer import ID
 from ..shell.memo import FileMemo
+from . import context as context_command
+from . import explain as explain_command
+from . import fact as fact_command
+from . import mcp_schemas as schemas
 from . import recall as recall_command
 from . import reference as reference_command
 from . import status as status_command
-
-# The id rule as JSON Schema (ECMA-262) writes it: ``$`` there never matches before a newline.
-_ID_PATTERN = ID.pattern.replace(r"\Z", "$")
+from .settle import Options
 
 # How long a tool waits for another run's lock (a reader: for a run that is writing) before it
 # reports that run.
 LOCK_WAIT = 5.0
 
-_NO_ARGUMENTS: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {},
-    "additionalProperties": False,
-}
+# The bytes memory_context returns at most: the CLI's --max-bytes default.
+CONTEXT_BYTES = 8192
 
 
 @dataclasses.dataclass
@@ -93,6 +91,21 @@ def _reference(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
     return summary
 
 
+def _fact_add(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
+    fact = fact_command.FactOptions(args["text"], args.get("section"), args.get("id"))
+    result = fact_command.fact_add(session.path, fact, Options(wait=session.wait))
+    return {**result.report.summary, "outcome": result.report.outcome}
+
+
+def _context(session: McpSession, _args: Mapping[str, Any]) -> dict[str, Any]:
+    summary = context_command.context(session.path, CONTEXT_BYTES).report.summary
+    return {"text": summary["markdown"], "due": list(summary["due"])}
+
+
+def _explain(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(explain_command.explain(session.path, args["id"], False, None).report.summary)
+
+
 TOOLS = MappingProxyType(
     {
         tool.name: tool
@@ -101,92 +114,48 @@ TOOLS = MappingProxyType(
                 "memory_recall",
                 "Find facts in this repo's memory (continuity.md and the archive) by words, "
                 "best first. Look here before saying there is no context.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "minLength": 1, "maxLength": 1000},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
-                    },
-                    "required": ["query"],
-                    "additionalProperties": False,
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string"},
-                        "facts": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "id": {"type": "string"},
-                                    "tier": {"type": "string"},
-                                    "text": {"type": "string"},
-                                    "where": {"type": "string"},
-                                    "section": {"type": "string"},
-                                    "score": {"type": "number"},
-                                },
-                                "required": ["id", "tier", "text", "where", "section", "score"],
-                            },
-                        },
-                    },
-                    "required": ["query", "facts"],
-                },
+                schemas.RECALL_IN,
+                schemas.RECALL_OUT,
                 _recall,
+            ),
+            Tool(
+                "memory_context",
+                "What to read at the start of a session: core facts and invariants, active and "
+                "working facts, open threads, and whether a review is due.",
+                schemas.NO_ARGUMENTS,
+                schemas.CONTEXT_OUT,
+                _context,
             ),
             Tool(
                 "memory_status",
                 "Versions, facts per tier, and whether a review is due and why.",
-                _NO_ARGUMENTS,
-                {
-                    "type": "object",
-                    "properties": {
-                        "installed": {"type": "string"},
-                        "tool": {"type": "string"},
-                        "facts": {"type": "integer"},
-                        "tiers": {"type": "object", "additionalProperties": {"type": "integer"}},
-                        "sessions": {"type": "integer"},
-                        "sessions_since_review": {"type": "integer"},
-                        "last_review": {"type": ["string", "null"]},
-                        "due": {"type": "array", "items": {"type": "string"}},
-                    },
-                    "required": ["installed", "tool", "facts", "tiers", "due"],
-                },
+                schemas.NO_ARGUMENTS,
+                schemas.STATUS_OUT,
                 _status,
+            ),
+            Tool(
+                "memory_fact_add",
+                "Add a fact worth keeping (born working, created today) to continuity.md; its "
+                "id comes from its first words unless one is given.",
+                schemas.FACT_ADD_IN,
+                schemas.FACT_ADD_OUT,
+                _fact_add,
             ),
             Tool(
                 "memory_reference",
                 "Record that this session used facts (by id) in the session's own log, which "
                 "the review counts. Call it for every fact you relied on.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "ids": {
-                            "type": "array",
-                            "items": {"type": "string", "pattern": _ID_PATTERN, "maxLength": 200},
-                            "minItems": 1,
-                            "maxItems": 100,
-                        },
-                        "label": {
-                            "type": "string",
-                            "enum": ["referenced", "created", "reactivated"],
-                            "default": "referenced",
-                        },
-                    },
-                    "required": ["ids"],
-                    "additionalProperties": False,
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "log": {"type": "string"},
-                        "label": {"type": "string"},
-                        "ids": {"type": "array", "items": {"type": "string"}},
-                        "outcome": {"type": "string"},
-                    },
-                    "required": ["log", "label", "ids", "outcome"],
-                },
+                schemas.REFERENCE_IN,
+                schemas.REFERENCE_OUT,
                 _reference,
+            ),
+            Tool(
+                "memory_explain",
+                "Why a fact is where it is: its footer, the sessions that used it and the DECAY "
+                "rule that gives its tier.",
+                schemas.EXPLAIN_IN,
+                schemas.EXPLAIN_OUT,
+                _explain,
             ),
         )
     }
