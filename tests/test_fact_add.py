@@ -80,8 +80,8 @@ def test_a_new_section_is_made_at_the_end(enabled: Path) -> None:
     [
         (("--id", "redis-sessions"), "is taken (at memory/archive/2026-Q1.md:"),
         (("--id", "live-fact"), "is taken (at memory/continuity.md:"),
-        (("--id", "Bad_Id"), "is not kebab-case"),
-        (("--id", "two  words"), "is not kebab-case"),
+        (("--id", "Bad_Id"), "is not an id (lowercase letters and digits"),
+        (("--id", "two  words"), "is not an id (lowercase letters and digits"),
         (("--section", "Project State"), "cannot hold facts"),
     ],
 )

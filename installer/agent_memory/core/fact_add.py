@@ -103,8 +103,8 @@ def _choose_id(first_line: str, wanted: str | None, taken: dict[str, str]) -> st
         return footer.unique_ids([footer.slug(first_line)], set(taken))[0]
     if not footer.ID.match(wanted):
         raise AgentMemoryError(
-            f"--id {wanted!r} is not kebab-case (lowercase letters and digits joined by single "
-            f"dashes), e.g. {footer.slug(wanted)!r}"
+            f"--id {wanted!r} is not an id (lowercase letters and digits joined by single "
+            f"dashes or dots), e.g. {footer.slug(wanted)!r}"
         )
     if wanted in taken:
         raise AgentMemoryError(
