@@ -7,6 +7,7 @@ one line it formats and exits 1.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 
@@ -69,3 +70,11 @@ class LockedError(AgentMemoryError):
             "wait for it to finish or pass --wait SECONDS",
             lock_path,
         )
+
+
+def refuse_errors(problems: Iterable[Problem], fix: str) -> None:
+    """Stop on the first error among ``problems`` (a file the command cannot act on safely),
+    as one line naming its file and line and ending with ``fix``."""
+    for problem in problems:
+        if problem.severity == "error":
+            raise InputError(problem.path, problem.line, problem.message, fix)

@@ -13,7 +13,7 @@ from ..core.projection import Inputs
 from ..core.projection import review as project
 from ..core.reading import Reading, reading, recreated
 from ..core.summary import Summary
-from ..errors import AgentMemoryError, InputError
+from ..errors import AgentMemoryError, refuse_errors
 from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
 from ..parse.sessions import SessionRefs
@@ -43,9 +43,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if not (options.dry_run or options.check):
         _refuse_unadopted(repo)
     version = resources.version()
-    for problem in memory.policy_problems:
-        if problem.severity == "error":
-            raise InputError(problem.path, problem.line, problem.message, "then review again")
+    refuse_errors(memory.policy_problems, "then review again")
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..errors import AgentMemoryError, InputError
+from ..errors import AgentMemoryError, refuse_errors
 from ..layout import CONTINUITY
 from ..parse import footer
 from ..parse.facts import PROJECT_STATE, Document, find_section, parse_text
@@ -64,14 +64,9 @@ def add_fact(
 
 
 def _refuse_errors(continuity: Document) -> None:
-    for problem in continuity.problems:
-        if problem.severity == "error":
-            raise InputError(
-                continuity.path,
-                problem.line,
-                problem.message,
-                "fix it (agent-memory lint lists every problem), then add the fact",
-            )
+    refuse_errors(
+        continuity.problems, "fix it (agent-memory lint lists every problem), then add the fact"
+    )
 
 
 def _body_lines(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from typing import NamedTuple
 
-from ..errors import InputError
+from ..errors import InputError, refuse_errors
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, OPEN_THREADS_DIR, VISION
 from ..parse import facts
 from ..parse.continuity import cursor, last_review
@@ -376,14 +376,9 @@ def _refuse_unsafe(inputs: Inputs) -> None:
     """REVIEW.md: a state the review cannot interpret stops it, naming the file and line."""
     docs = inputs.documents
     for doc in docs:
-        for problem in doc.problems:
-            if problem.severity == "error":
-                raise InputError(
-                    doc.path,
-                    problem.line,
-                    problem.message,
-                    "fix it (agent-memory lint lists every problem) and review again",
-                )
+        refuse_errors(
+            doc.problems, "fix it (agent-memory lint lists every problem) and review again"
+        )
     for doc, fact, first in facts.id_clashes(docs):
         raise InputError(
             doc.path,

@@ -28,7 +28,7 @@ from .. import resources
 from ..core.archive import QUARTER_FILE, index_line, render_index
 from ..core.edits import Edit, apply_edits, footer_edit
 from ..core.ladder import Files, Rung
-from ..errors import InputError
+from ..errors import refuse_errors
 from ..layout import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
@@ -106,11 +106,7 @@ def _parsed(path: str, data: bytes | None) -> Document | None:
 
 
 def _refuse(doc: Document) -> None:
-    for problem in doc.problems:
-        if problem.severity == "error":
-            raise InputError(
-                doc.path, problem.line, problem.message, "fix it, then run enable again"
-            )
+    refuse_errors(doc.problems, "fix it, then run enable again")
 
 
 def _put(changed: dict[str, bytes | None], doc: Document, edits: list[Edit]) -> None:

@@ -15,7 +15,7 @@ from ..core.archive import QUARTER_FILE
 from ..core.edits import Edit, append_to_section, apply_edits, footer_edit
 from ..core.ladder import Files, Rung
 from ..core.tiers import at_birth
-from ..errors import InputError
+from ..errors import refuse_errors
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
 from ..parse import facts
 from ..parse.facts import Document
@@ -99,14 +99,7 @@ def upgrade(files: Files, today: dt.date) -> dict[str, bytes | None]:
     data = files.get(CONTINUITY)
     if data is not None:
         doc = facts.parse(CONTINUITY, data)
-        for problem in doc.problems:
-            if problem.severity == "error":
-                raise InputError(
-                    CONTINUITY,
-                    problem.line,
-                    problem.message,
-                    "fix it, then run enable again to upgrade",
-                )
+        refuse_errors(doc.problems, "fix it, then run enable again to upgrade")
         taken = {f.id for f in doc.facts if f.id}
         for path, archived in sorted(files.items()):
             if (
