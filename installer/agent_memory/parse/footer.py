@@ -110,6 +110,11 @@ def ids_in(path: str, text: str) -> dict[str, str]:
     return found
 
 
+def _problem(check: str, message: str, severity: str = "error") -> Problem:
+    """A problem of a footer body, which knows nothing of its place (the caller adds it)."""
+    return Problem("", None, severity, check, message)
+
+
 def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
     """Fields of a footer body (the text between ``<!--`` and ``-->``), and what is wrong.
 
@@ -124,18 +129,12 @@ def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
         if not colon or not key:
             if segment.strip():
                 problems.append(
-                    Problem(
-                        "",
-                        None,
-                        "error",
-                        "footer-malformed",
-                        f"footer segment {segment.strip()!r} is not key: value",
+                    _problem(
+                        "footer-malformed", f"footer segment {segment.strip()!r} is not key: value"
                     )
                 )
         elif key in fields:
-            problems.append(
-                Problem("", None, "error", "footer-malformed", f"footer repeats {key!r}")
-            )
+            problems.append(_problem("footer-malformed", f"footer repeats {key!r}"))
         else:
             fields[key] = value.strip()
     found = tuple(fields.items())
@@ -148,10 +147,7 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
     values = dict(fields)
     if "id" in values and not ID.match(values["id"]):
         problems.append(
-            Problem(
-                "",
-                None,
-                "error",
+            _problem(
                 "id-invalid",
                 f"id {values['id']!r} is not kebab-case "
                 "(lowercase letters, digits, single dashes or dots)",
@@ -160,42 +156,20 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
     for key, value in fields:
         if key in DATE_FIELDS and parse_date(value) is None:
             problems.append(
-                Problem(
-                    "",
-                    None,
-                    "error",
-                    "footer-value",
-                    f"{key}: {value!r} is not a date (YYYY-MM-DD)",
-                )
+                _problem("footer-value", f"{key}: {value!r} is not a date (YYYY-MM-DD)")
             )
         elif key in COUNT_FIELDS and not (_COUNT.fullmatch(value) and int(value) <= MAX_COUNT):
             problems.append(
-                Problem(
-                    "",
-                    None,
-                    "error",
-                    "footer-value",
-                    f"{key}: {value!r} is not a count (0 to {MAX_COUNT})",
-                )
+                _problem("footer-value", f"{key}: {value!r} is not a count (0 to {MAX_COUNT})")
             )
         elif key == "tier" and value not in TIERS:
             problems.append(
-                Problem(
-                    "",
-                    None,
-                    "error",
-                    "footer-value",
-                    f"tier: {value!r} is not one of {', '.join(TIERS)}",
-                )
+                _problem("footer-value", f"tier: {value!r} is not one of {', '.join(TIERS)}")
             )
         elif key not in _KNOWN:
             problems.append(
-                Problem(
-                    "",
-                    None,
-                    "warning",
-                    "footer-unknown-field",
-                    f"footer field {key!r} is not ours (kept)",
+                _problem(
+                    "footer-unknown-field", f"footer field {key!r} is not ours (kept)", "warning"
                 )
             )
     return problems
