@@ -13,16 +13,14 @@ each as wall time and as CPU time (the figure to trust on a busy machine).
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from measure import byte_compile, median_cpu, median_process
-from review_bench import build
+from review_bench import TODAY, TOOL, repo_arguments, reviewed
 
 
 def widen(root: Path) -> None:
@@ -38,20 +36,14 @@ def widen(root: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--logs", type=int, default=10_000)
-    parser.add_argument("--facts", type=int, default=1_000)
-    parser.add_argument("--runs", type=int, default=11)
-    args = parser.parse_args()
+    args = repo_arguments(runs=11)
     byte_compile()
     tmp = Path(tempfile.mkdtemp())
     try:
         root = tmp / "repo"
         root.mkdir()
-        build(root, args.logs, args.facts)
-        tool = [sys.executable, "-m", "agent_memory"]
-        today = ["--today", "2030-01-01"]
-        subprocess.run([*tool, "review", str(root), *today], check=True, capture_output=True)
+        reviewed(root, args.logs, args.facts)
+        tool, today = TOOL, TODAY
         widen(root)
         if_due = [*tool, "review", str(root), "--if-due", *today]
         assert subprocess.run(if_due, check=True, capture_output=True).stdout == b""

@@ -14,7 +14,6 @@ includes the fsyncs of a durable write.
 
 from __future__ import annotations
 
-import argparse
 import resource
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 from measure import byte_compile
-from review_bench import build
+from review_bench import build, repo_arguments
 
 
 def interleaved(
@@ -49,11 +48,7 @@ def interleaved(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--logs", type=int, default=10_000)
-    parser.add_argument("--facts", type=int, default=1_000)
-    parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args()
+    args = repo_arguments(runs=15)
     byte_compile()
     tool = [sys.executable, "-m", "agent_memory"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -86,21 +86,34 @@ def build(root: Path, logs: int, facts: int, seed: int = 7) -> None:
         )
 
 
-def main() -> None:
+TOOL = [sys.executable, "-m", "agent_memory"]
+TODAY = ["--today", "2030-01-01"]
+
+
+def repo_arguments(runs: int) -> argparse.Namespace:
+    """--logs, --facts and --runs: the options of every benchmark run on this repo."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--logs", type=int, default=10_000)
     parser.add_argument("--facts", type=int, default=1_000)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--runs", type=int, default=runs)
+    return parser.parse_args()
+
+
+def reviewed(root: Path, logs: int, facts: int) -> None:
+    """The benchmark repo at ``root`` (an empty folder), built and reviewed once."""
+    build(root, logs, facts)
+    subprocess.run([*TOOL, "review", str(root), *TODAY], check=True, capture_output=True)
+
+
+def main() -> None:
+    args = repo_arguments(runs=5)
     byte_compile()
     tmp = Path(tempfile.mkdtemp())
     try:
         root = tmp / "repo"
         root.mkdir()
-        build(root, args.logs, args.facts)
-        tool = [sys.executable, "-m", "agent_memory"]
-        today = ["--today", "2030-01-01"]
-        subprocess.run([*tool, "review", str(root), *today], check=True, capture_output=True)
+        reviewed(root, args.logs, args.facts)
+        tool, today = TOOL, TODAY
         floor = median_process(
             [sys.executable, "-c", FLOOR, str(root / "memory/sessions")], args.runs
         )
