@@ -16,7 +16,18 @@ from conftest import PROJECT
 
 PACKAGE = PROJECT / "installer/agent_memory"
 # Top to bottom: a module may import from its own layer and the layers before it.
-LAYERS = ("errors", "layout", "resources", "parse", "core", "upgrade", "shell", "commands", "cli")
+LAYERS = (
+    "errors",
+    "patterns",
+    "layout",
+    "resources",
+    "parse",
+    "core",
+    "upgrade",
+    "shell",
+    "commands",
+    "cli",
+)
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
 
 
@@ -63,10 +74,10 @@ def _imports(path: Path) -> list[tuple[str, ast.ImportFrom, bool]]:
 
 def test_the_readme_names_every_layer_and_module() -> None:
     layout = (PROJECT / "README.md").read_text().split("## Project layout", 1)[1]
-    for layer in LAYERS[3:]:
+    for layer in LAYERS[4:]:
         assert f"  {layer}/" in layout
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("_")}
-    assert folders == set(LAYERS[3:])
+    assert folders == set(LAYERS[4:])
     for path in MODULES:
         if path.parent.name in ("parse", "core", "shell"):  # commands/ and upgrade/: one a command
             assert path.stem in layout, f"README's Project layout does not name {_name(path)}"

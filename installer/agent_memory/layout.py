@@ -6,8 +6,9 @@ place that turns them into real paths.
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
+
+from . import patterns
 
 BLOCK_BEGIN = "<!-- agent-memory:begin -->"
 BLOCK_END = "<!-- agent-memory:end -->"
@@ -105,6 +106,6 @@ MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
 
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
 # Only ASCII digits are digits (DESIGN §15): ``\d`` would take "٢٠٢٦" for a year.
-SESSION_NAME = re.compile(
+SESSION_NAME = patterns.compile(
     r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9]{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md\Z"
 )

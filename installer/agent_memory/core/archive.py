@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from .. import patterns
 from ..parse.facts import Fact
 from ..parse.text import decode, strip_eol
 
-QUARTER_FILE = re.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
+QUARTER_FILE = patterns.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
 FACTS = "Facts"
 COMPLETED = "Completed Threads"
 INDEX_LINE_MAX = 100

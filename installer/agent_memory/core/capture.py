@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from ..parse.facts import Document
 from ..parse.footer import find as find_footer
 from ..parse.newlog import log_name
@@ -31,7 +32,7 @@ from .secrets import redact
 # Bytes that can be part of a token stay; every other byte becomes a space.
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _SEPARATE = bytes(c if c in _TOKEN_BYTES else 32 for c in range(256))
-_COVERED = re.compile(r"^- transcript lines: \d+-(\d+)", re.M)
+_COVERED = patterns.compile(r"^- transcript lines: \d+-(\d+)", re.M)
 _MAX_FILES = 200
 
 

@@ -6,15 +6,13 @@ templates, Mode B climbs the ladder rung by rung, then re-syncs and re-stamps.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.version import Version
 
-from .. import resources
+from .. import patterns, resources
 from ..errors import RefusedError
 from ..layout import (
     AGENTS_MD,
@@ -59,7 +57,7 @@ from .plan import FileEdit, Outcome, Plan
 LEGACY_VERSION = Version("2.0.0")
 # An unstamped layer whose facts carry footers was enabled by hand with 3.0.0 or later.
 HANDRUN_UNSTAMPED = Version("3.0.0")
-_FOOTER = re.compile(rb"<!--\s*id\s*:")
+_FOOTER = patterns.compile(rb"<!--\s*id\s*:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +312,7 @@ def _first_stamp(
     """
     if detected.stamp is not None:
         if detected.handrun:
-            return dataclasses.replace(detected.stamp, vendors=detect_vendors(files))
+            return detected.stamp._replace(vendors=detect_vendors(files))
         return detected.stamp
     seed = manifest.render_new(
         resources.data(MANIFEST_TEMPLATE),

@@ -13,16 +13,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from .. import patterns
 from . import jsontext
 from .jsontext import Node
 
 SECTION = "## Agent hooks"
-_LINE = re.compile(r"^- (?P<agent>[a-z]+): (?P<path>\S+) \| original (?P<original>\S+)\s*$")
+_LINE = patterns.compile(r"^- (?P<agent>[a-z]+): (?P<path>\S+) \| original (?P<original>\S+)\s*$")
 
 
 class AgentHooks(NamedTuple):

@@ -8,11 +8,12 @@ helpers find spans instead, and edits are insertions and deletions of text at th
 from __future__ import annotations
 
 import json
-import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import NamedTuple
 
-_LEAF = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+from .. import patterns
+
+_LEAF = patterns.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 MAX_DEPTH = 64
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from .. import patterns
+
 REVIEW_HEADING = b"## memory review"
-_HEADING = re.compile(rb"^[ ]{0,3}#", re.MULTILINE)
-_OPENING = re.compile(rb"^(?:[ \t]*\r?\n)*## Memory Review\b", re.IGNORECASE)
+_HEADING = patterns.compile(rb"^[ ]{0,3}#", re.MULTILINE)
+_OPENING = patterns.compile(rb"^(?:[ \t]*\r?\n)*## Memory Review\b", re.IGNORECASE)
 
 
 def has_review(data: bytes) -> bool:

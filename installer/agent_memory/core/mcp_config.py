@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from .. import patterns
+
 NAME = "agent-memory"
 SERVERS = "mcpServers"
 # What the agent runs, in the repo (its working directory): `agent-memory mcp`.
@@ -59,7 +61,7 @@ def remove(agent: str, data: bytes | None) -> bytes | None:
 
 # -- JSON ------------------------------------------------------------------------------------
 
-_WS = re.compile(r"[ \t\n\r]*")
+_WS = patterns.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
@@ -186,7 +188,7 @@ def _delete(text: str, opening: int, members: list[_Member], gone: _Member) -> s
 
 # -- TOML ------------------------------------------------------------------------------------
 
-_FOREIGN_TABLE = re.compile(
+_FOREIGN_TABLE = patterns.compile(
     r'^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*"?agent-memory"?[ \t]*\]', re.M
 )
 

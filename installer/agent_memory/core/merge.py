@@ -11,10 +11,10 @@ this cannot read, is left to git's own text merge (``Merged.data`` is None).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import InputError
 from ..parse import facts
 from ..parse.continuity import last_review
@@ -27,8 +27,8 @@ from .merge_lines import Choice, Unmergeable, choose, conflict_block, merge_inde
 
 # Written by the review, recomputed by the next full one: a difference is never a conflict.
 COMPUTED = frozenset({"uses", "last_used", "tier", "done", "archived", "from"})
-_THREAD = re.compile(r"(?:^|/)memory/open-threads/[^/]+\.md$")
-_QUARTER = re.compile(r"(?:^|/)memory/archive/\d{4}-Q[1-4]\.md$")
+_THREAD = patterns.compile(r"(?:^|/)memory/open-threads/[^/]+\.md$")
+_QUARTER = patterns.compile(r"(?:^|/)memory/archive/\d{4}-Q[1-4]\.md$")
 _WRAP = "## Open Threads\n"  # a one-file thread is read as the one section it would be in
 
 

@@ -7,14 +7,13 @@ the fact is reactivated (DESIGN §13).
 
 from __future__ import annotations
 
-import re
-
+from .. import patterns
 from ..layout import OPEN_THREADS, OPEN_THREADS_DIR
 from ..parse.facts import Fact, is_blank
 from ..parse.text import Text
 from .edits import Edit
 
-_THREAD_FROM = re.compile(r"^open-threads/[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
+_THREAD_FROM = patterns.compile(r"^open-threads/[A-Za-z0-9][A-Za-z0-9._-]*\.md$")
 _MEMORY = "memory/"
 
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .. import patterns
 from ..parse.facts import Document
 from ..parse.footer import TIERS, without_footers
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = patterns.compile(r"[a-z0-9]+")
 K1 = 1.2
 B = 0.75
 

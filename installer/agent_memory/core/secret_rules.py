@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .. import patterns
+
 
 class Rule(NamedTuple):
     kind: str
@@ -24,7 +26,7 @@ _R = r"(?![A-Za-z0-9_+/-])"
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.ASCII)
+    return patterns.compile(pattern, re.ASCII)
 
 
 def _token_rule(first: str, rest: str) -> re.Pattern[str]:
@@ -44,7 +46,7 @@ def _run_pattern(length: int) -> re.Pattern[str]:
         for alphabet in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
         for i in range(len(alphabet) - length + 1)
     ]
-    return re.compile(rf"(.)\1{{{length - 1}}}|" + "|".join(rising), re.ASCII | re.DOTALL)
+    return patterns.compile(rf"(.)\1{{{length - 1}}}|" + "|".join(rising), re.ASCII | re.DOTALL)
 
 
 _RUN_5 = _run_pattern(5)
@@ -106,7 +108,7 @@ _PLACEHOLDER_WORDS = (
     "passwd",
     "secret",
 )
-_PLACEHOLDER = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))
+_PLACEHOLDER = patterns.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))
 # Templating, shell and code: ${X}, $X, {{ x }}, <x>, %s, os.environ[...], f(x), `x`.
 _CODE_CHARS = _compile(r"[${}<>\[\]()%`\\]")
 _SLUG = _compile(r"[a-z]+(?:[-_.][a-z0-9]+)*")

@@ -10,13 +10,12 @@ a pointer; scoped rules stay; the verbatim original of every file rewritten is k
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .. import resources
+from .. import patterns, resources
 from ..layout import AGENTS_MD, VENDORS
 from ..parse import frontmatter
 from ..parse.markdown import FENCE, HEADING
@@ -27,11 +26,11 @@ from .vendor_table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
 POINTER_TEMPLATE = "templates/pointer.md"
 
-_IMPORT = re.compile(r"^@\S+\s*$")
-_MARKER = re.compile(r"^\s*(?:[-*+]|[0-9]+[.)])\s+(?:\[[ xX]\]\s+)?")
+_IMPORT = patterns.compile(r"^@\S+\s*$")
+_MARKER = patterns.compile(r"^\s*(?:[-*+]|[0-9]+[.)])\s+(?:\[[ xX]\]\s+)?")
 # Lines that are structure, not a rule: blank, no letter or digit (rules like ---), table rows,
 # HTML tags. Dropping or noting one would break the Markdown around it.
-_STRUCTURE = re.compile(r"^(?:[^A-Za-z0-9]*|\s*[|<].*)$")
+_STRUCTURE = patterns.compile(r"^(?:[^A-Za-z0-9]*|\s*[|<].*)$")
 
 
 @dataclass

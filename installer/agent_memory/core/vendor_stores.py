@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .. import patterns
 from ..errors import InputError
 from ..parse import footer, frontmatter
 from ..parse.dates import parse_date, quarter_of
@@ -49,9 +50,11 @@ TAG_SECTIONS = MappingProxyType(
         "stack": "Stack & Tools",
     }
 )
-_DONE_HEADING = re.compile(r"done|complete|finished|works|working|recent|changes", re.IGNORECASE)
-_BULLET = re.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
-_NUMBERED = re.compile(r"^[0-9]+[.)]\s+(.*)$")
+_DONE_HEADING = patterns.compile(
+    r"done|complete|finished|works|working|recent|changes", re.IGNORECASE
+)
+_BULLET = patterns.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
+_NUMBERED = patterns.compile(r"^[0-9]+[.)]\s+(.*)$")
 
 
 @dataclass(frozen=True, slots=True)

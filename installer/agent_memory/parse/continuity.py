@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from .dates import parse_date
 from .facts import PROJECT_STATE, Document
 from .keyvalue import parse_key_line
@@ -14,7 +15,7 @@ NONE_YET = "(none yet)"
 # "<date> | through <stem>[.md] [| <N> logs | merged] [commentary]": hand-run reviews wrote the
 # .md and a note after it, and some wrote "<date> (through <stem>.md)"; reviews before 5.0.0
 # wrote no count.
-_LAST_REVIEW = re.compile(
+_LAST_REVIEW = patterns.compile(
     r"^(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
     r"(?:\s*(?:\|\s*|\(\s*)through\s+(?:\(none yet\)"
     r"|(?P<stem>[^\s|()]+?)(?P<ext>\.md)?(?=[\s|()]|$)))?"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from functools import lru_cache
 
-_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # ASCII digits only, no trailing newline
-_EPOCH = re.compile(r"-?[0-9]{1,12}")
+from .. import patterns
+
+_DATE = patterns.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # ASCII digits only, no trailing newline
+_EPOCH = patterns.compile(r"-?[0-9]{1,12}")
 
 
 @lru_cache(maxsize=4096)  # every footer holds two to four dates, and they repeat

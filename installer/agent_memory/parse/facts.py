@@ -11,21 +11,21 @@ identity and an edit touches only the lines it names.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import InputError, Problem
 from . import footer
 from .outline import outline
 from .text import Text, decode, strip_eol
 
-BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
-_BLANK = re.compile(r"^[ \t]*\r?\n?$")
+BULLET = patterns.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
+_BLANK = patterns.compile(r"^[ \t]*\r?\n?$")
 PROJECT_STATE = "project state"
 # A file longer than this is not a memory file we can keep lean; we refuse rather than grind.
 MAX_DOCUMENT_LINES = 100_000
-_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
+_CONFLICT = patterns.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
 
 
 class Fact(NamedTuple):

@@ -6,11 +6,10 @@ the canonical order, unknown fields after the known ones.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import InputError, Problem
 from .dates import parse_date
 
@@ -39,16 +38,16 @@ TIERS = ("core", "active", "working", "archive-candidate", "archived", "supersed
 # Ids are kebab-case; the hand-run line also wrote dots (``release-2.4.1-shipped``), which are
 # read and matched as they are. Ids the tool derives (``slug``) stay kebab.
 ID_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
-ID = re.compile(rf"^{ID_PATTERN}\Z")
+ID = patterns.compile(rf"^{ID_PATTERN}\Z")
 MAX_COUNT = 10**9
-_COUNT = re.compile(r"[0-9]{1,10}")  # ASCII digits, and never thousands of them for int()
+_COUNT = patterns.compile(r"[0-9]{1,10}")  # ASCII digits, and never thousands of them for int()
 
 # A comment on one line that mentions ``id:``; the closing ``-->`` may be missing (an error).
 # The reference for ``find`` (quadratic on a line of unclosed comments: never run on user text).
-FOOTER = re.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
-_ID_KEY = re.compile(r"\bid\s*:")
+FOOTER = patterns.compile(r"<!--(?P<body>(?:(?!-->).)*?\bid\s*:(?:(?!-->).)*?)(?P<close>-->|$)")
+_ID_KEY = patterns.compile(r"\bid\s*:")
 # An id named in a comment on one line (``ids_in``): a footer, or something shaped like one.
-_ID_IN_COMMENT = re.compile(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)")
+_ID_IN_COMMENT = patterns.compile(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)")
 
 
 class Found(NamedTuple):
@@ -183,7 +182,7 @@ def render(fields: Mapping[str, str], original: Fields = ()) -> str:
     return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
 
 
-_UNSAFE = re.compile(r"[|\x00-\x1f\x7f\u2028\u2029]|-->|<!--")
+_UNSAFE = patterns.compile(r"[|\x00-\x1f\x7f\u2028\u2029]|-->|<!--")
 
 
 def safe_value(text: str) -> str:
@@ -208,14 +207,16 @@ def render_checked(fields: Mapping[str, str]) -> str:
     return rendered
 
 
-_WORDS = re.compile(r"[a-z0-9]+")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_WORDS = patterns.compile(r"[a-z0-9]+")
+_LINK = patterns.compile(r"\[([^\]]*)\]\([^)]*\)")
 SLUG_WORDS = 6
 SLUG_CHARS = 48
 
 
 def slug(text: str) -> str:
     """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
+    import unicodedata  # a C extension every command would load; only new ids need it
+
     text = _LINK.sub(r"\1", text)
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     words = _WORDS.findall(text)[:SLUG_WORDS]

@@ -4,12 +4,12 @@ form and rewritten in place, so a file keeps the form, alignment and comments it
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
+from .. import patterns
 from .text import strip_eol
 
-_KEY_LINE = re.compile(
+_KEY_LINE = patterns.compile(
     r"^(?P<lead>[ \t]*[-*+][ \t]+)"
     r"(?P<key>\*\*(?P<k1>[A-Za-z_][\w-]*):\*\*|\*\*(?P<k2>[A-Za-z_][\w-]*)\*\*:|(?P<k3>[A-Za-z_][\w-]*):)"
     r"(?P<gap>[ \t]*)(?P<value>.*?)(?P<comment>[ \t]+#.*)?[ \t]*$"

@@ -2,27 +2,29 @@
 
 Keys are read in the plain and the bold form; a re-stamp rewrites only the values that change,
 regenerates the managed-files list (ours) and appends to the upgrade history (never rewritten).
+
+Every review reads the stamp, only to see whose it is; ``packaging`` (4 ms to import) and
+``hashlib`` (6 ms: it loads OpenSSL) are imported where a version or a digest is computed.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
 from ..layout import MANIFEST
 from .keyvalue import like, parse_key_line, with_value
 from .text import Text, decode, strip_eol
 
+if TYPE_CHECKING:
+    from packaging.version import Version
+
 _MANAGED_HEADING = "## managed files"
 _HISTORY_HEADING = "## upgrade history"
 
 
-@dataclass(frozen=True, slots=True)
-class Manifest:
+class Manifest(NamedTuple):
     version: Version
     enabled_with: str
     last_upgraded: str
@@ -31,13 +33,13 @@ class Manifest:
     managed: Mapping[str, str]
     history: tuple[str, ...]
     text: Text
-    # Written by this tool: it has our "## Managed files" section (or a vendors: key). A stamp
-    # without either was written by hand (HANDRUN.md), whatever its version says.
-    ours: bool = True
+    ours: bool = True  # see written_by_us
     version_line: int = 1  # where the version is written, for a message about it
 
 
 def sha256(data: bytes) -> str:
+    import hashlib
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
@@ -59,6 +61,30 @@ def _is_item(line: str) -> bool:
     return strip_eol(line).strip().startswith("- ")
 
 
+def written_by_us(data: bytes) -> bool:
+    """Whether a stamp is this tool's: it has our "## Managed files" section or a vendors: key.
+    A stamp with neither was written by hand (HANDRUN.md), whatever its version says."""
+    lines = decode(MANIFEST, data).lines
+    sections = _sections(lines)
+    return _ours(sections, _keys(lines, sections))
+
+
+def _ours(sections: Mapping[str, object], keys: Mapping[str, object]) -> bool:
+    return _MANAGED_HEADING in sections or "vendors" in keys
+
+
+def _keys(
+    lines: Sequence[str], sections: Mapping[str, tuple[int, list[int]]]
+) -> dict[str, tuple[str, int]]:
+    """The stamp's top keys: value and line number of each key's first line."""
+    keys: dict[str, tuple[str, int]] = {}
+    for index in sections[""][1]:
+        parsed = parse_key_line(lines[index])
+        if parsed is not None:
+            keys.setdefault(parsed.key, (parsed.value.strip(), index + 1))
+    return keys
+
+
 def parse(data: bytes) -> Manifest:
     text = decode(MANIFEST, data)
     if not text.body.strip():
@@ -66,11 +92,7 @@ def parse(data: bytes) -> Manifest:
             MANIFEST, 1, "is empty", "restore it from git, or delete it to re-detect the install"
         )
     sections = _sections(text.lines)
-    keys: dict[str, tuple[str, int]] = {}
-    for index in sections[""][1]:
-        parsed = parse_key_line(text.lines[index])
-        if parsed is not None:
-            keys.setdefault(parsed.key, (parsed.value.strip(), index + 1))
+    keys = _keys(text.lines, sections)
     if "version" not in keys:
         raise InputError(
             MANIFEST,
@@ -79,6 +101,8 @@ def parse(data: bytes) -> Manifest:
             "restore it from git, or delete it to re-detect the install",
         )
     raw_version, line = keys["version"]
+    from packaging.version import InvalidVersion, Version
+
     try:
         version = Version(raw_version)
     except InvalidVersion:
@@ -110,7 +134,7 @@ def parse(data: bytes) -> Manifest:
         managed=managed,
         history=history,
         text=text,
-        ours=_MANAGED_HEADING in sections or "vendors" in keys,
+        ours=_ours(sections, keys),
         version_line=line,
     )
 

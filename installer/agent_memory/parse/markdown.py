@@ -6,8 +6,8 @@ is closed by a run of the same character at least as long; an ATX heading is one
 
 from __future__ import annotations
 
-import re
+from .. import patterns
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-HEADING = re.compile(r"^(#{1,6})(\s)")
-TITLE = re.compile(r"^ {0,3}#(?:[ \t]|$)")  # a level-1 heading
+FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+HEADING = patterns.compile(r"^(#{1,6})(\s)")
+TITLE = patterns.compile(r"^ {0,3}#(?:[ \t]|$)")  # a level-1 heading

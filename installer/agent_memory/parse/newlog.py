@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 
+from .. import patterns
 from .outline import markdown
 
 TEMPLATE_TITLE = "YYYY-MM-DD-HHMMSS"
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+_SLUG_JUNK = patterns.compile(r"[^a-z0-9]+")
 
 
 def log_template(schema: str) -> str:

@@ -10,11 +10,11 @@ property test checks that whenever the scanner answers, it answers what markdown
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import patterns
 from .text import strip_eol
 
 if TYPE_CHECKING:
@@ -44,12 +44,12 @@ def outline(lines: Sequence[str]) -> Outline:
     return scan(lines) or _parsed(lines)
 
 
-_ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
-_THEMATIC = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+_ATX = patterns.compile(r"#{1,6}(?=[ \t]|$)")
+_THEMATIC = patterns.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_MARKER = patterns.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 # What may start a block other than a paragraph: a heading, fence, HTML, quote or setext line,
 # indentation, a list marker, a thematic break.
-_NOT_PLAIN = re.compile(
+_NOT_PLAIN = patterns.compile(
     r"[#<>= \t]|~~~|```|(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)"
     r"|([-*_])(?:[ \t]*\1){2,}[ \t]*$|(?:=+|-+)[ \t]*$"
 )

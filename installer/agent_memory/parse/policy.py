@@ -6,10 +6,10 @@ their defaults, unknown keys are reported, and an inconsistent policy is an erro
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import Problem
 from ..layout import POLICY
 from .keyvalue import parse_key_line
@@ -32,7 +32,7 @@ HANDRUN_KEYS = frozenset(
     {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
 )
 # ASCII digits only ("²".isdigit() is true), and few enough for int() (4,301 digits raise).
-_WHOLE = re.compile(r"[0-9]{1,9}")
+_WHOLE = patterns.compile(r"[0-9]{1,9}")
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
 
 

@@ -5,24 +5,23 @@ originals the property tests compare them with (never run on user text)."""
 
 from __future__ import annotations
 
-import re
-
+from .. import patterns
 from .footer import ID, ID_PATTERN
 
-_ATX_OPEN = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
+_ATX_OPEN = patterns.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
 # The reference for ``label_of`` (quadratic on hostile lines: never run on user text).
-_LABEL = re.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
+_LABEL = patterns.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 # "old → new" (also "->", "=>") in a "Superseded:" item.
-_PAIR = re.compile(
+_PAIR = patterns.compile(
     rf"^[*_`]*(?P<old>{ID_PATTERN})[*_`]*[ \t]*(?:\u2192|->|=>)"
     rf"[ \t]*[*_`]*(?P<new>{ID_PATTERN})[*_`]*$"
 )
 # The reference for ``flatten_groups`` (quadratic on nested brackets: never run on user text).
-_GROUP = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
-_WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
-_OPENER = re.compile(r"[(\[{]")
-_SEPARATOR = re.compile(r"[,;]")
+_GROUP = patterns.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
+_WIKI_LINK = patterns.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
+_OPENER = patterns.compile(r"[(\[{]")
+_SEPARATOR = patterns.compile(r"[,;]")
 
 
 def supersessions(rest: str) -> tuple[list[tuple[str, str]], list[str]]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import Problem
 from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
@@ -39,26 +40,26 @@ USE_WORDS = frozenset(
 CREATE_WORDS = frozenset({"created", "new"})
 CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
 
-_INTERESTING = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
+_INTERESTING = patterns.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ITEM = re.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
-_NESTED_ITEM = re.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
-_MARKER = re.compile(rb"memory references", re.IGNORECASE)
+_HEADING = patterns.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
+_NESTED_ITEM = patterns.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
+_MARKER = patterns.compile(rb"memory references", re.IGNORECASE)
 # The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
 _REFERENCES = (
     r"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
 )
-_REFERENCES_HEADING = re.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
-_ANY_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
+_REFERENCES_HEADING = patterns.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
+_ANY_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
 # "- Label: id, id" lines; "end" matches only when the whole section was such lines.
-_AWKWARD = re.compile(rb"```|~~~|\r")
+_AWKWARD = patterns.compile(rb"```|~~~|\r")
 _ID_BYTES = ID_PATTERN.encode()
 _PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
-_PLAIN_ITEM = re.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
-_PLAIN_SECTION = re.compile(
+_PLAIN_ITEM = patterns.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
+_PLAIN_SECTION = patterns.compile(
     _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
     rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
     re.MULTILINE,
@@ -66,12 +67,12 @@ _PLAIN_SECTION = re.compile(
 _NOT_USES = frozenset({"archived", "swept", "superseded"})
 # An id-first item, as the hand-run line wrote them: "- some-id — referenced (why)",
 # "- some-id (created, tier: working)"; the verb after the id says whether it is a use.
-_ID_FIRST = re.compile(
+_ID_FIRST = patterns.compile(
     rf"^[*_`]*(?P<id>{ID_PATTERN})[*_`]*(?:[ \t]+(?:\u2014|\u2013|-{{1,2}})[ \t]+|[ \t]*\([ \t]*)"
     r"[*_]*(?P<verb>[A-Za-z]+)\b"
 )
 # "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
-_SAYS_NOTHING = re.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
+_SAYS_NOTHING = patterns.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
 
 
 class Written(NamedTuple):

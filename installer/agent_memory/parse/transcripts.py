@@ -15,12 +15,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from .. import patterns
+
 AGENTS = ("claude", "codex", "gemini")
 # Tools that write files, and the argument that names the file.
 _CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 _CLAUDE_EDITS["NotebookEdit"] = "notebook_path"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit", "smart_edit"})
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M)
+_PATCH_FILE = patterns.compile(
+    r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M
+)
 
 
 class Call(NamedTuple):

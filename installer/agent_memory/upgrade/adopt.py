@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from packaging.version import Version
 
-from .. import resources
+from .. import patterns, resources
 from ..core.archive import QUARTER_FILE, index_line, render_index
 from ..core.edits import Edit, apply_edits, footer_edit
 from ..core.ladder import Files, Rung
@@ -45,7 +45,7 @@ from ..parse.text import decode, strip_eol
 from . import v3_0_0
 
 TARGET = Version("5.0.0")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE = patterns.compile(r"\d{4}-\d{2}-\d{2}")
 _FALLBACK_SECTION = "Key Decisions"
 _SEPARATOR = " \u2014 "  # " — "
 
