@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands.context import not_due
+from agent_memory.commands.review import ReviewOptions, review
+from agent_memory.commands.settle import Options
 from agent_memory.core.context import render
+from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
 from conftest import PROJECT, build_tree, cli, run_console, tree
 
@@ -94,7 +99,7 @@ def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) 
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE, repo)
     before = tree(repo)
-    assert not_due(repo)
+    assert not_due(repo) is not None
     quick = run_console("review", repo, "--if-due", cwd=tmp_path)
     assert (quick.returncode, quick.stdout, quick.stderr) == (0, "", "")
     full = json.loads(cli("review", repo, "--if-due", "--json").output)
@@ -102,10 +107,51 @@ def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) 
     assert tree(repo) == before
     for day in range(1, 13):
         (repo / f"memory/sessions/2027-01-{day:02d}-100000.md").write_text("# S\n")
-    assert not not_due(repo)
+    assert not_due(repo) is None
     due = cli("review", repo, "--if-due", "--json", "--today", "2027-02-01").output
     assert "due" in json.loads(due)["summary"]
-    assert not not_due(tmp_path / "missing") and not not_due(tmp_path)
+    assert not_due(tmp_path / "missing") is None and not_due(tmp_path) is None
+
+
+_QUICK_CASES = {
+    "nothing due": {},
+    "a log names an archived fact": {
+        "memory/sessions/2026-05-09-100000.md": (
+            "# S\n\n## Memory References\n- Reactivated: redis-sessions\n"
+        )
+    },
+    "a log names a live fact only": {
+        "memory/sessions/2026-05-09-100000.md": (
+            "# S\n\n## Memory References\n- Used: outbox-writes\n"
+        )
+    },
+    "a hand-run stamp": {".agent/version.md": "# Agent memory\n\n- **version:** 4.38.0\n"},
+    "a policy error": {"memory/decay-policy.md": "# Memory Policy\n\n- review_every: often\n"},
+    "an interrupted plan": {".agent-memory.journal/journal": "agent-memory journal 1 sha256:00\n"},
+}
+
+
+@pytest.mark.parametrize("case", _QUICK_CASES)
+def test_the_quick_answer_is_not_due_only_when_the_review_is(tmp_path: Path, case: str) -> None:
+    """The session-start answer never hides what the full ``review --if-due`` would do: a
+    pending reactivation, an adoption to ask for, a bad policy, a journal."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    build_tree(repo, _QUICK_CASES[case])
+    before = tree(repo)
+    quick = not_due(repo)
+    assert (quick is not None) == (case in ("nothing due", "a log names a live fact only"))
+    try:
+        options = Options(today=dt.date(2026, 5, 9))
+        full = review(repo, ReviewOptions(if_due=True), options).report.to_json()
+    except AgentMemoryError:
+        full = "refused"
+    if quick is not None:
+        assert quick.report.to_json() == full
+        assert run_console("review", repo, "--if-due", "--json", cwd=tmp_path).stdout == full + "\n"
+        assert tree(repo) == before
+    else:
+        assert full == "refused" or json.loads(full)["outcome"] != "not due"
 
 
 def test_one_file_threads_and_the_vision_are_in_the_view() -> None:

@@ -16,6 +16,12 @@ def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
+    if if_due:  # every session start runs this: answer "not due" without the review's imports
+        from ..commands.context import not_due
+
+        quick = not_due(path)
+        if quick is not None:
+            execute(lambda: quick, as_json)
     from ..commands.review import ReviewOptions
     from ..commands.review import review as run
     from ..commands.settle import Options

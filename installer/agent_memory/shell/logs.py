@@ -6,21 +6,21 @@ compiling the log reader's expressions at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..core.triggers import window
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
-from ..parse.memory import Memory
+from ..parse.facts import Document
 from ..parse.sessions import SessionRefs, read_refs
 from .repo import Repo
 
 
-def unread(memory: Memory) -> tuple[str, ...]:
+def unread(continuity: Document | None, logs: Sequence[str]) -> tuple[str, ...]:
     """The logs the last review did not read (every log before a first review)."""
-    if memory.continuity is None:
+    if continuity is None:
         return ()
-    return tuple(window(memory.logs, cursor(last_review(memory.continuity), memory.logs)))
+    return tuple(window(logs, cursor(last_review(continuity), logs)))
 
 
 def references(repo: Repo, names: Iterable[str]) -> Mapping[str, SessionRefs]:
