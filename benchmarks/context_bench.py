@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from measure import byte_compile, median_cpu, median_process
+from measure import byte_compile, interleaved, print_ratios
 from review_bench import TODAY, TOOL, repo_arguments, reviewed
 
 
@@ -47,14 +47,21 @@ def main() -> None:
         widen(root)
         if_due = [*tool, "review", str(root), "--if-due", *today]
         assert subprocess.run(if_due, check=True, capture_output=True).stdout == b""
-        print(f"logs={args.logs} facts={args.facts} runs={args.runs}   wall time, then CPU time")
-        for measure in (median_process, median_cpu):
-            version = measure([*tool, "--version"], args.runs)
-            context = measure([*tool, "context", str(root)], args.runs)
-            not_due = measure(if_due, args.runs)
-            print(f"agent-memory --version     {version:8.4f}s")
-            print(f"context                    {context:8.4f}s   ratio {context / version:5.2f}x")
-            print(f"review --if-due (not due)  {not_due:8.4f}s   ratio {not_due / version:5.2f}x")
+        print(f"logs={args.logs} facts={args.facts} runs={args.runs}, run in turn")
+        wall, cpu = interleaved(
+            {
+                "version": [*tool, "--version"],
+                "context": [*tool, "context", str(root)],
+                "if-due": if_due,
+            },
+            args.runs,
+        )
+        labels = {
+            "version": "agent-memory --version",
+            "context": "context",
+            "if-due": "review --if-due (not due)",
+        }
+        print_ratios(labels, wall, cpu)
     finally:
         shutil.rmtree(tmp)
 

@@ -14,37 +14,13 @@ includes the fsyncs of a durable write.
 
 from __future__ import annotations
 
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from measure import byte_compile
+from measure import byte_compile, interleaved, print_ratios
 from review_bench import build, repo_arguments
-
-
-def interleaved(
-    commands: dict[str, list[str]], runs: int
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Median wall time and median CPU time (user + system) of each command."""
-    wall: dict[str, list[float]] = {name: [] for name in commands}
-    cpu: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
-        for name, command in commands.items():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            wall[name].append(time.perf_counter() - started)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-            cpu[name].append(used)
-    return (
-        {name: statistics.median(values) for name, values in wall.items()},
-        {name: statistics.median(values) for name, values in cpu.items()},
-    )
 
 
 def main() -> None:
@@ -64,16 +40,8 @@ def main() -> None:
             },
             args.runs,
         )
-    print(f"{'':31} {'wall':>9}   {'ratio':>6}   {'cpu':>9}   {'ratio':>6}")
-    for name, label in (
-        ("version", "agent-memory --version"),
-        ("add", "fact add"),
-        ("explain", "explain fact-0"),
-    ):
-        print(
-            f"{label:<31} {times[name]:8.4f}s   {times[name] / times['version']:5.2f}x"
-            f"   {cpu[name]:8.4f}s   {cpu[name] / cpu['version']:5.2f}x"
-        )
+    labels = {"version": "agent-memory --version", "add": "fact add", "explain": "explain fact-0"}
+    print_ratios(labels, times, cpu)
 
 
 if __name__ == "__main__":

@@ -48,3 +48,39 @@ def median_cpu(command: list[str], runs: int) -> float:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         samples.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return statistics.median(samples)
+
+
+def interleaved(
+    commands: dict[str, list[str]], runs: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall time and median CPU time (user + system) of each command, the commands run
+    in turn ``runs`` times: a burst of load from elsewhere then slows every command alike
+    instead of the one that happened to be running."""
+    import resource
+
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            wall[name].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            cpu[name].append(used)
+    return (
+        {name: statistics.median(values) for name, values in wall.items()},
+        {name: statistics.median(values) for name, values in cpu.items()},
+    )
+
+
+def print_ratios(labels: dict[str, str], wall: dict[str, float], cpu: dict[str, float]) -> None:
+    """One line per command: wall and CPU medians, each as a ratio to the first command's."""
+    base = next(iter(labels))
+    print(f"{'':31} {'wall':>9}   {'ratio':>6}   {'cpu':>9}   {'ratio':>6}")
+    for name, label in labels.items():
+        print(
+            f"{label:<31} {wall[name]:8.4f}s   {wall[name] / wall[base]:5.2f}x"
+            f"   {cpu[name]:8.4f}s   {cpu[name] / cpu[base]:5.2f}x"
+        )
