@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 from ..core.archive import QUARTER_FILE
@@ -12,9 +13,9 @@ from ..layout import (
     CONTINUITY,
     OPEN_THREADS_DIR,
     POLICY,
+    SESSION_NAME,
     SESSIONS_DIR,
     VISION,
-    split_logs,
 )
 from ..parse import facts, policy
 from ..parse.extras import THREAD_FILE_SUFFIX, parse_thread, parse_vision
@@ -38,7 +39,13 @@ def load_live(repo: Repo) -> Live:
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
-    logs, stray = split_logs(repo.list_dir(SESSIONS_DIR))
+    names = repo.list_dir(SESSIONS_DIR)
+    logs = tuple(filter(SESSION_NAME.match, names))  # a history may hold 100,000 names
+    # Dot-files (.gitkeep) are not strays; sorted, they are the names from "." up to "/".
+    hidden = bisect.bisect_left(names, "/") - bisect.bisect_left(names, ".")
+    stray: tuple[str, ...] = ()
+    if len(logs) != len(names) - hidden:
+        stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
     return Live(continuity, found_policy, tuple(problems), logs, stray)
 
 
