@@ -80,6 +80,8 @@ def test_a_new_section_is_made_at_the_end(enabled: Path) -> None:
     [
         (("--id", "redis-sessions"), "is taken (at memory/archive/2026-Q1.md:"),
         (("--id", "live-fact"), "is taken (at memory/continuity.md:"),
+        (("--id", "flaky-ci"), "is taken (at memory/open-threads/flaky-ci.md:"),
+        (("--id", "north-star"), "is taken (at memory/vision.md:"),
         (("--id", "Bad_Id"), "is not an id (lowercase letters and digits"),
         (("--id", "two  words"), "is not an id (lowercase letters and digits"),
         (("--section", "Project State"), "cannot hold facts"),
@@ -100,6 +102,11 @@ def test_refusals_are_one_line_and_write_nothing(
                 + FOOT.format("redis-sessions", "archived")
                 + "\n"
             ),
+            # A one-file thread and the vision hold ids too (DESIGN §13).
+            "memory/open-threads/flaky-ci.md": (
+                f"# Flaky CI\n\n- [ ] Fix the flaky CI job\n  {FOOT.format('flaky-ci', 'active')}\n"
+            ),
+            "memory/vision.md": f"# Vision\n\nShip it.\n{FOOT.format('north-star', 'core')}\n",
         },
     )
     before = tree(tmp_path)

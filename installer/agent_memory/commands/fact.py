@@ -10,10 +10,18 @@ from ..core.fact_add import add_fact
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse.footer import ids_in
-from ..shell.load import archive_files
+from ..shell.load import archive_files, extra_files, load_live
 from ..shell.repo import Repo
 from .report import Report
-from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
+from .settle import (
+    NOT_ENABLED,
+    Options,
+    Result,
+    guarded,
+    require_enabled,
+    review_date,
+    settle,
+)
 
 
 class FactOptions(NamedTuple):
@@ -27,12 +35,16 @@ def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
     require_enabled(repo)
     with guarded(repo, options):
-        memory, continuity = memory_of(repo, archives=False)
-        archived: dict[str, str] = {}
-        for rel, data in archive_files(repo):
-            archived.update(ids_in(rel, data.decode("utf-8", errors="replace")))
-        day = review_date(options.today, memory.logs)
-        new = add_fact(continuity, archived, fact.text, fact.section, fact.id, fact.thread, day)
+        live = load_live(repo)
+        if live.continuity is None:
+            raise NOT_ENABLED
+        continuity = live.continuity
+        # Ids held elsewhere, found without parsing: the archive may hold thousands of facts.
+        elsewhere: dict[str, str] = {}
+        for rel, data in (*archive_files(repo), *extra_files(repo)):
+            elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
+        day = review_date(options.today, live.logs)
+        new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
         reason = f"fact {new.id} added to {new.section} ({new.tier})"
         edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
         plan = Plan.of([edit])

@@ -85,11 +85,11 @@ def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
     require_enabled(repo)
     memory = load(repo, archives=archives)
     if memory.continuity is None:
-        raise _NOT_ENABLED
+        raise NOT_ENABLED
     return memory, memory.continuity
 
 
-_NOT_ENABLED = AgentMemoryError(
+NOT_ENABLED = AgentMemoryError(
     "not found: this is not an agent-memory repo; run agent-memory enable first", CONTINUITY
 )
 
@@ -116,4 +116,4 @@ def require_enabled(repo: Repo) -> None:
     is pending may be an interrupted enable: that says so instead (and writes nothing)."""
     if not repo.exists(CONTINUITY):
         repo.refuse_if_interrupted()
-        raise _NOT_ENABLED
+        raise NOT_ENABLED

@@ -33,7 +33,7 @@ class NewFact(NamedTuple):
 
 def add_fact(
     continuity: Document,
-    archived: Mapping[str, str],
+    elsewhere: Mapping[str, str],
     text: str,
     section: str | None,
     wanted_id: str | None,
@@ -42,13 +42,13 @@ def add_fact(
 ) -> NewFact:
     """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
 
-    ``archived`` maps the archive's ids to where they are (``footer.ids_in``: the archive is
-    not parsed, and an id anywhere in it counts as taken).
+    ``elsewhere`` maps the ids of the archive, the one-file threads and vision.md to where they
+    are (``footer.ids_in``: those files are not parsed, and an id anywhere in them is taken).
     """
     _refuse_errors(continuity)
     body = _body_lines(text)
     title = _section_title(continuity, section or (THREADS if thread else DEFAULT_SECTION))
-    taken = dict(archived)
+    taken = dict(elsewhere)
     taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
     fact_id = _choose_id(body[0], wanted_id, taken)
     task = " " if thread else None

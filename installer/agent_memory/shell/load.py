@@ -53,6 +53,7 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
     """Read every memory file except the session logs' contents (those are read on demand);
     without ``archives`` the archive is left unparsed."""
     continuity, found_policy, problems, logs, stray = load_live(repo)
+    found = extras(repo)
     return Memory(
         continuity,
         _archives(repo) if archives else (),
@@ -61,25 +62,29 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
         problems,
         logs,
         stray,
-        _threads(repo),
-        parse_vision(vision) if (vision := repo.read(VISION)) is not None else None,
+        tuple(doc for doc in found if doc.path != VISION),
+        next((doc for doc in found if doc.path == VISION), None),
     )
 
 
 def extras(repo: Repo) -> tuple[facts.Document, ...]:
     """The facts living outside continuity.md and the archive: one-file threads, vision.md."""
-    vision = repo.read(VISION)
-    return (*_threads(repo), *((parse_vision(vision),) if vision is not None else ()))
-
-
-def _threads(repo: Repo) -> tuple[facts.Document, ...]:
-    """The one-file open threads, parsed, in file-name order."""
     return tuple(
-        parse_thread(path, repo.read(path) or b"")
+        parse_vision(data) if path == VISION else parse_thread(path, data)
+        for path, data in extra_files(repo)
+    )
+
+
+def extra_files(repo: Repo) -> list[tuple[str, bytes]]:
+    """The one-file open threads in file-name order, then vision.md, unparsed."""
+    threads = [
+        f"{OPEN_THREADS_DIR}/{name}"
         for name in repo.list_dir(OPEN_THREADS_DIR)
         if name.endswith(THREAD_FILE_SUFFIX) and not name.startswith(".")
-        for path in (f"{OPEN_THREADS_DIR}/{name}",)
-    )
+    ]
+    found = [(path, repo.read(path) or b"") for path in threads]
+    vision = repo.read(VISION)
+    return found + ([(VISION, vision)] if vision is not None else [])
 
 
 def archive_paths(repo: Repo) -> list[str]:
