@@ -1,0 +1,57 @@
+"""What the commands an agent runs many times a session load at start-up.
+
+Their speed is measured in benchmarks/; what is checked here, on every run, is the cause of the
+slow-downs found there: a library loaded for nothing (OpenSSL through hashlib is 5 ms, packaging
+4 ms, json 3 ms, markdown-it and ruamel.yaml more) on a path that never uses it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+HEAVY = {"hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib", "json"}
+# Runs the command in-process, then names every top-level module the run loaded.
+_PROBE = """
+import sys
+from agent_memory.cli import main
+try:
+    main(sys.argv[1:], prog_name="agent-memory")
+except SystemExit:
+    pass
+print(" ".join(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "allowed"),
+    [
+        (["context"], set()),
+        (["review", "--if-due"], set()),
+        (["explain", "outbox-writes"], set()),
+        (["status"], set()),
+        (["fact", "add", "A new fact", "--today", "2026-06-01"], {"json"}),  # the journal's
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_daily_commands_load_no_library_they_do_not_use(
+    tmp_path: Path, command: list[str], allowed: set[str]
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    ran = subprocess.run(
+        [sys.executable, "-c", _PROBE, *command, str(repo)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = set(ran.stderr.splitlines()[-1].split())
+    assert loaded & (HEAVY - allowed) == set()
