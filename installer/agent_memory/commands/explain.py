@@ -22,6 +22,7 @@ def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result
     """By default only the logs the last review has not read are read (the footer holds the
     rest); ``full`` reads every log and lists each one that names the fact."""
     repo = Repo(path)
+    repo.refuse_if_interrupted()  # a plan half applied would be explained as if it were whole
     require_enabled(repo)
     memory, continuity = memory_of(repo, archives=False)
     if not any(f.id == fact_id for f in continuity.facts):
