@@ -78,6 +78,11 @@ SCENARIOS: list[Scenario] = [
         _copy("evolving-memory-example/before"),
         ["review", "--full", "--today", "2026-05-08"],
     ),
+    (
+        "disable-remove-memory",
+        _copy("legacy-2x-repo/after"),
+        ["disable", "--remove-memory", "--today", "2026-05-08"],
+    ),
 ]
 
 
@@ -154,7 +159,7 @@ def test_killed_at_every_step_and_at_random_moments(
         tries += 1
         attempt("time", rng.uniform(0.0, duration))
     print(f"{name}: {kills} kills, {len(moments)} at steps, {tries} at random moments")
-    assert kills >= 48, kills  # five scenarios: at least 240 kills in all
+    assert kills >= 48, kills  # six scenarios: at least 288 kills in all
 
 
 def _at_once(repo: Path, *flags: str) -> list[tuple[int, str, str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -103,3 +104,86 @@ def test_dry_run_writes_nothing_and_outside_a_repo_it_refuses(tmp_path: Path) ->
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli("disable", empty).exit_code == 1 and tree(empty) == {}
+
+
+def _enabled_with_logs(root: Path) -> Path:
+    """An enabled repo whose memory has a session log, an archive quarter and a nested folder."""
+    build_tree(root, {"README.md": "# App\n", "src/app.py": "x = 1\n"})
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    build_tree(
+        root,
+        {
+            "memory/sessions/2026-01-01-090000-setup.md": "# Session\n\n## Memory References\n",
+            "memory/archive/2026-Q1.md": "# Archive 2026-Q1\n",
+            "memory/notes/deep/what-we-tried.md": "Bytes \xe9 kept\r\nexactly\n",
+        },
+    )
+    return root
+
+
+def test_remove_memory_takes_memory_out_and_copies_every_file_first(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path / "repo")
+    before = {p: d for p, d in tree(repo).items() if p in ("README.md", "src/app.py")}
+    memory = {p: d for p, d in tree(repo).items() if p.startswith("memory/")}
+    assert len(memory) >= 7
+    result = cli("disable", repo, "--remove-memory", "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert "memory/ removed, copied to .agent/backup/disable-2026-01-02/" in result.output
+    after = tree(repo)
+    folder = ".agent/backup/disable-2026-01-02/"
+    assert not any(p.startswith("memory/") for p in after)
+    assert {p: after[folder + p] for p in memory} == memory  # verbatim, every one
+    assert set(after) == set(before) | {folder + p for p in memory} | {folder + ".agent/version.md"}
+    assert all(after[p] == d for p, d in before.items())
+    # The folders it emptied went with their files; none is left behind, empty.
+    assert not (repo / "memory").exists() and not (repo / ".agent/schema.md").exists()
+
+
+def test_remove_memory_dry_run_and_check_write_nothing(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path)
+    before = tree(repo)
+    dry = cli("disable", repo, "--remove-memory", "--dry-run", "--today", "2026-01-02")
+    assert dry.exit_code == 0 and "removed  memory/continuity.md" in dry.output
+    assert "+++ b/.agent/backup/disable-2026-01-02/memory/notes/deep/what-we-tried.md" in (
+        dry.output
+    )
+    check = cli("disable", repo, "--remove-memory", "--check", "--today", "2026-01-02")
+    assert check.exit_code == 1
+    assert tree(repo) == before and (repo / "memory/sessions").is_dir()
+
+
+def test_keep_memory_is_the_default_and_can_be_said(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path)
+    memory = {p: d for p, d in tree(repo).items() if p.startswith("memory/")}
+    result = cli("disable", repo, "--keep-memory", "--today", "2026-01-02", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["summary"] == {
+        "memory": "kept",
+        "backup": ".agent/backup/disable-2026-01-02",
+    }
+    after = tree(repo)
+    assert {p: d for p, d in after.items() if p.startswith("memory/")} == memory
+    assert not any(p.startswith(".agent/backup/disable-2026-01-02/memory/") for p in after)
+    # Disabled with memory kept: --remove-memory later takes the kept memory out, copied.
+    again = cli("disable", repo, "--remove-memory", "--today", "2026-01-03", "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["summary"]["memory"] == "removed"
+    final = tree(repo)
+    assert {p: final[".agent/backup/disable-2026-01-03/" + p] for p in memory} == memory
+
+
+def test_a_memory_folder_that_is_not_ours_is_never_taken_out(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/allocator.c": "int x;\n"})
+    before = tree(tmp_path)
+    result = cli("disable", tmp_path, "--remove-memory")
+    assert result.exit_code == 1 and "not enabled" in result.output
+    assert tree(tmp_path) == before
+
+
+def test_remove_memory_refuses_a_link_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path / "repo")
+    (repo / "memory/notes/link.md").symlink_to(repo / "memory/continuity.md")
+    before = tree(repo)
+    result = cli("disable", repo, "--remove-memory", "--today", "2026-01-02")
+    assert result.exit_code == 1 and "memory/notes/link.md" in result.output
+    assert len(result.output.splitlines()) == 1 and "Traceback" not in result.output
+    assert tree(repo) == before

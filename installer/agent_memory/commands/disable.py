@@ -1,24 +1,28 @@
-"""``agent-memory disable``: take out what enable installed; keep memory/ and every backup."""
+"""``agent-memory disable``: take out what enable installed; keep memory/ (unless told) and
+every backup."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import resources
-from ..core.disable import plan_disable, probe_paths
+from ..core.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
+from ..layout import CONTINUITY
 from ..parse.dates import today
 from ..shell.repo import Repo
+from ..shell.walk import files_under
 from .report import Report
 from .settle import Options, Result, guarded, settle
 
 
-def disable(path: Path, options: Options) -> Result:
+def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result:
     repo = Repo(path)
     with guarded(repo, options):
         day = today(options.today)
         files = {rel: repo.read(rel) for rel in probe_paths()}
-        plan = plan_disable(files, day)
+        memory = {} if keep_memory else _memory(repo)
+        plan = plan_disable(files, day, memory)
         if not plan.writes:
             raise RefusedError(
                 "has nothing of agent-memory's to take out (no stamp, managed file or block): "
@@ -27,10 +31,20 @@ def disable(path: Path, options: Options) -> Result:
             )
         # Only paths the plan names are read back, so backups already there count.
         files.update({e.path: repo.read(e.path) for e in plan.edits if e.path not in files})
-        plan = plan_disable(files, day)
+        plan = plan_disable(files, day, memory)
         settled = settle(repo, [plan], options, "unchanged")
-    heading = (f"agent-memory {resources.version()}: disabled {path} (memory/ kept)",)
+    kept = "memory/ kept" if keep_memory else f"memory/ removed, copied to {backup_dir(day)}/"
+    heading = (f"agent-memory {resources.version()}: disabled {path} ({kept})",)
+    summary = {"memory": "kept" if keep_memory else "removed", "backup": backup_dir(day)}
     report = Report(
-        "disable", resources.version(), str(path), settled.outcome, settled.plan, (), {}, heading
+        "disable", resources.version(), str(path), settled.outcome, settled.plan, (), summary
     )
-    return Result(report, settled.exit_code, settled.diff)
+    return Result(report._replace(heading=heading), settled.exit_code, settled.diff)
+
+
+def _memory(repo: Repo) -> dict[str, bytes]:
+    """Every file of memory/, when it is ours (it has continuity.md): a folder of that name
+    that never held our memory is not taken out."""
+    if repo.read(CONTINUITY) is None:
+        return {}
+    return {rel: repo.read(rel) or b"" for rel in files_under(repo, "memory")}

@@ -1,7 +1,8 @@
 """``disable``: the plan that takes out what ``enable`` installed, and nothing else.
 
 Our blocks leave the files they sit in (a file that held only our block goes with it); fully
-managed files and the stamp go; ``memory/`` is the user's data and stays. Anything removed or
+managed files and the stamp go; ``memory/`` is the user's data and stays unless asked
+(``--remove-memory``: then every file of it goes, each copied first). Anything removed or
 changed that is not byte for byte what we installed (a managed file the user edited, a block
 with the user's words in it, the stamp's history) is first copied under
 ``.agent/backup/disable-<date>/`` — a folder disable never removes, like the rest of
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from .. import resources
 from ..layout import (
@@ -47,8 +49,12 @@ def backup_dir(today: dt.date) -> str:
     return f"{BACKUP_DIR}/disable-{today.isoformat()}"
 
 
-def plan_disable(files: Files, today: dt.date) -> Plan:
-    """Remove our blocks, managed files and stamp; back up what we did not write ourselves."""
+def plan_disable(
+    files: Files, today: dt.date, memory: Mapping[str, bytes] = MappingProxyType({})
+) -> Plan:
+    """Remove our blocks, managed files and stamp; back up what we did not write ourselves.
+    ``memory`` (path → bytes: the memory files, when they go too) is removed, every file
+    copied verbatim into the backup first."""
     stamp = files.get(MANIFEST)
     recorded = manifest.parse(stamp).managed if stamp is not None else {}
     edits: list[FileEdit] = []
@@ -75,6 +81,17 @@ def plan_disable(files: Files, today: dt.date) -> Plan:
     if stamp is not None:
         backups[MANIFEST] = stamp  # the install's history is worth keeping
         edits.append(FileEdit(MANIFEST, stamp, None, Outcome.REMOVED, "the install stamp"))
+    for path, data in memory.items():
+        backups[path] = data
+        edits.append(
+            FileEdit(
+                path,
+                data,
+                None,
+                Outcome.REMOVED,
+                "memory taken out (--remove-memory), copied first",
+            )
+        )
     folder = backup_dir(today)
     for path, data in backups.items():
         target = f"{folder}/{path}"
