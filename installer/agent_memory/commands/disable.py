@@ -19,23 +19,22 @@ from .settle import Options, Result, guarded, settle
 def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result:
     repo = Repo(path)
     with guarded(repo, options):
-        day = today(options.today)
+        folder = backup_dir(today(options.today), repo.exists)
         files = {rel: repo.read(rel) for rel in probe_paths()}
         memory = {} if keep_memory else _memory(repo)
-        plan = plan_disable(files, day, memory)
+        plan = plan_disable(files, folder, memory)
         if not plan.writes:
             raise RefusedError(
                 "has nothing of agent-memory's to take out (no stamp, managed file or block): "
                 "it is not enabled (agent-memory enable installs it)",
                 str(path),
             )
-        # Only paths the plan names are read back, so backups already there count.
-        files.update({e.path: repo.read(e.path) for e in plan.edits if e.path not in files})
-        plan = plan_disable(files, day, memory)
         settled = settle(repo, [plan], options, "unchanged")
-    kept = "memory/ kept" if keep_memory else f"memory/ removed, copied to {backup_dir(day)}/"
-    heading = (f"agent-memory {resources.version()}: disabled {path} ({kept})",)
-    summary = {"memory": "kept" if keep_memory else "removed", "backup": backup_dir(day)}
+    kept = "memory/ kept" if keep_memory else "memory/ removed"
+    heading = (
+        f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
+    )
+    summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     report = Report(
         "disable", resources.version(), str(path), settled.outcome, settled.plan, (), summary
     )
