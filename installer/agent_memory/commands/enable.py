@@ -13,7 +13,7 @@ from ..core import enable as core
 from ..core import handrun, restore
 from ..core.archive import QUARTER_FILE
 from ..core.attributes import attributes_plan
-from ..core.bootstrap import physical
+from ..core.bootstrap import check_vendors, physical
 from ..core.integrity import budget
 from ..core.ladder import Files, Ladder
 from ..core.plan import Plan
@@ -166,9 +166,12 @@ def _detected(
     files: Files, current: Version, sources: Sequence[str], restoring: restore.Restore | None
 ) -> core.Detected:
     """ENABLE.md step 1; a repo disable left is on the version of the stamp it copied."""
-    if restoring is None:
-        return core.detect(files, current, sources)
-    return core.Detected("B", restoring.stamp.version, restoring.stamp)
+    if restoring is not None:
+        return core.Detected("B", restoring.stamp.version, restoring.stamp)
+    detected = core.detect(files, current, sources)
+    if detected.stamp is not None and not detected.handrun:  # a hand-run stamp's are replaced
+        check_vendors(detected.stamp)
+    return detected
 
 
 def _kept(restoring: restore.Restore | None) -> list[str]:

@@ -18,9 +18,10 @@ from typing import NamedTuple
 from packaging.version import Version
 
 from ..errors import InputError, RefusedError
-from ..layout import MANIFEST, VENDORS
+from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.dates import parse_date
+from .bootstrap import check_vendors
 from .disable import FOLDER, plan_disable
 from .plan import FileEdit, Outcome, Plan
 
@@ -71,10 +72,10 @@ def stamp_of(folder: str, data: bytes, current: Version) -> manifest.Manifest:
         raise refusal(
             folder, where, f"is agent-memory {stamp.version}, newer than this tool ({current})"
         )
-    unknown = [v for v in stamp.vendors if v not in VENDORS]
-    if unknown:
-        what = f"names vendors agent-memory does not know ({', '.join(unknown)})"
-        raise refusal(folder, where, what)
+    try:
+        check_vendors(stamp)
+    except RefusedError as exc:
+        raise refusal(folder, where, exc.message) from None
     return stamp
 
 
