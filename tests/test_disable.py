@@ -151,6 +151,7 @@ def test_keep_memory_is_the_default_and_can_be_said(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["summary"] == {
         "memory": "kept",
         "backup": ".agent/backup/disable-2026-01-02",
+        "merge_driver": "",  # not a git repo: nothing to unset
     }
     after = tree(repo)
     assert {p: d for p, d in after.items() if p.startswith("memory/")} == memory

@@ -8,8 +8,9 @@ from pathlib import Path
 from .. import resources
 from ..core.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, MERGE_DRIVER, MERGE_DRIVER_KEY
 from ..parse.dates import today
+from ..shell.git import inside_work_tree, local_config, unset_local_config
 from ..shell.repo import Repo
 from ..shell.walk import files_under
 from .report import Report
@@ -30,15 +31,30 @@ def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result
                 str(path),
             )
         settled = settle(repo, [plan], options, "unchanged")
+        driver = _merge_driver_off(repo.root, options)
     kept = "memory/ kept" if keep_memory else "memory/ removed"
     heading = (
         f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
     )
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
+    summary["merge_driver"] = driver
     report = Report(
         "disable", resources.version(), str(path), settled.outcome, settled.plan, (), summary
     )
-    return Result(report._replace(heading=heading), settled.exit_code, settled.diff)
+    closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
+    report = report._replace(heading=heading, closing=closing)
+    return Result(report, settled.exit_code, settled.diff)
+
+
+def _merge_driver_off(root: Path, options: Options) -> str:
+    """Take the merge driver ``enable`` set out of this repo's own git config (only when it is
+    ours, word for word); what happened, for the report: "" when there was nothing to do."""
+    if not inside_work_tree(root) or local_config(root, MERGE_DRIVER_KEY) != MERGE_DRIVER:
+        return ""
+    if options.check or options.dry_run:
+        return "would be unset"
+    unset_local_config(root, MERGE_DRIVER_KEY)
+    return "unset"
 
 
 def _memory(repo: Repo) -> dict[str, bytes]:
