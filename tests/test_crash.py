@@ -68,6 +68,11 @@ def _empty(repo: Path) -> None:
     repo.mkdir()
 
 
+def _disabled(repo: Path) -> None:
+    shutil.copytree(EXAMPLES / "legacy-2x-repo/after", repo)
+    assert cli("disable", repo, "--today", "2026-05-07").exit_code == 0
+
+
 SCENARIOS: list[Scenario] = [
     ("enable-mode-a", _empty, ["enable", "--today", "2026-06-13"]),
     ("enable-mode-b-upgrade", _copy("legacy-2x-repo/before"), ["enable", "--today", "2026-06-13"]),
@@ -77,6 +82,12 @@ SCENARIOS: list[Scenario] = [
         "review-full",
         _copy("evolving-memory-example/before"),
         ["review", "--full", "--today", "2026-05-08"],
+    ),
+    ("enable-restore", _disabled, ["enable", "--today", "2026-05-08"]),
+    (
+        "disable-remove-memory",
+        _copy("legacy-2x-repo/after"),
+        ["disable", "--remove-memory", "--today", "2026-05-08"],
     ),
 ]
 
@@ -154,7 +165,7 @@ def test_killed_at_every_step_and_at_random_moments(
         tries += 1
         attempt("time", rng.uniform(0.0, duration))
     print(f"{name}: {kills} kills, {len(moments)} at steps, {tries} at random moments")
-    assert kills >= 48, kills  # five scenarios: at least 240 kills in all
+    assert kills >= 48, kills  # seven scenarios: at least 336 kills in all
 
 
 def _at_once(repo: Path, *flags: str) -> list[tuple[int, str, str]]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from agent_memory import resources
 from agent_memory.core.blocks import HTML_MARKERS
-from agent_memory.core.disable import _without_block
-from agent_memory.layout import AGENTS_TEMPLATE
+from agent_memory.core.disable import without_block
 from conftest import PROJECT, build_tree, cli, tree
 
 EXAMPLES = PROJECT / "examples"
@@ -29,28 +28,30 @@ BLOCK_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructi
 
 def outside(path: str, data: bytes) -> bytes | None:
     """The file's text outside our block."""
-    return _without_block(path, data, resources.data(AGENTS_TEMPLATE), HTML_MARKERS)[0]
+    return without_block(path, data, HTML_MARKERS)
 
 
 def test_disable_takes_out_exactly_what_enable_put_in(tmp_path: Path) -> None:
     build_tree(tmp_path, {"AGENTS.md": "# My project\n\nUse tabs.\n", "src/app.py": "x = 1\n"})
     before = tree(tmp_path)
     assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
-    memory = {p: d for p, d in tree(tmp_path).items() if p.startswith("memory/")}
+    enabled = tree(tmp_path)
+    memory = {p: d for p, d in enabled.items() if p.startswith("memory/")}
     result = cli("disable", tmp_path, "--today", "2026-01-02")
     assert result.exit_code == 0, result.output
     after = tree(tmp_path)
-    backup = ".agent/backup/disable-2026-01-02/.agent/version.md"
-    assert set(after) == set(before) | set(memory) | {backup}
+    folder = ".agent/backup/disable-2026-01-02/"
+    copies = {p.removeprefix(folder): d for p, d in after.items() if p.startswith(folder)}
+    assert set(after) == set(before) | set(memory) | {folder + p for p in copies}
     assert all(after[p] == before[p] for p in before)  # AGENTS.md is the user's again, exactly
     assert all(after[p] == memory[p] for p in memory)  # memory/ is kept
+    # Every file it removed or changed is copied as it was, and nothing else.
+    assert copies == {p: d for p, d in enabled.items() if after.get(p) != d}
     assert "disabled" in result.output and "block removed  AGENTS.md" in result.output
 
 
-@pytest.mark.parametrize("example", ["legacy-2x-repo", "vendor-repo"])
-def test_round_trip_on_the_examples_keeps_every_byte_but_the_stamp(
-    tmp_path: Path, example: str
-) -> None:
+@pytest.mark.parametrize("example", ["legacy-2x-repo", "vendor-repo", "handrun-4x-repo"])
+def test_round_trip_on_the_examples_gives_back_every_byte(tmp_path: Path, example: str) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLES / example / "after", repo)
     enabled = tree(repo)
@@ -59,21 +60,12 @@ def test_round_trip_on_the_examples_keeps_every_byte_but_the_stamp(
     for path, data in enabled.items():
         if not path.startswith(OURS):
             assert disabled[path] == data, path  # memory/ and the user's files: untouched
-    assert cli("enable", repo, "--today", "2026-06-13").exit_code == 0
+    result = cli("enable", repo, "--today", "2026-06-15")
+    assert result.exit_code == 0, result.output
     again = tree(repo)
-    for path, data in enabled.items():
-        if path == ".agent/version.md" or not (repo / path).exists():
-            continue
-        if path in BLOCK_FILES:  # the block may come back elsewhere in the file: the user's
-            assert outside(path, again[path]) == outside(path, data), path  # text is the same
-        else:
-            assert again[path] == data, path
-    # What enable created alone (a bootstrap that held only our block) comes back with
-    # --vendor; the stamp records the re-enable; the old stamp is in the backup.
-    assert any(p.endswith("disable-2026-06-14/.agent/version.md") for p in again)
-    assert (repo / ".agent/backup/disable-2026-06-14/.agent/version.md").read_bytes() == enabled[
-        ".agent/version.md"
-    ]
+    copies = {p for p in again if p.startswith(".agent/backup/disable-2026-06-14/")}
+    assert {p: d for p, d in again.items() if p not in copies} == enabled
+    assert "restored" in result.output
 
 
 def test_an_edited_managed_file_is_backed_up_before_it_goes(tmp_path: Path) -> None:
@@ -103,3 +95,87 @@ def test_dry_run_writes_nothing_and_outside_a_repo_it_refuses(tmp_path: Path) ->
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli("disable", empty).exit_code == 1 and tree(empty) == {}
+
+
+def _enabled_with_logs(root: Path) -> Path:
+    """An enabled repo whose memory has a session log, an archive quarter and a nested folder."""
+    build_tree(root, {"README.md": "# App\n", "src/app.py": "x = 1\n"})
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    build_tree(
+        root,
+        {
+            "memory/sessions/2026-01-01-090000-setup.md": "# Session\n\n## Memory References\n",
+            "memory/archive/2026-Q1.md": "# Archive 2026-Q1\n",
+            "memory/notes/deep/what-we-tried.md": "Bytes \xe9 kept\r\nexactly\n",
+        },
+    )
+    return root
+
+
+def test_remove_memory_takes_memory_out_and_copies_every_file_first(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path / "repo")
+    before = {p: d for p, d in tree(repo).items() if p in ("README.md", "src/app.py")}
+    memory = {p: d for p, d in tree(repo).items() if p.startswith("memory/")}
+    assert len(memory) >= 7
+    result = cli("disable", repo, "--remove-memory", "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert "(memory/ removed; copies in .agent/backup/disable-2026-01-02/)" in result.output
+    after = tree(repo)
+    folder = ".agent/backup/disable-2026-01-02/"
+    assert not any(p.startswith("memory/") for p in after)
+    assert {p: after[folder + p] for p in memory} == memory  # verbatim, every one
+    assert {p for p in after if not p.startswith(folder)} == set(before)
+    assert all(after[p] == d for p, d in before.items())
+    # The folders it emptied went with their files; none is left behind, empty.
+    assert not (repo / "memory").exists() and not (repo / ".agent/schema.md").exists()
+
+
+def test_remove_memory_dry_run_and_check_write_nothing(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path)
+    before = tree(repo)
+    dry = cli("disable", repo, "--remove-memory", "--dry-run", "--today", "2026-01-02")
+    assert dry.exit_code == 0 and "removed  memory/continuity.md" in dry.output
+    assert "+++ b/.agent/backup/disable-2026-01-02/memory/notes/deep/what-we-tried.md" in (
+        dry.output
+    )
+    check = cli("disable", repo, "--remove-memory", "--check", "--today", "2026-01-02")
+    assert check.exit_code == 1
+    assert tree(repo) == before and (repo / "memory/sessions").is_dir()
+
+
+def test_keep_memory_is_the_default_and_can_be_said(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path)
+    memory = {p: d for p, d in tree(repo).items() if p.startswith("memory/")}
+    result = cli("disable", repo, "--keep-memory", "--today", "2026-01-02", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["summary"] == {
+        "memory": "kept",
+        "backup": ".agent/backup/disable-2026-01-02",
+        "merge_driver": "",  # not a git repo: nothing to unset
+    }
+    after = tree(repo)
+    assert {p: d for p, d in after.items() if p.startswith("memory/")} == memory
+    assert not any(p.startswith(".agent/backup/disable-2026-01-02/memory/") for p in after)
+    # Disabled with memory kept: --remove-memory later takes the kept memory out, copied.
+    again = cli("disable", repo, "--remove-memory", "--today", "2026-01-03", "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["summary"]["memory"] == "removed"
+    final = tree(repo)
+    assert {p: final[".agent/backup/disable-2026-01-03/" + p] for p in memory} == memory
+
+
+def test_a_memory_folder_that_is_not_ours_is_never_taken_out(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/allocator.c": "int x;\n"})
+    before = tree(tmp_path)
+    result = cli("disable", tmp_path, "--remove-memory")
+    assert result.exit_code == 1 and "not enabled" in result.output
+    assert tree(tmp_path) == before
+
+
+def test_remove_memory_refuses_a_link_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    repo = _enabled_with_logs(tmp_path / "repo")
+    (repo / "memory/notes/link.md").symlink_to(repo / "memory/continuity.md")
+    before = tree(repo)
+    result = cli("disable", repo, "--remove-memory", "--today", "2026-01-02")
+    assert result.exit_code == 1 and "memory/notes/link.md" in result.output
+    assert len(result.output.splitlines()) == 1 and "Traceback" not in result.output
+    assert tree(repo) == before

@@ -360,3 +360,22 @@ def test_the_vendor_walk_never_enters_a_symlinked_folder(tmp_path: Path) -> None
     found = matching(Repo(root), [".cursor/rules/**/*.mdc"])
     assert found == [".cursor/rules/team/style.mdc"]
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_stamp_naming_a_vendor_we_do_not_know_is_one_line_never_a_traceback(
+    repo: Path,
+) -> None:
+    assert cli("enable", repo, "--today", "2026-01-01").exit_code == 0
+    stamp = repo / ".agent/version.md"
+    stamp.write_text(stamp.read_text().replace("claude, gemini", "claude, ../evil"))
+    before = tree(repo)
+    runs = [
+        ("enable", repo, "--today", "2026-01-02"),
+        ("enable", repo, "--check", "--today", "2026-01-02"),
+        ("lint", repo),
+    ]
+    for args in runs:
+        result = cli(*args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, (args, result.output)
+        assert ".agent/version.md" in result.output and "../evil" in result.output
+    assert tree(repo) == before

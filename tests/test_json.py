@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from agent_memory import resources
 from agent_memory.cli import main
-from conftest import PROJECT, tree
+from conftest import PROJECT, run_console, tree
 from test_cli import commands
 
 SCHEMA = json.loads(resources.data("schema/report.schema.json"))
@@ -147,3 +147,60 @@ def test_the_schema_ships_in_the_project_data() -> None:
     assert (PROJECT / "schema/report.schema.json").read_bytes() == resources.data(
         "schema/report.schema.json"
     )
+
+
+def usage_json(*args: str | Path) -> tuple[dict[str, Any], str]:
+    """A usage error with --json: exit 2, one valid error document on stdout, click's text on
+    stderr."""
+    result = CliRunner().invoke(main, [*map(str, args), "--json"], catch_exceptions=False)
+    assert result.exit_code == 2, (args, result.output)
+    doc = json.loads(result.stdout)
+    assert violations(doc, SCHEMA) == [], (args, violations(doc, SCHEMA))
+    assert doc["outcome"] == "error" and doc["plan"] == []
+    [finding] = doc["findings"]
+    assert finding["check"] == "usage" and finding["severity"] == "error"
+    assert "Usage: " in result.stderr and "Error: " in result.stderr
+    return doc, finding["message"]
+
+
+@pytest.mark.parametrize("words", commands(), ids=" ".join)
+def test_a_usage_error_with_json_prints_one_error_document(words: tuple[str, ...]) -> None:
+    doc, message = usage_json(*words, "--no-such-option")
+    assert doc["command"] == " ".join(words)
+    assert "--no-such-option" in message
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "said"),
+    [
+        (("review", ".", "--today", "2026-13-45"), "review", "is not a date"),
+        (("enable", ".", "--vendor", "emacs"), "enable", "emacs"),
+        (("context", ".", "--max-bytes", "10"), "context", "--max-bytes"),
+        (("recall",), "recall", "QUERY"),
+        (("hooks", "install", "."), "hooks install", "--agent"),
+        (("fact", "add"), "fact add", "TEXT"),
+        (("no-such-command",), "", "no-such-command"),
+        (("--no-such-option",), "", "--no-such-option"),
+    ],
+)
+def test_bad_values_and_missing_arguments_with_json_too(
+    args: tuple[str, ...], command: str, said: str
+) -> None:
+    doc, message = usage_json(*args)
+    assert doc["command"] == command and said in message, (doc, message)
+
+
+def test_without_json_a_usage_error_is_click_text_alone(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["status", "--no-such-option"])
+    assert result.exit_code == 2 and result.stdout == "" and "Error: " in result.stderr
+    # "--json" after "--" is an argument (a query), not the option.
+    result = CliRunner().invoke(main, ["recall", str(tmp_path), "--bogus", "--", "--json"])
+    assert result.exit_code == 2 and result.stdout == ""
+
+
+def test_the_console_script_prints_the_document_and_exits_2(tmp_path: Path) -> None:
+    done = run_console("lint", tmp_path, "--bogus", "--json", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    doc = json.loads(done.stdout)
+    assert violations(doc, SCHEMA) == [] and doc["command"] == "lint"
+    assert "Error: No such option" in done.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -21,7 +21,53 @@ if TYPE_CHECKING:
     from ..commands.settle import Result
 
 
+class _Group(click.Group):
+    """The root group: a usage error (exit 2) with ``--json`` on the command line also prints
+    the error document on stdout, as every other error does; click's text stays on stderr."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        argv = list(args)  # parsing consumes the list it is given
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _usage_json(exc, argv)
+        ctx.meta[_ARGV] = argv
+        return ctx
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_json(exc, ctx.meta.get(_ARGV, []))
+
+
+_ARGV = "agent_memory.argv"
+
+
+def _usage_json(exc: click.UsageError, argv: Sequence[str]) -> NoReturn:
+    """Print the error document when ``--json`` was given (before any ``--``), then let click
+    report the usage error as it always does."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    if "--json" in words:
+        from ..commands.report import error_json
+        from ..errors import Problem
+
+        ctx = exc.ctx
+        command = " ".join(ctx.command_path.split(" ")[1:]) if ctx is not None else ""
+        repo = ctx.params.get("path") if ctx is not None else None
+        problem = Problem("", None, "error", "usage", exc.format_message())
+        click.echo(error_json(command, resources.version(), str(repo or ""), problem))
+    raise exc
+
+
 @click.group(
+    cls=_Group,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=(
         "Everyday flow: `agent-memory enable` once per repo; at the end of each session "

@@ -250,4 +250,15 @@ hooks = _all(
     ),
     writing_options,
 )
-disable = _all(repo_arg, writing_options)
+disable = _all(
+    repo_arg,
+    click.option(
+        "--keep-memory/--remove-memory",
+        default=True,
+        help=(
+            "Keep memory/ (the default), or take it out too, every file copied first to "
+            ".agent/backup/disable-<date>/memory/."
+        ),
+    ),
+    writing_options,
+)

@@ -62,9 +62,10 @@ def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
 
 @main.command()
 @opts.disable
-def disable(path: Path, as_json: bool, **flags: Any) -> None:
-    """Take out what enable installed (blocks, managed files, stamp); memory/ is kept."""
+def disable(path: Path, keep_memory: bool, as_json: bool, **flags: Any) -> None:
+    """Take out what enable installed (blocks, managed files, stamp); memory/ is kept unless
+    --remove-memory (then it is copied to the backup first)."""
     from ..commands.disable import disable as run
     from ..commands.settle import Options
 
-    execute(lambda: run(path, Options(**flags)), as_json)
+    execute(lambda: run(path, Options(**flags), keep_memory=keep_memory), as_json)

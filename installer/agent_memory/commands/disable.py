@@ -1,36 +1,65 @@
-"""``agent-memory disable``: take out what enable installed; keep memory/ and every backup."""
+"""``agent-memory disable``: take out what enable installed; keep memory/ (unless told) and
+every backup."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import resources
-from ..core.disable import plan_disable, probe_paths
+from ..core.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
+from ..layout import CONTINUITY, MERGE_DRIVER, MERGE_DRIVER_KEY
 from ..parse.dates import today
+from ..shell.git import inside_work_tree, local_config, unset_local_config
 from ..shell.repo import Repo
+from ..shell.walk import files_under
 from .report import Report
 from .settle import Options, Result, guarded, settle
 
 
-def disable(path: Path, options: Options) -> Result:
+def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result:
     repo = Repo(path)
     with guarded(repo, options):
-        day = today(options.today)
+        folder = backup_dir(today(options.today), repo.exists)
         files = {rel: repo.read(rel) for rel in probe_paths()}
-        plan = plan_disable(files, day)
+        memory = {} if keep_memory else _memory(repo)
+        plan = plan_disable(files, folder, memory)
         if not plan.writes:
             raise RefusedError(
                 "has nothing of agent-memory's to take out (no stamp, managed file or block): "
                 "it is not enabled (agent-memory enable installs it)",
                 str(path),
             )
-        # Only paths the plan names are read back, so backups already there count.
-        files.update({e.path: repo.read(e.path) for e in plan.edits if e.path not in files})
-        plan = plan_disable(files, day)
         settled = settle(repo, [plan], options, "unchanged")
-    heading = (f"agent-memory {resources.version()}: disabled {path} (memory/ kept)",)
-    report = Report(
-        "disable", resources.version(), str(path), settled.outcome, settled.plan, (), {}, heading
+        driver = _merge_driver_off(repo.root, options)
+    kept = "memory/ kept" if keep_memory else "memory/ removed"
+    heading = (
+        f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
     )
+    summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
+    summary["merge_driver"] = driver
+    report = Report(
+        "disable", resources.version(), str(path), settled.outcome, settled.plan, (), summary
+    )
+    closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
+    report = report._replace(heading=heading, closing=closing)
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _merge_driver_off(root: Path, options: Options) -> str:
+    """Take the merge driver ``enable`` set out of this repo's own git config (only when it is
+    ours, word for word); what happened, for the report: "" when there was nothing to do."""
+    if not inside_work_tree(root) or local_config(root, MERGE_DRIVER_KEY) != MERGE_DRIVER:
+        return ""
+    if options.check or options.dry_run:
+        return "would be unset"
+    unset_local_config(root, MERGE_DRIVER_KEY)
+    return "unset"
+
+
+def _memory(repo: Repo) -> dict[str, bytes]:
+    """Every file of memory/, when it is ours (it has continuity.md): a folder of that name
+    that never held our memory is not taken out."""
+    if repo.read(CONTINUITY) is None:
+        return {}
+    return {rel: repo.read(rel) or b"" for rel in files_under(repo, "memory")}

@@ -10,10 +10,10 @@ from packaging.version import Version
 
 from .. import resources
 from ..core import enable as core
-from ..core import handrun
+from ..core import handrun, restore
 from ..core.archive import QUARTER_FILE
 from ..core.attributes import attributes_plan
-from ..core.bootstrap import physical
+from ..core.bootstrap import check_vendors, physical
 from ..core.integrity import budget
 from ..core.ladder import Files, Ladder
 from ..core.plan import Plan
@@ -32,6 +32,7 @@ from ..shell.git import inside_work_tree, local_config
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
+from . import enable_restore
 from .report import Report
 from .settle import Options, Result, guarded, settle
 
@@ -60,18 +61,26 @@ def _enable(
     archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
-    files, links = repo.read_known(known)
+    disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
-    detected = core.detect(files, current, sources)
-    plans = _plans(
-        repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
-    )
+    restoring = enable_restore.restoring(repo, disk, current)
+    files = restoring.files if restoring else disk  # what the plans start from
+    detected = _detected(files, current, sources, restoring)
+    plans: Iterable[Plan] = ()
+    if not _restored_alone(restoring, detected, vendors):
+        plans = _plans(
+            repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
+        )
     # An install, a migration or an upgrade writes the merge attributes; "up to date" writes none.
     attributes = Plan(())
     if detected.mode != "B" or detected.installed != current:
         template = resources.data(GITATTRIBUTES_TEMPLATE)
-        attributes = attributes_plan(repo.read(GITATTRIBUTES), template)
-    settled = settle(repo, _with_first(plans, attributes), options, "up to date")
+        current_attributes = files.get(GITATTRIBUTES) if restoring else repo.read(GITATTRIBUTES)
+        attributes = attributes_plan(current_attributes, template)
+    plans = _with_first(plans, attributes)
+    if restoring:
+        plans = restore.rebased(plans, disk, restoring)
+    settled = settle(repo, plans, options, "up to date")
     driver = _merge_driver(repo.root, options)
     installed = str(detected.installed) if detected.installed else None
     agents = physical(links, AGENTS_MD)
@@ -82,20 +91,22 @@ def _enable(
         "current": str(current),
         "agents_md_bytes": len(final or b""),
         "merge_driver": driver,
+        "restored_from": restoring.folder if restoring else None,
     }
     shown = f"{installed}, enabled by hand" if detected.handrun else installed
     heading = _heading(settled.outcome, detected.mode, current, path, shown)
+    if restoring:
+        heading = _restored(settled.outcome, restoring, current, path)
     findings = budget(AGENTS_MD, final)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
-    written = any(e.path == agents for e in settled.plan.writes)
-    closing = tuple(_unrecognised(repo, files, detected))
-    if written:
-        closing += (f"{AGENTS_MD} is now {len(final or b''):,} bytes",)
+    closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
+    if any(e.path == agents for e in settled.plan.writes):
+        closing.append(f"{AGENTS_MD} is now {len(final or b''):,} bytes")
     if driver:
-        closing += (f"git config (local): {MERGE_DRIVER_KEY} {driver}",)
-    report = report._replace(heading=(heading,), closing=closing)
+        closing.append(f"git config (local): {MERGE_DRIVER_KEY} {driver}")
+    report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
 
 
@@ -149,6 +160,46 @@ def _with_first(plans: Iterable[Plan], extra: Plan) -> Iterator[Plan]:
     for plan in plans:
         yield Plan.of([*plan.edits, *extra.edits]) if first else plan
         first = False
+
+
+def _detected(
+    files: Files, current: Version, sources: Sequence[str], restoring: restore.Restore | None
+) -> core.Detected:
+    """ENABLE.md step 1; a repo disable left is on the version of the stamp it copied."""
+    if restoring is not None:
+        return core.Detected("B", restoring.stamp.version, restoring.stamp)
+    detected = core.detect(files, current, sources)
+    if detected.stamp is not None and not detected.handrun:  # a hand-run stamp's are replaced
+        check_vendors(detected.stamp)
+    return detected
+
+
+def _kept(restoring: restore.Restore | None) -> list[str]:
+    if restoring is None:
+        return []
+    folder = restoring.folder
+    return [
+        f"{path} changed since disable: kept as it is (its copy stays in {folder}/)"
+        for path in restoring.kept
+    ]
+
+
+def _restored_alone(
+    restoring: restore.Restore | None, detected: core.Detected, vendors: Sequence[str]
+) -> bool:
+    """A repo disabled on this version whose every copy came back is exactly as it was: it
+    needs nothing more (a repair would replace a managed file the user had edited)."""
+    current = Version(resources.version())
+    untouched = restoring is not None and not restoring.kept
+    return untouched and detected.installed == current and not vendors
+
+
+def _restored(outcome: str, restoring: restore.Restore, current: Version, path: Path) -> str:
+    verb = "restored" if outcome == "changed" else "would restore"
+    done = f"agent-memory {current}: {verb} {path} from {restoring.folder}/"
+    if restoring.stamp.version != current:
+        return f"{done} (mode B: {restoring.stamp.version}, upgraded to {current})"
+    return f"{done} (mode B)" if outcome != "up to date" else f"{done}: up to date"
 
 
 def _merge_driver(root: Path, options: Options) -> str:

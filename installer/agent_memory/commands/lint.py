@@ -8,9 +8,9 @@ from pathlib import Path
 from .. import resources
 from ..core import enable
 from ..core import lint as linting
-from ..core.bootstrap import physical
+from ..core.bootstrap import check_vendors, physical
 from ..core.integrity import budget, damage
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, RefusedError
 from ..layout import AGENTS_MD, ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
@@ -36,8 +36,9 @@ def _bootstrap(repo: Repo) -> list[Problem]:
     if str(stamp.version) != current:
         return budget(AGENTS_MD, agents)  # an upgrade is pending: enable says what it does
     try:
+        check_vendors(stamp)
         plan = enable.repair(files, stamp, current, links)
-    except InputError as exc:
+    except (InputError, RefusedError) as exc:
         return [exc.problem._replace(severity="error", check="bootstrap")]
     return damage(plan) + budget(AGENTS_MD, agents)
 

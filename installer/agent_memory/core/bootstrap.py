@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .. import resources
-from ..errors import InputError
+from ..errors import InputError, RefusedError
 from ..layout import (
     AGENTS_MD,
     AGENTS_TEMPLATE,
     BACKUP_DIR,
     FULLY_MANAGED,
     LEGACY_MARKER,
+    MANIFEST,
     USER_DATA,
     VENDORS,
 )
@@ -198,3 +199,15 @@ def _has_block(path: str, data: bytes) -> bool:
         return find_block(path, decode(path, data).lines) is not None
     except InputError:
         return True  # a damaged block is still ours: the re-sync reports it
+
+
+def check_vendors(stamp: manifest.Manifest) -> None:
+    """Refuse a stamp whose ``vendors:`` names one that is none of ours (a stamp is input: it
+    may name anything, and every vendor it names is looked up)."""
+    unknown = [vendor for vendor in stamp.vendors if vendor not in VENDORS]
+    if unknown:
+        raise RefusedError(
+            f"vendors: names {', '.join(unknown)}, not a vendor agent-memory installs "
+            f"({', '.join(VENDORS)}); write the ones this repo has, or none",
+            MANIFEST,
+        )

@@ -1,127 +1,158 @@
 """``disable``: the plan that takes out what ``enable`` installed, and nothing else.
 
 Our blocks leave the files they sit in (a file that held only our block goes with it); fully
-managed files and the stamp go; ``memory/`` is the user's data and stays. Anything removed or
-changed that is not byte for byte what we installed (a managed file the user edited, a block
-with the user's words in it, the stamp's history) is first copied under
-``.agent/backup/disable-<date>/`` — a folder disable never removes, like the rest of
-``.agent/backup/`` and ``.agent/migrated/``.
+managed files, the stamp and the hooks the stamp records go; ``memory/`` is the user's data and
+stays unless asked (``--remove-memory``: then every file of it goes). Every file removed or
+changed is first copied, as it was, into a folder of its own, ``.agent/backup/disable-<date>/``
+(``-2``, ``-3``… when that one exists): what the user edited is never lost, and ``enable``
+can give the repo back exactly (``core/restore.py``). disable never removes a backup, nor
+``.agent/migrated/``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
-from .. import resources
+from ..errors import InputError
 from ..layout import (
     AGENTS_MD,
-    AGENTS_TEMPLATE,
     BACKUP_DIR,
     FULLY_MANAGED,
     GITATTRIBUTES,
     GITATTRIBUTES_MARKERS,
-    GITATTRIBUTES_TEMPLATE,
     GITIGNORE,
-    GITIGNORE_BLOCK,
     GITIGNORE_MARKERS,
     MANIFEST,
     VENDORS,
 )
-from ..parse import manifest
 from ..parse.facts import is_blank
 from ..parse.text import decode
-from .blocks import HTML_MARKERS, Markers, block_of, find_block
+from . import hooks
+from .blocks import HTML_MARKERS, Markers, find_block
+from .jsontext import BadJSON
 from .plan import FileEdit, Outcome, Plan
 
 Files = Mapping[str, bytes | None]
+# A disable's backup folder: its date, then a number when one disable of that day came before.
+FOLDER = re.compile(r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z")
 
 
 def probe_paths() -> tuple[str, ...]:
     """Every path disable may touch: the known ones only, never a walk of the tree."""
     vendors = [path for path, _template, _kind in VENDORS.values()]
-    return tuple(sorted({MANIFEST, AGENTS_MD, GITIGNORE, GITATTRIBUTES, *FULLY_MANAGED, *vendors}))
+    settings = [agent.path for agent in hooks.AGENTS.values()]
+    known = {MANIFEST, AGENTS_MD, GITIGNORE, GITATTRIBUTES, *FULLY_MANAGED, *vendors, *settings}
+    return tuple(sorted(known))
 
 
-def backup_dir(today: dt.date) -> str:
-    return f"{BACKUP_DIR}/disable-{today.isoformat()}"
+def backup_dir(today: dt.date, taken: Callable[[str], bool] = lambda _folder: False) -> str:
+    """The first backup folder of ``today`` not ``taken`` (a disable never mixes its copies
+    with an earlier one's)."""
+    folder, number = f"{BACKUP_DIR}/disable-{today.isoformat()}", 1
+    while taken(folder if number == 1 else f"{folder}-{number}"):
+        number += 1
+    return folder if number == 1 else f"{folder}-{number}"
 
 
-def plan_disable(files: Files, today: dt.date) -> Plan:
-    """Remove our blocks, managed files and stamp; back up what we did not write ourselves."""
+def plan_disable(
+    files: Files, folder: str, memory: Mapping[str, bytes] = MappingProxyType({})
+) -> Plan:
+    """Remove our blocks, managed files, hooks and stamp, and ``memory`` (path → bytes: the
+    memory files, when they go too); every file removed or changed is copied to ``folder``."""
+    edits = [*_block_edits(files), *_managed_edits(files), *_hook_edits(files)]
     stamp = files.get(MANIFEST)
-    recorded = manifest.parse(stamp).managed if stamp is not None else {}
-    edits: list[FileEdit] = []
-    backups: dict[str, bytes] = {}
-    managed, blocks = _pieces()
-    for path, (template, markers) in blocks.items():
-        data = files.get(path)
-        if data is None:
-            continue
-        after, ours = _without_block(path, data, template, markers)
-        if after == data:
-            continue
-        if not ours:
-            backups[path] = data
-        outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
-        edits.append(FileEdit(path, data, after, outcome, "agent-memory block taken out"))
-    for path in managed:
-        data = files.get(path)
-        if data is None:
-            continue
-        if manifest.sha256(data) != recorded.get(path):
-            backups[path] = data
-        edits.append(FileEdit(path, data, None, Outcome.REMOVED, "managed by agent-memory"))
     if stamp is not None:
-        backups[MANIFEST] = stamp  # the install's history is worth keeping
         edits.append(FileEdit(MANIFEST, stamp, None, Outcome.REMOVED, "the install stamp"))
-    folder = backup_dir(today)
-    for path, data in backups.items():
-        target = f"{folder}/{path}"
-        if files.get(target) != data:
-            reason = f"backup of {path} before agent-memory removes it"
-            edits.append(FileEdit(target, files.get(target), data, Outcome.CREATED, reason))
+    reason = "memory taken out (--remove-memory), copied first"
+    edits += [FileEdit(path, data, None, Outcome.REMOVED, reason) for path, data in memory.items()]
+    for edit in list(edits):
+        if edit.before is not None and edit.writes:
+            target = f"{folder}/{edit.path}"
+            why = f"copy of {edit.path} before agent-memory changes it"
+            edits.append(FileEdit(target, files.get(target), edit.before, Outcome.CREATED, why))
     return Plan.of(edits)
 
 
-def _pieces() -> tuple[dict[str, str], dict[str, tuple[bytes, Markers]]]:
+def _block_edits(files: Files) -> list[FileEdit]:
+    edits = []
+    for path, markers in _pieces()[1].items():
+        data = files.get(path)
+        if data is None:
+            continue
+        after = without_block(path, data, markers)
+        if after != data:
+            outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
+            edits.append(FileEdit(path, data, after, outcome, "agent-memory block taken out"))
+    return edits
+
+
+def _managed_edits(files: Files) -> list[FileEdit]:
+    return [
+        FileEdit(path, data, None, Outcome.REMOVED, "managed by agent-memory")
+        for path in _pieces()[0]
+        if (data := files.get(path)) is not None
+    ]
+
+
+def _hook_edits(files: Files) -> list[FileEdit]:
+    """Our hooks out of each agent's settings the stamp records (HOOKS.md): the file's bytes
+    from before install when nothing changed since, else only our groups out."""
+    stamp = files.get(MANIFEST)
+    text = stamp.decode("utf-8", errors="replace") if stamp is not None else ""
+    edits = []
+    for agent, (_recorded, original) in sorted(hooks.recorded(text).items()):
+        if agent not in hooks.AGENTS:
+            continue  # not an agent we install hooks for: nothing of ours to take out
+        path = hooks.AGENTS[agent].path  # never a path the stamp names: it is input
+        data = files.get(path)
+        if data is None:
+            continue
+        try:
+            after, _exact = hooks.remove(data.decode("utf-8"), agent, original)
+        except (UnicodeDecodeError, BadJSON, hooks.NotAnObject) as exc:
+            line = exc.line if isinstance(exc, BadJSON) else None
+            raise InputError(
+                path, line, f"cannot take our hooks out: {exc}", "fix the file, then disable again"
+            ) from None
+        new = after.encode("utf-8") if after is not None else None
+        if new != data:
+            outcome = Outcome.REMOVED if new is None else Outcome.UPDATED
+            edits.append(FileEdit(path, data, new, outcome, f"{agent} hooks taken out"))
+    return edits
+
+
+def _pieces() -> tuple[dict[str, str], dict[str, Markers]]:
     """What enable may install: fully managed files (path → template), and the files it puts a
-    block in (path → the block's template and markers)."""
+    block in (path → the block's markers)."""
     managed = {**FULLY_MANAGED}
-    blocks = {
-        AGENTS_MD: (resources.data(AGENTS_TEMPLATE), HTML_MARKERS),
-        GITIGNORE: (GITIGNORE_BLOCK.encode(), GITIGNORE_MARKERS),
-        GITATTRIBUTES: (resources.data(GITATTRIBUTES_TEMPLATE), GITATTRIBUTES_MARKERS),
-    }
+    blocks = {AGENTS_MD: HTML_MARKERS, GITIGNORE: GITIGNORE_MARKERS}
+    blocks[GITATTRIBUTES] = GITATTRIBUTES_MARKERS
     for path, template, kind in VENDORS.values():
         if kind == "managed":
             managed[path] = template
         else:
-            blocks[path] = (resources.data(template), HTML_MARKERS)
+            blocks[path] = HTML_MARKERS
     return managed, blocks
 
 
-def _without_block(
-    path: str, data: bytes, template: bytes, markers: Markers
-) -> tuple[bytes | None, bool]:
-    """The file without our block (None when nothing else was in it), and whether the block
-    was exactly the one we install (else the file is backed up first)."""
+def without_block(path: str, data: bytes, markers: Markers) -> bytes | None:
+    """The file without our block (None when nothing else was in it)."""
     text = decode(path, data)
     span = find_block(path, text.lines, markers)
     if span is None:
-        return data, True
+        return data
     begin, end = span
     lines = list(text.lines)
-    ours = [line.rstrip("\r\n") for line in lines[begin : end + 1]] == [
-        line.rstrip("\n") for line in block_of(path, template, markers)
-    ]
     rest = lines[:begin] + lines[end + 1 :]
     if all(is_blank(line) for line in rest):
-        return None, ours
+        return None
     if begin > 0 and end + 1 >= len(lines) and is_blank(lines[begin - 1]):
         rest = lines[: begin - 1]  # the blank line enable put before a block it appended
     elif begin == 0 and rest and is_blank(rest[0]):
         rest = rest[1:]  # the blank line enable put after a block it put at the top
     elif 0 < begin < len(rest) and is_blank(rest[begin - 1]) and is_blank(rest[begin]):
         del rest[begin]  # two blank lines would meet where the block was
-    return type(text)(text.bom, tuple(rest)).encode(), ours
+    return type(text)(text.bom, tuple(rest)).encode()

@@ -76,6 +76,13 @@ def local_config(root: Path, key: str, value: str | None = None) -> str | None:
     return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else None
 
 
+def unset_local_config(root: Path, key: str) -> None:
+    """Remove a key from the repo's own git config (``disable``: what ``enable`` set)."""
+    done = _run(root, ["config", "--local", "--unset", key])
+    if done.returncode not in (0, 5):  # 5: the key was not set
+        raise AgentMemoryError(f"{_last_error(done)}; could not unset {key}", str(root))
+
+
 def _run(root: Path | None, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)

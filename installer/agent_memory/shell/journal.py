@@ -66,6 +66,7 @@ class Journal:
         except OSError as exc:
             self.roll_back()
             raise os_error(exc, _rel(self.root, exc.filename) or "repo") from None
+        _remove_emptied(self.root, [t for e, t in zip(writes, targets, strict=True) if not e.after])
         self._step()
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
@@ -181,6 +182,19 @@ def _rel(root: Path, filename: object) -> str:
     with contextlib.suppress(ValueError):
         return path.relative_to(root).as_posix()
     return str(path)
+
+
+def _remove_emptied(root: Path, removed: Sequence[Path]) -> None:
+    """A folder the plan's removals left empty goes too (a folder holds nothing git keeps), up
+    to the repo's root. Rolling back recreates it: restoring a file makes its folders."""
+    for target in removed:
+        parent = target.parent
+        while parent != root:
+            try:
+                parent.rmdir()
+            except OSError:  # not empty (or not ours to remove): the folders above are kept
+                break
+            parent = parent.parent
 
 
 def _missing_dirs(root: Path, target: Path) -> list[str]:

@@ -52,3 +52,25 @@ def _is_real_dir(repo: Repo, rel: str) -> bool:
         return stat.S_ISDIR(os.lstat(repo.root / rel).st_mode)
     except OSError:
         return False
+
+
+def files_under(repo: Repo, folder: str) -> list[str]:
+    """Every entry under ``folder`` that is not a real folder (files, and links or special
+    files, which the read or the write then refuses by name), sorted; a symlinked folder is
+    listed, never entered, and the walk stops at ``MAX_FOLDERS`` folders."""
+    found: list[str] = []
+    folders = [folder] if _is_real_dir(repo, folder) else []
+    visited = 0
+    while folders:
+        visited += 1
+        if visited > MAX_FOLDERS:
+            raise RefusedError(
+                f"more than {MAX_FOLDERS} folders under {folder}; move what is not memory "
+                "elsewhere, or take the folder out yourself",
+                folders[-1],
+            )
+        current = folders.pop()
+        for name in repo.list_dir(current):
+            candidate = f"{current}/{name}"
+            (folders if _is_real_dir(repo, candidate) else found).append(candidate)
+    return sorted(found)

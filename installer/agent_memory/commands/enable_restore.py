@@ -1,0 +1,41 @@
+"""What ``enable`` reads to give back a disabled repo: the newest disable folder's copies
+(``core/restore.py`` decides; ENABLE.md Step 1)."""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from ..core import restore
+from ..core.disable import probe_paths
+from ..errors import AgentMemoryError
+from ..layout import BACKUP_DIR, CONTINUITY, MANIFEST
+from ..shell.repo import Repo
+
+
+def restoring(
+    repo: Repo, files: dict[str, bytes | None], current: Version
+) -> restore.Restore | None:
+    """The restore of a repo disable left (memory/ there, no stamp, a disable folder with a
+    stamp), or None. ``files`` gains the paths disable touches that enable does not read."""
+    if files.get(MANIFEST) is not None or files.get(CONTINUITY) is None:
+        return None
+    for name in restore.folders(repo.list_dir(BACKUP_DIR)):
+        folder = f"{BACKUP_DIR}/{name}"
+        data = _copy(repo, folder, MANIFEST)
+        if data is None:
+            continue  # a disable of an already disabled repo (--remove-memory): no stamp
+        stamp = restore.stamp_of(folder, data, current)
+        files.update({p: repo.read(p) for p in probe_paths() if p not in files})
+        copies = {p: _copy(repo, folder, p) for p in probe_paths()}
+        return restore.restore(files, copies, folder, stamp)
+    return None
+
+
+def _copy(repo: Repo, folder: str, path: str) -> bytes | None:
+    """A copy in the folder, read as any file of the repo is (a link that leads out, a FIFO,
+    a huge file: refused), with the way on named."""
+    where = f"{folder}/{path}"
+    try:
+        return repo.read(where)
+    except AgentMemoryError as exc:
+        raise restore.refusal(folder, where, exc.message, exc.line) from None
