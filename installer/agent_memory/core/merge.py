@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError
-from ..parse import facts
+from ..parse import plain
 from ..parse.continuity import last_review
 from ..parse.facts import PROJECT_STATE, Document, Fact, is_blank
 from ..parse.footer import TIERS
@@ -76,7 +76,7 @@ def _merge_document(path: str, raw: tuple[bytes, bytes, bytes], wrap: bool) -> M
 
 
 def _side(path: str, text: Text) -> _Side:
-    doc = facts.parse_text(path, text)
+    doc = plain.read(path, text)
     if any(p.severity == "error" for p in doc.problems):
         raise Unmergeable(path)
     starts = [s.heading for s in doc.sections]
