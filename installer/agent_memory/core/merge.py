@@ -10,7 +10,6 @@ this cannot read, is left to git's own text merge (``Merged.data`` is None).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -85,6 +84,7 @@ def _side(path: str, text: Text) -> _Side:
     if len(set(keys)) != len(keys):
         raise Unmergeable(path)  # two sections of one title: no way to pair them
     segments = {key: (bounds[i], bounds[i + 1]) for i, key in enumerate(keys)}
+    keyed = {s.title: key for s, key in zip(doc.sections, keys[1:], strict=True)}
     found: dict[str, Fact] = {}
     home: dict[str, str] = {}
     for fact in doc.facts:
@@ -93,7 +93,7 @@ def _side(path: str, text: Text) -> _Side:
         if fact.id in found:
             raise Unmergeable(path)
         found[fact.id] = fact
-        home[fact.id] = keys[bisect.bisect_right(bounds, fact.start) - 1]
+        home[fact.id] = keyed[fact.section]
     review_line = last_review(doc).line if doc.section(PROJECT_STATE) else None
     covered = {line for fact in found.values() for line in range(fact.start, fact.end)}
     if review_line is not None:
@@ -109,60 +109,60 @@ def _ids(*sides: _Side) -> list[str]:
 # --- one fact ---------------------------------------------------------------------------
 
 
-def _body(side: _Side, fid: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+Body = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+def _body(side: _Side, fact: Fact | None) -> Body | None:
     """What a person wrote: the fact's lines without its footer, and the fields not computed."""
-    fact = side.facts.get(fid or "")
     if fact is None:
-        return (), ()
-    lines = [strip_eol(line) for line in side.text.lines[fact.start : fact.end]]
+        return None
+    lines = [line.rstrip("\r\n") for line in side.text.lines[fact.start : fact.end]]  # strip_eol
     if fact.footer_line is not None:
         begin, end = fact.footer_span
         at = fact.footer_line - fact.start
         lines[at] = lines[at][:begin] + lines[at][end:]
-    kept = tuple(sorted((k, v) for k, v in fact.fields if k not in COMPUTED))
-    return tuple(lines), kept
+    kept = sorted([field for field in fact.fields if field[0] not in COMPUTED])
+    return tuple(lines), tuple(kept)
 
 
 def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     """Keep (with merged footer), drop, or mark one fact as a conflict."""
-    exact = choose(*(_lines(side, fid) for side in (base, ours, theirs)))
+    sides = (base, ours, theirs)
+    b, o, t = (side.facts.get(fid) for side in sides)
+    exact = choose(*(_lines(side, fact) for side, fact in zip(sides, (b, o, t), strict=True)))
     if exact != "conflict":  # untouched on a side: the other side's bytes, or gone
-        lines = _raw(ours if exact == "ours" else theirs, fid)
+        lines = list(_lines(ours, o) or ()) if exact == "ours" else list(_lines(theirs, t) or ())
         return Choice("drop", ()) if exact == "drop" else Choice("keep", (lines,))
-    present = (fid in base.facts, fid in ours.facts, fid in theirs.facts)
-    bodies = (_body(base, fid), _body(ours, fid), _body(theirs, fid))
-    picked = choose(*(body if here else None for body, here in zip(bodies, present, strict=True)))
+    mine, yours = _body(ours, o), _body(theirs, t)
+    # Both sides wrote the same text: base cannot change the choice (``choose``).
+    picked = "ours" if mine is not None and mine == yours else choose(_body(base, b), mine, yours)
     if picked == "conflict":
-        return Choice("conflict", (_raw(ours, fid), _raw(theirs, fid)))
+        return Choice("conflict", (list(_lines(ours, o) or ()), list(_lines(theirs, t) or ())))
     if picked == "drop":
         return Choice("drop", ())
-    side = ours if picked == "ours" else theirs
-    fact = side.facts[fid]
-    fields = _fields(
-        *(s.facts[fid].fields if fid in s.facts else None for s in (base, ours, theirs))
-    )
+    side, fact = (ours, o) if picked == "ours" else (theirs, t)
+    assert fact is not None  # choose picks a side that has the fact
+    fields = _fields(*(f.fields if f is not None else None for f in (b, o, t)))
     if fields == dict(fact.fields):
         return Choice("keep", (list(side.text.lines[fact.start : fact.end]),))
     return Choice("keep", (fact_lines(side.text, fact, fields),))
 
 
-def _lines(side: _Side, fid: str) -> tuple[str, ...] | None:
-    fact = side.facts.get(fid)
+def _lines(side: _Side, fact: Fact | None) -> tuple[str, ...] | None:
     return None if fact is None else side.text.lines[fact.start : fact.end]
-
-
-def _raw(side: _Side, fid: str) -> list[str]:
-    fact = side.facts.get(fid)
-    return [] if fact is None else list(side.text.lines[fact.start : fact.end])
 
 
 def _fields(*versions: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
     """Each field three-way; a computed field both sides changed takes the rule of ``_pick``."""
     base, ours, theirs = (dict(v) if v is not None else {} for v in versions)
     merged: dict[str, str] = {}
-    for key in dict.fromkeys([*ours, *theirs]):
-        o, t, b = ours.get(key), theirs.get(key), base.get(key)
-        value = o if o == t or t == b else t if o == b else _pick(key, o, t)
+    for key in [*ours, *(key for key in theirs if key not in ours)]:
+        o, t = ours.get(key), theirs.get(key)
+        if o == t:
+            value = o
+        else:
+            b = base.get(key)
+            value = o if t == b else t if o == b else _pick(key, o, t)
         if value is not None:
             merged[key] = value
     return merged

@@ -120,7 +120,10 @@ class _Scanner:
         self.blank = False
         self.last = index
         if content.startswith("<!--") and indent < 6:
-            self._footer(index, bare, indent)
+            comment = content.rstrip(" ")
+            if self.footer is not None or comment[-4:] != " -->":
+                raise _Refused
+            self.footer = (index, (indent, indent + len(comment)), _fields(comment[4:-3]))
             return
         while content[:2] in ("- ", "* ", "+ "):
             content = content[2:].lstrip(" ")  # a nested item's marker
@@ -176,8 +179,8 @@ class _Scanner:
 
 def _fields(body: str) -> footer.Fields:
     """``footer.parse_fields(body)`` for ``" id: x | key: value | ... "`` when it finds nothing
-    wrong; anything else (spacing, an empty or unknown field) is refused."""
-    if body[:5] != " id: " or body[-1:] != " ":
+    wrong; anything else (spacing, an empty or unknown field, a second comment) is refused."""
+    if body[:5] != " id: " or body[-1:] != " " or "<" in body or ">" in body:
         raise _Refused
     fid, bar, rest = body[5:-1].partition(" | ")
     tail = _tail(rest) if bar else ()
