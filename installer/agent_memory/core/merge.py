@@ -44,6 +44,8 @@ class _Side(NamedTuple):
     home: dict[str, str]  # id → the segment it is in
     review_line: int | None
     covered: frozenset[int]  # the lines of id'd facts, and of ``last_review``
+    starts: dict[int, Fact]  # each id'd fact by its first line
+    newline: str  # ``text.newline``, which counts every line each time it is asked
 
 
 def merge_file(path: str, base: bytes, ours: bytes, theirs: bytes) -> Merged:
@@ -98,7 +100,10 @@ def _side(path: str, text: Text) -> _Side:
     covered = {line for fact in found.values() for line in range(fact.start, fact.end)}
     if review_line is not None:
         covered.add(review_line)
-    return _Side(text, doc, segments, found, home, review_line, frozenset(covered))
+    by_start = {fact.start: fact for fact in found.values()}
+    return _Side(
+        text, doc, segments, found, home, review_line, frozenset(covered), by_start, text.newline
+    )
 
 
 def _ids(*sides: _Side) -> list[str]:
@@ -127,9 +132,8 @@ def _body(side: _Side, fact: Fact | None) -> Body | None:
 
 def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     """Keep (with merged footer), drop, or mark one fact as a conflict."""
-    sides = (base, ours, theirs)
-    b, o, t = (side.facts.get(fid) for side in sides)
-    exact = choose(*(_lines(side, fact) for side, fact in zip(sides, (b, o, t), strict=True)))
+    b, o, t = base.facts.get(fid), ours.facts.get(fid), theirs.facts.get(fid)
+    exact = choose(_lines(base, b), _lines(ours, o), _lines(theirs, t))
     if exact != "conflict":  # untouched on a side: the other side's bytes, or gone
         lines = list(_lines(ours, o) or ()) if exact == "ours" else list(_lines(theirs, t) or ())
         return Choice("drop", ()) if exact == "drop" else Choice("keep", (lines,))
@@ -142,7 +146,7 @@ def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
         return Choice("drop", ())
     side, fact = (ours, o) if picked == "ours" else (theirs, t)
     assert fact is not None  # choose picks a side that has the fact
-    fields = _fields(*(f.fields if f is not None else None for f in (b, o, t)))
+    fields = _fields(b.fields if b else None, o.fields if o else None, t.fields if t else None)
     if fields == dict(fact.fields):
         return Choice("keep", (list(side.text.lines[fact.start : fact.end]),))
     return Choice("keep", (fact_lines(side.text, fact, fields),))
@@ -154,7 +158,7 @@ def _lines(side: _Side, fact: Fact | None) -> tuple[str, ...] | None:
 
 def _fields(*versions: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
     """Each field three-way; a computed field both sides changed takes the rule of ``_pick``."""
-    base, ours, theirs = (dict(v) if v is not None else {} for v in versions)
+    base, ours, theirs = (dict(versions[0] or ()), dict(versions[1] or ()), dict(versions[2] or ()))
     merged: dict[str, str] = {}
     for key in [*ours, *(key for key in theirs if key not in ours)]:
         o, t = ours.get(key), theirs.get(key)
@@ -213,7 +217,7 @@ def _assemble(
     base: _Side, ours: _Side, theirs: _Side, results: dict[str, Choice]
 ) -> tuple[list[str], int]:
     homes = {fid: ours.home.get(fid) or theirs.home.get(fid) or base.home[fid] for fid in results}
-    newline = ours.text.newline
+    newline = ours.newline
     review = _review_line(base, ours, theirs)
     placed = {fid for fid, choice in results.items() if choice.kind == "drop"}
     out: list[str] = []
@@ -228,7 +232,7 @@ def _assemble(
         heading = _heading(key, ours, theirs)
         out += _with_appended([newline, heading], waiting, results, newline)
         placed.update(waiting)
-    out = [_ended(line, newline) if i < len(out) - 1 else line for i, line in enumerate(out)]
+    out = [*_all_ended(out[:-1], newline), *out[-1:]]
     conflicts = sum(1 for c in results.values() if c.kind == "conflict")
     return out, conflicts
 
@@ -242,9 +246,9 @@ def _segment(
     review: str | None,
 ) -> list[str]:
     """The segment's lines from ``side``, each fact replaced by what the merge made of it."""
-    lines, newline = side.text.lines, side.text.newline
+    lines, newline = side.text.lines, side.newline
     start, end = side.segments[key]
-    starts = {f.start: f for f in side.facts.values() if start <= f.start < end}
+    starts = side.starts
     out: list[str] = []
     at = start
     while at < end:
@@ -276,7 +280,7 @@ def _with_appended(
     while cut > 1 and is_blank(segment[cut - 1]):
         cut -= 1
     added = [line for fid in waiting for line in _rendered(results[fid], newline)]
-    head = [_ended(line, newline) for line in segment[:cut]]
+    head = _all_ended(segment[:cut], newline)
     return [*head, *added, *segment[cut:]]
 
 
@@ -284,7 +288,7 @@ def _rendered(choice: Choice, newline: str) -> list[str]:
     if choice.kind == "conflict":
         ours, theirs = choice.lines
         return conflict_block(ours, theirs, newline)
-    return [_ended(line, newline) for line in choice.lines[0]] if choice.lines else []
+    return _all_ended(choice.lines[0], newline) if choice.lines else []
 
 
 def _heading(key: str, ours: _Side, theirs: _Side) -> str:
@@ -292,6 +296,11 @@ def _heading(key: str, ours: _Side, theirs: _Side) -> str:
         if key in side.segments:
             return side.text.lines[side.segments[key][0]]
     return f"## {key}"  # pragma: no cover - every home is a segment of ours or theirs
+
+
+def _all_ended(lines: Sequence[str], newline: str) -> list[str]:
+    """Each line with its line ending (``_ended`` without a call per line)."""
+    return [line if line[-1:] == "\n" else line + newline for line in lines]
 
 
 def _ended(line: str, newline: str) -> str:

@@ -26,6 +26,9 @@ def read(path: str, text: Text) -> Document:
     return scan(path, text) or facts.parse_text(path, text)
 
 
+_TASKS = ("[ ] ", "[x] ", "[X] ")
+
+
 class _Refused(Exception):
     """A line outside the plain subset: the full parser reads this text."""
 
@@ -145,7 +148,7 @@ class _Scanner:
 
     def _bullet(self, index: int, bare: str) -> None:
         content = bare[2:]
-        if not (_safe(content) or content[:4] in ("[ ] ", "[x] ", "[X] ")):
+        if not (content[:1].isalpha() or _safe(content) or content[:4] in _TASKS):
             raise _Refused  # a thematic break, a nested marker, HTML, a quote...
         self._close()
         self.item = self.last = index
@@ -222,7 +225,7 @@ def _fact(
     bare = bullet.rstrip("\r\n")
     content = bare[2:]
     task = None
-    if content[:4] in ("[ ] ", "[x] ", "[X] "):
+    if content[:4] in _TASKS:
         task, content = content[1].lower(), content[4:]
     if found is None:
         return Fact(title, start, end, None, (0, 0), (), task, content.strip(), None)
