@@ -56,7 +56,8 @@ def merge_file(path: str, base: bytes, ours: bytes, theirs: bytes) -> Merged:
             data, conflicts = merge_index(path, base, ours, theirs)
             return Merged(data, conflicts)
         continuity = name == "memory/continuity.md" or name.endswith("/memory/continuity.md")
-        thread = _THREAD.search(name) is not None
+        # continuity.md never compiles the thread pattern (patterns compile on first use)
+        thread = not continuity and _THREAD.search(name) is not None
         if continuity or thread or _QUARTER.search(name):
             return _merge_document(path, (base, ours, theirs), thread)
     except (InputError, Unmergeable):
