@@ -5,19 +5,22 @@
 driver = `agent-memory merge-file BASE OURS THEIRS memory/continuity.md` on a continuity.md of
 --facts facts, each side having reviewed (every footer changed) and added facts of its own
          / `agent-memory --version`
-The package is byte-compiled first (see measure.py).
+in wall time and in CPU time (user + system; on a shared machine wall time also measures the
+neighbours). The package is byte-compiled first (see measure.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from measure import byte_compile, median, median_process
+from measure import byte_compile, median, median_cpu, median_process
 
 
 def continuity(facts: int, uses: int, mark: str, extra: str) -> bytes:
@@ -66,14 +69,25 @@ def main() -> None:
             shutil.copyfile(tmp / "ours", tmp / "work")
             subprocess.run(command, cwd=tmp, check=True, capture_output=True)
 
+        def merge_cpu() -> float:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            merge_once()
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
         merge_once()
         merged = (tmp / "work").read_bytes()
         assert b"| merged" in merged and b"<<<<<<<" not in merged
         version = median_process([*tool, "--version"], args.runs)
         driver = median(merge_once, args.runs)
+        version_cpu = median_cpu([*tool, "--version"], args.runs)
+        driver_cpu = statistics.median(merge_cpu() for _ in range(args.runs))
         print(f"facts={args.facts} runs={args.runs}")
-        print(f"agent-memory --version     {version:8.4f}s")
-        print(f"merge-file (1 file)        {driver:8.4f}s   ratio {driver / version:5.2f}x")
+        print(f"agent-memory --version     {version:8.4f}s wall {version_cpu:8.4f}s cpu")
+        print(
+            f"merge-file (1 file)        {driver:8.4f}s wall {driver_cpu:8.4f}s cpu   "
+            f"ratio {driver / version:5.2f}x wall {driver_cpu / version_cpu:5.2f}x cpu"
+        )
     finally:
         shutil.rmtree(tmp)
 

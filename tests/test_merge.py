@@ -222,6 +222,31 @@ def test_the_driver_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
     assert len(outputs) == 1
 
 
+def test_a_merge_by_fact_id_loads_no_process_machinery(tmp_path: Path) -> None:
+    """subprocess costs a twentieth of the start-up: only git's text merge (the fallback) needs
+    it, so a merge by fact id must not import it (``-X importtime`` lists every import)."""
+    base = doc(BASE_MARK, fact("a"))
+    build_tree(tmp_path, {"o": base, "a": doc(BASE_MARK, fact("a"), fact("o")), "b": base})
+    env = {**os.environ, "PYTHONPATH": str(PROJECT / "installer")}
+    command = ["merge-file", "o", "a", "b", "memory/continuity.md"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agent_memory", *command],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "agent_memory.core.merge" in imported
+    assert "subprocess" not in imported
+
+
 @st.composite
 def three_versions(draw: st.DrawFn) -> tuple[list[str], dict[str, dict[str, str]], dict[str, str]]:
     """Base facts, and what each side did to each: keep, review (footer), reword, remove; plus

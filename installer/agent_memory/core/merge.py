@@ -10,13 +10,12 @@ this cannot read, is left to git's own text merge (``Merged.data`` is None).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError
-from ..parse import facts
+from ..parse import plain
 from ..parse.continuity import last_review
 from ..parse.facts import PROJECT_STATE, Document, Fact, is_blank
 from ..parse.footer import TIERS
@@ -45,6 +44,8 @@ class _Side(NamedTuple):
     home: dict[str, str]  # id → the segment it is in
     review_line: int | None
     covered: frozenset[int]  # the lines of id'd facts, and of ``last_review``
+    starts: dict[int, Fact]  # each id'd fact by its first line
+    newline: str  # ``text.newline``, which counts every line each time it is asked
 
 
 def merge_file(path: str, base: bytes, ours: bytes, theirs: bytes) -> Merged:
@@ -55,7 +56,8 @@ def merge_file(path: str, base: bytes, ours: bytes, theirs: bytes) -> Merged:
             data, conflicts = merge_index(path, base, ours, theirs)
             return Merged(data, conflicts)
         continuity = name == "memory/continuity.md" or name.endswith("/memory/continuity.md")
-        thread = _THREAD.search(name) is not None
+        # continuity.md never compiles the thread pattern (patterns compile on first use)
+        thread = not continuity and _THREAD.search(name) is not None
         if continuity or thread or _QUARTER.search(name):
             return _merge_document(path, (base, ours, theirs), thread)
     except (InputError, Unmergeable):
@@ -76,7 +78,7 @@ def _merge_document(path: str, raw: tuple[bytes, bytes, bytes], wrap: bool) -> M
 
 
 def _side(path: str, text: Text) -> _Side:
-    doc = facts.parse_text(path, text)
+    doc = plain.read(path, text)
     if any(p.severity == "error" for p in doc.problems):
         raise Unmergeable(path)
     starts = [s.heading for s in doc.sections]
@@ -85,6 +87,7 @@ def _side(path: str, text: Text) -> _Side:
     if len(set(keys)) != len(keys):
         raise Unmergeable(path)  # two sections of one title: no way to pair them
     segments = {key: (bounds[i], bounds[i + 1]) for i, key in enumerate(keys)}
+    keyed = {s.title: key for s, key in zip(doc.sections, keys[1:], strict=True)}
     found: dict[str, Fact] = {}
     home: dict[str, str] = {}
     for fact in doc.facts:
@@ -93,12 +96,15 @@ def _side(path: str, text: Text) -> _Side:
         if fact.id in found:
             raise Unmergeable(path)
         found[fact.id] = fact
-        home[fact.id] = keys[bisect.bisect_right(bounds, fact.start) - 1]
+        home[fact.id] = keyed[fact.section]
     review_line = last_review(doc).line if doc.section(PROJECT_STATE) else None
     covered = {line for fact in found.values() for line in range(fact.start, fact.end)}
     if review_line is not None:
         covered.add(review_line)
-    return _Side(text, doc, segments, found, home, review_line, frozenset(covered))
+    by_start = {fact.start: fact for fact in found.values()}
+    return _Side(
+        text, doc, segments, found, home, review_line, frozenset(covered), by_start, text.newline
+    )
 
 
 def _ids(*sides: _Side) -> list[str]:
@@ -109,60 +115,59 @@ def _ids(*sides: _Side) -> list[str]:
 # --- one fact ---------------------------------------------------------------------------
 
 
-def _body(side: _Side, fid: str | None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+Body = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+def _body(side: _Side, fact: Fact | None) -> Body | None:
     """What a person wrote: the fact's lines without its footer, and the fields not computed."""
-    fact = side.facts.get(fid or "")
     if fact is None:
-        return (), ()
-    lines = [strip_eol(line) for line in side.text.lines[fact.start : fact.end]]
+        return None
+    lines = [line.rstrip("\r\n") for line in side.text.lines[fact.start : fact.end]]  # strip_eol
     if fact.footer_line is not None:
         begin, end = fact.footer_span
         at = fact.footer_line - fact.start
         lines[at] = lines[at][:begin] + lines[at][end:]
-    kept = tuple(sorted((k, v) for k, v in fact.fields if k not in COMPUTED))
-    return tuple(lines), kept
+    kept = sorted([field for field in fact.fields if field[0] not in COMPUTED])
+    return tuple(lines), tuple(kept)
 
 
 def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     """Keep (with merged footer), drop, or mark one fact as a conflict."""
-    exact = choose(*(_lines(side, fid) for side in (base, ours, theirs)))
+    b, o, t = base.facts.get(fid), ours.facts.get(fid), theirs.facts.get(fid)
+    exact = choose(_lines(base, b), _lines(ours, o), _lines(theirs, t))
     if exact != "conflict":  # untouched on a side: the other side's bytes, or gone
-        lines = _raw(ours if exact == "ours" else theirs, fid)
+        lines = list(_lines(ours, o) or ()) if exact == "ours" else list(_lines(theirs, t) or ())
         return Choice("drop", ()) if exact == "drop" else Choice("keep", (lines,))
-    present = (fid in base.facts, fid in ours.facts, fid in theirs.facts)
-    bodies = (_body(base, fid), _body(ours, fid), _body(theirs, fid))
-    picked = choose(*(body if here else None for body, here in zip(bodies, present, strict=True)))
+    mine, yours = _body(ours, o), _body(theirs, t)
+    # Both sides wrote the same text: base cannot change the choice (``choose``).
+    picked = "ours" if mine is not None and mine == yours else choose(_body(base, b), mine, yours)
     if picked == "conflict":
-        return Choice("conflict", (_raw(ours, fid), _raw(theirs, fid)))
+        return Choice("conflict", (list(_lines(ours, o) or ()), list(_lines(theirs, t) or ())))
     if picked == "drop":
         return Choice("drop", ())
-    side = ours if picked == "ours" else theirs
-    fact = side.facts[fid]
-    fields = _fields(
-        *(s.facts[fid].fields if fid in s.facts else None for s in (base, ours, theirs))
-    )
+    side, fact = (ours, o) if picked == "ours" else (theirs, t)
+    assert fact is not None  # choose picks a side that has the fact
+    fields = _fields(b.fields if b else None, o.fields if o else None, t.fields if t else None)
     if fields == dict(fact.fields):
         return Choice("keep", (list(side.text.lines[fact.start : fact.end]),))
     return Choice("keep", (fact_lines(side.text, fact, fields),))
 
 
-def _lines(side: _Side, fid: str) -> tuple[str, ...] | None:
-    fact = side.facts.get(fid)
+def _lines(side: _Side, fact: Fact | None) -> tuple[str, ...] | None:
     return None if fact is None else side.text.lines[fact.start : fact.end]
-
-
-def _raw(side: _Side, fid: str) -> list[str]:
-    fact = side.facts.get(fid)
-    return [] if fact is None else list(side.text.lines[fact.start : fact.end])
 
 
 def _fields(*versions: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
     """Each field three-way; a computed field both sides changed takes the rule of ``_pick``."""
-    base, ours, theirs = (dict(v) if v is not None else {} for v in versions)
+    base, ours, theirs = (dict(versions[0] or ()), dict(versions[1] or ()), dict(versions[2] or ()))
     merged: dict[str, str] = {}
-    for key in dict.fromkeys([*ours, *theirs]):
-        o, t, b = ours.get(key), theirs.get(key), base.get(key)
-        value = o if o == t or t == b else t if o == b else _pick(key, o, t)
+    for key in [*ours, *(key for key in theirs if key not in ours)]:
+        o, t = ours.get(key), theirs.get(key)
+        if o == t:
+            value = o
+        else:
+            b = base.get(key)
+            value = o if t == b else t if o == b else _pick(key, o, t)
         if value is not None:
             merged[key] = value
     return merged
@@ -213,7 +218,7 @@ def _assemble(
     base: _Side, ours: _Side, theirs: _Side, results: dict[str, Choice]
 ) -> tuple[list[str], int]:
     homes = {fid: ours.home.get(fid) or theirs.home.get(fid) or base.home[fid] for fid in results}
-    newline = ours.text.newline
+    newline = ours.newline
     review = _review_line(base, ours, theirs)
     placed = {fid for fid, choice in results.items() if choice.kind == "drop"}
     out: list[str] = []
@@ -228,7 +233,7 @@ def _assemble(
         heading = _heading(key, ours, theirs)
         out += _with_appended([newline, heading], waiting, results, newline)
         placed.update(waiting)
-    out = [_ended(line, newline) if i < len(out) - 1 else line for i, line in enumerate(out)]
+    out = [*_all_ended(out[:-1], newline), *out[-1:]]
     conflicts = sum(1 for c in results.values() if c.kind == "conflict")
     return out, conflicts
 
@@ -242,9 +247,9 @@ def _segment(
     review: str | None,
 ) -> list[str]:
     """The segment's lines from ``side``, each fact replaced by what the merge made of it."""
-    lines, newline = side.text.lines, side.text.newline
+    lines, newline = side.text.lines, side.newline
     start, end = side.segments[key]
-    starts = {f.start: f for f in side.facts.values() if start <= f.start < end}
+    starts = side.starts
     out: list[str] = []
     at = start
     while at < end:
@@ -276,7 +281,7 @@ def _with_appended(
     while cut > 1 and is_blank(segment[cut - 1]):
         cut -= 1
     added = [line for fid in waiting for line in _rendered(results[fid], newline)]
-    head = [_ended(line, newline) for line in segment[:cut]]
+    head = _all_ended(segment[:cut], newline)
     return [*head, *added, *segment[cut:]]
 
 
@@ -284,7 +289,7 @@ def _rendered(choice: Choice, newline: str) -> list[str]:
     if choice.kind == "conflict":
         ours, theirs = choice.lines
         return conflict_block(ours, theirs, newline)
-    return [_ended(line, newline) for line in choice.lines[0]] if choice.lines else []
+    return _all_ended(choice.lines[0], newline) if choice.lines else []
 
 
 def _heading(key: str, ours: _Side, theirs: _Side) -> str:
@@ -292,6 +297,11 @@ def _heading(key: str, ours: _Side, theirs: _Side) -> str:
         if key in side.segments:
             return side.text.lines[side.segments[key][0]]
     return f"## {key}"  # pragma: no cover - every home is a segment of ours or theirs
+
+
+def _all_ended(lines: Sequence[str], newline: str) -> list[str]:
+    """Each line with its line ending (``_ended`` without a call per line)."""
+    return [line if line[-1:] == "\n" else line + newline for line in lines]
 
 
 def _ended(line: str, newline: str) -> str:

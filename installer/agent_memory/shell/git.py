@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import AgentMemoryError
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -84,6 +87,10 @@ def unset_local_config(root: Path, key: str) -> None:
 
 
 def _run(root: Path | None, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+    # Imported here: subprocess (with signal, selectors) costs 3-4 ms, a twentieth of the tool's
+    # start-up, and the merge driver imports this module for a fallback it rarely runs.
+    import subprocess
+
     try:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
     except FileNotFoundError:
@@ -98,9 +105,8 @@ def committed(root: Path, rel: str) -> bool:
     """Whether ``rel`` is in the commit HEAD names; False outside git or before a first commit."""
     if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         return False  # not in a work tree: no process to start (the MCP server asks often)
-    command = ["git", "ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel]
     try:
-        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
+        done = _run(root, ["ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel])
+    except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0 and bool(done.stdout.strip())
