@@ -18,7 +18,7 @@ from .. import resources
 from . import options as opts
 
 if TYPE_CHECKING:
-    from ..commands.settle import Result
+    from ..commands.report import Result
 
 
 class _Group(click.Group):

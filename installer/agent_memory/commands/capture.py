@@ -24,8 +24,8 @@ from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo
 from ..shell.stream import lines
-from .report import Report
-from .settle import Options, Result, settle
+from .report import Report, Result
+from .settle import Options, settle
 
 
 class CaptureOptions(NamedTuple):

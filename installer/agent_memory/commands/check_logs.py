@@ -12,8 +12,8 @@ from ..layout import SESSIONS_DIR
 from ..parse.sessions import session_date
 from ..shell.git import blob, changed_paths
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result, require_enabled
+from .report import Report, Result
+from .settle import require_enabled
 
 
 def check_logs(path: Path, base: str) -> Result:

@@ -22,8 +22,7 @@ from ..shell.load import extras, load_live
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .due import reactivations
-from .report import Report
-from .settle import Result
+from .report import Report, Result
 
 
 def context(path: Path, max_bytes: int, hook: bool = False) -> Result:

@@ -13,8 +13,8 @@ from ..parse.dates import today
 from ..shell.git import inside_work_tree, local_config, unset_local_config
 from ..shell.repo import Repo
 from ..shell.walk import files_under
-from .report import Report
-from .settle import Options, Result, guarded, settle
+from .report import Report, Result
+from .settle import Options, guarded, settle
 
 
 def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result:

@@ -33,8 +33,8 @@ from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
 from . import enable_restore
-from .report import Report
-from .settle import Options, Result, guarded, settle
+from .report import Report, Result
+from .settle import Options, guarded, settle
 
 
 def enable(

@@ -14,8 +14,8 @@ from ..parse.dates import today
 from ..shell.load import archive_files
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result, memory_of, require_enabled
+from .report import Report, Result
+from .settle import memory_of, require_enabled
 
 
 def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result:

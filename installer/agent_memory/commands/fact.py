@@ -12,11 +12,10 @@ from ..layout import CONTINUITY
 from ..parse.footer import ids_in
 from ..shell.load import archive_files, extra_files, load_live
 from ..shell.repo import Repo
-from .report import Report
+from .report import Report, Result
 from .settle import (
     NOT_ENABLED,
     Options,
-    Result,
     guarded,
     require_enabled,
     review_date,

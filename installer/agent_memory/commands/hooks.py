@@ -17,8 +17,8 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Options, Result, settle
+from .report import Report, Result
+from .settle import Options, settle
 
 _TRUST = {
     "codex": "Codex runs a project's hooks only once you trust the project and them (/hooks)",

@@ -15,8 +15,8 @@ from ..layout import AGENTS_MD, ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result, require_enabled
+from .report import Report, Result
+from .settle import require_enabled
 
 _SEVERITIES = ("error", "warning", "advisory")
 

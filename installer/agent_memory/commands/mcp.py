@@ -7,8 +7,7 @@ from pathlib import Path
 from .. import resources
 from ..errors import AgentMemoryError
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result
+from .report import Report, Result
 
 # The modules the optional extra brings; any other missing module is a real error.
 _EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")

@@ -15,8 +15,8 @@ from ..core import mcp_config
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Options, Result, guarded, require_enabled, settle
+from .report import Report, Result
+from .settle import Options, guarded, require_enabled, settle
 
 
 def mcp_install(path: Path, agents: Sequence[str], options: Options, removing: bool) -> Result:

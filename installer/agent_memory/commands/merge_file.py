@@ -12,8 +12,7 @@ from .. import resources
 from ..core.merge import merge_file as merge
 from ..shell.git import text_merge
 from ..shell.merge_files import read_version, write_result
-from .report import Report
-from .settle import Result
+from .report import Report, Result
 
 
 def merge_file(base: Path, ours: Path, theirs: Path, path: str) -> Result:

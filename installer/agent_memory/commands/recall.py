@@ -12,8 +12,8 @@ from ..layout import CONTINUITY
 from ..parse import facts
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result, require_enabled
+from .report import Report, Result
+from .settle import require_enabled
 
 # The search index of one memory file (None when it does not exist). The MCP server passes one
 # that keeps the index of a file until the file changes; a command reads each file once.

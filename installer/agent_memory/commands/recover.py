@@ -6,8 +6,7 @@ from pathlib import Path
 
 from .. import resources
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Result
+from .report import Report, Result
 
 
 def recover(path: Path, wait: float) -> Result:

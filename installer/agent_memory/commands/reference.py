@@ -24,9 +24,9 @@ from ..parse.memory import Memory
 from ..parse.newlog import log_name
 from ..shell.git import committed
 from ..shell.repo import Repo
-from .report import Report
+from .report import Report, Result
 from .session import fresh_log
-from .settle import Options, Result, memory_of, settle
+from .settle import Options, memory_of, settle
 
 SLUG = "mcp"
 _MAX_TRIES = 100  # names tried for a new log within one second

@@ -60,3 +60,11 @@ def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
     """The one ``--json`` document of a command that stopped on an error: the same shape as
     every other (``schema/report.schema.json``), its one finding the error."""
     return Report(command, version, repo, "error", None, (problem,)).to_json()
+
+
+class Result(NamedTuple):
+    """What a command hands the CLI: its report, its exit code, and the diff of a --dry-run."""
+
+    report: Report
+    exit_code: int
+    diff: str = ""

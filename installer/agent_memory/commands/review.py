@@ -21,8 +21,8 @@ from ..parse.text import decode
 from ..shell.logs import references
 from ..shell.repo import Repo
 from .due import why_due
-from .report import Report
-from .settle import Options, Result, guarded, memory_of, require_enabled, review_date, settle
+from .report import Report, Result
+from .settle import Options, guarded, memory_of, require_enabled, review_date, settle
 
 
 class ReviewOptions(NamedTuple):

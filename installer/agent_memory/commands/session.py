@@ -11,8 +11,8 @@ from ..errors import AgentMemoryError
 from ..layout import SCHEMA, SESSIONS_DIR
 from ..parse.newlog import log_name, new_log
 from ..shell.repo import Repo
-from .report import Report
-from .settle import Options, Result, require_enabled, settle
+from .report import Report, Result
+from .settle import Options, require_enabled, settle
 
 _SCHEMA_TEMPLATE = "templates/.agent/schema.md"
 

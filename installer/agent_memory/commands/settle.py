@@ -19,7 +19,6 @@ from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.load import load
 from ..shell.repo import Repo
-from .report import Report
 
 
 class Options(NamedTuple):
@@ -31,12 +30,6 @@ class Options(NamedTuple):
     wait: float = 0.0
     # Wraps a long list the command walks (the session logs) to show progress; None: silent.
     progress: Callable[[Sequence[str]], Iterable[str]] | None = None
-
-
-class Result(NamedTuple):
-    report: Report
-    exit_code: int
-    diff: str = ""
 
 
 class Settled(NamedTuple):

@@ -14,8 +14,8 @@ from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
 from .due import why_due
-from .report import Report
-from .settle import Result, memory_of, require_enabled
+from .report import Report, Result
+from .settle import memory_of, require_enabled
 
 
 def status(path: Path, wait: float = 0.0) -> Result:
