@@ -170,3 +170,15 @@ def test_every_field_with_every_odd_value() -> None:
             data = f"## Facts\n- A fact\n  <!-- id: a | {key}: {value} -->\n".encode()
             found = fast(data)
             assert found is None or found == general(data), (key, value)
+
+
+def test_only_a_file_long_enough_to_pay_for_it_takes_the_fast_path() -> None:
+    def refuse(*_args: object) -> None:
+        raise AssertionError("the other path was taken")
+
+    long = _archive(facts.PLAIN_FROM // 2)
+    expected = general(long)
+    with mock.patch.object(facts, "_facts", refuse):
+        assert facts.parse("m.md", long) == expected
+    with mock.patch.object(facts.plain, "scan", refuse):
+        assert len(facts.parse("m.md", _archive(3)).facts) == 3
