@@ -21,12 +21,13 @@ def new_quarter(quarter: str) -> bytes:
 def index_line(fact: Fact, file_name: str) -> str:
     """``- id — first line → file``; a ``note`` (a hand-written summary) stands for the first
     line, and a ``reason`` (or the successor of a superseded fact) follows it."""
-    first = fact.field("note") or fact.first_line
+    fields = dict(fact.fields)  # once: the review writes a line for every archived fact
+    first = fields.get("note") or fact.first_line
     if len(first) > INDEX_LINE_MAX:
         first = first[: INDEX_LINE_MAX - 1] + "…"
-    reason = fact.field("reason")
-    if reason is None and fact.field("tier") == "superseded" and fact.field("superseded-by"):
-        reason = f"superseded by {fact.field('superseded-by')}"
+    reason = fields.get("reason")
+    if reason is None and fields.get("tier") == "superseded" and fields.get("superseded-by"):
+        reason = f"superseded by {fields['superseded-by']}"
     return f"- {fact.id} — {first}{f' — {reason}' if reason else ''} → {file_name}"
 
 

@@ -120,10 +120,15 @@ def _count(inputs: Inputs) -> _Counted:
     events = events._replace(links=supersede.links(events.pairs, known))
     promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs)
 
+    logs, asked = inputs.logs, dict[str, int]()  # facts share their days: each looked up once
+
     def since(day: str) -> int:
         # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
         # before "<day>." ("-" < "."), and every later day's sort after it.
-        return len(inputs.logs) - bisect.bisect_right(inputs.logs, day + ".")
+        found = asked.get(day)
+        if found is None:
+            found = asked[day] = len(logs) - bisect.bisect_right(logs, day + ".")
+        return found
 
     return _Counted(through, counted, events, promotable, since)
 
