@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.commands.context import not_due
+from agent_memory.commands.due import not_due
 from agent_memory.commands.review import ReviewOptions, review
 from agent_memory.commands.settle import Options
 from agent_memory.core.context import render

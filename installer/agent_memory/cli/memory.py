@@ -17,7 +17,7 @@ def review(
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
     if if_due:  # every session start runs this: answer "not due" without the review's imports
-        from ..commands.context import not_due
+        from ..commands.due import not_due
 
         quick = not_due(path)
         if quick is not None:

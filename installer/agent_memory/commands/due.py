@@ -1,16 +1,30 @@
-"""Whether a review is due, for the commands that say so (``status``, ``review --if-due``)."""
+"""Whether a review is due, for the commands that say so (``status``, ``review --if-due``).
+
+``review --if-due`` runs at every session start and nearly always has nothing to do, so
+``not_due`` answers that without the review's imports, the way ``context`` reads: continuity.md,
+the policy and the log names, plus the logs the last review did not read (fewer than
+``review_every``) and, only if they name an id continuity.md does not hold, the archive files
+holding it. No lock: every write the tool makes is an atomic rename.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from pathlib import Path
 
+from .. import resources
+from ..core.plan import Plan
 from ..core.triggers import due_reasons, pending_reactivations
+from ..errors import AgentMemoryError
+from ..layout import MANIFEST
 from ..parse import facts
+from ..parse.manifest import written_by_us
 from ..parse.memory import Memory
 from ..parse.sessions import SessionRefs
-from ..shell.load import archive_files
+from ..shell.load import archive_files, load_live
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
+from .report import Report, Result
 
 
 def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, SessionRefs]]:
@@ -38,3 +52,28 @@ def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRe
         if any(needle in data for needle in named)
     ]
     return pending_reactivations(held, unread)
+
+
+def not_due(path: Path) -> Result | None:
+    """The result of ``review --if-due`` when no review is due, read the session-start way;
+    None whenever the full command has something to say or do (due, a pending reactivation, a
+    policy error, no memory, a hand-run stamp to adopt, a journal, a path that is not a repo),
+    so that it runs and says it. A test checks both agree."""
+    try:
+        repo = Repo(path)
+        repo.refuse_if_interrupted()
+        live = load_live(repo)
+        stamp = repo.read(MANIFEST)
+    except AgentMemoryError:
+        return None
+    if live.continuity is None or any(p.severity == "error" for p in live.policy_problems):
+        return None
+    if stamp is not None and not written_by_us(stamp):
+        return None
+    if due_reasons(live.continuity, live.logs, live.policy):
+        return None
+    refs = references(repo, unread(live.continuity, live.logs))
+    if reactivations(repo, live.continuity, refs.values()):
+        return None
+    report = Report("review", resources.version(), str(path), "not due", Plan(()), (), {"due": []})
+    return Result(report, 0)
