@@ -181,3 +181,27 @@ def test_any_text_gives_one_tracked_fact_or_a_refusal(
     assert added.task == (" " if thread else None)
     assert new.after.startswith(BASE.encode())  # every byte before it is kept
     assert b"\r\n" in new.after and b"\n" not in new.after.replace(b"\r\n", b"")
+
+
+@pytest.mark.parametrize(
+    ("names", "newest"),
+    [
+        (["2026-05-01-100000.md", "2026-04-01-100000-fix.md"], "2026-05-01-100000.md"),
+        (["2026-05-01-100000.md", "notes.md", "zz-draft.md"], "2026-05-01-100000.md"),
+        (["notes.md", "2026-05-0-bad.md"], None),
+    ],
+)
+def test_the_date_is_checked_against_the_newest_log_whatever_else_is_in_the_folder(
+    enabled: Path, names: list[str], newest: str | None
+) -> None:
+    """fact add takes the newest log without sorting every name: a stray that sorts last
+    (notes.md) must not hide it."""
+    for name in names:
+        (enabled / "memory/sessions" / name).write_text("# S\n")
+    before = tree(enabled)
+    result = cli("fact", "add", "Cache tokens", enabled, "--today", "2026-04-15")
+    if newest is None:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 1 and f"memory/sessions/{newest}: is dated" in result.output
+        assert tree(enabled) == before

@@ -9,8 +9,9 @@ from .. import resources
 from ..core.fact_add import add_fact
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
+from ..parse import facts
 from ..parse.footer import ids_in
-from ..shell.load import archive_files, extra_files, load_live
+from ..shell.load import archive_files, extra_files, newest_log
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import (
@@ -34,15 +35,16 @@ def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
     repo = Repo(path)
     require_enabled(repo)
     with guarded(repo, options):
-        live = load_live(repo)
-        if live.continuity is None:
+        raw = repo.read(CONTINUITY)
+        if raw is None:
             raise NOT_ENABLED
-        continuity = live.continuity
+        continuity = facts.parse(CONTINUITY, raw)
         # Ids held elsewhere, found without parsing: the archive may hold thousands of facts.
         elsewhere: dict[str, str] = {}
         for rel, data in (*archive_files(repo), *extra_files(repo)):
             elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
-        day = review_date(options.today, live.logs)
+        newest = newest_log(repo)
+        day = review_date(options.today, (newest,) if newest else ())
         new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
         reason = f"fact {new.id} added to {new.section} ({new.tier})"
         edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)

@@ -166,12 +166,14 @@ class Repo:
     def is_dir(self, rel: str) -> bool:
         return self.real(rel).is_dir()
 
-    def list_dir(self, rel: str) -> tuple[str, ...]:
-        """Names in a directory, sorted (file system order never leaks into output)."""
+    def list_dir(self, rel: str, *, ordered: bool = True) -> tuple[str, ...]:
+        """Names in a directory, sorted (file system order never leaks into output) unless the
+        caller only takes their maximum."""
         path = self.real(rel)
         try:
             # os.listdir, not Path.iterdir: a sessions folder may hold 100,000 names.
-            return tuple(sorted(os.listdir(path)))  # noqa: PTH208
+            names = os.listdir(path)  # noqa: PTH208
+            return tuple(sorted(names) if ordered else names)
         except (FileNotFoundError, NotADirectoryError):
             return ()
         except OSError as exc:
