@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from agent_memory.core.tiers import at_birth, decide, tier
+from agent_memory.core.tiers import at_birth, decide
 from agent_memory.parse.policy import Policy
 from conftest import PROJECT
 
@@ -105,7 +105,7 @@ def test_each_rule_of_decay_md(
     fields = {**days, "uses": str(uses), "tier": footer_tier}
     if task != "x":
         del fields["done"]
-    assert tier(fields, section, task, since, POLICY) == expected
+    assert decide(fields, section, task, since, POLICY).tier == expected
 
 
 @pytest.mark.parametrize(

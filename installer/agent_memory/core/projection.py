@@ -251,7 +251,7 @@ def _judge(
         new.pop("done", None)
     supersede.apply(new, events.links)
     in_archive = item.doc.path.startswith(ARCHIVE_DIR + "/")
-    tier = tiers.tier(new, item.section, fact.task, since, inputs.policy, in_archive)
+    tier = tiers.decide(new, item.section, fact.task, since, inputs.policy, in_archive).tier
     promoted = (
         tier not in ("core", "archived", supersede.SUPERSEDED)
         and fact_id in promotable
@@ -271,7 +271,7 @@ def _judge(
         new.pop("archived-by", None)
         move = "restore"
         if not promoted:  # where it returns to, pinning holds again (an open thread: active)
-            new["tier"] = tiers.tier(new, item.section, fact.task, since, inputs.policy)
+            new["tier"] = tiers.decide(new, item.section, fact.task, since, inputs.policy).tier
     old_tier = old.get("tier", "archived" if in_archive else "(none)")
     return _Verdict(item, new, move, came_from, old_tier, promoted)
 

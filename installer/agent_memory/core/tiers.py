@@ -51,22 +51,6 @@ RULES = MappingProxyType(
 )
 
 
-def tier(
-    fields: Mapping[str, str],
-    section: str,
-    task: str | None,
-    since: Callable[[str], int],
-    policy: Policy,
-    archived: bool = False,
-) -> str:
-    """The tier of a fact whose footer (``created``, ``last_used``, ``uses``, and ``done`` for a
-    checked thread) says ``fields``, in ``section``; ``since(day)`` counts the logs after it.
-
-    ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
-    continuity.md, open-threads/ and vision.md only)."""
-    return decide(fields, section, task, since, policy, archived).tier
-
-
 def decide(
     fields: Mapping[str, str],
     section: str,
@@ -75,7 +59,12 @@ def decide(
     policy: Policy,
     archived: bool = False,
 ) -> Decision:
-    """``tier``, with the rule that matched first."""
+    """The tier of a fact whose footer (``created``, ``last_used``, ``uses``, and ``done`` for a
+    checked thread) says ``fields``, in ``section``, and the rule that matched first;
+    ``since(day)`` counts the logs after it.
+
+    ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
+    continuity.md, open-threads/ and vision.md only)."""
     if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
         return Decision(SUPERSEDED, "0")
     if fields.get("tier") == "core":  # 1. human override
@@ -115,7 +104,7 @@ def at_birth(fields: Mapping[str, str], section: str, task: str | None) -> str:
     """The tier the rules give a fact no session log has followed yet, so that the first review
     after an upgrade or an import changes no footer. Missing counts and dates read as a birth."""
     defaults = {"created": "", "last_used": "", "uses": "1", "done": ""}
-    return tier({**defaults, **fields}, section, task, _NO_LOGS_SINCE, Policy())
+    return decide({**defaults, **fields}, section, task, _NO_LOGS_SINCE, Policy()).tier
 
 
 def decays(fact: Fact) -> bool:
