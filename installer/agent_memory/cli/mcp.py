@@ -46,23 +46,8 @@ def mcp_serve(path: Path, wait: float) -> None:
     execute(lambda: run(path, wait), False)
 
 
-_agent_opt = click.option(
-    "--agent",
-    "agents",
-    multiple=True,
-    required=True,
-    type=click.Choice(["claude", "codex", "gemini"]),
-    help="The agent whose repo-level MCP configuration to change (repeatable).",
-)
-
-
 @mcp.command("install")
-@opts.repo_arg
-@_agent_opt
-@opts.check_opt
-@opts.dry_run_opt
-@opts.json_opt
-@opts.wait_opt
+@opts.mcp_registration
 def mcp_install(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
     """Register `agent-memory mcp` in each agent's MCP configuration for PATH (MCP.md lists the
     files); every other key of the file is kept."""
@@ -73,12 +58,7 @@ def mcp_install(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any
 
 
 @mcp.command("remove")
-@opts.repo_arg
-@_agent_opt
-@opts.check_opt
-@opts.dry_run_opt
-@opts.json_opt
-@opts.wait_opt
+@opts.mcp_registration
 def mcp_remove(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
     """Take exactly the entry `mcp install` wrote out of each agent's MCP configuration."""
     from ..commands.mcp_install import mcp_install as run

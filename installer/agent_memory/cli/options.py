@@ -262,3 +262,18 @@ disable = _all(
     ),
     writing_options,
 )
+mcp_registration = _all(
+    repo_arg,
+    click.option(
+        "--agent",
+        "agents",
+        multiple=True,
+        required=True,
+        type=click.Choice(AGENT_NAMES),
+        help="The agent whose repo-level MCP configuration to change (repeatable).",
+    ),
+    check_opt,
+    dry_run_opt,
+    json_opt,
+    wait_opt,
+)
