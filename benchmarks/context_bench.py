@@ -14,13 +14,11 @@ each as wall time and as CPU time (the figure to trust on a busy machine).
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from measure import byte_compile, interleaved, print_ratios
-from review_bench import TODAY, TOOL, repo_arguments, reviewed
+from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
 
 
 def widen(root: Path) -> None:
@@ -38,11 +36,7 @@ def widen(root: Path) -> None:
 def main() -> None:
     args = repo_arguments(runs=11)
     byte_compile()
-    tmp = Path(tempfile.mkdtemp())
-    try:
-        root = tmp / "repo"
-        root.mkdir()
-        reviewed(root, args.logs, args.facts)
+    with reviewed_repo(args.logs, args.facts) as root:
         tool, today = TOOL, TODAY
         widen(root)
         if_due = [*tool, "review", str(root), "--if-due", *today]
@@ -62,8 +56,6 @@ def main() -> None:
             "if-due": "review --if-due (not due)",
         }
         print_ratios(labels, wall, cpu)
-    finally:
-        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

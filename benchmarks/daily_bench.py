@@ -14,28 +14,19 @@ includes the fsyncs of a durable write.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 from measure import byte_compile, interleaved, print_ratios
-from review_bench import build, repo_arguments
+from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
 
 
 def main() -> None:
     args = repo_arguments(runs=15)
     byte_compile()
-    tool = [sys.executable, "-m", "agent_memory"]
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp)
-        build(repo, args.logs, args.facts)
-        review = [*tool, "review", str(repo), "--full", "--today", "2030-01-01"]
-        subprocess.run(review, check=True, capture_output=True)
+    tool = TOOL
+    with reviewed_repo(args.logs, args.facts) as repo:
         times, cpu = interleaved(
             {
                 "version": [*tool, "--version"],
-                "add": [*tool, "fact", "add", "A fact", str(repo), "--today", "2030-01-01"],
+                "add": [*tool, "fact", "add", "A fact", str(repo), *TODAY],
                 "explain": [*tool, "explain", "fact-0", str(repo)],
             },
             args.runs,

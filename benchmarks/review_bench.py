@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import calendar
+import contextlib
 import os
 import random
 import resource
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from measure import byte_compile, median_cpu, median_process
@@ -101,21 +103,23 @@ def repo_arguments(runs: int) -> argparse.Namespace:
     return parser.parse_args()
 
 
-def reviewed(root: Path, logs: int, facts: int) -> None:
-    """The benchmark repo at ``root`` (an empty folder), built and reviewed once."""
-    build(root, logs, facts)
-    subprocess.run([*TOOL, "review", str(root), *TODAY], check=True, capture_output=True)
+@contextlib.contextmanager
+def reviewed_repo(logs: int, facts: int) -> Iterator[Path]:
+    """The benchmark repo, built and reviewed once, in a temporary folder removed afterwards
+    (its parent is the benchmark's own to use)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        root.mkdir()
+        build(root, logs, facts)
+        subprocess.run([*TOOL, "review", str(root), *TODAY], check=True, capture_output=True)
+        yield root
 
 
 def main() -> None:
     args = repo_arguments(runs=5)
     byte_compile()
-    tmp = Path(tempfile.mkdtemp())
-    try:
-        root = tmp / "repo"
-        root.mkdir()
-        reviewed(root, args.logs, args.facts)
-        tool, today = TOOL, TODAY
+    with reviewed_repo(args.logs, args.facts) as root:
+        tool, today, tmp = TOOL, TODAY, root.parent
         floor_command = [sys.executable, "-c", FLOOR, str(root / "memory/sessions")]
         full_command = [*tool, "review", str(root), "--full", "--check", *today]
         floor = median_process(floor_command, args.runs)
@@ -150,8 +154,6 @@ def main() -> None:
         print(f"   ratio {full_cpu / floor_cpu:5.2f}x")
         print(f"cpu time: --version {version_cpu:.3f}s, incremental {icpu:.3f}s", end="")
         print(f"   ratio {icpu / version_cpu:5.2f}x")
-    finally:
-        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
