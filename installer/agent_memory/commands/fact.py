@@ -43,8 +43,7 @@ def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
         elsewhere: dict[str, str] = {}
         for rel, data in (*archive_files(repo), *extra_files(repo)):
             elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
-        newest = newest_log(repo)
-        day = review_date(options.today, (newest,) if newest else ())
+        day = review_date(options.today, newest_log(repo))
         new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
         reason = f"fact {new.id} added to {new.section} ({new.tier})"
         edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)

@@ -48,7 +48,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if review_options.if_due and not reasons:
         report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
         return Result(report, 0)
-    day = review_date(options.today, memory.logs)
+    day = review_date(options.today, memory.logs[-1] if memory.logs else None)
     plan_read = reading(continuity, memory.logs, review_options.full)
     wanted: Sequence[str] = plan_read.names
     if memory.policy.enabled:

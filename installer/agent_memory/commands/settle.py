@@ -87,17 +87,16 @@ NOT_ENABLED = AgentMemoryError(
 )
 
 
-def review_date(explicit: dt.date | None, logs: Sequence[str]) -> dt.date:
+def review_date(explicit: dt.date | None, newest: str | None) -> dt.date:
     """The date a writing command stamps (``--today``), refused when it is before the newest
-    session log: facts and reviews dated before logs that already exist would count those logs
-    as coming after them."""
+    session log (its name, ``newest``): facts and reviews dated before logs that already exist
+    would count those logs as coming after them."""
     day = today(explicit)
-    newest = logs[-1][:10] if logs else None
-    if newest is not None and day.isoformat() < newest:
+    if newest is not None and day.isoformat() < newest[:10]:
         raise AgentMemoryError(
-            f"is dated {newest}, after the review date {day.isoformat()}; pass --today "
-            f"{newest} or later (or fix the clock / SOURCE_DATE_EPOCH)",
-            f"{SESSIONS_DIR}/{logs[-1]}",
+            f"is dated {newest[:10]}, after the review date {day.isoformat()}; pass --today "
+            f"{newest[:10]} or later (or fix the clock / SOURCE_DATE_EPOCH)",
+            f"{SESSIONS_DIR}/{newest}",
         )
     return day
 
