@@ -75,5 +75,10 @@ def not_due(path: Path) -> Result | None:
     refs = references(repo, unread(live.continuity, live.logs))
     if reactivations(repo, live.continuity, refs.values()):
         return None
+    return nothing_due(path)
+
+
+def nothing_due(path: Path) -> Result:
+    """What ``review --if-due`` answers when no review is due, by either way of finding it."""
     report = Report("review", resources.version(), str(path), "not due", Plan(()), (), {"due": []})
     return Result(report, 0)

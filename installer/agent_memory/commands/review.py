@@ -20,7 +20,7 @@ from ..parse.sessions import SessionRefs
 from ..parse.text import decode
 from ..shell.logs import references
 from ..shell.repo import Repo
-from .due import why_due
+from .due import nothing_due, why_due
 from .report import Report, Result
 from .settle import Options, guarded, memory_of, require_enabled, review_date, settle
 
@@ -46,8 +46,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     refuse_errors(memory.policy_problems, "then review again")
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
-        report = Report("review", version, str(path), "not due", Plan(()), (), {"due": []})
-        return Result(report, 0)
+        return nothing_due(path)
     day = review_date(options.today, memory.logs[-1] if memory.logs else None)
     plan_read = reading(continuity, memory.logs, review_options.full)
     wanted: Sequence[str] = plan_read.names
