@@ -27,7 +27,7 @@ def context(path: Path, max_bytes: int, hook: bool = False) -> Result:
     live = load_live(repo)
     if live.continuity is None:
         raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
-    due = due_reasons(live.continuity, live.logs, live.policy)
+    due = due_reasons(live.continuity, live.sessions, live.policy)
     text = viewing.render(live.continuity, due, max_bytes, extras(repo))
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}

@@ -33,12 +33,12 @@ def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, Session
     A pending reactivation is only worth reading logs for when nothing else makes the review
     due; then the window is shorter than ``review_every`` logs, so the check stays cheap.
     """
-    reasons = due_reasons(memory.continuity, memory.logs, memory.policy)
+    reasons = due_reasons(memory.continuity, memory.sessions, memory.policy)
     if reasons or memory.continuity is None:
         return reasons, {}
-    refs = references(repo, unread(memory.continuity, memory.logs))
+    refs = references(repo, unread(memory.continuity, memory.sessions))
     reactivating = pending_reactivations(memory.archives, refs.values())
-    return due_reasons(memory.continuity, memory.logs, memory.policy, reactivating), refs
+    return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating), refs
 
 
 def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRefs]) -> list[str]:
@@ -70,9 +70,9 @@ def not_due(path: Path) -> Result | None:
         return None
     if stamp is not None and not written_by_us(stamp):
         return None
-    if due_reasons(live.continuity, live.logs, live.policy):
+    if due_reasons(live.continuity, live.sessions, live.policy):
         return None
-    refs = references(repo, unread(live.continuity, live.logs))
+    refs = references(repo, unread(live.continuity, live.sessions))
     if reactivations(repo, live.continuity, refs.values()):
         return None
     return nothing_due(path)

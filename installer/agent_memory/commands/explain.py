@@ -32,7 +32,7 @@ def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result
         held = [facts.parse(rel, data) for rel, data in files if needle in data]
         held = held or [facts.parse(rel, data) for rel, data in files]  # to suggest a near id
         memory = memory._replace(archives=tuple(held))
-    names = memory.logs if full else unread(memory.continuity, memory.logs)
+    names = memory.logs if full else unread(memory.continuity, memory.sessions)
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,

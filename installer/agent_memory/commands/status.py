@@ -52,7 +52,7 @@ def status(path: Path, wait: float = 0.0) -> Result:
         "last_review": review.date,
         "through": through,
         "sessions": len(memory.logs),
-        "sessions_since_review": unread(review, memory.logs),
+        "sessions_since_review": unread(review, memory.sessions),
         "review_every": policy.review_every,
         "due": reasons,
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),

@@ -53,7 +53,7 @@ def lint(
             "review-due",
             f"a review is due: {reason}; run agent-memory review",
         )
-        for reason in due_reasons(memory.continuity, memory.logs, memory.policy, reactivating)
+        for reason in due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating)
     ]
     return sorted(
         set(found),
@@ -118,7 +118,7 @@ def _logs(
             "session-name",
             "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
         )
-        for name in memory.stray_logs
+        for name in memory.sessions.strays
     ]
     created_in: dict[str, list[str]] = defaultdict(list)
     ordered = sorted(known)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..parse.continuity import LastReview, cursor, last_review
 from ..parse.facts import Document
+from ..parse.lognames import LogNames
 from ..parse.policy import Policy
 from .tiers import decays
 
@@ -35,14 +36,21 @@ def logs_read(logs: Sequence[str], through: str | None) -> int:
     return 0 if through is None else bisect.bisect_right(logs, through + ".md")
 
 
-def unread(review: LastReview, logs: Sequence[str]) -> int:
+def unread_logs(review: LastReview, names: LogNames) -> tuple[str, ...]:
+    """The logs after the last review's mark (every log before a first review)."""
+    if review.through is None:  # never reviewed, or a hand-run mark of a date only
+        return tuple(window(names.logs, cursor(review, names.logs)))
+    return names.after(review.through + ".md")
+
+
+def unread(review: LastReview, names: LogNames) -> int:
     """The logs the last review has not read: those after its mark, plus any a merge brought in
     before it (the mark's count says how many it read there)."""
-    through = cursor(review, logs)
-    after = len(window(logs, through))
+    after = len(unread_logs(review, names))
     if review.read is None:
         return after
-    return after + max(0, logs_read(logs, through) - review.read)
+    through = cursor(review, names.logs) if review.through is None else review.through
+    return after + (0 if through is None else names.beyond(through + ".md", review.read))
 
 
 def pending_reactivations(archives: Iterable[Document], unread: Iterable[SessionRefs]) -> list[str]:
@@ -56,7 +64,7 @@ def pending_reactivations(archives: Iterable[Document], unread: Iterable[Session
 
 def due_reasons(
     continuity: Document | None,
-    logs: Sequence[str],
+    names: LogNames,
     policy: Policy,
     reactivating: Sequence[str] = (),
 ) -> list[str]:
@@ -69,7 +77,7 @@ def due_reasons(
             f"{len(reactivating)} archived facts named by unread session logs wait to be "
             f"reactivated ({', '.join(reactivating)})"
         )
-    pending = unread(last_review(continuity), logs)
+    pending = unread(last_review(continuity), names)
     if pending >= policy.review_every:
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"

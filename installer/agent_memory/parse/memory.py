@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 from ..errors import Problem
 from .facts import Document
+from .lognames import LogNames
 from .policy import Policy
 
 
@@ -15,10 +16,14 @@ class Memory(NamedTuple):
     archive_index: bytes | None
     policy: Policy
     policy_problems: tuple[Problem, ...]
-    logs: tuple[str, ...]  # correctly named session logs, sorted (= chronological)
-    stray_logs: tuple[str, ...]  # other names in memory/sessions/
+    sessions: LogNames  # the names in memory/sessions/
     threads: tuple[Document, ...] = ()  # memory/open-threads/*.md, in file-name order
     vision: Document | None = None  # memory/vision.md
+
+    @property
+    def logs(self) -> tuple[str, ...]:
+        """The correctly named session logs, sorted (= chronological)."""
+        return self.sessions.logs
 
     @property
     def documents(self) -> tuple[Document, ...]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from typing import NamedTuple
 
 from ..core.archive import QUARTER_FILE
@@ -13,12 +12,12 @@ from ..layout import (
     CONTINUITY,
     OPEN_THREADS_DIR,
     POLICY,
-    SESSION_NAME,
     SESSIONS_DIR,
     VISION,
 )
 from ..parse import facts, policy
 from ..parse.extras import THREAD_FILE_SUFFIX, parse_thread, parse_vision
+from ..parse.lognames import LogNames
 from ..parse.memory import Memory
 from .repo import Repo
 
@@ -30,8 +29,7 @@ class Live(NamedTuple):
     continuity: facts.Document | None
     policy: policy.Policy
     policy_problems: tuple[Problem, ...]
-    logs: tuple[str, ...]
-    stray_logs: tuple[str, ...]
+    sessions: LogNames
 
 
 def load_live(repo: Repo) -> Live:
@@ -39,31 +37,19 @@ def load_live(repo: Repo) -> Live:
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
-    names = repo.list_dir(SESSIONS_DIR)
-    logs = tuple(filter(SESSION_NAME.match, names))  # a history may hold 100,000 names
-    # Dot-files (.gitkeep) are not strays; sorted, they are the names from "." up to "/".
-    hidden = bisect.bisect_left(names, "/") - bisect.bisect_left(names, ".")
-    stray: tuple[str, ...] = ()
-    if len(logs) != len(names) - hidden:
-        stray = tuple(n for n in names if not n.startswith(".") and not SESSION_NAME.match(n))
-    return Live(continuity, found_policy, tuple(problems), logs, stray)
+    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    return Live(continuity, found_policy, tuple(problems), names)
 
 
 def newest_log(repo: Repo) -> str | None:
-    """The newest session log's name, for a command that needs no other: of 10,000 names the
-    greatest is found without sorting them or matching each (valid names start with a digit, so
-    when the greatest name is a log it is the newest; a stray sorting last takes the long way)."""
-    names = repo.list_dir(SESSIONS_DIR, ordered=False)
-    greatest = max(names, default=None)
-    if greatest is None or SESSION_NAME.match(greatest):
-        return greatest
-    return max(filter(SESSION_NAME.match, names), default=None)
+    """The newest session log's name, for a command that needs no other."""
+    return LogNames(repo.list_dir(SESSIONS_DIR, ordered=False)).newest
 
 
 def load(repo: Repo, *, archives: bool = True) -> Memory:
     """Read every memory file except the session logs' contents (those are read on demand);
     without ``archives`` the archive is left unparsed."""
-    continuity, found_policy, problems, logs, stray = load_live(repo)
+    continuity, found_policy, problems, names = load_live(repo)
     found = extras(repo)
     return Memory(
         continuity,
@@ -71,8 +57,7 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
         repo.read(ARCHIVE_INDEX),
         found_policy,
         problems,
-        logs,
-        stray,
+        names,
         tuple(doc for doc in found if doc.path != VISION),
         next((doc for doc in found if doc.path == VISION), None),
     )

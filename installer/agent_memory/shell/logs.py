@@ -6,21 +6,20 @@ compiling the log reader's expressions at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
-from ..core.triggers import window
+from ..core.triggers import unread_logs
 from ..layout import SESSIONS_DIR
-from ..parse.continuity import cursor, last_review
+from ..parse.continuity import last_review
 from ..parse.facts import Document
+from ..parse.lognames import LogNames
 from ..parse.sessions import SessionRefs, read_refs
 from .repo import Repo
 
 
-def unread(continuity: Document | None, logs: Sequence[str]) -> tuple[str, ...]:
-    """The logs the last review did not read (every log before a first review)."""
-    if continuity is None:
-        return ()
-    return tuple(window(logs, cursor(last_review(continuity), logs)))
+def unread(continuity: Document | None, names: LogNames) -> tuple[str, ...]:
+    """The logs after the last review's mark (every log before a first review)."""
+    return () if continuity is None else unread_logs(last_review(continuity), names)
 
 
 def references(repo: Repo, names: Iterable[str]) -> Mapping[str, SessionRefs]:
