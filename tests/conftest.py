@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_memory.cli import main
+from agent_memory.cli.app import main
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agent_memory.cli import main
+from agent_memory.cli.app import main
 from conftest import PROJECT, cli
 
 

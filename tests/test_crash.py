@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.cli import main
+from agent_memory.cli.app import main
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.shell import journal_format
 from conftest import PROJECT, build_tree, cli, tree

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from agent_memory import resources
-from agent_memory.cli import main
+from agent_memory.cli.app import main
 from conftest import PROJECT, run_console, tree
 from test_cli import commands
 

@@ -21,7 +21,7 @@ HEAVY = {"hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib
 # Runs the command in-process, then names every top-level module the run loaded.
 _PROBE = """
 import sys
-from agent_memory.cli import main
+from agent_memory.cli.app import main
 try:
     main(sys.argv[1:], prog_name="agent-memory")
 except SystemExit:

@@ -7,7 +7,6 @@ whole start-up they would slow down).
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -79,49 +78,23 @@ def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
 
 
-def entry() -> None:
-    """The ``agent-memory`` command: ``main`` with the cycle collector off for the process.
-
-    A run builds many small values that hold no cycles (facts, session references) and exits; the
-    collector would only rescan them, a tenth of a full review's time, and once more at exit.
-    """
-    gc.disable()
-    main(prog_name="agent-memory")
-
-
 def execute(call: Callable[[], Result], as_json: bool) -> None:
     """Run a command and print its report; a user-facing error is one line on stderr, exit 1
     (and, with --json, one document on stdout that says so)."""
+    from ..commands.report import failure
     from ..errors import AgentMemoryError
 
     try:
         result = call()
     except (AgentMemoryError, OSError) as exc:
-        # An OSError the shell did not name (it rolls back before it raises) is still one line.
-        error = exc if isinstance(exc, AgentMemoryError) else _os_error(exc)
-        click.echo(f"agent-memory: {error}", err=True)
-        if as_json:
-            from ..commands.report import error_json
-
-            ctx = click.get_current_context()
-            command = ctx.command_path.split(" ", 1)[-1]
-            repo = str(ctx.params.get("path", ""))
-            click.echo(error_json(command, resources.version(), repo, error.problem))
+        ctx = click.get_current_context()
+        command = ctx.command_path.split(" ", 1)[-1]
+        line, document = failure(command, str(ctx.params.get("path", "")), exc, as_json)
+        click.echo(line, err=True, nl=False)
+        click.echo(document, nl=False)
         sys.exit(1)
-    report = result.report
-    if as_json:
-        click.echo(report.to_json())
-    elif report.outcome != "not due":
-        for line in report.lines():
-            click.echo(line)
-        click.echo(result.diff, nl=False)
+    click.echo(result.output(as_json), nl=False)
     sys.exit(result.exit_code)
-
-
-def _os_error(exc: OSError) -> Any:
-    from ..shell.files import os_error
-
-    return os_error(exc, str(exc.filename or "repo"))
 
 
 def progress_bar(names: Sequence[str]) -> Iterator[str]:

@@ -10,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from .. import resources
 from ..core.plan import Plan
-from ..errors import Problem
+from ..errors import AgentMemoryError, Problem
+from ..shell.files import os_error
 
 
 class Report(NamedTuple):
@@ -56,6 +58,17 @@ class Report(NamedTuple):
         return [f"  {e.outcome.value:<{width}}  {e.path}  ({e.reason})" for e in self.plan.edits]
 
 
+def failure(
+    command: str, repo: str, exc: AgentMemoryError | OSError, as_json: bool
+) -> tuple[str, str]:
+    """What the command line prints when a command stops on a user-facing error: one line for
+    stderr and, with --json, the error document for stdout. An OSError the shell did not name
+    (it rolls back before it raises) is still one line."""
+    error = exc if isinstance(exc, AgentMemoryError) else os_error(exc, str(exc.filename or "repo"))
+    document = error_json(command, resources.version(), repo, error.problem) + "\n"
+    return f"agent-memory: {error}\n", document if as_json else ""
+
+
 def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
     """The one ``--json`` document of a command that stopped on an error: the same shape as
     every other (``schema/report.schema.json``), its one finding the error."""
@@ -68,3 +81,12 @@ class Result(NamedTuple):
     report: Report
     exit_code: int
     diff: str = ""
+
+    def output(self, as_json: bool) -> str:
+        """What the command line prints on stdout: the JSON document, or the report's lines and
+        the diff (nothing at all for a review that was not due)."""
+        if as_json:
+            return self.report.to_json() + "\n"
+        if self.report.outcome == "not due":
+            return ""
+        return "".join(f"{line}\n" for line in self.report.lines()) + self.diff
