@@ -142,6 +142,8 @@ reference_line = st.sampled_from(
         "- Referenced: none",
         "- Referenced:",
         "- Archived: old-one",
+        "- Archived: Not An Id",
+        "- Swept: a..b",
         "- Used: non-canonical",
         "- Whatever: unknown-label",
         "- Referenced: a b",

@@ -10,6 +10,24 @@ from .footer import ID, ID_PATTERN
 
 _ATX_OPEN = patterns.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 NOTHING = frozenset({"none", "nothing", "n/a", "na", "-", "\u2014", "\u2013"})  # dashes
+# First words of a label that mean "this session used the fact".
+USE_WORDS = frozenset(
+    {
+        "referenced",
+        "created",
+        "reactivated",
+        "updated",
+        "used",
+        "touched",
+        "new",
+        "closed",
+        "resolved",
+        "completed",
+    }
+)
+CREATE_WORDS = frozenset({"created", "new"})
+CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
+NOT_USES = frozenset({"archived", "swept", "superseded"})
 # The reference for ``label_of`` (quadratic on hostile lines: never run on user text).
 _LABEL = patterns.compile(r"^[*_]*(?P<label>[^:*_`]+?)[*_]*\s*:[*_]*\s*(?P<rest>.*)$")
 # "old → new" (also "->", "=>") in a "Superseded:" item.

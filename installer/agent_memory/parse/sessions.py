@@ -20,25 +20,17 @@ from ..errors import Problem
 from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
 from .outline import markdown
-from .refitems import NOTHING, heading_title, label_of, segments, supersessions
-
-# First words of a label that mean "this session used the fact".
-USE_WORDS = frozenset(
-    {
-        "referenced",
-        "created",
-        "reactivated",
-        "updated",
-        "used",
-        "touched",
-        "new",
-        "closed",
-        "resolved",
-        "completed",
-    }
+from .plainrefs import REFERENCES, plain_refs
+from .refitems import (
+    CANONICAL_WORDS,
+    CREATE_WORDS,
+    NOT_USES,
+    USE_WORDS,
+    heading_title,
+    label_of,
+    segments,
+    supersessions,
 )
-CREATE_WORDS = frozenset({"created", "new"})
-CANONICAL_WORDS = frozenset({"referenced", "created", "reactivated"})
 
 _INTERESTING = patterns.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
@@ -47,23 +39,8 @@ _FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = patterns.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _MARKER = patterns.compile(rb"memory references", re.IGNORECASE)
-# The section's heading, once for both readers: the general one (on text) and the fast one (bytes).
-_REFERENCES = (
-    r"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
-)
-_REFERENCES_HEADING = patterns.compile(_REFERENCES + "$", re.MULTILINE | re.ASCII)
+_REFERENCES_HEADING = patterns.compile(REFERENCES + "$", re.MULTILINE | re.ASCII)
 _ANY_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
-# The fast path, on bytes: a log without fences, CRs or a BOM whose reference section is only
-# "- Label: id, id" lines; "end" matches only when the whole section was such lines.
-_ID_BYTES = ID_PATTERN.encode()
-_PLAIN_LINE = rb"[-*+] ([A-Za-z]+): ?(" + _ID_BYTES + rb"(?:, ?" + _ID_BYTES + rb")*)?[ \t]*\n"
-_PLAIN_ITEM = patterns.compile(rb"^" + _PLAIN_LINE, re.MULTILINE)
-_PLAIN_SECTION = patterns.compile(
-    _REFERENCES.encode() + rb"\n(?P<body>(?:" + _PLAIN_LINE + rb"|[ \t]*\n)*)"
-    rb"(?P<end>\Z|(?= {0,3}(?P<next>#{1,6})(?:[ \t]|\n|\Z)))?",
-    re.MULTILINE,
-)
-_NOT_USES = frozenset({"archived", "swept", "superseded"})
 # An id-first item, as the hand-run line wrote them: "- some-id — referenced (why)",
 # "- some-id (created, tier: working)"; the verb after the id says whether it is a use.
 _ID_FIRST = patterns.compile(
@@ -104,42 +81,11 @@ def session_date(name: str) -> str | None:
 
 def read_refs(data: bytes) -> SessionRefs:
     """The ids a log lists under use labels in its ``## Memory References`` section."""
-    # Three substring tests cost less than one search for any of them, on every log.
-    if b"```" in data or b"~~~" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+    plain = plain_refs(data)
+    if plain is None:
         return _read_refs(data)
-    # Where the heading is: a line holding the phrase (found by bytes.find, which is much
-    # cheaper than a regular expression trying every line) that reads as the heading.
-    lowered = data.lower()
-    at = lowered.find(b"memory references")
-    while True:
-        if at == -1:
-            return EMPTY
-        section = _PLAIN_SECTION.match(data, data.rfind(b"\n", 0, at) + 1)
-        if section is not None:
-            break
-        at = lowered.find(b"memory references", at + 1)
-    end, following, marks, body = section.group("end", "next", "marks", "body")
-    if (
-        end is None
-        or len(following or b"") > len(marks)
-        or lowered.find(b"memory references", section.end()) != -1
-    ):
-        return _read_refs(data)  # more than "- Label: id, id" lines, a sub-heading or a second
-    used: set[str] = set()
-    created: set[str] = set()
-    for label, ids in _PLAIN_ITEM.findall(body):
-        word = label.lower().decode()
-        if word in _NOT_USES and word != "superseded":
-            continue
-        if word not in CANONICAL_WORDS:
-            return _read_refs(data)  # a label that earns a warning, or says what it supersedes
-        found = set(ids.decode().replace(" ", "").split(","))
-        found -= NOTHING
-        found.discard("")
-        used |= found
-        if word in CREATE_WORDS:
-            created |= found
-    return SessionRefs(frozenset(used), frozenset(created), ()) if used else EMPTY
+    used, created = plain
+    return SessionRefs(used, created, ()) if used else EMPTY
 
 
 def _read_refs(data: bytes) -> SessionRefs:
@@ -298,7 +244,7 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
 
     for number, item in _items(first_line, lines):
         if item is not None and item.startswith("#"):
-            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | _NOT_USES else None
+            heading = item[1:] if _label_word(item[1:]) in USE_WORDS | NOT_USES else None
             if heading is None:
                 warn(number, f"sub-heading {item[1:]!r} is not a label; items under it need one")
             continue
@@ -325,7 +271,7 @@ def _parse_section(first_line: int, lines: list[str]) -> SessionRefs:
                 warn(number, f"Superseded: {segment!r} is not 'old-id → new-id'; it is ignored")
             continue
         if first not in USE_WORDS:
-            if first not in _NOT_USES:
+            if first not in NOT_USES:
                 warn(number, f"label {label!r} is not a use; ids under it do not count")
             continue
         if first not in CANONICAL_WORDS:
@@ -359,7 +305,7 @@ def _id_first(item: str) -> tuple[str, str] | None:
     if match is None:
         return None
     fact_id, verb = match.group("id"), match.group("verb").lower()
-    if verb not in USE_WORDS or fact_id in USE_WORDS or fact_id in _NOT_USES:
+    if verb not in USE_WORDS or fact_id in USE_WORDS or fact_id in NOT_USES:
         return None
     return fact_id, verb
 
