@@ -3,7 +3,7 @@
     python benchmarks/review_bench.py [--logs 10000] [--facts 1000] [--runs 5]
 
 Builds a seeded repo (references drawn from a Zipf-like distribution, as real use is skewed) and
-reports, as medians over --runs:
+reports, as medians over --runs (the floor, the full review and --version run in turn):
   full   = `agent-memory review --full`   / a Python process that only reads every log's bytes
   incr   = incremental review of 10 new logs / `agent-memory --version`
 each as wall time and as CPU time (user + system): on a shared, busy machine the wall time
@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from measure import byte_compile, median_cpu, median_process
+from measure import byte_compile, interleaved
 
 FLOOR = (
     "import os, sys\n"
@@ -122,11 +122,12 @@ def main() -> None:
         tool, today, tmp = TOOL, TODAY, root.parent
         floor_command = [sys.executable, "-c", FLOOR, str(root / "memory/sessions")]
         full_command = [*tool, "review", str(root), "--full", "--check", *today]
-        floor = median_process(floor_command, args.runs)
-        full = median_process(full_command, args.runs)
-        version = median_process([*tool, "--version"], args.runs)
-        commands = (floor_command, full_command, [*tool, "--version"])
-        floor_cpu, full_cpu, version_cpu = (median_cpu(c, args.runs) for c in commands)
+        wall, cpu = interleaved(
+            {"floor": floor_command, "full": full_command, "version": [*tool, "--version"]},
+            args.runs,
+        )
+        floor, full, version = wall["floor"], wall["full"], wall["version"]
+        floor_cpu, full_cpu, version_cpu = cpu["floor"], cpu["full"], cpu["version"]
         incr_samples, incr_cpu = [], []
         for r in range(args.runs):
             work = tmp / f"incr{r}"
