@@ -1,13 +1,16 @@
-"""The hooks' and git's command lines answered without click (cli/quick.py) print what the full
-command line prints, byte for byte, with the same exit code; every other line is left to it."""
+"""The command lines answered without click (cli/quick.py) print what the full command line
+prints, byte for byte, with the same exit code, and leave the same files; every other line is
+left to it before anything runs."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +20,47 @@ from hypothesis import strategies as st
 
 from agent_memory.cli import quick
 from agent_memory.cli.app import main
-from conftest import PROJECT
+from conftest import PROJECT, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+NEWEST_LOG = "quiet/memory/sessions/2026-05-07-100000.md"
+Answer = tuple[str, str, int]
 
 
-def quick_answer(argv: list[str]) -> tuple[str, str, int] | None:
+class _Utf8:
+    """A stdout that says it is UTF-8 and no terminal, as a pipe's is."""
+
+    encoding = "utf-8"
+
+    def __init__(self, sink: io.StringIO) -> None:
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        return self._sink.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+@contextlib.contextmanager
+def _inside(folder: Path) -> Iterator[None]:
+    """contextlib.chdir, which Python 3.10 lacks."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def quick_answer(argv: list[str]) -> Answer | None:
     """What the quick path prints on stdout and stderr and its exit code; None when it leaves
     the line to click."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(_Utf8(out)), contextlib.redirect_stderr(err):
+    with contextlib.redirect_stdout(_Utf8(out)), contextlib.redirect_stderr(err):  # type: ignore[type-var]
         try:
             quick.answer(argv)
         except SystemExit as exc:
@@ -35,155 +69,187 @@ def quick_answer(argv: list[str]) -> tuple[str, str, int] | None:
     return None
 
 
-class _Utf8:
-    """A stdout that says it is UTF-8, as a terminal's or a pipe's is."""
-
-    encoding = "utf-8"
-
-    def __init__(self, sink: object) -> None:
-        self._sink = sink
-
-    def write(self, text: str) -> int:
-        return self._sink.write(text)  # type: ignore[attr-defined, no-any-return]
-
-    def flush(self) -> None:
-        pass
-
-
-def full_answer(argv: list[str]) -> tuple[str, str, int]:
+def full_answer(argv: list[str]) -> Answer:
     result = CliRunner().invoke(main, argv, catch_exceptions=False)
     return result.stdout, result.stderr, result.exit_code
 
 
-@pytest.fixture(scope="module")
-def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("quick")
-    quiet = root / "quiet"
+def world(root: Path) -> Path:
+    """Two repos side by side: "quiet" (reviewed, no review due) and "due" (one is)."""
+    root.mkdir()
+    quiet, due = root / "quiet", root / "due"
     shutil.copytree(EXAMPLE, quiet)
-    assert full_answer(["review", str(quiet), "--today", "2026-06-01"])[2] == 0  # now not due
-    due = root / "due"
     shutil.copytree(EXAMPLE, due)
+    with _inside(root):
+        assert full_answer(["review", "quiet", "--today", "2026-06-01"])[2] == 0
     policy = due / "memory/decay-policy.md"
     policy.write_text(
         policy.read_text().replace("continuity_max_facts: 30", "continuity_max_facts: 1")
     )
     (root / "a-file").write_text("not a repo\n")
-    return {"quiet": quiet, "due": due, "file": root / "a-file", "missing": root / "missing"}
+    return root
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return world(tmp_path_factory.mktemp("quick") / "world")
+
+
+def both_ways(pristine: Path, scratch: Path, argv: list[str]) -> tuple[Answer, Answer] | None:
+    """The line run the quick way and the full way, each in its own copy of the world (named
+    alike, so the two print the same paths); None when the quick way leaves it to click."""
+    answers, trees = [], []
+    for way in ("quick", "full"):
+        root = scratch / way / "world"
+        shutil.copytree(pristine, root)
+        with _inside(root):
+            answer = quick_answer(argv) if way == "quick" else full_answer(argv)
+        if answer is None:
+            return None
+        answers.append(answer)
+        trees.append(tree(root))
+    assert trees[0] == trees[1], argv
+    return answers[0], answers[1]
 
 
 WORDS = [
     "--json",
     "--hook",
     "--if-due",
+    "--full",
+    "--check",
+    "--dry-run",
     "--max-bytes",
     "--max-bytes=300",
     "--max-bytes=100",
     "300",
     "0300",
-    "٣٠٠",
+    "\u0663\u0660\u0660",
     "--today",
     "2026-06-01",
     "2026-13-01",
+    "--wait",
+    "1.5",
+    "1e3",
+    "--session",
+    NEWEST_LOG,
     "--",
     "-h",
-    "--help",
-    "--check",
-    "--full",
     "quiet",
     "due",
-    "file",
+    "a-file",
     "missing",
 ]
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     command=st.sampled_from(["context", "review", "status"]),
     words=st.lists(st.sampled_from(WORDS), max_size=5),
 )
-def test_a_line_answered_quickly_prints_what_click_prints(
-    repos: dict[str, Path], command: str, words: list[str]
+def test_a_line_answered_quickly_prints_and_writes_what_click_does(
+    pristine: Path, tmp_path_factory: pytest.TempPathFactory, command: str, words: list[str]
 ) -> None:
-    argv = [command, *(str(repos[w]) if w in repos else w for w in words)]
-    answered = quick_answer(argv)
+    argv = [command, *words]
+    answered = both_ways(pristine, tmp_path_factory.mktemp("line"), argv)
     if answered is not None:
-        assert answered == full_answer(argv), argv
+        assert answered[0] == answered[1], argv
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        ["context", "{quiet}"],
-        ["context", "--hook", "{quiet}"],
-        ["context", "{due}", "--max-bytes", "300", "--json"],
-        ["context", "--max-bytes=1000", "{due}"],
-        ["review", "--if-due", "{quiet}"],
-        ["review", "{quiet}", "--if-due", "--json", "--today", "2026-06-01"],
-        ["context", "{missing}"],  # the command's error, said as the full command line says it
-        ["context", "--json", "{missing}"],
+        ["context", "quiet"],
+        ["context", "--hook", "quiet"],
+        ["context", "due", "--max-bytes", "300", "--json"],
+        ["context", "--max-bytes=1000", "due"],
+        ["context", "missing"],  # the command's error, said as the full command line says it
+        ["context", "--json", "missing"],
+        ["review", "--if-due", "quiet"],
+        ["review", "quiet", "--if-due", "--json", "--today", "2026-06-01"],
+        ["review", "--if-due", "due", "--today", "2026-06-01"],  # due: the review runs
+        ["review", "due", "--full", "--check", "--today", "2026-06-01"],
+        ["review", "due", "--dry-run", "--today", "2026-06-01", "--wait", "1.5"],
+        ["review", "quiet", "--today", "2026-06-02", "--session", NEWEST_LOG, "--json"],
+        ["review", "missing"],
     ],
 )
-def test_the_hooks_lines_are_answered_quickly(repos: dict[str, Path], argv: list[str]) -> None:
-    """The lines hooks run are answered here (a test that always declined would pass above)."""
-    line = [word.format(**repos) for word in argv]
-    answered = quick_answer(line)
+def test_the_agents_lines_are_answered_quickly(
+    pristine: Path, tmp_path: Path, argv: list[str]
+) -> None:
+    """The lines agents and hooks run are answered here (a property test that always declined
+    would pass above)."""
+    answered = both_ways(pristine, tmp_path, argv)
     assert answered is not None
-    assert answered == full_answer(line)
+    assert answered[0] == answered[1]
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        ["review", "--if-due", "{due}"],  # due: the review runs
-        ["context", "{file}"],  # click refuses a file
-        ["context", "--max-bytes", "100", "{quiet}"],  # under the minimum
-        ["context", "--max-bytes", "0300", "{quiet}"],  # a number only click reads
-        ["review", "--if-due", "--today", "2026-13-01", "{quiet}"],
-        ["context", "--", "{quiet}"],
-        ["context", "--hook", "--hook", "{quiet}"],
-        ["context", "{quiet}", "{quiet}"],
+        ["context", "a-file"],  # click refuses a file
+        ["context", "--max-bytes", "100", "quiet"],  # under the minimum
+        ["context", "--max-bytes", "0300", "quiet"],  # a number only click reads
+        ["review", "--if-due", "--today", "2026-13-01", "quiet"],
+        ["review", "--wait", "1e3", "quiet"],  # a number only click reads
+        ["review", "--session", "quiet", "quiet"],  # a folder for a file
+        ["context", "--", "quiet"],
+        ["context", "--hook", "--hook", "quiet"],
+        ["context", "quiet", "quiet"],
+        ["status", "quiet"],
         ["--version"],
         [],
     ],
 )
-def test_other_lines_are_left_to_click(repos: dict[str, Path], argv: list[str]) -> None:
-    assert quick_answer([word.format(**repos) for word in argv]) is None
+def test_other_lines_are_left_to_click(pristine: Path, argv: list[str]) -> None:
+    with _inside(pristine):
+        assert quick_answer(argv) is None
 
 
 def test_a_bad_source_date_epoch_is_left_to_click(
-    repos: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    pristine: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
-    assert quick_answer(["review", "--if-due", str(repos["quiet"])]) is None
-    assert full_answer(["review", "--if-due", str(repos["quiet"])])[2] == 2
+    argv = ["review", "--if-due", str(pristine / "quiet")]
+    assert quick_answer(argv) is None
+    assert full_answer(argv)[2] == 2
 
 
-def test_terminal_escapes_are_left_to_click(tmp_path: Path) -> None:
-    """click removes them from piped output; the quick path does not know how, so declines."""
-    repo = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, repo)
-    continuity = repo / "memory/continuity.md"
-    continuity.write_text(
-        continuity.read_text().replace(
-            "## Key Decisions\n", "## Key Decisions\n- A \x1b[31mred\x1b[0m fact\n", 1
-        )
-    )
-    assert quick_answer(["context", str(repo)]) is None
-    assert "\x1b" not in full_answer(["context", str(repo)])[0]
+class _Terminal(_Utf8):
+    def isatty(self) -> bool:
+        return True
 
 
-def _sides(tmp_path: Path, conflict: bool) -> list[Path]:
+def test_a_review_on_a_terminal_is_left_to_click(pristine: Path) -> None:
+    """There the full command line shows its progress bar."""
+    with contextlib.redirect_stderr(_Terminal(io.StringIO())):  # type: ignore[type-var]
+        quick.answer(["review", "--check", str(pristine / "quiet")])  # returns: not answered
+
+
+def test_terminal_escapes_are_removed_from_piped_output_as_click_does(tmp_path: Path) -> None:
+    root = tmp_path / "pristine"
+    world(root)
+    continuity = root / "quiet/memory/continuity.md"
+    red = "## Key Decisions\n- A \x1b[31mred\x1b[0m fact\n"
+    continuity.write_text(continuity.read_text().replace("## Key Decisions\n", red, 1))
+    answered = both_ways(root, tmp_path, ["context", "quiet"])
+    assert answered is not None
+    assert answered[0] == answered[1]
+    assert "red fact" in answered[0][0]
+
+
+def _sides(folder: Path, conflict: bool) -> Path:
+    """base, ours and theirs of continuity.md in ``folder``; the path of ours."""
     base = (EXAMPLE / "memory/continuity.md").read_text()
     ours = base.replace("## Key Decisions\n", "## Key Decisions\n- Ours added this\n", 1)
     theirs = base.replace("## Conventions\n", "## Conventions\n- Theirs added that\n", 1)
     if conflict:
         theirs = base.replace("## Key Decisions\n", "## Key Decisions\n- Theirs wrote that\n", 1)
-    paths = [tmp_path / name for name in ("base", "ours", "theirs")]
-    for path, text in zip(paths, (base, ours, theirs), strict=True):
-        path.write_text(text)
-    return paths
+    for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (folder / name).write_text(text)
+    return folder / "ours"
 
 
 @pytest.mark.parametrize("case", ["clean", "conflict", "ours missing"])
@@ -196,7 +262,7 @@ def test_merge_file_quickly_merges_as_click_does(
         folder = tmp_path / way
         folder.mkdir()
         monkeypatch.chdir(folder)  # relative paths: the two ways print the same names
-        ours = _sides(folder, case == "conflict")[1]
+        ours = _sides(folder, case == "conflict")
         if case == "ours missing":
             ours.unlink()
         argv = ["merge-file", "base", "ours", "theirs", "memory/continuity.md"]
@@ -208,7 +274,7 @@ def test_merge_file_quickly_merges_as_click_does(
     assert results[0][0][2] == {"clean": 0, "conflict": 1, "ours missing": 1}[case]
 
 
-def test_session_start_does_not_import_click(repos: dict[str, Path]) -> None:
+def test_session_start_does_not_import_click(pristine: Path) -> None:
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda: print('click' in sys.modules, file=sys.stderr))\n"
@@ -218,7 +284,7 @@ def test_session_start_does_not_import_click(repos: dict[str, Path]) -> None:
     )
     for argv in (["context", "--hook"], ["review", "--if-due"]):
         ran = subprocess.run(
-            [sys.executable, "-c", probe, *argv, str(repos["quiet"])],
+            [sys.executable, "-c", probe, *argv, str(pristine / "quiet")],
             capture_output=True,
             text=True,
             check=False,

@@ -1,15 +1,15 @@
-"""The command lines that hooks and git run on their own, answered without click.
+"""The command lines that agents, their hooks and git run, answered without click.
 
-An agent's session-start hook runs ``review --if-due PATH`` and ``context --hook PATH`` at every
-session, and git runs ``merge-file %O %A %B %P`` at every merge of a memory file. Importing click
-costs about 70M instructions (30 ms), more than these commands' own work, so their usual
-command lines are parsed here: a strict subset of each command's grammar, with the same defaults.
-Anything else (another option, ``--help``, a value click would refuse, output click would change)
-is left to the full command line, which runs the command again and says it the usual way:
-context and review --if-due only read, and merge-file is left to it before it runs. Errors are
-printed as the full command line prints them (``report.failure``). Each branch imports only its
-own command.
-A test runs both ways over generated command lines and requires the same bytes and exit code.
+An agent's hooks run ``review --if-due`` and ``context --hook`` at every session start, agents
+run ``review`` at the end of one, and git runs ``merge-file %O %A %B %P`` at every merge of a
+memory file. Importing click and every command's options costs about 90M instructions (30 ms),
+more than those commands' own work on most repos. So their command lines are parsed here: a
+strict subset of each command's grammar, with click's defaults and checks. Anything else
+(another command or option, ``--help``, a value click would refuse, a terminal on stderr, where
+the review shows a progress bar) is left to the full command line (``app``) before anything
+runs. Output goes out as click.echo sends it, errors as ``report.failure`` words them for both.
+Each branch imports only its own command. A test runs both ways over generated command lines
+and requires the same stdout, stderr, exit code and files.
 """
 
 from __future__ import annotations
@@ -18,14 +18,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TextIO
 
+from .. import patterns
 from ..errors import AgentMemoryError
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from ..commands.report import Result
 
 _MIN_MAX_BYTES = 256  # the click option's IntRange minimum
+_ANSI = patterns.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # click's own pattern for a terminal escape
 
 
 def answer(argv: Sequence[str]) -> None:
@@ -50,14 +54,18 @@ def answer(argv: Sequence[str]) -> None:
         if result is None:
             return
         out, err, code = result.output(as_json), "", result.exit_code
-    # click.echo removes terminal escapes from piped output. Only a read-only command gets
-    # here with one: merge-file refuses a word holding one before it runs.
-    if "\x1b" in out + err:
-        return
-    sys.stderr.write(err)
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    _echo(err, sys.stderr)
+    _echo(out, sys.stdout)
     sys.exit(code)
+
+
+def _echo(text: str, stream: TextIO) -> None:
+    """What click.echo does with text: terminal escapes are removed from output that does not
+    go to a terminal (the test of this module holds it to click's own)."""
+    if text and not stream.isatty():
+        text = _ANSI.sub("", text)
+    stream.write(text)
+    stream.flush()
 
 
 # How to run the command, and its PATH as the report names it.
@@ -67,8 +75,8 @@ _Run = tuple[Callable[[], "Result | None"], str]
 def _parse(command: str, rest: list[str]) -> _Run | None:
     if command == "context":
         return _context(rest)
-    if command == "review" and _flag(rest, "--if-due"):
-        return _if_due(rest)
+    if command == "review":
+        return _review(rest)
     if command == "merge-file":
         return _merge_file(rest)
     return None
@@ -117,25 +125,55 @@ def _number(word: str) -> bool:
     return word.isascii() and word.isdigit() and not word.startswith("0") and len(word) < 10
 
 
-def _if_due(rest: list[str]) -> _Run | None:
+def _review(rest: list[str]) -> _Run | None:
     from ..commands.due import not_due
 
-    if not _today(rest):
-        return None
+    if_due, full = _flag(rest, "--if-due"), _flag(rest, "--full")
+    dry_run, check = _flag(rest, "--dry-run"), _flag(rest, "--check")
+    today, wait, session = _today(rest), _option(rest, "--wait"), _option(rest, "--session")
     path = _directory(rest)
-    return None if path is None else ((lambda: not_due(path)), str(path))
+    # On a terminal the full command line shows a progress bar over a long history.
+    if path is None or today is False or sys.stderr.isatty():
+        return None
+    if wait is not None and not _seconds(wait):
+        return None
+    if session is not None and (_refused(session) or not _file(Path(session))):
+        return None
+
+    def run() -> Result:
+        quick = not_due(path) if if_due else None
+        if quick is not None:
+            return quick
+        from ..commands.review import ReviewOptions, review
+        from ..commands.settle import Options
+
+        found = ReviewOptions(full, if_due, None if session is None else Path(session))
+        return review(path, found, Options(dry_run, check, today, float(wait or 0)))
+
+    return run, str(path)
 
 
-def _today(rest: list[str]) -> bool:
-    """Whether ``review``'s date is one click takes: ``--today`` a date, or else
-    SOURCE_DATE_EPOCH unset or a time. Whether a review is due does not depend on it."""
+def _today(rest: list[str]) -> dt.date | Literal[False] | None:
+    """``review``'s date when click would take it (None: not given, and SOURCE_DATE_EPOCH unset
+    or a time); False when it would refuse it."""
     from ..parse.dates import epoch_date, parse_date
 
     value = _option(rest, "--today")
     if value is not None:
-        return parse_date(value) is not None
+        return parse_date(value) or False
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    return not epoch or epoch_date(epoch) is not None
+    return None if not epoch or epoch_date(epoch) is not None else False
+
+
+def _seconds(word: str) -> bool:
+    """ASCII digits with an optional fraction: the seconds click and this parser read alike."""
+    whole, _, fraction = word.partition(".")
+    return all(part.isascii() and part.isdigit() for part in (whole, fraction or "0"))
+
+
+def _file(path: Path) -> bool:
+    """What click.Path(dir_okay=False) takes: no folder, and readable when it exists."""
+    return not path.is_dir() and (not path.exists() or os.access(path, os.R_OK))
 
 
 def _merge_file(rest: list[str]) -> _Run | None:
@@ -144,7 +182,7 @@ def _merge_file(rest: list[str]) -> _Run | None:
     if len(rest) != 4 or any(_refused(word) for word in rest):
         return None
     base, ours, theirs = (Path(word) for word in rest[:3])
-    if any(p.is_dir() for p in (base, ours, theirs)):  # click.Path(dir_okay=False)
+    if not all(_file(p) for p in (base, ours, theirs)):
         return None
     return (lambda: merge_file(base, ours, theirs, rest[3])), rest[3]
 
@@ -155,10 +193,12 @@ def _directory(rest: list[str]) -> Path | None:
     if len(rest) > 1 or (rest and _refused(rest[0])):
         return None
     path = Path(rest[0] if rest else ".")
-    return None if path.exists() and not path.is_dir() else path
+    if path.exists() and not (path.is_dir() and os.access(path, os.R_OK)):
+        return None  # click.Path(file_okay=False): a folder, readable when it exists
+    return path
 
 
 def _refused(word: str) -> bool:
-    """A word click would read as an option (or the end of options), could not take as a path,
-    or would print changed (a terminal escape)."""
-    return word.startswith("-") or not word or "\x00" in word or "\x1b" in word
+    """A word click would read as an option (or the end of options), or could not take as a
+    path."""
+    return word.startswith("-") or not word or "\x00" in word
