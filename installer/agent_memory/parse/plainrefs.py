@@ -69,7 +69,7 @@ def _items(body: bytes) -> tuple[frozenset[str], frozenset[str]] | None:
     used: list[str] = []
     created: list[str] = []
     for line in body.split(b"\n"):
-        item = _ITEM.fullmatch(line)
+        item = _ITEM.fullmatch(line) if line else None  # the empty line after the last "\n"
         if item is None:
             if line.strip(b" \t"):
                 return None
