@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from .. import patterns
-from ..errors import AgentMemoryError
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -42,6 +41,10 @@ def answer(argv: Sequence[str]) -> None:
     run = _parse(command, rest)
     if run is None:
         return
+    # Here, not at the top: every command line, --version's too, passes through this module,
+    # and the errors module builds a named tuple (1M instructions) the command imports anyway.
+    from ..errors import AgentMemoryError
+
     call, repo = run
     try:
         result = call()
