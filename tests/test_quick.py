@@ -291,3 +291,34 @@ def test_session_start_does_not_import_click(pristine: Path) -> None:
         )
         assert ran.returncode == 0, ran.stderr
         assert ran.stderr.splitlines()[-1] == "False"
+
+
+def test_a_reader_that_went_away_ends_the_quick_way_as_the_full_one(pristine: Path) -> None:
+    """``agent-memory context | head``: exit 1 and no traceback, as click does for status."""
+    answers = []
+    for command in ("context", "status"):  # answered quickly; by click
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone before a byte is written
+        ran = subprocess.run(
+            [sys.executable, "-m", "agent_memory", command, str(pristine / "quiet")],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        os.close(write)
+        answers.append((ran.returncode, ran.stderr))
+    assert answers[0] == answers[1] == (1, "")
+
+
+def test_an_interrupted_command_ends_the_quick_way_as_the_full_one(
+    pristine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_memory.commands.context
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(agent_memory.commands.context, "context", interrupted)
+    argv = ["context", str(pristine / "quiet")]
+    assert quick_answer(argv) == full_answer(argv) == ("", "\nAborted!\n", 1)

@@ -7,7 +7,8 @@ more than those commands' own work on most repos. So their command lines are par
 strict subset of each command's grammar, with click's defaults and checks. Anything else
 (another command or option, ``--help``, a value click would refuse, a terminal on stderr, where
 the review shows a progress bar) is left to the full command line (``app``) before anything
-runs. Output goes out as click.echo sends it, errors as ``report.failure`` words them for both.
+runs. Output goes out as click.echo sends it, errors as ``report.failure`` words them for both,
+and a reader that went away or a Ctrl-C ends the run as click ends it.
 Each branch imports only its own command. A test runs both ways over generated command lines
 and requires the same stdout, stderr, exit code and files.
 """
@@ -53,12 +54,20 @@ def answer(argv: Sequence[str]) -> None:
 
         err, out = failure(command, repo, exc, as_json)
         code = 1
+    except KeyboardInterrupt:  # as click says it
+        err, out, code = "\nAborted!\n", "", 1
     else:
         if result is None:
             return
         out, err, code = result.output(as_json), "", result.exit_code
-    _echo(err, sys.stderr)
-    _echo(out, sys.stdout)
+    try:
+        _echo(err, sys.stderr)
+        _echo(out, sys.stdout)
+    except BrokenPipeError:
+        # As click does: the reader went away (``| head``); exit 1 without a word, and without
+        # Python's own complaint when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     sys.exit(code)
 
 
