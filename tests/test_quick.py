@@ -322,3 +322,17 @@ def test_an_interrupted_command_ends_the_quick_way_as_the_full_one(
     monkeypatch.setattr(agent_memory.commands.context, "context", interrupted)
     argv = ["context", str(pristine / "quiet")]
     assert quick_answer(argv) == full_answer(argv) == ("", "\nAborted!\n", 1)
+
+
+def test_a_closed_stdout_is_left_to_click(pristine: Path) -> None:
+    """``agent-memory context >&-``: Python gives no stdout at all; click copes, so it answers."""
+    for command in ("context", "status"):
+        ran = subprocess.run(
+            [sys.executable, "-m", "agent_memory", command, str(pristine / "quiet")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            preexec_fn=lambda: os.close(1),  # the child starts with its stdout closed
+        )
+        assert (ran.returncode, ran.stderr) == (0, ""), command

@@ -34,8 +34,10 @@ _ANSI = patterns.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # click's own pattern for a
 
 def answer(argv: Sequence[str]) -> None:
     """Run and print the command ``argv`` and exit, when it is one answered here; else return."""
-    # click re-wraps a stdout that cannot encode all of Unicode: that output is left to it.
-    if (sys.stdout.encoding or "").lower().replace("-", "") != "utf8" or not argv:
+    # click re-wraps a stdout that cannot encode all of Unicode, and copes with a closed one
+    # (None): that output is left to it.
+    encoding = getattr(sys.stdout, "encoding", None) or ""
+    if encoding.lower().replace("-", "") != "utf8" or sys.stderr is None or not argv:
         return
     command, rest = argv[0], list(argv[1:])
     as_json = _flag(rest, "--json")
