@@ -59,8 +59,6 @@ def answer(argv: Sequence[str]) -> None:
     except KeyboardInterrupt:  # as click says it
         err, out, code = "\nAborted!\n", "", 1
     else:
-        if result is None:
-            return
         out, err, code = result.output(as_json), "", result.exit_code
     try:
         _echo(err, sys.stderr)
@@ -83,7 +81,7 @@ def _echo(text: str, stream: TextIO) -> None:
 
 
 # How to run the command, and its PATH as the report names it.
-_Run = tuple[Callable[[], "Result | None"], str]
+_Run = tuple[Callable[[], "Result"], str]
 
 
 def _parse(command: str, rest: list[str]) -> _Run | None:
