@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..parse.footer import ID
+from ..parse.footer import ID_PATTERN
 
 # The id rule as JSON Schema (ECMA-262) writes it: ``$`` there never matches before a newline.
-ID_PATTERN = ID.pattern.replace(r"\Z", "$")
+_ID = f"^{ID_PATTERN}$"  # JSON Schema's dialect: "$", not "\\Z"
 
 NO_ARGUMENTS: Mapping[str, Any] = {
     "type": "object",
@@ -69,7 +69,7 @@ REFERENCE_IN: Mapping[str, Any] = {
     "properties": {
         "ids": {
             "type": "array",
-            "items": {"type": "string", "pattern": ID_PATTERN, "maxLength": 200},
+            "items": {"type": "string", "pattern": _ID, "maxLength": 200},
             "minItems": 1,
             "maxItems": 100,
         },

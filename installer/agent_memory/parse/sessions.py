@@ -19,6 +19,7 @@ from .. import patterns
 from ..errors import Problem
 from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
+from .markdown import FENCE
 from .outline import markdown
 from .plainrefs import REFERENCES, plain_refs
 from .refitems import (
@@ -35,7 +36,6 @@ from .refitems import (
 _INTERESTING = patterns.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
 _HEADING = patterns.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = patterns.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _MARKER = patterns.compile(rb"memory references", re.IGNORECASE)
@@ -143,7 +143,7 @@ def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
         position = match.start()
         line_end = text.find("\n", match.start())
         line = text[match.start() : line_end if line_end != -1 else len(text)]
-        fence_match = _FENCE.match(line)
+        fence_match = FENCE.match(line)
         if fence_match and line.startswith(" "):
             # An indented fence may sit inside a list item, where only a real parse can tell
             # where it ends; such logs are rare, so they take the slow, exact path.
@@ -197,7 +197,7 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
     in_fence = False
     for offset, line in enumerate(lines):
         number = first_line + offset
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             continue
         if in_fence:
