@@ -104,6 +104,10 @@ GITATTRIBUTES_MARKERS = GITIGNORE_MARKERS  # the block markers of any file whose
 MERGE_DRIVER_KEY = "merge.agent-memory.driver"
 MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
 
+# The session-start view's size (`context --max-bytes`): its default and its least.
+CONTEXT_BYTES = 8192
+CONTEXT_MIN_BYTES = 256
+
 # A session log: YYYY-MM-DD-HHMMSS.md or YYYY-MM-DD-HHMMSS-<slug>.md.
 # Only ASCII digits are digits (DESIGN §15): ``\d`` would take "٢٠٢٦" for a year.
 SESSION_NAME = patterns.compile(

@@ -16,20 +16,12 @@ def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
-    if if_due:  # every session start runs this: answer "not due" without the review's imports
-        from ..commands.due import not_due
-
-        quick = not_due(path)
-        if quick is not None:
-            execute(lambda: quick, as_json)
-    from ..commands.review import ReviewOptions
-    from ..commands.review import review as run
+    from ..commands.due import review_unless_quiet
     from ..commands.settle import Options
 
     progress = None if as_json or not sys.stderr.isatty() else progress_bar
     options = Options(**flags, progress=progress)
-    review_options = ReviewOptions(full=full, if_due=if_due, session=session)
-    execute(lambda: run(path, review_options, options), as_json)
+    execute(lambda: review_unless_quiet(path, full, if_due, session, options), as_json)
 
 
 @main.command()

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from .. import resources
+from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -219,8 +220,8 @@ context = _all(
     repo_arg,
     click.option(
         "--max-bytes",
-        type=click.IntRange(min=256),
-        default=8192,
+        type=click.IntRange(min=CONTEXT_MIN_BYTES),
+        default=CONTEXT_BYTES,
         show_default=True,
         help="Print at most this many bytes; facts that do not fit are counted, not shown.",
     ),

@@ -19,16 +19,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, NoReturn, TextIO
 
 from .. import patterns
+from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
 
 if TYPE_CHECKING:
     import datetime as dt
 
     from ..commands.report import Result
 
-_MIN_MAX_BYTES = 256  # the click option's IntRange minimum
+# The options that take a value: click takes the next word as it, whatever it looks like.
+_VALUED = frozenset({"--max-bytes", "--today", "--wait", "--session"})
 _ANSI = patterns.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # click's own pattern for a terminal escape
 
 
@@ -40,8 +42,17 @@ def answer(argv: Sequence[str]) -> None:
     if encoding.lower().replace("-", "") != "utf8" or sys.stderr is None or not argv:
         return
     command, rest = argv[0], list(argv[1:])
+    # "--today --check": click reads "--check" as the date, and flags are taken out first here.
+    pairs = zip(rest, [*rest[1:], ""], strict=False)  # the last word is followed by nothing
+    if any(word in _VALUED and after[:1] in ("-", "") for word, after in pairs):
+        return
     as_json = _flag(rest, "--json")
-    run = _parse(command, rest)
+    try:
+        run = _parse(command, rest)
+    except OSError:  # a path the system cannot look at (too long, no access): click says so
+        return
+    except (KeyboardInterrupt, EOFError):
+        _aborted()
     if run is None:
         return
     # Here, not at the top: every command line, --version's too, passes through this module,
@@ -56,8 +67,8 @@ def answer(argv: Sequence[str]) -> None:
 
         err, out = failure(command, repo, exc, as_json)
         code = 1
-    except KeyboardInterrupt:  # as click says it
-        err, out, code = "\nAborted!\n", "", 1
+    except (KeyboardInterrupt, EOFError):
+        _aborted()
     else:
         out, err, code = result.output(as_json), "", result.exit_code
     try:
@@ -69,6 +80,12 @@ def answer(argv: Sequence[str]) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
     sys.exit(code)
+
+
+def _aborted() -> NoReturn:
+    """A Ctrl-C, as click says it."""
+    _echo("\nAborted!\n", sys.stderr)
+    sys.exit(1)
 
 
 def _echo(text: str, stream: TextIO) -> None:
@@ -105,13 +122,12 @@ def _flag(rest: list[str], flag: str) -> bool:
 
 def _context(rest: list[str]) -> _Run | None:
     from ..commands.context import context
-    from ..core.context import DEFAULT_MAX_BYTES
 
     hook = _flag(rest, "--hook")
     max_bytes = _option(rest, "--max-bytes")
-    if max_bytes is not None and not (_number(max_bytes) and int(max_bytes) >= _MIN_MAX_BYTES):
+    if max_bytes is not None and not (_number(max_bytes) and int(max_bytes) >= CONTEXT_MIN_BYTES):
         return None
-    size = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
+    size = CONTEXT_BYTES if max_bytes is None else int(max_bytes)
     path = _directory(rest)
     return None if path is None else ((lambda: context(path, size, hook)), str(path))
 
@@ -138,7 +154,7 @@ def _number(word: str) -> bool:
 
 
 def _review(rest: list[str]) -> _Run | None:
-    from ..commands.due import not_due
+    from ..commands.due import review_unless_quiet
 
     if_due, full = _flag(rest, "--if-due"), _flag(rest, "--full")
     dry_run, check = _flag(rest, "--dry-run"), _flag(rest, "--check")
@@ -152,17 +168,11 @@ def _review(rest: list[str]) -> _Run | None:
     if session is not None and (_refused(session) or not _file(Path(session))):
         return None
 
-    def run() -> Result:
-        quick = not_due(path) if if_due else None
-        if quick is not None:
-            return quick
-        from ..commands.review import ReviewOptions, review
-        from ..commands.settle import Options
+    from ..commands.settle import Options
 
-        found = ReviewOptions(full, if_due, None if session is None else Path(session))
-        return review(path, found, Options(dry_run, check, today, float(wait or 0)))
-
-    return run, str(path)
+    options = Options(dry_run, check, today, float(wait or 0))
+    file = None if session is None else Path(session)
+    return (lambda: review_unless_quiet(path, full, if_due, file, options)), str(path)
 
 
 def _today(rest: list[str]) -> dt.date | Literal[False] | None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..layout import CONTINUITY
+from ..layout import CONTEXT_BYTES, CONTINUITY
 from ..parse import footer
 from ..parse.facts import Document, Fact
 from .tiers import INVARIANTS
 
-DEFAULT_MAX_BYTES = 8192
 GROUPS = ("Core and invariants", "Open threads", "Active", "Working")
 _INTRO = (
     "# Memory context\n\n"
@@ -57,7 +56,7 @@ def fact_text(doc: Document, fact: Fact) -> str:
 def render(
     doc: Document,
     due: Sequence[str],
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = CONTEXT_BYTES,
     extra: Sequence[Document] = (),
 ) -> str:
     """The view of ``doc`` (and of ``extra``: the one-file open threads and vision.md) with the
