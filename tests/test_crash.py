@@ -154,6 +154,8 @@ def test_killed_at_every_step_and_at_random_moments(
                 break
             time.sleep(0.01)
             assert cli("recover", repo).exit_code == 0
+        else:
+            pytest.fail(f"{name}: {kind} {value}: the lock is still held after a second")
         state = tree(repo)
         between_rungs = b"version:       3.0.0" in state.get(".agent/version.md", b"")
         if state not in (before, after) and name == "enable-mode-b-upgrade" and between_rungs:

@@ -21,9 +21,10 @@ HEAVY = {"hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib
 # Runs the command in-process, then names every top-level module the run loaded.
 _PROBE = """
 import sys
-from agent_memory.cli.app import main
+from agent_memory.cli import entry
+sys.argv = ["agent-memory", *sys.argv[1:]]
 try:
-    main(sys.argv[1:], prog_name="agent-memory")
+    entry()
 except SystemExit:
     pass
 print(" ".join(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
