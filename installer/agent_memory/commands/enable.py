@@ -11,7 +11,6 @@ from packaging.version import Version
 from .. import resources
 from ..core import enable as core
 from ..core import handrun, restore
-from ..core.archive import QUARTER_FILE
 from ..core.attributes import attributes_plan
 from ..core.bootstrap import check_vendors, physical
 from ..core.integrity import budget
@@ -20,7 +19,6 @@ from ..core.plan import Plan
 from ..core.vendor_table import TABLE
 from ..layout import (
     AGENTS_MD,
-    ARCHIVE_DIR,
     GITATTRIBUTES,
     GITATTRIBUTES_TEMPLATE,
     MERGE_DRIVER,
@@ -29,6 +27,7 @@ from ..layout import (
 )
 from ..parse.dates import today
 from ..shell.git import inside_work_tree, local_config
+from ..shell.load import archive_paths
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
@@ -58,7 +57,7 @@ def _enable(
     keep_vendor_files: bool,
 ) -> Result:
     current = Version(resources.version())
-    archive = [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    archive = archive_paths(repo)
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
     disk, links = repo.read_known(known)
@@ -67,7 +66,7 @@ def _enable(
     files = restoring.files if restoring else disk  # what the plans start from
     detected = _detected(files, current, sources, restoring)
     plans: Iterable[Plan] = ()
-    if not _restored_alone(restoring, detected, vendors):
+    if not _restored_alone(restoring, detected, vendors, current):
         plans = _plans(
             repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
         )
@@ -94,9 +93,10 @@ def _enable(
         "restored_from": restoring.folder if restoring else None,
     }
     shown = f"{installed}, enabled by hand" if detected.handrun else installed
-    heading = _heading(settled.outcome, detected.mode, current, path, shown)
     if restoring:
         heading = _restored(settled.outcome, restoring, current, path)
+    else:
+        heading = _heading(settled.outcome, detected.mode, current, path, shown)
     findings = budget(AGENTS_MD, final)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
@@ -185,11 +185,13 @@ def _kept(restoring: restore.Restore | None) -> list[str]:
 
 
 def _restored_alone(
-    restoring: restore.Restore | None, detected: core.Detected, vendors: Sequence[str]
+    restoring: restore.Restore | None,
+    detected: core.Detected,
+    vendors: Sequence[str],
+    current: Version,
 ) -> bool:
     """A repo disabled on this version whose every copy came back is exactly as it was: it
     needs nothing more (a repair would replace a managed file the user had edited)."""
-    current = Version(resources.version())
     untouched = restoring is not None and not restoring.kept
     return untouched and detected.installed == current and not vendors
 
@@ -199,7 +201,7 @@ def _restored(outcome: str, restoring: restore.Restore, current: Version, path: 
     done = f"agent-memory {current}: {verb} {path} from {restoring.folder}/"
     if restoring.stamp.version != current:
         return f"{done} (mode B: {restoring.stamp.version}, upgraded to {current})"
-    return f"{done} (mode B)" if outcome != "up to date" else f"{done}: up to date"
+    return f"{done} (mode B)"  # never "up to date": the stamp itself comes back
 
 
 def _merge_driver(root: Path, options: Options) -> str:

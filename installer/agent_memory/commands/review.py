@@ -47,7 +47,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         return nothing_due(path)
-    day = review_date(options.today, memory.logs[-1] if memory.logs else None)
+    day = review_date(options.today, memory.sessions.newest)
     plan_read = reading(continuity, memory.logs, review_options.full)
     wanted: Sequence[str] = plan_read.names
     if memory.policy.enabled:

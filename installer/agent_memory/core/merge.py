@@ -300,12 +300,8 @@ def _heading(key: str, ours: _Side, theirs: _Side) -> str:
 
 
 def _all_ended(lines: Sequence[str], newline: str) -> list[str]:
-    """Each line with its line ending (``_ended`` without a call per line)."""
+    """Each line with its line ending."""
     return [line if line[-1:] == "\n" else line + newline for line in lines]
-
-
-def _ended(line: str, newline: str) -> str:
-    return line if line.endswith("\n") else line + newline
 
 
 def _review_line(base: _Side, ours: _Side, theirs: _Side) -> str | None:

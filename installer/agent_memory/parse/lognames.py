@@ -31,9 +31,8 @@ class LogNames:
     @property
     def strays(self) -> tuple[str, ...]:
         """The other names, dot-files (``.gitkeep``) aside, sorted."""
-        return tuple(
-            sorted(n for n in self._listed if not n.startswith(".") and not SESSION_NAME.match(n))
-        )
+        logs = set(self.logs)  # each name matched once, for both lists
+        return tuple(sorted(n for n in self._listed if not n.startswith(".") and n not in logs))
 
     @property
     def newest(self) -> str | None:
