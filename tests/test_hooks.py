@@ -224,3 +224,19 @@ def test_the_span_reader_agrees_with_json_and_fails_only_with_one_error(text: st
         return
     if "/" not in text:
         assert jsontext.value(text, node) == expected
+
+
+def test_disable_says_when_a_settings_file_changed_since_install(enabled: Path) -> None:
+    """HOOKS.md: edited since install, only our groups come out, the rest stays, and it says so."""
+    where = enabled / hooks.AGENTS["claude"].path
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.write_text(CLAUDE_SETTINGS)
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    edited = where.read_text().replace('"permissions"', '"env": {"A": "1"},\n  "permissions"', 1)
+    assert edited != where.read_text()
+    where.write_text(edited)
+    done = cli("disable", enabled, "--today", "2026-02-01")
+    assert done.exit_code == 0, done.output
+    assert "changed since install: took out our hooks, kept the rest" in done.output
+    assert '"env": {"A": "1"}' in where.read_text()
+    assert "agent-memory" not in where.read_text()

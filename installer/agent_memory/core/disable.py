@@ -111,7 +111,7 @@ def _hook_edits(files: Files) -> list[FileEdit]:
         if data is None:
             continue
         try:
-            after, _exact = hooks.remove(data.decode("utf-8"), agent, original)
+            after, exact = hooks.remove(data.decode("utf-8"), agent, original)
         except (UnicodeDecodeError, BadJSON, hooks.NotAnObject) as exc:
             line = exc.line if isinstance(exc, BadJSON) else None
             raise InputError(
@@ -120,7 +120,10 @@ def _hook_edits(files: Files) -> list[FileEdit]:
         new = after.encode("utf-8") if after is not None else None
         if new != data:
             outcome = Outcome.REMOVED if new is None else Outcome.UPDATED
-            edits.append(FileEdit(path, data, new, outcome, f"{agent} hooks taken out"))
+            reason = f"{agent} hooks taken out"
+            if not exact:  # HOOKS.md: it says so
+                reason += " (changed since install: took out our hooks, kept the rest)"
+            edits.append(FileEdit(path, data, new, outcome, reason))
     return edits
 
 
