@@ -16,7 +16,7 @@ def review(
     path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
 ) -> None:
     """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
-    from ..commands.due import review_unless_quiet
+    from ..commands.review_entry import review_unless_quiet
     from ..commands.settle import Options
 
     progress = None if as_json or not sys.stderr.isatty() else progress_bar

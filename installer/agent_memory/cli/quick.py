@@ -154,7 +154,7 @@ def _number(word: str) -> bool:
 
 
 def _review(rest: list[str]) -> _Run | None:
-    from ..commands.due import review_unless_quiet
+    from ..commands.review_entry import review_unless_quiet
 
     if_due, full = _flag(rest, "--if-due"), _flag(rest, "--full")
     dry_run, check = _flag(rest, "--dry-run"), _flag(rest, "--check")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import resources
 from ..core.plan import Plan
@@ -26,9 +25,6 @@ from ..shell.load import archive_files, load_live
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report, Result
-
-if TYPE_CHECKING:
-    from .settle import Options
 
 
 def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, SessionRefs]]:
@@ -80,19 +76,6 @@ def not_due(path: Path) -> Result | None:
     if reactivations(repo, live.continuity, refs.values()):
         return None
     return nothing_due(path)
-
-
-def review_unless_quiet(
-    path: Path, full: bool, if_due: bool, session: Path | None, options: Options
-) -> Result:
-    """``review``, for both command lines: with --if-due and nothing due, the quiet answer found
-    the session-start way, without the review's imports; else the review."""
-    quiet = not_due(path) if if_due else None
-    if quiet is not None:
-        return quiet
-    from .review import ReviewOptions, review  # 60M instructions, paid only when it runs
-
-    return review(path, ReviewOptions(full, if_due, session), options)
 
 
 def nothing_due(path: Path) -> Result:
