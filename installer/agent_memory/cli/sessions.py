@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 import click
@@ -35,7 +36,7 @@ def session_capture(
     from ..commands.capture import CaptureOptions
     from ..commands.capture import capture as run
 
-    stdin = click.get_text_stream("stdin") if hook and transcript is None else None
+    stdin = sys.stdin if hook and transcript is None else None
     execute(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
 
 
