@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.capture import collect, named_ids
+from agent_memory.core.agents.capture import collect, named_ids
 from agent_memory.parse import transcripts
 from agent_memory.parse.footer import ID
 from agent_memory.parse.sessions import read_refs

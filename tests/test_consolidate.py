@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.vendor_rules import units
+from agent_memory.core.vendors.rules import units
 from conftest import build_tree, cli, stats, tree
 
 TODAY = "2026-06-13"
@@ -191,7 +191,7 @@ def test_every_vendor_piece_says_the_instructions_live_in_agents_md() -> None:
 
 
 def test_migrate_md_shows_the_note_the_code_writes() -> None:
-    from agent_memory.core.vendor_rules import note
+    from agent_memory.core.vendors.rules import note
     from conftest import PROJECT
 
     migrate_md = " ".join((PROJECT / "MIGRATE.md").read_text().split())

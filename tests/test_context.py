@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent_memory.commands.due import not_due
 from agent_memory.commands.review import ReviewOptions, review
 from agent_memory.commands.settle import Options
-from agent_memory.core.context import render
+from agent_memory.core.agents.context import render
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
 from conftest import PROJECT, build_tree, cli, run_console, tree

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from agent_memory.core.tiers import RULES
+from agent_memory.core.review.tiers import RULES
 from conftest import PROJECT, build_tree, cli, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/before"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.fact_add import add_fact
+from agent_memory.core.facts.add import add_fact
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts
 from conftest import build_tree, cli, run_console, tree

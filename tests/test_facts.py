@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.edits import Edit, apply_edits, footer_edit, shift_sections
+from agent_memory.core.review.edits import Edit, apply_edits, footer_edit, shift_sections
 from agent_memory.errors import InputError
 from agent_memory.parse import facts, footer
 from conftest import PROJECT

@@ -134,6 +134,6 @@ def test_check_logs_accepts_exactly_the_summary_review_session_appends(repo: Pat
     ],
 )
 def test_the_append_rule(old: bytes, new: bytes, accepted: bool) -> None:
-    from agent_memory.core.log_append import is_review_append
+    from agent_memory.core.merge.log_append import is_review_append
 
     assert is_review_append(old, new) is accepted

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core import hooks, jsontext
+from agent_memory.core.agents import hooks, jsontext
 from conftest import PROJECT, cli, run_console, tree
 
 CLAUDE_SETTINGS = """{

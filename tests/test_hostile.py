@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.recall import recall
+from agent_memory.core.agents.recall import recall
 from agent_memory.parse import facts, footer, refitems
 from agent_memory.parse import sessions as log
 from agent_memory.shell import files

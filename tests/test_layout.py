@@ -1,4 +1,4 @@
-"""The package's shape, as the README's "Project layout" describes it, checked on the source.
+"""The package's shape, as ARCHITECTURE.md describes it, checked on the source.
 
 Layers import only from the layers above them; imports sit at module top (cli.py excepted: it
 imports a command's module only when that command runs); no module over 400 lines and no
@@ -8,6 +8,7 @@ function over 60, so each stays readable whole.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def _layer(module: str) -> int:
 # Imports inside a function, each with the start-up cost it saves every other command.
 DEFERRED = {
     # the MCP SDK takes about a second to import; only `agent-memory mcp` pays for it
-    "commands.mcp": {"commands.mcp_server"},
+    "commands.mcp.serve": {"commands.mcp.server"},
     # the review's modules cost 60M instructions; review --if-due, when not due, never needs them
     "commands.review_entry": {"commands.review"},
 }
@@ -74,15 +75,33 @@ def _imports(path: Path) -> list[tuple[str, ast.ImportFrom, bool]]:
     return found
 
 
-def test_the_readme_names_every_layer_and_module() -> None:
-    layout = (PROJECT / "README.md").read_text().split("## Project layout", 1)[1]
-    for layer in LAYERS[4:]:
-        assert f"  {layer}/" in layout
-    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("_")}
-    assert folders == set(LAYERS[4:])
-    for path in MODULES:
-        if path.parent.name in ("parse", "core", "shell"):  # commands/ and upgrade/: one a command
-            assert path.stem in layout, f"README's Project layout does not name {_name(path)}"
+def _architecture() -> dict[str, list[str]]:
+    """ARCHITECTURE.md's module map: each package heading (``### `core/review/` ``) with the
+    modules its bullets name (``- `tiers` — …``)."""
+    text = (PROJECT / "ARCHITECTURE.md").read_text().split("## Modules", 1)[1]
+    named: dict[str, list[str]] = {}
+    package = None
+    for line in text.splitlines():
+        if heading := re.fullmatch(r"### `([a-z_/.]+)/`", line):
+            package = heading.group(1).strip(".")
+            named[package] = []
+        elif (bullet := re.match(r"- `([a-z_0-9]+)` — ", line)) and package is not None:
+            named[package].append(bullet.group(1))
+    return named
+
+
+def test_architecture_names_every_package_and_module() -> None:
+    named = _architecture()
+    packages = {str(p.parent.relative_to(PACKAGE)).strip(".") for p in PACKAGE.rglob("__init__.py")}
+    assert set(named) == packages, "ARCHITECTURE.md's headings are not the package's folders"
+    for package, modules in named.items():
+        folder = PACKAGE / package
+        found = {
+            p.stem for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py")
+        }
+        assert sorted(modules) == sorted(found), f"ARCHITECTURE.md § {package or './'}"
+    layers = [layer for layer in LAYERS if (PACKAGE / layer).is_dir()]
+    assert {p.split("/")[0] for p in packages if p} == set(layers)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_name)

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import jsonschema
 
-from agent_memory.commands.mcp_tools import TOOLS
+from agent_memory.commands.mcp.tools import TOOLS
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
 from conftest import cli, run_console, tree

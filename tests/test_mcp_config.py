@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.core import mcp_config
-from agent_memory.core.mcp_config import ConfigError, entry, install, remove
+from agent_memory.core.agents import mcp_config
+from agent_memory.core.agents.mcp_config import ConfigError, entry, install, remove
 from conftest import build_tree, cli, stats, tree
 
 CONTINUITY = "memory/continuity.md"

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands import reference as reference_command
-from agent_memory.commands.mcp_tools import TOOLS, McpSession, call, error_line
-from agent_memory.core.references import LABELS, add_references
+from agent_memory.commands.mcp.tools import TOOLS, McpSession, call, error_line
+from agent_memory.core.agents.references import LABELS, add_references
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.newlog import new_log
 from agent_memory.parse.sessions import read_refs
@@ -43,7 +43,7 @@ def test_without_the_extra_one_line_and_exit_1(
     for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")]:
         monkeypatch.setitem(sys.modules, name, None)  # what an install without the extra sees
     monkeypatch.setitem(sys.modules, "mcp", None)
-    monkeypatch.delitem(sys.modules, "agent_memory.commands.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "agent_memory.commands.mcp.server", raising=False)
     result = cli("mcp", tmp_path)
     assert result.exit_code == 1
     assert result.output.splitlines() == [

@@ -1,4 +1,4 @@
-"""The merge driver (core/merge.py, MERGE.md): facts merge by id, only true conflicts are marked."""
+"""The merge driver (core/merge/facts.py, MERGE.md): facts merge by id, only true conflicts are marked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.merge import merge_file
+from agent_memory.core.merge.facts import merge_file
 from agent_memory.parse import facts
 from agent_memory.parse.continuity import last_review
 from conftest import PROJECT, build_tree, cli
@@ -243,7 +243,7 @@ def test_a_merge_by_fact_id_loads_no_process_machinery(tmp_path: Path) -> None:
         for line in done.stderr.splitlines()
         if line.startswith("import time:")
     }
-    assert "agent_memory.core.merge" in imported
+    assert "agent_memory.core.merge.facts" in imported
     assert "subprocess" not in imported
 
 
@@ -317,7 +317,7 @@ def test_marks_without_a_log_name_are_merged_too() -> None:
 
 def test_merge_md_agrees_with_the_code() -> None:
     """MERGE.md names the computed fields, the attributes and the driver the code uses."""
-    from agent_memory.core.merge import COMPUTED
+    from agent_memory.core.merge.facts import COMPUTED
     from agent_memory.layout import MERGE_DRIVER
 
     text = (PROJECT / "MERGE.md").read_text()

@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.edits import append_to_section
+from agent_memory.core.review.edits import append_to_section
 from agent_memory.parse import facts
 from agent_memory.parse.text import decode
 from conftest import PROJECT, cli, tree

@@ -1,4 +1,4 @@
-"""The merge's line scan (parse/plain.py) answers what the full parser does, or refuses."""
+"""The merge's line scan (parse/scan_plain.py) answers what the full parser does, or refuses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.errors import InputError
-from agent_memory.parse import facts, plain
+from agent_memory.parse import facts, scan_plain
 from agent_memory.parse.text import Text, decode
 
 FOOTER = "<!-- id: {fid} | created: 2026-01-05 | last_used: 2026-01-09 | uses: 3 | tier: active -->"
@@ -110,18 +110,18 @@ def documents(draw: st.DrawFn, misses: int) -> Text:
 
 
 def _agrees(text: Text) -> bool:
-    scanned = plain.scan("memory/continuity.md", text)
+    scanned = scan_plain.scan("memory/continuity.md", text)
     event("scanned" if scanned is not None else "refused")
     try:
         parsed = facts.parse_text("memory/continuity.md", text)
     except InputError:
         assert scanned is None
         with pytest.raises(InputError):
-            plain.read("memory/continuity.md", text)
+            scan_plain.read("memory/continuity.md", text)
         return False
     if scanned is not None:
         assert scanned == parsed
-    assert plain.read("memory/continuity.md", text) == parsed
+    assert scan_plain.read("memory/continuity.md", text) == parsed
     return scanned is not None
 
 
@@ -168,7 +168,7 @@ def test_the_scan_reads_the_template_and_a_real_shaped_file() -> None:
         "## Open Threads\n- [ ] Add rate limiting\n  " + FOOTER.format(fid="rate") + "\n"
     )
     decoded = decode("memory/continuity.md", text.encode())
-    scanned = plain.scan("memory/continuity.md", decoded)
+    scanned = scan_plain.scan("memory/continuity.md", decoded)
     assert scanned is not None
     assert scanned == facts.parse_text("memory/continuity.md", decoded)
     assert [f.id for f in scanned.facts] == ["outbox", "rate"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.vendor_table import TABLE, matches
+from agent_memory.core.vendors.table import TABLE, matches
 from agent_memory.parse import manifest
 from conftest import PROJECT, build_tree, cli, stats, tree
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands.recall import build_index, read_index, recall
-from agent_memory.core import recall as searching
+from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import Document, parse
 from agent_memory.parse.footer import FOOTER, TIERS

@@ -137,7 +137,7 @@ def test_an_agents_md_over_codex_budget_is_warned_about_with_the_numbers(repo: P
 
 
 def test_enable_md_names_every_installed_path_and_the_codex_budget() -> None:
-    from agent_memory.core.integrity import CODEX_BUDGET
+    from agent_memory.core.install.repair import CODEX_BUDGET
     from agent_memory.layout import FULLY_MANAGED, USER_DATA, VENDORS
     from conftest import PROJECT
 

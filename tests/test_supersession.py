@@ -186,7 +186,7 @@ def test_incremental_equals_full_and_nothing_is_lost(tmp_path_factory, steps) ->
 
 
 def test_decay_md_lists_the_tier_rules_in_the_code_s_order() -> None:
-    """The numbered rules of DECAY.md § Tiers and the numbered comments of core/tiers.py agree:
+    """The numbered rules of DECAY.md § Tiers and the numbered comments of core/review/tiers.py agree:
     same numbers, same order, same tier."""
     import re
 
@@ -195,7 +195,7 @@ def test_decay_md_lists_the_tier_rules_in_the_code_s_order() -> None:
     decay = (PROJECT / "DECAY.md").read_text()
     tiers_section = decay.split("## Tiers", 1)[1].split("\n## ", 1)[0]
     doc = re.findall(r"^(\d)\. (?:(?!\n\d\.).)*?→ \*\*([a-z-]+)\*\*", tiers_section, re.M | re.S)
-    lines = (PROJECT / "installer/agent_memory/core/tiers.py").read_text().splitlines()
+    lines = (PROJECT / "installer/agent_memory/core/review/tiers.py").read_text().splitlines()
     code = []
     for number in range(8):
         at = next(i for i, line in enumerate(lines) if f"# {number}." in line)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.core import enable as core
+from agent_memory.core.install import enable as core
 from agent_memory.layout import BLOCK_BEGIN
 from agent_memory.parse import manifest
 from conftest import build_tree, cli, stats

@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from agent_memory.core.tiers import at_birth, decide
+from agent_memory.core.review.tiers import at_birth, decide
 from agent_memory.parse.policy import Policy
 from conftest import PROJECT
 

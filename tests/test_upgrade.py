@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from agent_memory.core.ladder import Ladder, Rung
+from agent_memory.core.install.ladder import Ladder, Rung
 from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.parse import facts, manifest
 from agent_memory.upgrade.rungs import default_ladder
@@ -114,7 +114,7 @@ TOY_LADDER = textwrap.dedent(
     from packaging.version import Version
     from agent_memory.commands.enable import enable
     from agent_memory.commands.settle import Options
-    from agent_memory.core.ladder import Ladder, Rung
+    from agent_memory.core.install.ladder import Ladder, Rung
 
     kill_at = sys.argv[2]
 

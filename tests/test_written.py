@@ -1,4 +1,4 @@
-"""The fast path of the memory-document parser (parse/written.py) against the general parser."""
+"""The fast path of the memory-document parser (parse/scan_written.py) against the general parser."""
 
 from __future__ import annotations
 
@@ -180,5 +180,5 @@ def test_only_a_file_long_enough_to_pay_for_it_takes_the_fast_path() -> None:
     expected = general(long)
     with mock.patch.object(facts, "_facts", refuse):
         assert facts.parse("m.md", long) == expected
-    with mock.patch.object(facts.written, "scan", refuse):
+    with mock.patch.object(facts.scan_written, "scan", refuse):
         assert len(facts.parse("m.md", _archive(3)).facts) == 3

@@ -41,7 +41,7 @@ def mcp() -> None:
 )
 def mcp_serve(path: Path, wait: float) -> None:
     """Run the MCP server for PATH on stdin/stdout until the client disconnects."""
-    from ..commands.mcp import serve as run
+    from ..commands.mcp.serve import serve as run
 
     execute(lambda: run(path, wait), False)
 
@@ -51,7 +51,7 @@ def mcp_serve(path: Path, wait: float) -> None:
 def mcp_install(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
     """Register `agent-memory mcp` in each agent's MCP configuration for PATH (MCP.md lists the
     files); every other key of the file is kept."""
-    from ..commands.mcp_install import mcp_install as run
+    from ..commands.mcp.install import mcp_install as run
     from ..commands.settle import Options
 
     execute(lambda: run(path, agents, Options(**flags), removing=False), as_json)
@@ -61,7 +61,7 @@ def mcp_install(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any
 @opts.mcp_registration
 def mcp_remove(path: Path, agents: tuple[str, ...], as_json: bool, **flags: Any) -> None:
     """Take exactly the entry `mcp install` wrote out of each agent's MCP configuration."""
-    from ..commands.mcp_install import mcp_install as run
+    from ..commands.mcp.install import mcp_install as run
     from ..commands.settle import Options
 
     execute(lambda: run(path, agents, Options(**flags), removing=True), as_json)

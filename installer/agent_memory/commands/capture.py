@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from .. import resources
-from ..core import capture as capturing
+from ..core.agents import capture as capturing
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR

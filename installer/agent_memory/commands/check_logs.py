@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import resources
-from ..core.lint import exit_code
-from ..core.log_append import is_review_append
+from ..core.checks.lint import exit_code
+from ..core.merge.log_append import is_review_append
 from ..errors import Problem
 from ..layout import SESSIONS_DIR
 from ..parse.sessions import session_date

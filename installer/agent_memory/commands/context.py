@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import resources
-from ..core import context as viewing
-from ..core.triggers import due_reasons
+from ..core.agents import context as viewing
+from ..core.review.triggers import due_reasons
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
 from ..shell.load import extras, load_live

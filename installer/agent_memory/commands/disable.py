@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import resources
-from ..core.disable import backup_dir, plan_disable, probe_paths
+from ..core.install.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER, MERGE_DRIVER_KEY
 from ..parse.dates import today

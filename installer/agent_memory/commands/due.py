@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import resources
 from ..core.plan import Plan
-from ..core.triggers import due_reasons, pending_reactivations
+from ..core.review.triggers import due_reasons, pending_reactivations
 from ..errors import AgentMemoryError
 from ..layout import MANIFEST
 from ..parse import facts

@@ -9,14 +9,14 @@ from pathlib import Path
 from packaging.version import Version
 
 from .. import resources
-from ..core import enable as core
-from ..core import handrun, restore
-from ..core.attributes import attributes_plan
-from ..core.bootstrap import check_vendors, physical
-from ..core.integrity import budget
-from ..core.ladder import Files, Ladder
+from ..core.install import enable as core
+from ..core.install import restore, unrecognised
+from ..core.install.attributes import attributes_plan
+from ..core.install.bootstrap import check_vendors, physical
+from ..core.install.ladder import Files, Ladder
+from ..core.install.repair import budget
 from ..core.plan import Plan
-from ..core.vendor_table import TABLE
+from ..core.vendors.table import TABLE
 from ..layout import (
     AGENTS_MD,
     GITATTRIBUTES,
@@ -113,12 +113,12 @@ def _enable(
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:
     """DESIGN §12: a hand-run version newer than any we know is adopted, with a warning."""
     installed = detected.installed
-    if not detected.handrun or installed is None or installed <= handrun.NEWEST_KNOWN:
+    if not detected.handrun or installed is None or installed <= unrecognised.NEWEST_KNOWN:
         return []
-    found = handrun.unrecognised(files, repo.list_dir("memory"))
+    found = unrecognised.unrecognised(files, repo.list_dir("memory"))
     head = (
         f"warning: {installed} is newer than any hand-run version known "
-        f"({handrun.NEWEST_KNOWN}); adopted, and kept as is: "
+        f"({unrecognised.NEWEST_KNOWN}); adopted, and kept as is: "
     )
     return [head + (f"{len(found)} things not recognised" if found else "nothing unrecognised")] + [
         f"  {line}" for line in found

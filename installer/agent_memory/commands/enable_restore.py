@@ -1,12 +1,12 @@
 """What ``enable`` reads to give back a disabled repo: the newest disable folder's copies
-(``core/restore.py`` decides; ENABLE.md Step 1)."""
+(``core/install/restore.py`` decides; ENABLE.md Step 1)."""
 
 from __future__ import annotations
 
 from packaging.version import Version
 
-from ..core import restore
-from ..core.disable import probe_paths
+from ..core.install import restore
+from ..core.install.disable import probe_paths
 from ..errors import AgentMemoryError
 from ..layout import BACKUP_DIR, CONTINUITY, MANIFEST
 from ..shell.repo import Repo

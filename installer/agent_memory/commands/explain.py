@@ -6,9 +6,9 @@ import datetime as dt
 from pathlib import Path
 
 from .. import resources
-from ..core.explain import explain as explaining
-from ..core.explain import lines
-from ..core.projection import Inputs
+from ..core.facts.explain import explain as explaining
+from ..core.facts.explain import lines
+from ..core.review.projection import Inputs
 from ..parse import facts
 from ..parse.dates import today
 from ..shell.load import archive_files

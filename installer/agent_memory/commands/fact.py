@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import resources
-from ..core.fact_add import add_fact
+from ..core.facts.add import add_fact
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse import facts

@@ -1,7 +1,7 @@
 """``agent-memory hooks install`` / ``hooks remove``: an agent's repo-level hook settings.
 
 Opt-in: ``enable`` never calls this. Both write through the normal plan and lock, and record
-what they did in the manifest's ``## Agent hooks`` section (``core/hooks.py``).
+what they did in the manifest's ``## Agent hooks`` section (``core/agents/hooks.py``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import resources
-from ..core import hooks
-from ..core.jsontext import BadJSON
+from ..core.agents import hooks
+from ..core.agents.jsontext import BadJSON
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import resources
-from ..core import enable
-from ..core import lint as linting
-from ..core.bootstrap import check_vendors, physical
-from ..core.integrity import budget, damage
+from ..core.checks import lint as linting
+from ..core.install import enable
+from ..core.install.bootstrap import check_vendors, physical
+from ..core.install.repair import budget, damage
 from ..errors import InputError, Problem, RefusedError
 from ..layout import AGENTS_MD, ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest

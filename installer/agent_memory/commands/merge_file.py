@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import resources
-from ..core.merge import merge_file as merge
+from ..core.merge.facts import merge_file as merge
 from ..shell.git import text_merge
 from ..shell.merge_files import read_version, write_result
 from .report import Report, Result

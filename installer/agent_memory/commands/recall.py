@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .. import resources
-from ..core import recall as searching
+from ..core.agents import recall as searching
 from ..layout import CONTINUITY
 from ..parse import facts
 from ..shell.load import archive_paths, extras

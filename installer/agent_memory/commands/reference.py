@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import resources
+from ..core.agents.references import add_references, nearest
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.references import add_references, nearest
-from ..core.triggers import window
+from ..core.review.triggers import window
 from ..errors import AgentMemoryError
 from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review

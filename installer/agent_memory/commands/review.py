@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import resources
-from ..core.log_append import has_review
+from ..core.merge.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.projection import Inputs
-from ..core.projection import review as project
-from ..core.reading import Reading, reading, recreated
-from ..core.summary import Summary
+from ..core.review.projection import Inputs
+from ..core.review.projection import review as project
+from ..core.review.summary import Summary
+from ..core.review.window import Reading, reading, recreated
 from ..errors import AgentMemoryError, refuse_errors
 from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest

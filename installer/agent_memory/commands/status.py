@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import resources
-from ..core.tiers import decays
-from ..core.triggers import unread
+from ..core.review.tiers import decays
+from ..core.review.triggers import unread
 from ..layout import MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review

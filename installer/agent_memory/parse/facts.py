@@ -3,7 +3,8 @@
 Structure comes from the block outline (``outline.py``: a line scanner, or markdown-it-py's block
 tokens where the scanner gives up), so code fences, HTML blocks and quoted headings are never
 mistaken for facts; regular expressions only look inside a line already known to matter. A file
-in the shape the review writes (headings, blank lines, two-line facts) is read by ``written.scan``.
+in the shape the review writes (headings, blank lines, two-line facts) is read by
+``scan_written.scan``.
 
 The document keeps every original line, and edits replace whole lines, so parse → render is the
 identity and an edit touches only the lines it names.
@@ -17,10 +18,10 @@ from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError, Problem
-from . import footer, written
+from . import footer, scan_written
 from .outline import outline
+from .scan_written import PROJECT_STATE as PROJECT_STATE
 from .text import Text, decode, strip_eol
-from .written import PROJECT_STATE as PROJECT_STATE
 
 BULLET = patterns.compile(r"^(?P<indent>[ \t]*)[-*+](?P<gap>[ \t]+)(?:\[(?P<task>[ xX])\][ \t]+)?")
 _BLANK = patterns.compile(r"^[ \t]*\r?\n?$")
@@ -185,8 +186,8 @@ def parse_text(path: str, text: Text, section: str | None = None) -> Document:
 
 
 def _written(path: str, text: Text) -> Document | None:
-    """The document as ``written.scan`` reads a file in the shape the review writes, or None."""
-    found = written.scan(text.body)
+    """The document as ``scan_written.scan`` reads a file in the review's shape, or None."""
+    found = scan_written.scan(text.body)
     if found is None:
         return None
     headings, items = found

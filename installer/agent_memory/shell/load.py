@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..core.archive import QUARTER_FILE
+from ..core.review.archive import QUARTER_FILE
 from ..errors import Problem
 from ..layout import (
     ARCHIVE_DIR,
@@ -16,9 +16,9 @@ from ..layout import (
     VISION,
 )
 from ..parse import facts, policy
-from ..parse.extras import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from ..parse.lognames import LogNames
 from ..parse.memory import Memory
+from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from .repo import Repo
 
 

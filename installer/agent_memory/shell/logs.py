@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..core.triggers import unread_logs
+from ..core.review.triggers import unread_logs
 from ..layout import SESSIONS_DIR
 from ..parse.continuity import last_review
 from ..parse.facts import Document

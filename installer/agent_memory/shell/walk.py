@@ -11,7 +11,7 @@ import os
 import stat
 from collections.abc import Sequence
 
-from ..core.vendor_table import matches
+from ..core.vendors.table import matches
 from ..errors import RefusedError
 from .repo import Repo
 

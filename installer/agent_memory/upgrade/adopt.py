@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from packaging.version import Version
 
 from .. import patterns, resources
-from ..core.archive import QUARTER_FILE, index_line, render_index
-from ..core.edits import Edit, apply_edits, footer_edit
-from ..core.ladder import Files, Rung
+from ..core.install.ladder import Files, Rung
+from ..core.review.archive import QUARTER_FILE, index_line, render_index
+from ..core.review.edits import Edit, apply_edits, footer_edit
 from ..errors import refuse_errors
 from ..layout import (
     ARCHIVE_DIR,
@@ -39,8 +39,8 @@ from ..layout import (
     VISION,
 )
 from ..parse import facts
-from ..parse.extras import parse_thread
 from ..parse.facts import Document, Fact
+from ..parse.sidefiles import parse_thread
 from ..parse.text import decode, strip_eol
 from . import v3_0_0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.ladder import Ladder
+from ..core.install.ladder import Ladder
 from . import adopt, v3_0_0, v5_0_0
 
 RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG)

@@ -11,10 +11,10 @@ import datetime as dt
 from packaging.version import Version
 
 from .. import resources
-from ..core.archive import QUARTER_FILE
-from ..core.edits import Edit, append_to_section, apply_edits, footer_edit
-from ..core.ladder import Files, Rung
-from ..core.tiers import at_birth
+from ..core.install.ladder import Files, Rung
+from ..core.review.archive import QUARTER_FILE
+from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
+from ..core.review.tiers import at_birth
 from ..errors import refuse_errors
 from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
 from ..parse import facts

@@ -12,7 +12,7 @@ import datetime as dt
 
 from packaging.version import Version
 
-from ..core.ladder import Files, Rung
+from ..core.install.ladder import Files, Rung
 
 
 def upgrade(files: Files, today: dt.date) -> dict[str, bytes | None]:

@@ -1,0 +1,48 @@
+"""``agent-memory mcp install|remove --agent A``: register the MCP server with an agent, or not.
+
+Writes the agent's repo-level MCP configuration (MCP.md lists the files) through the same plan
+and apply as every command; ``core.mcp_config`` decides the bytes, keeping everything the user
+wrote. Opt-in: ``enable`` never registers the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ... import resources
+from ...core.agents import mcp_config
+from ...core.plan import FileEdit, Outcome, Plan
+from ...errors import AgentMemoryError
+from ...shell.repo import Repo
+from ..report import Report, Result
+from ..settle import Options, guarded, require_enabled, settle
+
+
+def mcp_install(path: Path, agents: Sequence[str], options: Options, removing: bool) -> Result:
+    repo = Repo(path)
+    require_enabled(repo)  # a server for a repo with no memory would serve nothing
+    command = "mcp remove" if removing else "mcp install"
+    with guarded(repo, options):
+        plan = Plan.of(_edit(repo, agent, removing) for agent in dict.fromkeys(agents))
+        settled = settle(repo, [plan], options, "unchanged")
+    summary = {"agents": list(dict.fromkeys(agents)), "files": [e.path for e in plan.writes]}
+    report = Report(command, resources.version(), str(path), settled.outcome, plan, (), summary)
+    return Result(report, settled.exit_code, settled.diff)
+
+
+def _edit(repo: Repo, agent: str, removing: bool) -> FileEdit:
+    rel = mcp_config.FILES[agent][0]
+    before = repo.read(rel)
+    try:
+        after = mcp_config.remove(agent, before) if removing else mcp_config.install(agent, before)
+    except mcp_config.ConfigError as exc:
+        raise AgentMemoryError(str(exc), rel) from None
+    if after == before:
+        outcome = Outcome.UNCHANGED
+    elif after is None:
+        outcome = Outcome.REMOVED
+    else:
+        outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+    what = "without" if removing else "with"
+    return FileEdit(rel, before, after, outcome, f"{agent}'s MCP servers {what} agent-memory")

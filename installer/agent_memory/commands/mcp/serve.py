@@ -1,0 +1,30 @@
+"""``agent-memory mcp [PATH]``: serve the repo's memory to an agent as MCP tools over stdio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ... import resources
+from ...errors import AgentMemoryError
+from ...shell.repo import Repo
+from ..report import Report, Result
+
+# The modules the optional extra brings; any other missing module is a real error.
+_EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
+
+
+def serve(path: Path, wait: float) -> Result:
+    """Serve until the client closes the connection; nothing is printed on stdout but MCP."""
+    Repo(path)  # a path that is not a directory: one line, before the SDK starts
+    try:
+        # The SDK takes about half a second to import: only this command may pay for it.
+        from .server import serve as run
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in _EXTRA:
+            raise
+        raise AgentMemoryError(
+            "the MCP SDK is not installed; "
+            "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
+        ) from None
+    run(path, wait)
+    return Result(Report("mcp", resources.version(), str(path), "stopped"), 0)

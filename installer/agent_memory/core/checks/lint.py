@@ -1,0 +1,244 @@
+"""``lint``: every problem in a repo's memory files, as ``path:line: severity [check] message``."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from ...errors import InputError, Problem
+from ...layout import CONTINUITY, SESSIONS_DIR
+from ...parse.continuity import cursor, last_review
+from ...parse.facts import Document, conflict_markers, id_clashes
+from ...parse.footer import ID
+from ...parse.manifest import parse as parse_manifest
+from ...parse.memory import Memory
+from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
+from ..review.triggers import due_reasons, pending_reactivations, window
+from .secrets import scan
+from .supersessions import log_problems, superseded_since, supersession_problems
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
+
+
+def lint(
+    memory: Memory,
+    manifest: tuple[str, bytes | None],
+    logs: Iterable[tuple[str, bytes]],
+    texts: Iterable[tuple[str, bytes]],
+) -> list[Problem]:
+    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
+    found: list[Problem] = list(memory.problems)
+    found += _manifest(*manifest)
+    for path, data in texts:
+        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
+    docs = memory.documents
+    found += _facts(docs)
+    found += supersession_problems(docs)
+    for doc in docs:
+        found += secrets(doc.path, doc.text.body)
+    unread: dict[str, SessionRefs] = {}
+    if memory.continuity is not None:
+        through = cursor(last_review(memory.continuity), memory.logs)
+        unread = dict.fromkeys(window(memory.logs, through), EMPTY)
+    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
+    found += _logs(memory, logs, known, unread, superseded_since(docs))
+    reactivating = pending_reactivations(memory.archives, unread.values())
+    found += [
+        Problem(
+            CONTINUITY,
+            None,
+            "advisory",
+            "review-due",
+            f"a review is due: {reason}; run agent-memory review",
+        )
+        for reason in due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating)
+    ]
+    return sorted(
+        set(found),
+        key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
+    )
+
+
+def _manifest(path: str, data: bytes | None) -> list[Problem]:
+    if data is None:
+        return []
+    try:
+        parse_manifest(data)
+    except InputError as exc:
+        return [exc.problem._replace(path=path, check="manifest-invalid")]
+    return []
+
+
+def _facts(docs: Sequence[Document]) -> list[Problem]:
+    """Facts the review cannot track (no id) and ids that are not unique."""
+    found = [
+        Problem(
+            doc.path,
+            fact.line,
+            "warning",
+            "fact-no-id",
+            "fact has no id footer; the review cannot track it",
+        )
+        for doc in docs
+        if doc.path == CONTINUITY
+        for fact in doc.facts
+        if fact.id is None
+    ]
+    for doc, fact, first in id_clashes(docs):
+        first_path = first.rsplit(":", 1)[0]
+        both = first_path != doc.path and CONTINUITY in (first_path, doc.path)
+        found.append(
+            Problem(
+                doc.path,
+                fact.line,
+                "error",
+                "id-in-both" if both else "duplicate-id",
+                f"id {fact.id!r} also at {first}; ids must be unique — rename one",
+            )
+        )
+    return found
+
+
+def _logs(
+    memory: Memory,
+    logs: Iterable[tuple[str, bytes]],
+    known: set[str],
+    unread: dict[str, SessionRefs],
+    replaced: Mapping[str, tuple[str, str]],
+) -> list[Problem]:
+    """Misnamed logs, unreadable references, unknown ids, and an id created twice; the
+    references of the logs named in ``unread`` are kept there for the due-check."""
+    found = [
+        Problem(
+            f"{SESSIONS_DIR}/{name}",
+            None,
+            "warning",
+            "session-name",
+            "not named YYYY-MM-DD-HHMMSS[-slug].md; the review ignores it",
+        )
+        for name in memory.sessions.strays
+    ]
+    created_in: dict[str, list[str]] = defaultdict(list)
+    ordered = sorted(known)
+    for name, data in logs:
+        refs = read_refs(data)
+        if name in unread:
+            unread[name] = refs
+        path = f"{SESSIONS_DIR}/{name}"
+        text = data.decode("utf-8", errors="replace")
+        found += conflict_markers(path, text)
+        found += secrets(path, text)
+        notes = [warning._replace(path=path) for warning in refs.warnings]
+        notes += _references(path, refs, known, ordered, data)
+        notes += log_problems(path, name[:10], refs, known, replaced)
+        found += notes if name in unread else _once(path, notes)
+        for fact_id in refs.created:
+            created_in[fact_id].append(name)
+    found += [
+        Problem(
+            f"{SESSIONS_DIR}/{names[1]}",
+            None,
+            "warning",
+            "created-twice",
+            f"{fact_id!r} is listed under Created in {', '.join(names)}",
+        )
+        for fact_id, names in sorted(created_in.items())
+        if len(names) > 1
+    ]
+    return found
+
+
+def _once(path: str, notes: Sequence[Problem]) -> list[Problem]:
+    """A log the review has already read cannot be edited (logs are append-only): its notes
+    are one advisory, at its first line, instead of warnings that would never go away."""
+    if not notes:
+        return []
+    first = min(notes, key=lambda n: n.line or 0)
+    more = f" (and {len(notes) - 1} more notes)" if len(notes) > 1 else ""
+    message = (
+        f"{first.message}{more}; this log was already reviewed and is never edited — "
+        "write references correctly in the next log"
+    )
+    return [Problem(path, first.line, "advisory", "reviewed-log", message)]
+
+
+def _references(
+    path: str, refs: SessionRefs, known: set[str], ordered: list[str], data: bytes
+) -> list[Problem]:
+    """Ids that exist nowhere, and segments that look like a meant id but are not one (case,
+    underscores, spaces): each a warning naming the nearest existing id."""
+    found = []
+    for written in refs.written:
+        if ID.match(written.token):
+            continue
+        meant = _kebab(written.token)
+        if ID.match(meant):
+            hint = _nearest([meant, _kebab(written.segment)], known, ordered)
+            found.append(
+                Problem(
+                    path,
+                    written.line,
+                    "warning",
+                    "id-misspelt",
+                    f"{written.token!r} is not an id (ids are lowercase kebab-case) and does "
+                    f"not count{hint}",
+                )
+            )
+    for fact_id in sorted(refs.used - known):
+        spelt = [_kebab(w.segment) for w in refs.written if w.token == fact_id]
+        line = next((w.line for w in refs.written if w.token == fact_id), None)
+        hint = _nearest([*spelt, fact_id], known, ordered)
+        line = line or _line_of(data, fact_id)
+        message = f"references {fact_id!r}, which exists nowhere{hint}"
+        found.append(Problem(path, line, "warning", "unknown-id", message))
+    return found
+
+
+def _line_of(data: bytes, fact_id: str) -> int | None:
+    """The line of the references section that names ``fact_id`` (the fast reader, which most
+    logs take, keeps no lines: lint looks again, for the rare unknown id)."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
+    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9.-])")
+    for first, lines in reference_sections(text):
+        found = next((first + i for i, line in enumerate(lines) if word.search(line)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _kebab(text: str) -> str:
+    return re.sub(r"[\s_]+", "-", text.strip().lower())
+
+
+def _nearest(candidates: Sequence[str], known: set[str], ordered: list[str]) -> str:
+    """ "; did you mean 'x'?" for the first candidate that is, or is close to, an existing id."""
+    for candidate in candidates:
+        if candidate in known:
+            return f"; did you mean {candidate!r}?"
+    for candidate in candidates:
+        close = difflib.get_close_matches(candidate, ordered, n=1, cutoff=0.75)
+        if close:
+            return f"; did you mean {close[0]!r}?"
+    return ""
+
+
+def secrets(path: str, text: str) -> list[Problem]:
+    """A finding per credential-shaped string: where and what kind, never the text itself
+    (the finding is printed, and may end up in a CI log)."""
+    return [
+        Problem(
+            path,
+            secret.line,
+            "error",
+            "secret",
+            f"a {secret.kind} at column {secret.start + 1}; remove it, and rotate it if it was "
+            "ever committed (git history keeps it)",
+        )
+        for secret in scan(text)
+    ]
+
+
+def exit_code(findings: Iterable[Problem]) -> int:
+    return 1 if any(f.severity == "error" for f in findings) else 0

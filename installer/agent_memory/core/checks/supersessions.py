@@ -1,0 +1,81 @@
+"""Lint's supersession checks (DECAY.md § Supersession): links that hold, facts that left."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+
+from ...errors import Problem
+from ...layout import ARCHIVE_DIR
+from ...parse.facts import Document
+from ...parse.sessions import SessionRefs
+from ..review.supersede import BY, SUPERSEDED
+
+
+def supersession_problems(docs: Sequence[Document]) -> list[Problem]:
+    """A ``superseded-by`` naming no fact (an error), and a superseded fact not yet archived."""
+    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
+    found = []
+    for doc in docs:
+        for fact in doc.facts:
+            target = fact.field(BY)
+            if target is not None and target not in known:
+                found.append(
+                    Problem(
+                        doc.path,
+                        fact.line,
+                        "error",
+                        "superseded-by-dangling",
+                        f"superseded-by: {target!r} names no fact; give the id of its successor",
+                    )
+                )
+            if fact.field("tier") == SUPERSEDED and not doc.path.startswith(ARCHIVE_DIR + "/"):
+                found.append(
+                    Problem(
+                        doc.path,
+                        fact.line,
+                        "warning",
+                        "superseded",
+                        f"{fact.id!r} is superseded by {target or 'another fact'}; "
+                        "the next review moves it to the archive",
+                    )
+                )
+    return found
+
+
+def superseded_since(docs: Sequence[Document]) -> Mapping[str, tuple[str, str]]:
+    """Superseded id -> (its successor, the day the successor was created).
+
+    A log dated after that day that still names the old id earns a warning.
+    """
+    created = {f.id: f.field("created") or "" for doc in docs for f in doc.facts if f.id}
+    return {
+        fact.id: (target, created.get(target, ""))
+        for doc in docs
+        for fact in doc.facts
+        if fact.id is not None
+        and fact.field("tier") == SUPERSEDED
+        and (target := fact.field(BY)) is not None
+    }
+
+
+def log_problems(
+    path: str,
+    day: str,
+    refs: SessionRefs,
+    known: Set[str],
+    replaced: Mapping[str, tuple[str, str]],
+) -> list[Problem]:
+    """A log's ``Superseded:`` pairs naming no fact, and its uses of an id superseded before
+    ``day`` (the log's date)."""
+    paired = {i for pair in refs.superseded for i in pair} - refs.used
+    found = [
+        Problem(path, None, "warning", "unknown-id", f"references {i!r}, which exists nowhere")
+        for i in sorted(paired - known)
+    ]
+    found += [
+        Problem(path, None, "warning", "superseded", f"references {i!r}, superseded by {by}")
+        for i in sorted(refs.used)
+        if i in replaced and day > replaced[i][1]
+        for by in (replaced[i][0],)
+    ]
+    return found

@@ -1,0 +1,161 @@
+"""``disable``: the plan that takes out what ``enable`` installed, and nothing else.
+
+Our blocks leave the files they sit in (a file that held only our block goes with it); fully
+managed files, the stamp and the hooks the stamp records go; ``memory/`` is the user's data and
+stays unless asked (``--remove-memory``: then every file of it goes). Every file removed or
+changed is first copied, as it was, into a folder of its own, ``.agent/backup/disable-<date>/``
+(``-2``, ``-3``… when that one exists): what the user edited is never lost, and ``enable``
+can give the repo back exactly (``core/install/restore.py``). disable never removes a backup, nor
+``.agent/migrated/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+
+from ...errors import InputError
+from ...layout import (
+    AGENTS_MD,
+    BACKUP_DIR,
+    FULLY_MANAGED,
+    GITATTRIBUTES,
+    GITATTRIBUTES_MARKERS,
+    GITIGNORE,
+    GITIGNORE_MARKERS,
+    MANIFEST,
+    VENDORS,
+)
+from ...parse.facts import is_blank
+from ...parse.text import decode
+from ..agents import hooks
+from ..agents.jsontext import BadJSON
+from ..plan import FileEdit, Outcome, Plan
+from .blocks import HTML_MARKERS, Markers, find_block
+
+Files = Mapping[str, bytes | None]
+# A disable's backup folder: its date, then a number when one disable of that day came before.
+FOLDER = re.compile(r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z")
+
+
+def probe_paths() -> tuple[str, ...]:
+    """Every path disable may touch: the known ones only, never a walk of the tree."""
+    vendors = [path for path, _template, _kind in VENDORS.values()]
+    settings = [agent.path for agent in hooks.AGENTS.values()]
+    known = {MANIFEST, AGENTS_MD, GITIGNORE, GITATTRIBUTES, *FULLY_MANAGED, *vendors, *settings}
+    return tuple(sorted(known))
+
+
+def backup_dir(today: dt.date, taken: Callable[[str], bool] = lambda _folder: False) -> str:
+    """The first backup folder of ``today`` not ``taken`` (a disable never mixes its copies
+    with an earlier one's)."""
+    folder, number = f"{BACKUP_DIR}/disable-{today.isoformat()}", 1
+    while taken(folder if number == 1 else f"{folder}-{number}"):
+        number += 1
+    return folder if number == 1 else f"{folder}-{number}"
+
+
+def plan_disable(
+    files: Files, folder: str, memory: Mapping[str, bytes] = MappingProxyType({})
+) -> Plan:
+    """Remove our blocks, managed files, hooks and stamp, and ``memory`` (path → bytes: the
+    memory files, when they go too); every file removed or changed is copied to ``folder``."""
+    edits = [*_block_edits(files), *_managed_edits(files), *_hook_edits(files)]
+    stamp = files.get(MANIFEST)
+    if stamp is not None:
+        edits.append(FileEdit(MANIFEST, stamp, None, Outcome.REMOVED, "the install stamp"))
+    reason = "memory taken out (--remove-memory), copied first"
+    edits += [FileEdit(path, data, None, Outcome.REMOVED, reason) for path, data in memory.items()]
+    for edit in list(edits):
+        if edit.before is not None and edit.writes:
+            target = f"{folder}/{edit.path}"
+            why = f"copy of {edit.path} before agent-memory changes it"
+            edits.append(FileEdit(target, files.get(target), edit.before, Outcome.CREATED, why))
+    return Plan.of(edits)
+
+
+def _block_edits(files: Files) -> list[FileEdit]:
+    edits = []
+    for path, markers in _pieces()[1].items():
+        data = files.get(path)
+        if data is None:
+            continue
+        after = without_block(path, data, markers)
+        if after != data:
+            outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
+            edits.append(FileEdit(path, data, after, outcome, "agent-memory block taken out"))
+    return edits
+
+
+def _managed_edits(files: Files) -> list[FileEdit]:
+    return [
+        FileEdit(path, data, None, Outcome.REMOVED, "managed by agent-memory")
+        for path in _pieces()[0]
+        if (data := files.get(path)) is not None
+    ]
+
+
+def _hook_edits(files: Files) -> list[FileEdit]:
+    """Our hooks out of each agent's settings the stamp records (HOOKS.md): the file's bytes
+    from before install when nothing changed since, else only our groups out."""
+    stamp = files.get(MANIFEST)
+    text = stamp.decode("utf-8", errors="replace") if stamp is not None else ""
+    edits = []
+    for agent, (_recorded, original) in sorted(hooks.recorded(text).items()):
+        if agent not in hooks.AGENTS:
+            continue  # not an agent we install hooks for: nothing of ours to take out
+        path = hooks.AGENTS[agent].path  # never a path the stamp names: it is input
+        data = files.get(path)
+        if data is None:
+            continue
+        try:
+            after, exact = hooks.remove(data.decode("utf-8"), agent, original)
+        except (UnicodeDecodeError, BadJSON, hooks.NotAnObject) as exc:
+            line = exc.line if isinstance(exc, BadJSON) else None
+            raise InputError(
+                path, line, f"cannot take our hooks out: {exc}", "fix the file, then disable again"
+            ) from None
+        new = after.encode("utf-8") if after is not None else None
+        if new != data:
+            outcome = Outcome.REMOVED if new is None else Outcome.UPDATED
+            reason = f"{agent} hooks taken out"
+            if not exact:  # HOOKS.md: it says so
+                reason += " (changed since install: took out our hooks, kept the rest)"
+            edits.append(FileEdit(path, data, new, outcome, reason))
+    return edits
+
+
+def _pieces() -> tuple[dict[str, str], dict[str, Markers]]:
+    """What enable may install: fully managed files (path → template), and the files it puts a
+    block in (path → the block's markers)."""
+    managed = {**FULLY_MANAGED}
+    blocks = {AGENTS_MD: HTML_MARKERS, GITIGNORE: GITIGNORE_MARKERS}
+    blocks[GITATTRIBUTES] = GITATTRIBUTES_MARKERS
+    for path, template, kind in VENDORS.values():
+        if kind == "managed":
+            managed[path] = template
+        else:
+            blocks[path] = HTML_MARKERS
+    return managed, blocks
+
+
+def without_block(path: str, data: bytes, markers: Markers) -> bytes | None:
+    """The file without our block (None when nothing else was in it)."""
+    text = decode(path, data)
+    span = find_block(path, text.lines, markers)
+    if span is None:
+        return data
+    begin, end = span
+    lines = list(text.lines)
+    rest = lines[:begin] + lines[end + 1 :]
+    if all(is_blank(line) for line in rest):
+        return None
+    if begin > 0 and end + 1 >= len(lines) and is_blank(lines[begin - 1]):
+        rest = lines[: begin - 1]  # the blank line enable put before a block it appended
+    elif begin == 0 and rest and is_blank(rest[0]):
+        rest = rest[1:]  # the blank line enable put after a block it put at the top
+    elif 0 < begin < len(rest) and is_blank(rest[begin - 1]) and is_blank(rest[begin]):
+        del rest[begin]  # two blank lines would meet where the block was
+    return type(text)(text.bom, tuple(rest)).encode()

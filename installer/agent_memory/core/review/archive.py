@@ -1,0 +1,47 @@
+"""The archive: quarter files ``memory/archive/YYYY-QN.md`` and the generated ``INDEX.md``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ... import patterns
+from ...parse.facts import Fact
+from ...parse.text import decode, strip_eol
+
+QUARTER_FILE = patterns.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
+FACTS = "Facts"
+COMPLETED = "Completed Threads"
+INDEX_LINE_MAX = 100
+
+
+def new_quarter(quarter: str) -> bytes:
+    return f"# Archive {quarter}\n\n## {FACTS}\n\n## {COMPLETED}\n".encode()
+
+
+def index_line(fact: Fact, file_name: str) -> str:
+    """``- id — first line → file``; a ``note`` (a hand-written summary) stands for the first
+    line, and a ``reason`` (or the successor of a superseded fact) follows it."""
+    fields = dict(fact.fields)  # once: the review writes a line for every archived fact
+    first = fields.get("note") or fact.first_line
+    if len(first) > INDEX_LINE_MAX:
+        first = first[: INDEX_LINE_MAX - 1] + "…"
+    reason = fields.get("reason")
+    if reason is None and fields.get("tier") == "superseded" and fields.get("superseded-by"):
+        reason = f"superseded by {fields['superseded-by']}"
+    return f"- {fact.id} — {first}{f' — {reason}' if reason else ''} → {file_name}"
+
+
+def render_index(existing: bytes | None, template: bytes, entries: Iterable[str]) -> bytes:
+    """INDEX.md: the existing header (or the template's) kept, then one line per id, sorted."""
+    source = existing if existing is not None else template
+    text = decode("memory/archive/INDEX.md", source)
+    header: list[str] = []
+    for line in text.lines:
+        if strip_eol(line).startswith("- "):
+            break
+        header.append(line)
+    newline = text.newline
+    if header and not header[-1].endswith("\n"):
+        header[-1] += newline
+    body = "".join(header) + "".join(f"{entry}{newline}" for entry in sorted(entries))
+    return (("\ufeff" if text.bom else "") + body).encode()

@@ -1,0 +1,147 @@
+"""Editing memory documents by whole lines, so that every line not named keeps its bytes.
+
+Every change the tool makes to continuity.md, an archive quarter or a rung's file is a list of
+``Edit``s applied at once; footers are rewritten in place, and facts are appended at the end of
+their section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from ...parse import footer
+from ...parse.continuity import NONE_YET, last_review
+from ...parse.facts import (
+    BULLET,
+    PROJECT_STATE,
+    Document,
+    Fact,
+    Section,
+    find_section,
+    is_blank,
+    sections_of,
+)
+from ...parse.keyvalue import with_value
+from ...parse.text import Text
+
+
+class Edit(NamedTuple):
+    """Replace lines [start, end) with ``lines``; insertions have start == end."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def apply_edits(text: Text, edits: Iterable[Edit]) -> Text:
+    """Apply non-overlapping edits; untouched lines keep their exact bytes."""
+    lines = list(text.lines)
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        lines[edit.start : edit.end] = edit.lines
+    return Text(text.bom, tuple(lines))
+
+
+def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
+    """The edit that gives ``fact`` these footer fields (in place, or a new footer line)."""
+    rendered = footer.render(fields, fact.fields)
+    if fact.footer_line is not None:
+        line = text.lines[fact.footer_line]
+        begin, end = fact.footer_span
+        new = line[:begin] + rendered + line[end:]
+        return Edit(fact.footer_line, fact.footer_line + 1, (new,))
+    bullet = text.lines[fact.start]
+    match = BULLET.match(bullet)
+    indent = " " * (len(match.group("indent")) + 2) if match else "  "
+    last = text.lines[fact.end - 1]
+    newline = text.newline
+    if last.endswith("\n"):
+        return Edit(fact.end, fact.end, (indent + rendered + newline,))
+    return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
+
+
+def fact_lines(text: Text, fact: Fact, fields: dict[str, str]) -> list[str]:
+    """The fact's lines byte for byte, with its footer given ``fields`` (to move or merge it)."""
+    edit = footer_edit(text, fact, fields)
+    lines = list(text.lines[fact.start : fact.end])
+    lines[edit.start - fact.start : edit.end - fact.start] = edit.lines
+    return lines
+
+
+def shift_sections(sections: Iterable[Section], edits: Sequence[Edit]) -> tuple[Section, ...]:
+    """Where ``sections`` are once ``edits`` are applied, without reading the text again.
+
+    The review's edits replace, remove or add lines of facts and of Project State, never a
+    heading, so each heading and section end moves by what the edits before it add or remove
+    (an insertion at a heading's line goes before it).
+    """
+
+    def moved(line: int) -> int:
+        return line + sum(len(e.lines) - (e.end - e.start) for e in edits if e.end <= line)
+
+    return tuple(Section(s.title, moved(s.heading), moved(s.end)) for s in sections)
+
+
+def append_to_section(
+    path: str,
+    text: Text,
+    title: str,
+    lines: list[str],
+    sections: Sequence[Section] | None = None,
+) -> Text:
+    """Insert ``lines`` after the last non-blank line of section ``title`` (made if missing).
+
+    ``sections`` are the text's, when the caller knows them; else they are read from the text.
+    """
+    if sections is None:
+        sections = sections_of(path, text)
+    section = find_section(sections, title)
+    newline = text.newline
+    lines = [line if line.endswith("\n") else line + newline for line in lines]
+    if section is None:
+        existing = list(text.lines)
+        if existing and not existing[-1].endswith("\n"):
+            existing[-1] += newline
+        prefix = [newline] if existing and not is_blank(existing[-1]) else []
+        return Text(text.bom, (*existing, *prefix, f"## {title}{newline}", *lines))
+    at = section.end
+    while at > section.heading + 1 and is_blank(text.lines[at - 1]):
+        at -= 1
+    edits = [Edit(at, at, tuple(lines))]
+    if at > 0 and not text.lines[at - 1].endswith("\n"):
+        edits = [Edit(at - 1, at, (text.lines[at - 1] + newline, *lines))]
+    return apply_edits(text, edits)
+
+
+def last_review_edit(doc: Document, date: str, through: str | None, count: int) -> Edit:
+    """Stamp ``last_review: <date> | through <stem> | <count> logs`` in the file's key form.
+
+    A line that already names a date and a log keeps everything else it says (a ``.md`` after
+    the stem, a note after it); any other value is replaced whole. ``count`` is the number of
+    logs sorting at or before ``through`` (REVIEW.md); a mark with no log carries no count.
+    """
+    current = last_review(doc)
+    newline = doc.text.newline
+    value = f"{date} | through {through or NONE_YET}" + (f" | {count} logs" if through else "")
+    if current.line is not None:
+        line = doc.text.lines[current.line]
+        if current.spans is not None and through is not None:
+            (date_start, date_end), (stem_start, stem_end), (tail_start, tail_end) = current.spans
+            new = (
+                line[:date_start]
+                + date
+                + line[date_end:stem_start]
+                + through
+                + line[stem_end:tail_start]
+                + f" | {count} logs"
+                + line[tail_end:]
+            )
+        else:
+            new = with_value(line, value)
+        return Edit(current.line, current.line + 1, (new,))
+    section = doc.section(PROJECT_STATE)
+    new_line = f"- last_review: {value}{newline}"
+    if section is None:
+        at = doc.sections[0].heading if doc.sections else len(doc.text.lines)
+        return Edit(at, at, (f"## Project State{newline}", new_line, newline))
+    return Edit(section.heading + 1, section.heading + 1, (new_line,))

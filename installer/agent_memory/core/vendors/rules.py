@@ -1,0 +1,320 @@
+"""Mode C: the vendors' always-on instruction files consolidated into AGENTS.md (MIGRATE.md).
+
+Pure functions from the detected files to the changes. An always-on file's text moves to
+AGENTS.md, rule by rule: a list item or a line already said (in AGENTS.md or an earlier file) is
+kept once, where it was first said, and the later place says so in a short note. The file becomes
+a pointer; scoped rules stay; the verbatim original of every file rewritten is kept under
+``.agent/migrated/``. Memory stores are read by ``vendor_stores``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ... import patterns, resources
+from ...layout import AGENTS_MD, VENDORS
+from ...parse import frontmatter
+from ...parse.markdown import FENCE, HEADING
+from ...parse.text import Text, decode, strip_eol
+from ..install.blocks import block_of, find_block, upsert_block
+from .stores import Fact, store_facts
+from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
+
+POINTER_TEMPLATE = "templates/pointer.md"
+
+_IMPORT = patterns.compile(r"^@\S+\s*$")
+_MARKER = patterns.compile(r"^\s*(?:[-*+]|[0-9]+[.)])\s+(?:\[[ xX]\]\s+)?")
+# Lines that are structure, not a rule: blank, no letter or digit (rules like ---), table rows,
+# HTML tags. Dropping or noting one would break the Markdown around it.
+_STRUCTURE = patterns.compile(r"^(?:[^A-Za-z0-9]*|\s*[|<].*)$")
+
+
+@dataclass
+class Migration:
+    """What Mode C produces: new file contents, facts for continuity.md, vendors seen."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    vendors: set[str] = field(default_factory=set)
+    linked: dict[str, str] = field(default_factory=dict)  # a source that is a link: why skipped
+    # Per consolidated file: (path, lines moved to AGENTS.md, lines already said there).
+    moved: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+def migrate(
+    sources: Mapping[str, bytes],
+    agents: bytes | None,
+    today: dt.date,
+    keep_vendor_files: bool,
+    links: Mapping[str, str] = MappingProxyType({}),
+) -> Migration:
+    """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md.
+
+    ``links`` maps each source that is a symlink to the in-repo path it leads to: a link is
+    never read as a file of its own (its target is, or is AGENTS.md), and AGENTS.md's text is
+    written to the file it really is.
+    """
+    out = Migration()
+    agents_path = links.get(AGENTS_MD, AGENTS_MD)
+    agents_text = decode(AGENTS_MD, agents) if agents is not None else None
+    newline = agents_text.newline if agents_text is not None else "\n"
+    said = Said(agents_text.lines if agents_text is not None else (), newline)
+    sections: list[str] = []
+    for path in sorted(sources, key=_table_order):
+        source = source_of(path)
+        if source.vendor:
+            out.vendors.add(source.vendor)
+        if path in links:
+            where = AGENTS_MD if links[path] == agents_path else links[path]
+            out.linked[path] = f"links to {where}; read there, never written through"
+        elif path == agents_path or source.kind in ("agents", "scoped"):
+            continue  # AGENTS.md's own text (or a file AGENTS.md links to), or scoped
+        elif source in STORES:
+            out.facts.extend(store_facts(path, source, sources[path], today.isoformat()))
+            _keep_original(out, path, sources[path], "memory store imported; left in place")
+        else:
+            sections += _instruction(out, path, source, sources[path], said, keep_vendor_files)
+    if sections:
+        out.files[agents_path] = _consolidated(agents_text, sections, newline)
+        out.reasons[agents_path] = _moved_reason(out.moved)
+    return out
+
+
+def _instruction(
+    out: Migration, path: str, source: Source, data: bytes, said: Said, keep: bool
+) -> list[str]:
+    """An instruction file: pointer and consolidated section, or (``keep``) just our block."""
+    text = decode(path, data)
+    split = (
+        frontmatter.split(path, text)
+        if source.kind in ("frontmatter", "cursor-rule")
+        else frontmatter.Split((), text.lines, {})
+    )
+    if not _always_on(source, split.data):
+        return []
+    if keep:
+        if source.kind in ("import", "copilot"):
+            after, _ = upsert_block(path, data, resources.data(_vendor_template(source)))
+            if after != data:
+                out.files[path] = after
+                out.reasons[path] = "agent-memory block added; your text is untouched"
+        return []
+    body, imports = _body(source, split.body)
+    section, moved, noted = _section(path, body, said)
+    out.moved.append((path, moved, noted))
+    out.files[path] = _pointer(source, split, imports, text)
+    out.reasons[path] = f"text moved to AGENTS.md; original in {MIGRATED_DIR}/{path}"
+    _keep_original(out, path, data, "verbatim original")
+    return [section] if section else []
+
+
+def _moved_reason(moved: Sequence[tuple[str, int, int]]) -> str:
+    parts = [
+        f"{_lines(count)} from {path}" + (f" ({noted} already said, noted)" if noted else "")
+        for path, count, noted in moved
+    ]
+    return "always-on instructions consolidated here: " + ", ".join(parts)
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def _table_order(path: str) -> tuple[int, str]:
+    return TABLE.index(source_of(path)), path
+
+
+def _vendor_template(source: Source) -> str:
+    assert source.vendor is not None
+    return VENDORS[source.vendor][1]
+
+
+def _keep_original(out: Migration, path: str, data: bytes, reason: str) -> None:
+    out.files[f"{MIGRATED_DIR}/{path}"] = data
+    out.reasons[f"{MIGRATED_DIR}/{path}"] = reason
+
+
+def _always_on(source: Source, data: Any) -> bool:
+    """Whether a rule applies to every request (then it is consolidated) or is scoped."""
+    if source.kind == "cursor-rule":
+        return data.get("alwaysApply") is True
+    if source.kind != "frontmatter":
+        return True
+    scoped = (
+        bool(data.get("globs"))
+        or bool(data.get("applyTo"))
+        or bool(data.get("paths"))
+        or data.get("alwaysApply") is False
+        or data.get("inclusion") in ("fileMatch", "manual")
+        or data.get("trigger") in ("glob", "model_decision", "manual")
+    )
+    return not scoped
+
+
+def _body(source: Source, lines: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The text to consolidate, and the ``@path`` import lines that stay where Claude reads them."""
+    if source.kind != "import":
+        return list(lines), []
+    body: list[str] = []
+    imports: list[str] = []
+    for line in lines:
+        (imports if _IMPORT.match(strip_eol(line)) else body).append(line)
+    return body, imports
+
+
+# -- rules: what is said once -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A piece of text consolidation keeps or drops whole: a line, a list item with its
+    continuation lines, or a fenced block. ``key`` is None for what is never dropped."""
+
+    lines: tuple[str, ...]  # without line endings, bytes as in the source
+    key: str | None
+
+
+def units(lines: Sequence[str]) -> Iterator[Unit]:
+    """The source's lines as units, in order; every line is in exactly one unit."""
+    bare = [strip_eol(line) for line in lines]
+    index = 0
+    while index < len(bare):
+        line = bare[index]
+        end = index + 1
+        fence = FENCE.match(line)
+        if fence is not None:
+            closing = fence.group(1)[0] * len(fence.group(1))
+            while end < len(bare) and not bare[end].strip().startswith(closing):
+                end += 1
+            end = min(end + 1, len(bare))
+        elif _MARKER.match(line):
+            while end < len(bare) and _continues(bare[end]):
+                end += 1
+        chunk = tuple(bare[index:end])
+        yield Unit(chunk, _key(chunk))
+        index = end
+
+
+def _continues(line: str) -> bool:
+    """An indented line that belongs to the list item above (not a nested item of its own)."""
+    return line[:1] in (" ", "\t") and bool(line.strip()) and not _MARKER.match(line)
+
+
+def _key(lines: tuple[str, ...]) -> str | None:
+    """What a unit says, bullets and whitespace aside; None for blank lines, headings and
+    intros (a line ending with ':' means nothing without what follows it)."""
+    first = lines[0]
+    if _STRUCTURE.match(first) or HEADING.match(first) or first.rstrip().endswith(":"):
+        return None
+    text = " ".join(_MARKER.sub("", line, count=1) for line in lines)
+    return " ".join(text.split()) or None
+
+
+class Said:
+    """Every rule said so far, and where it was first said."""
+
+    def __init__(self, agents_lines: Sequence[str], newline: str) -> None:
+        self.newline = newline  # AGENTS.md's: the sections are written with it
+        self.where: dict[str, str] = {}
+        span = find_block(AGENTS_MD, tuple(agents_lines))
+        mine = [
+            line
+            for i, line in enumerate(agents_lines)
+            if span is None or not span[0] <= i <= span[1]
+        ]
+        for unit in units(mine):
+            if unit.key is not None:
+                self.where.setdefault(unit.key, AGENTS_MD)
+
+
+def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]:
+    """``## From `path` ``, the source's rules not said before, a note where one was; returns
+    the section, the lines moved and the lines only noted."""
+    out: list[str] = []
+    moved = noted = 0
+    last: tuple[str, str, int] | None = None  # the note just written: prefix, where, rules
+    for unit in units(body):
+        where = said.where.get(unit.key) if unit.key is not None else None
+        if where is not None:
+            marker = _MARKER.match(unit.lines[0])
+            prefix = marker.group(0) if marker else ""
+            if last is not None and last[:2] == (prefix, where):
+                out.pop()  # rules dropped one after another share one note
+            last = (prefix, where, last[2] + 1 if last and last[:2] == (prefix, where) else 1)
+            out.append(prefix + note(last[2], where))
+            noted += len(unit.lines)
+            continue
+        last = None
+        if unit.key is not None:
+            said.where[unit.key] = f"the section From `{path}`"
+        out.extend(unit.lines)
+        moved += sum(1 for line in unit.lines if line.strip())
+    while out and not out[-1].strip():
+        out.pop()
+    while out and not out[0].strip():
+        out.pop(0)
+    if not out:
+        return "", 0, noted
+    section = said.newline.join([f"## From `{path}`", "", *_shifted(out), ""])
+    return section, moved, noted
+
+
+def note(rules: int, where: str) -> str:
+    """The line left where rules already said were (MIGRATE.md shows it)."""
+    what = "a rule" if rules == 1 else f"{rules} rules"
+    return f"({what} already said in {where})"
+
+
+def _shifted(lines: Sequence[str]) -> list[str]:
+    """Headings moved two levels down (outside code fences), so they sit under the section."""
+    shifted = []
+    fenced = False
+    for line in lines:
+        if FENCE.match(line):
+            fenced = not fenced
+        heading = None if fenced else HEADING.match(line)
+        if heading is not None:
+            level = min(6, len(heading.group(1)) + 2)
+            line = "#" * level + line[len(heading.group(1)) :]
+        shifted.append(line)
+    return shifted
+
+
+def _consolidated(agents: Text | None, sections: Sequence[str], newline: str) -> bytes:
+    """AGENTS.md with the consolidated sections after the user's text (our block stays put)."""
+    if agents is None:
+        head = (
+            f"# AGENTS.md{newline}{newline}Instructions for every coding agent working in this"
+            f"{newline}repository, gathered by agent-memory from the files named below.{newline}"
+        )
+        return (head + newline + newline.join(sections)).encode()
+    text = "".join(agents.lines)
+    if text and not text.endswith("\n"):
+        text += newline
+    if text.strip():
+        text += newline
+    body = text + newline.join(sections)
+    return (("\ufeff" if agents.bom else "") + body).encode()
+
+
+def _pointer(source: Source, split: frontmatter.Split, imports: Sequence[str], text: Text) -> bytes:
+    """What an always-on source becomes: our pointer block, its frontmatter and imports kept
+    (each once, and not the ``@AGENTS.md`` the block already has)."""
+    template = (
+        _vendor_template(source) if source.kind in ("import", "copilot") else POINTER_TEMPLATE
+    )
+    newline = text.newline
+    block = [strip_eol(line) + newline for line in block_of(template, resources.data(template))]
+    in_block = {strip_eol(line).strip() for line in block}
+    kept = [
+        i for i in dict.fromkeys(strip_eol(line).strip() for line in imports) if i not in in_block
+    ]
+    lines = [*split.header, *block]
+    if kept:
+        lines += [newline, *(line + newline for line in kept)]
+    return (("\ufeff" if text.bom else "") + "".join(lines)).encode()
