@@ -1,4 +1,5 @@
-"""The merge driver (core/merge/facts.py, MERGE.md): facts merge by id, only true conflicts are marked."""
+"""The merge driver (core/merge/facts.py, MERGE.md): facts merge by id; only true conflicts
+are marked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fast path of the memory-document parser (parse/scan_written.py) against the general parser."""
+"""The fast path of the memory parser (parse/scan_written.py) against the general parser."""
 
 from __future__ import annotations
 
