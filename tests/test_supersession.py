@@ -187,8 +187,7 @@ def test_incremental_equals_full_and_nothing_is_lost(tmp_path_factory, steps) ->
 
 def test_decay_md_lists_the_tier_rules_in_the_code_s_order() -> None:
     """The numbered rules of DECAY.md § Tiers and the numbered comments of core/review/tiers.py
-    agree:
-    same numbers, same order, same tier."""
+    agree: same numbers, same order, same tier."""
     import re
 
     from conftest import PROJECT
