@@ -18,6 +18,7 @@ from agent_memory.commands.settle import Options
 from agent_memory.core.agents.context import render
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
+from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, run_console, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
@@ -91,7 +92,9 @@ def test_context_without_memory_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = cli("context", tmp_path)
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        "agent-memory: memory/continuity.md: not found; run agent-memory enable first"
+        f"agent-memory: {tmp_path}: not an agent-memory repo (looked for memory/continuity.md "
+        "or .agent/version.md here and in every folder above up to / (the file system's "
+        "root)); run agent-memory enable first"
     ]
 
 
@@ -99,7 +102,7 @@ def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) 
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE, repo)
     before = tree(repo)
-    assert not_due(repo) is not None
+    assert not_due(Repo(repo)) is not None
     quick = run_console("review", repo, "--if-due", cwd=tmp_path)
     assert (quick.returncode, quick.stdout, quick.stderr) == (0, "", "")
     full = json.loads(cli("review", repo, "--if-due", "--json").output)
@@ -107,10 +110,10 @@ def test_quick_if_due_agrees_with_the_review_and_writes_nothing(tmp_path: Path) 
     assert tree(repo) == before
     for day in range(1, 13):
         (repo / f"memory/sessions/2027-01-{day:02d}-100000.md").write_text("# S\n")
-    assert not_due(repo) is None
+    assert not_due(Repo(repo)) is None
     due = cli("review", repo, "--if-due", "--json", "--today", "2027-02-01").output
     assert "due" in json.loads(due)["summary"]
-    assert not_due(tmp_path / "missing") is None and not_due(tmp_path) is None
+    assert not_due(Repo(tmp_path)) is None
 
 
 _QUICK_CASES = {
@@ -139,11 +142,13 @@ def test_the_quick_answer_is_not_due_only_when_the_review_is(tmp_path: Path, cas
     shutil.copytree(EXAMPLE, repo)
     build_tree(repo, _QUICK_CASES[case])
     before = tree(repo)
-    quick = not_due(repo)
+    quick = not_due(Repo(repo))
     assert (quick is not None) == (case in ("nothing due", "a log names a live fact only"))
     try:
         options = Options(today=dt.date(2026, 5, 9))
-        full = review(repo, ReviewOptions(if_due=True), options).report.to_json()
+        opened = Repo(repo)
+        with opened.locked():
+            full = review(opened, ReviewOptions(if_due=True), options).report.to_json()
     except AgentMemoryError:
         full = "refused"
     if quick is not None:

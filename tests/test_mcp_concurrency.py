@@ -11,9 +11,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import anyio
-import pytest
 
-from agent_memory.commands.mcp.tools import McpSession, call, error_line
+from agent_memory.commands.mcp.tools import McpSession, call
 from agent_memory.errors import LockedError
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
@@ -79,15 +78,16 @@ def test_a_lock_held_too_long_is_a_tool_error_naming_the_holder(tmp_path: Path) 
     lock.acquire(0)
     try:
         started = time.monotonic()
-        with pytest.raises(LockedError) as caught:
-            call(McpSession(root, wait=0.3), "memory_reference", {"ids": ["fact-1"]})
+        done = call(McpSession(root, wait=0.3), "memory_reference", {"ids": ["fact-1"]})
         waited = time.monotonic() - started
     finally:
         lock.release()
     assert 0.3 <= waited < 3
-    assert error_line(caught.value).startswith(
+    assert isinstance(done.error, LockedError)
+    assert done.err.startswith(
         f"agent-memory: .agent-memory.lock: another agent-memory run (pid {os.getpid()} on "
     )
     assert not list((root / "memory/sessions").glob("*.md"))
     session = McpSession(root, wait=0.3)
-    assert call(session, "memory_reference", {"ids": ["fact-1"]})["outcome"] == "changed"
+    done = call(session, "memory_reference", {"ids": ["fact-1"]})
+    assert done.result is not None and done.result.report.summary["outcome"] == "changed"

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -15,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands import reference as reference_command
-from agent_memory.commands.mcp.tools import TOOLS, McpSession, call, error_line
+from agent_memory.commands.mcp.tools import TOOLS, McpSession, call
 from agent_memory.core.agents.references import LABELS, add_references
-from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.newlog import new_log
 from agent_memory.parse.sessions import read_refs
 from agent_memory.resources import data
+from agent_memory.shell.repo import Repo
 from conftest import PROJECT, cli, git_init, run_console, tree
 from mcp_client import enabled_repo
 
@@ -29,12 +30,18 @@ NAME = "2026-11-22-101500-mcp.md"
 FRESH_LOG = new_log(SCHEMA, NAME)
 
 
+def tool(session: McpSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The tool's result, as the server sends it (the test fails on a tool error)."""
+    done = call(session, name, arguments)
+    assert done.result is not None, done.err
+    return dict(done.result.report.summary)
+
+
 def test_the_tool_error_is_the_line_the_cli_prints(tmp_path: Path) -> None:
     printed = run_console("status", tmp_path, cwd=tmp_path)
     assert printed.returncode == 1
-    with pytest.raises(AgentMemoryError) as caught:
-        call(McpSession(tmp_path), "memory_status", {})
-    assert error_line(caught.value) == printed.stderr.strip()
+    done = call(McpSession(tmp_path), "memory_status", {})
+    assert done.error is not None and done.err.strip() == printed.stderr.strip()
 
 
 def test_without_the_extra_one_line_and_exit_1(
@@ -55,16 +62,16 @@ def test_without_the_extra_one_line_and_exit_1(
 def test_a_review_that_read_the_log_sends_the_session_to_a_new_one(tmp_path: Path) -> None:
     root = enabled_repo(tmp_path / "repo")
     first = dt.datetime(2026, 11, 22, 10, 15, tzinfo=dt.timezone.utc)
-    made = reference_command.reference(root, ["fact-1"], "Referenced", None, first)
+    made = reference_command.reference(Repo(root), ["fact-1"], "Referenced", None, first)
     log = made.report.summary["log"]
     assert log == f"memory/sessions/{NAME}"
-    again = reference_command.reference(root, ["fact-2"], "Referenced", NAME, first)
+    again = reference_command.reference(Repo(root), ["fact-2"], "Referenced", NAME, first)
     assert again.report.summary["log"] == log
     assert cli("review", root, "--today", "2026-11-22").exit_code == 0
     kept = (root / log).read_bytes()
     # Still the same second: the new log is named by the next one, so that it sorts after the
     # log the review read and the next review reads it.
-    later = reference_command.reference(root, ["fact-3"], "Referenced", NAME, first)
+    later = reference_command.reference(Repo(root), ["fact-3"], "Referenced", NAME, first)
     assert later.report.summary["log"] == "memory/sessions/2026-11-22-101501-mcp.md"
     assert (root / log).read_bytes() == kept
     assert read_refs(kept).used == {"fact-1", "fact-2"}
@@ -75,12 +82,12 @@ def test_a_new_log_never_takes_an_existing_name(tmp_path: Path) -> None:
     other = root / "memory/sessions" / NAME
     other.write_text("# another agent's session\n")
     moment = dt.datetime(2026, 11, 22, 10, 15, tzinfo=dt.timezone.utc)
-    made = reference_command.reference(root, ["fact-1"], "Referenced", None, moment)
+    made = reference_command.reference(Repo(root), ["fact-1"], "Referenced", None, moment)
     assert made.report.summary["log"].endswith("-mcp-2.md")
     assert other.read_text() == "# another agent's session\n"
     # A log name handed in that is not this session's own (or is a path) is never written.
     before = tree(root)
-    made = reference_command.reference(root, ["fact-1"], "Referenced", "../../x.md", moment)
+    made = reference_command.reference(Repo(root), ["fact-1"], "Referenced", "../../x.md", moment)
     assert made.report.summary["log"].endswith("-mcp-3.md")
     assert set(tree(root)) - set(before) == {"memory/sessions/2026-11-22-101500-mcp-3.md"}
 
@@ -152,22 +159,21 @@ def test_a_sessions_folder_leading_outside_the_repo_is_refused(tmp_path: Path) -
     (root / "memory/sessions/.gitkeep").unlink()
     (root / "memory/sessions").rmdir()
     (root / "memory/sessions").symlink_to(outside)
-    with pytest.raises(AgentMemoryError) as caught:
-        call(McpSession(root), "memory_reference", {"ids": ["fact-1"]})
-    assert "leads outside the repo" in error_line(caught.value)
+    done = call(McpSession(root), "memory_reference", {"ids": ["fact-1"]})
+    assert done.result is None and "leads outside the repo" in done.err
     assert list(outside.iterdir()) == []
 
 
 def test_a_committed_log_is_left_alone_and_check_logs_stays_clean(tmp_path: Path) -> None:
     root = git_init(enabled_repo(tmp_path / "repo"))
     session = McpSession(root)
-    first = call(session, "memory_reference", {"ids": ["fact-1"]})["log"]
-    assert call(session, "memory_reference", {"ids": ["fact-2"]})["log"] == first
+    first = tool(session, "memory_reference", {"ids": ["fact-1"]})["log"]
+    assert tool(session, "memory_reference", {"ids": ["fact-2"]})["log"] == first
     git = ["git", "-C", str(root), "-c", "user.name=a", "-c", "user.email=a@b"]
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "work"], check=True)
     kept = (root / first).read_bytes()
-    later = call(session, "memory_reference", {"ids": ["fact-3"]})["log"]
+    later = tool(session, "memory_reference", {"ids": ["fact-3"]})["log"]
     assert later != first and (root / first).read_bytes() == kept
     assert cli("check-logs", root).exit_code == 0
 

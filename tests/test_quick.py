@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from agent_memory.cli import quick
 from agent_memory.cli.app import main
+from agent_memory.cli.declared import Declared, Kind
+from agent_memory.cli.table import LINES
 from conftest import PROJECT, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
@@ -112,47 +114,54 @@ def both_ways(pristine: Path, scratch: Path, argv: list[str]) -> tuple[Answer, A
     return answers[0], answers[1]
 
 
-WORDS = [
-    "--json",
-    "--hook",
-    "--if-due",
-    "--full",
-    "--check",
-    "--dry-run",
-    "--max-bytes",
-    "--max-bytes=300",
-    "--max-bytes=100",
-    "300",
-    "0300",
-    "\u0663\u0660\u0660",
-    "--today",
-    "2026-06-01",
-    "2026-13-01",
-    "--wait",
-    "1.5",
-    "1e3",
-    "--session",
-    NEWEST_LOG,
-    "--",
-    "-h",
-    "quiet",
-    "due",
-    "a-file",
-    "missing",
-]
+# Words for each kind of value the table declares: some click takes, some it refuses, some only
+# click reads (a leading zero, an Arabic-Indic digit, an exponent), and names of the world's
+# folders and files.
+VALUES = {
+    Kind.FOLDER: ["quiet", "due", "a-file", "missing"],
+    Kind.FILE: [NEWEST_LOG, "quiet", "missing.md", "a-file"],
+    Kind.COUNT: ["300", "0300", "100", "1", "0", "\u0663\u0660\u0660"],
+    Kind.SECONDS: ["1.5", "1e3", "0"],
+    Kind.DATE: ["2026-06-01", "2026-13-01"],
+    Kind.MOMENT: ["2026-06-01T10:00:00", "noon"],
+    Kind.SLUG: ["x", "y" * 100],
+    Kind.TEXT: ["outbox", "outbox-writes"],
+}
+JUNK = ["--", "-h", "--help", "--unknown", "-", ""]
+# The lines the quick path answers (mcp's group reads its own; a log named by the clock differs
+# between two runs, so session new is drawn with --now).
+ANSWERED = [line for line in LINES if line.words[0] != "mcp"]
+
+
+def _words(line: Declared) -> list[str]:
+    """Every word a line's declaration allows, and values for each of its options."""
+    words = list(JUNK)
+    for param in line.params:
+        values = [*param.choices, "nobody"] if param.kind is Kind.CHOICE else []
+        values += VALUES.get(param.kind, [])
+        words += values
+        for flag in param.flags:
+            words.append(flag)
+            words += [f"{flag}={value}" for value in values[:2]]
+    return words
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> list[str]:
+    line = draw(st.sampled_from(ANSWERED))
+    words = draw(st.lists(st.sampled_from(_words(line)), max_size=6))
+    if line.words == ("session", "new"):
+        words += ["--now", "2026-06-01T10:00:00"]
+    return [*line.words, *words]
 
 
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    command=st.sampled_from(["context", "review"]),
-    words=st.lists(st.sampled_from(WORDS), max_size=5),
-)
+@given(argv=_lines())
 def test_a_line_answered_quickly_prints_and_writes_what_click_does(
-    pristine: Path, tmp_path_factory: pytest.TempPathFactory, command: str, words: list[str]
+    pristine: Path, tmp_path_factory: pytest.TempPathFactory, argv: list[str]
 ) -> None:
-    argv = [command, *words]
     answered = both_ways(pristine, tmp_path_factory.mktemp("line"), argv)
     if answered is not None:
         assert answered[0] == answered[1], argv
@@ -174,6 +183,14 @@ def test_a_line_answered_quickly_prints_and_writes_what_click_does(
         ["review", "due", "--dry-run", "--today", "2026-06-01", "--wait", "1.5"],
         ["review", "quiet", "--today", "2026-06-02", "--session", NEWEST_LOG, "--json"],
         ["review", "missing"],
+        ["status", "quiet"],
+        ["status", "--json", "due"],
+        ["recall", "outbox", "quiet"],
+        ["recall", "outbox", "quiet", "--limit", "2", "--json"],
+        ["explain", "outbox-writes", "quiet"],
+        ["explain", "outbox-writes", "quiet", "--full", "--today", "2026-06-01"],
+        ["fact", "add", "A new fact", "quiet", "--today", "2026-06-01"],
+        ["lint", "due"],
     ],
 )
 def test_the_agents_lines_are_answered_quickly(
@@ -204,7 +221,10 @@ def test_the_agents_lines_are_answered_quickly(
         ["review", "--wait", "--check", "1", "quiet"],
         ["review", "--session", "--full", "x.md", "--dry-run", "quiet"],
         ["context", "a" * 300],  # a name too long to look at: click says so
-        ["status", "quiet"],
+        ["status", "--help"],
+        ["fact", "add", "--section", "--thread", "x", "quiet"],
+        ["recall", "--limit", "2", "--limit", "3", "x", "quiet"],
+        ["mcp", "quiet"],
         ["--version"],
         [],
     ],

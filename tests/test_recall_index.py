@@ -113,8 +113,9 @@ def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path
     memo = FileMemo(counting)
 
     def same(query: str) -> list[dict[str, object]]:
-        cached = recall(root, query, 50, index_of=memo.get).report.summary["hits"]
-        assert cached == recall(root, query, 50, index_of=read_index).report.summary["hits"]
+        repo = Repo(root)
+        cached = recall(repo, query, 50, index_of=memo.get).report.summary["hits"]
+        assert cached == recall(repo, query, 50, index_of=read_index).report.summary["hits"]
         return list(cached)
 
     def age(path: Path, seconds: int) -> None:

@@ -114,6 +114,7 @@ TOY_LADDER = textwrap.dedent(
     from packaging.version import Version
     from agent_memory.commands.enable import enable
     from agent_memory.commands.settle import Options
+    from agent_memory.shell.repo import Repo
     from agent_memory.core.install.ladder import Ladder, Rung
 
     kill_at = sys.argv[2]
@@ -128,7 +129,9 @@ TOY_LADDER = textwrap.dedent(
 
     ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("5.0.0")])
     options = Options(today=__import__("datetime").date(2026, 6, 13))
-    result = enable(Path(sys.argv[1]), (), options, ladder)
+    repo = Repo(Path(sys.argv[1]))
+    with repo.locked():
+        result = enable(repo, (), options, ladder)
     print(result.report.outcome)
     """
 )

@@ -1,8 +1,8 @@
 """The command line: options only.
 
-``app`` is the click group: each module declares some commands on it and hands each call to one
-module of ``commands``. ``quick`` answers the command lines that hooks and git run, before click
-is imported.
+Every command line is declared once (``table``); ``quick`` answers one by that grammar before
+click is imported, and ``app`` is the click group built from the same table for everything
+else (``--help``, usage errors, a progress bar on a terminal). Both hand the call to the runner.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The group every command hangs on, and how a command's result reaches the user.
+"""The group every command hangs on, and click's own ways of talking to the user: usage errors
+with ``--json``, and the progress bar.
 
 Each command's module is imported only when that command runs: ``--version`` and ``--help``
 then import click alone (importing every command module costs about 25 ms, more than the
@@ -8,16 +9,13 @@ whole start-up they would slow down).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn
 
 import click
 
 from .. import resources
 from . import options as opts
-
-if TYPE_CHECKING:
-    from ..commands.report import Result
 
 
 class _Group(click.Group):
@@ -76,25 +74,6 @@ def _usage_json(exc: click.UsageError, argv: Sequence[str]) -> NoReturn:
 @opts.version
 def main() -> None:
     """Git-committed, vendor-neutral long-term memory for coding agents."""
-
-
-def execute(call: Callable[[], Result], as_json: bool) -> None:
-    """Run a command and print its report; a user-facing error is one line on stderr, exit 1
-    (and, with --json, one document on stdout that says so)."""
-    from ..commands.report import failure
-    from ..errors import AgentMemoryError
-
-    try:
-        result = call()
-    except (AgentMemoryError, OSError) as exc:
-        ctx = click.get_current_context()
-        command = ctx.command_path.split(" ", 1)[-1]
-        line, document = failure(command, str(ctx.params.get("path", "")), exc, as_json)
-        click.echo(line, err=True, nl=False)
-        click.echo(document, nl=False)
-        sys.exit(1)
-    click.echo(result.output(as_json), nl=False)
-    sys.exit(result.exit_code)
 
 
 def progress_bar(names: Sequence[str]) -> Iterator[str]:

@@ -1,96 +1,231 @@
-"""Commands on the memory itself: review, status, lint, context, recall, explain, fact add."""
+"""Command lines on the memory itself: review, status, lint, context, recall, explain, fact add.
+
+Each ``build`` imports its command's module when the command runs (``table.py``).
+"""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import options as opts
-from .base import execute, main, progress_bar
+from ..commands.report import Result
+from ..commands.runner import Call, Command, Journal
+from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
+from .declared import (
+    HOOK,
+    JSON,
+    PATH,
+    TODAY,
+    WRITING,
+    Built,
+    Declared,
+    Kind,
+    Param,
+    Progress,
+    Values,
+    options,
+)
 
-
-@main.command()
-@opts.review
-def review(
-    path: Path, full: bool, if_due: bool, session: Path | None, as_json: bool, **flags: Any
-) -> None:
-    """Recompute usage and tiers from the session logs; archive, sweep and reactivate facts."""
-    from ..commands.review_entry import review_unless_quiet
-    from ..commands.settle import Options
-
-    progress = None if as_json or not sys.stderr.isatty() else progress_bar
-    options = Options(**flags, progress=progress)
-    execute(lambda: review_unless_quiet(path, full, if_due, session, options), as_json)
-
-
-@main.command()
-@opts.read
-def status(path: Path, as_json: bool) -> None:
-    """Show versions, facts per tier, and whether a review is due and why."""
-    from ..commands.status import status as run
-
-    execute(lambda: run(path), as_json)
+if TYPE_CHECKING:
+    from ..shell.repo import Repo
 
 
-@main.command()
-@opts.lint
-def lint(path: Path, only: tuple[str, ...], as_json: bool) -> None:
-    """Check the memory files of PATH; exit 1 when there is an error.
+def _review(v: Values, progress: Progress) -> Built:
+    from ..commands.due import not_due
 
-    Each finding is printed as `path:line: severity [check] message`.
-    """
-    from ..commands.lint import lint as run
+    wanted, opts = (v["full"], v["if_due"], v["session"]), options(v, progress)
 
-    execute(lambda: run(path, only), as_json)
+    def run(repo: Repo) -> Result:
+        # 60M instructions (25 ms): paid only when a review runs, never by --if-due not due
+        from ..commands.review import ReviewOptions, review
 
+        return review(repo, ReviewOptions(*wanted), opts)
 
-@main.command()
-@opts.context
-def context(path: Path, max_bytes: int, hook: bool, as_json: bool) -> None:
-    """Print what an agent should read at session start: core facts and invariants, open
-    threads, active and working facts, and whether a review is due."""
-    from ..commands.context import context as run
-
-    execute(lambda: run(path, max_bytes, hook), as_json)
+    return v["path"], Call(run, opts, not_due if v["if_due"] else None)
 
 
-@main.command()
-@opts.recall
-def recall(query: str, path: Path, limit: int, as_json: bool) -> None:
-    """Find facts about QUERY in continuity.md and the archive (exit 1 when none match).
+def _status(v: Values, _progress: Progress) -> Built:
+    from ..commands.status import status
 
-    Each line: id, [tier], where it lives (file:line), and its first line.
-    """
-    from ..commands.recall import recall as run
-
-    execute(lambda: run(path, query, limit), as_json)
+    return v["path"], Call(status)
 
 
-@main.command()
-@opts.explain
-def explain(fact_id: str, path: Path, full: bool, today: Any, as_json: bool) -> None:
-    """Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next."""
-    from ..commands.explain import explain as run
+def _lint(v: Values, _progress: Progress) -> Built:
+    from ..commands.lint import lint
 
-    execute(lambda: run(path, fact_id, full, today), as_json)
+    only = v["only"]
+    return v["path"], Call(lambda repo: lint(repo, only))
 
 
-@main.group()
-def fact() -> None:
-    """Facts in memory/continuity.md."""
+def _context(v: Values, _progress: Progress) -> Built:
+    from ..commands.context import context
+
+    size, hook = v["max_bytes"], v["hook"]
+    return v["path"], Call(lambda repo: context(repo, size, hook))
 
 
-@fact.command("add")
-@opts.fact_add
-def fact_add(
-    text: str, path: Path, section: str | None, fact_id: str | None, thread: bool, **flags: Any
-) -> None:
-    """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
-    from ..commands.fact import FactOptions
-    from ..commands.fact import fact_add as run
-    from ..commands.settle import Options
+def _recall(v: Values, _progress: Progress) -> Built:
+    from ..commands.recall import recall
 
-    as_json = flags.pop("as_json")
-    new = FactOptions(text, section, fact_id, thread)
-    execute(lambda: run(path, new, Options(**flags)), as_json)
+    query, limit = v["query"], v["limit"]
+    return v["path"], Call(lambda repo: recall(repo, query, limit))
+
+
+def _explain(v: Values, _progress: Progress) -> Built:
+    from ..commands.explain import explain
+
+    fact_id, full, day = v["fact_id"], v["full"], v["today"]
+    return v["path"], Call(lambda repo: explain(repo, fact_id, full, day))
+
+
+def _fact_add(v: Values, _progress: Progress) -> Built:
+    from ..commands.fact import FactOptions, fact_add
+
+    fact = FactOptions(v["text"], v["section"], v["fact_id"], v["thread"])
+    opts = options(v)
+    return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
+
+
+LINES: tuple[Declared, ...] = (
+    Declared(
+        ("review",),
+        "Recompute usage and tiers from the session logs; archive, sweep and reactivate facts.",
+        Command("review", Journal.WRITES),
+        (
+            PATH,
+            Param("full", Kind.FLAG, ("--full",), "Recompute every fact from every session log."),
+            Param(
+                "if_due",
+                Kind.FLAG,
+                ("--if-due",),
+                "Do nothing (exit 0, quietly) unless a review is due.",
+            ),
+            Param(
+                "session",
+                Kind.FILE,
+                ("--session",),
+                "Append the summary to FILE, the newest session log, unless it already has one.",
+                metavar="FILE",
+            ),
+            *WRITING,
+        ),
+        _review,
+        progress=True,
+    ),
+    Declared(
+        ("status",),
+        "Show versions, facts per tier, and whether a review is due and why.",
+        Command("status", Journal.READS),
+        (PATH, JSON),
+        _status,
+    ),
+    Declared(
+        ("lint",),
+        "Check the memory files of PATH; exit 1 when there is an error.\n\nEach finding is "
+        "printed as `path:line: severity [check] message`.",
+        Command("lint", Journal.READS),
+        (
+            PATH,
+            Param(
+                "only",
+                Kind.TEXT,
+                ("--only",),
+                "Report only this check (repeatable): secret, …",
+                multiple=True,
+                metavar="CHECK",
+            ),
+            JSON,
+        ),
+        _lint,
+    ),
+    Declared(
+        ("context",),
+        "Print what an agent should read at session start: core facts and invariants, open\n"
+        "threads, active and working facts, and whether a review is due.",
+        Command("context", Journal.READS),
+        (
+            PATH,
+            Param(
+                "max_bytes",
+                Kind.COUNT,
+                ("--max-bytes",),
+                "Print at most this many bytes; facts that do not fit are counted, not shown.",
+                default=CONTEXT_BYTES,
+                low=CONTEXT_MIN_BYTES,
+                show_default=True,
+            ),
+            HOOK,
+            JSON,
+        ),
+        _context,
+    ),
+    Declared(
+        ("recall",),
+        "Find facts about QUERY in continuity.md and the archive (exit 1 when none match).\n\n"
+        "Each line: id, [tier], where it lives (file:line), and its first line.",
+        Command("recall", Journal.READS),
+        (
+            Param("query", Kind.TEXT, required=True),
+            PATH,
+            Param(
+                "limit",
+                Kind.COUNT,
+                ("--limit",),
+                "List at most this many facts.",
+                default=10,
+                low=1,
+                show_default=True,
+            ),
+            JSON,
+        ),
+        _recall,
+    ),
+    Declared(
+        ("explain",),
+        "Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next.",
+        Command("explain", Journal.READS),
+        (
+            Param("fact_id", Kind.TEXT, required=True, metavar="ID"),
+            PATH,
+            Param(
+                "full",
+                Kind.FLAG,
+                ("--full",),
+                "Read every session log and list each that names it.",
+            ),
+            TODAY,
+            JSON,
+        ),
+        _explain,
+    ),
+    Declared(
+        ("fact", "add"),
+        "Add TEXT as a fact the review tracks (id, created today, tier working); print its id.",
+        Command("fact add", Journal.WRITES),
+        (
+            Param("text", Kind.TEXT, required=True),
+            PATH,
+            Param(
+                "section",
+                Kind.TEXT,
+                ("--section",),
+                "Section to add it to (default: Key Decisions).",
+                metavar="S",
+            ),
+            Param(
+                "fact_id",
+                Kind.TEXT,
+                ("--id",),
+                "Its id (default: derived from its words).",
+                metavar="ID",
+            ),
+            Param(
+                "thread",
+                Kind.FLAG,
+                ("--thread",),
+                "An open thread `- [ ]` (default: in Open Threads).",
+            ),
+            *WRITING,
+        ),
+        _fact_add,
+    ),
+)

@@ -1,37 +1,34 @@
-"""The command lines that agents, their hooks and git run, answered without click.
+"""Command lines answered without click, by the grammar the table of command lines declares.
 
-An agent's hooks run ``review --if-due`` and ``context --hook`` at every session start, agents
-run ``review`` at the end of one, and git runs ``merge-file %O %A %B %P`` at every merge of a
-memory file. Importing click and every command's options costs about 90M instructions (30 ms),
-more than those commands' own work on most repos. So their command lines are parsed here: a
-strict subset of each command's grammar, with click's defaults and checks. Anything else
-(another command or option, ``--help``, a value click would refuse, a terminal on stderr, where
-the review shows a progress bar) is left to the full command line (``app``) before anything
-runs. Output goes out as click.echo sends it, errors as ``report.failure`` words them for both,
-and a reader that went away or a Ctrl-C ends the run as click ends it.
-Each branch imports only its own command. A test runs both ways over generated command lines
-and requires the same stdout, stderr, exit code and files.
+Agents' hooks run ``context`` and ``review --if-due`` at every session start, git runs
+``merge-file`` at every merge of a memory file, and agents call ``status``, ``recall`` and
+``explain`` as tools. Importing click and building every command's options costs about 90M
+instructions (30 ms), more than most of those commands' own work. So a command line is parsed
+here first, from the same declarations click is built from (``table.py``): a strict subset of
+click's grammar, with click's defaults and checks. Anything else — an unknown word, ``--help``,
+``--``, an option given twice, a value click would refuse or might read otherwise, a terminal on
+stderr where the command shows a progress bar — is left to click before anything runs. Output
+goes out as click.echo sends it, and a reader that went away or a Ctrl-C ends the run as click
+ends it. A test runs generated command lines both ways and requires the same stdout, stderr,
+exit code and files.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from .. import patterns
-from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
+from .declared import Declared, Kind, Param, slug_fits
 
-if TYPE_CHECKING:
-    import datetime as dt
-
-    from ..commands.report import Result
-
-# The options that take a value: click takes the next word as it, whatever it looks like.
-_VALUED = frozenset({"--max-bytes", "--today", "--wait", "--session"})
 _ANSI = patterns.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # click's own pattern for a terminal escape
+
+
+class _Refused(Exception):
+    """A word this parser leaves to click."""
 
 
 def answer(argv: Sequence[str]) -> None:
@@ -41,45 +38,168 @@ def answer(argv: Sequence[str]) -> None:
     encoding = getattr(sys.stdout, "encoding", None) or ""
     if encoding.lower().replace("-", "") != "utf8" or sys.stderr is None or not argv:
         return
-    command, rest = argv[0], list(argv[1:])
-    # "--today --check": click reads "--check" as the date, and flags are taken out first here.
-    pairs = zip(rest, [*rest[1:], ""], strict=False)  # the last word is followed by nothing
-    if any(word in _VALUED and after[:1] in ("-", "") for word, after in pairs):
+    if argv[0].startswith("-"):  # --version, --help: click's own, and it has nothing to import
         return
-    as_json = _flag(rest, "--json")
+    from .table import BY_WORDS
+
+    line = BY_WORDS.get(tuple(argv[:1])) or BY_WORDS.get(tuple(argv[:2]))
+    if line is None or line.words[0] == "mcp":  # mcp: its group reads PATH as serve's
+        return
     try:
-        run = _parse(command, rest)
-    except OSError:  # a path the system cannot look at (too long, no access): click says so
+        values = parse(line, argv[len(line.words) :])
+    except (_Refused, OSError):  # OSError: a path the system cannot look at; click says so
         return
     except (KeyboardInterrupt, EOFError):
         _aborted()
-    if run is None:
-        return
-    # Here, not at the top: every command line, --version's too, passes through this module,
-    # and the errors module builds a named tuple (1M instructions) the command imports anyway.
-    from ..errors import AgentMemoryError
+    if line.progress and not values.get("as_json") and sys.stderr.isatty():
+        return  # click's progress bar
+    from ..commands.runner import answer as run
 
-    call, repo = run
     try:
-        result = call()
-    except (AgentMemoryError, OSError) as exc:
-        from ..commands.report import failure
-
-        err, out = failure(command, repo, exc, as_json)
-        code = 1
+        given, call = line.build(values, None)
+        said = run(line.command, given, call, bool(values.get("as_json")))
     except (KeyboardInterrupt, EOFError):
         _aborted()
-    else:
-        out, err, code = result.output(as_json), "", result.exit_code
     try:
-        _echo(err, sys.stderr)
-        _echo(out, sys.stdout)
+        _echo(said.err, sys.stderr)
+        _echo(said.out, sys.stdout)
     except BrokenPipeError:
         # As click does: the reader went away (``| head``); exit 1 without a word, and without
         # Python's own complaint when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
-    sys.exit(code)
+    sys.exit(said.code)
+
+
+def parse(line: Declared, words: Sequence[str]) -> dict[str, Any]:
+    """The values click would pass for ``words``, or ``_Refused``."""
+    by_flag = {flag: p for p in line.params for flag in p.flags}
+    given: dict[str, list[Any]] = {}
+    positional: list[str] = []
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("-"):
+            positional.append(word)
+            continue
+        name, has_value, value = word.partition("=")
+        param = by_flag.get(name)
+        if param is None or (param.name in given and not param.multiple):
+            raise _Refused
+        if param.kind in (Kind.FLAG, Kind.SWITCH):
+            if has_value:
+                raise _Refused
+            given[param.name] = [param.kind is Kind.FLAG or name == param.flags[0]]
+            continue
+        if not has_value:
+            if not rest or rest[0][:1] in ("-", ""):  # click might read it as an option
+                raise _Refused
+            value = rest.pop(0)
+        given.setdefault(param.name, []).append(_value(param, value))
+    return _assigned(line, given, positional)
+
+
+def _assigned(line: Declared, given: dict[str, list[Any]], positional: list[str]) -> dict[str, Any]:
+    """Every parameter's value: the positionals in order, then each default."""
+    arguments = [p for p in line.params if not p.flags]
+    if len(positional) > len(arguments):
+        raise _Refused
+    for param, word in zip(arguments, positional, strict=False):
+        given[param.name] = [_value(param, word)]
+    values: dict[str, Any] = {}
+    for param in line.params:
+        found = given.get(param.name)
+        if found is None:
+            if param.required:
+                raise _Refused
+            values[param.name] = _default(param)
+        else:
+            values[param.name] = tuple(found) if param.multiple else found[0]
+    return values
+
+
+def _default(param: Param) -> Any:
+    if param.multiple:
+        return ()
+    if param.kind is Kind.FLAG:
+        return False
+    if param.kind is Kind.DATE:
+        _epoch()
+    return param.default
+
+
+def _value(param: Param, word: str) -> Any:
+    """``word`` read as click reads ``param``'s value; ``_Refused`` where click would refuse it
+    or where the two might differ."""
+    if not word or "\x00" in word or (word.startswith("-") and not param.flags):
+        raise _Refused
+    kind = param.kind
+    if kind is Kind.FOLDER:
+        return _folder(word)
+    if kind is Kind.FILE:
+        return _file(word)
+    if kind is Kind.COUNT:
+        if not _number(word) or int(word) < param.low:
+            raise _Refused
+        return int(word)
+    if kind is Kind.SECONDS:
+        if not _seconds(word):
+            raise _Refused
+        return float(word)
+    if kind is Kind.CHOICE and word not in param.choices:
+        raise _Refused
+    if kind is Kind.DATE:
+        return _parsed(word, "parse_date")
+    if kind is Kind.MOMENT:
+        return _parsed(word, "parse_moment")
+    if kind is Kind.SLUG and not slug_fits(word):
+        raise _Refused
+    return word
+
+
+def _parsed(word: str, reader: str) -> Any:
+    from ..parse import dates
+
+    found = getattr(dates, reader)(word)
+    if found is None:
+        raise _Refused
+    return found
+
+
+def _epoch() -> None:
+    """An unset ``--today`` reads SOURCE_DATE_EPOCH, which click refuses when it is no time."""
+    from ..parse.dates import epoch_date
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch_date(epoch) is None:
+        raise _Refused
+
+
+def _number(word: str) -> bool:
+    """ASCII digits without a leading zero: the numbers click and this parser read alike."""
+    return word.isascii() and word.isdigit() and not word.startswith("0") and len(word) < 10
+
+
+def _seconds(word: str) -> bool:
+    """ASCII digits with an optional fraction: the seconds click and this parser read alike."""
+    whole, _, fraction = word.partition(".")
+    return all(part.isascii() and part.isdigit() for part in (whole, fraction or "0"))
+
+
+def _folder(word: str) -> Path:
+    """What click.Path(file_okay=False) takes: a folder, readable when it exists."""
+    path = Path(word)
+    if path.exists() and not (path.is_dir() and os.access(path, os.R_OK)):
+        raise _Refused
+    return path
+
+
+def _file(word: str) -> Path:
+    """What click.Path(dir_okay=False) takes: no folder, and readable when it exists."""
+    path = Path(word)
+    if path.is_dir() or (path.exists() and not os.access(path, os.R_OK)):
+        raise _Refused
+    return path
 
 
 def _aborted() -> NoReturn:
@@ -95,132 +215,3 @@ def _echo(text: str, stream: TextIO) -> None:
         text = _ANSI.sub("", text)
     stream.write(text)
     stream.flush()
-
-
-# How to run the command, and its PATH as the report names it.
-_Run = tuple[Callable[[], "Result"], str]
-
-
-def _parse(command: str, rest: list[str]) -> _Run | None:
-    if command == "context":
-        return _context(rest)
-    if command == "review":
-        return _review(rest)
-    if command == "merge-file":
-        return _merge_file(rest)
-    return None
-
-
-def _flag(rest: list[str], flag: str) -> bool:
-    """Whether ``flag`` is in ``rest`` (taken out of it); given twice, it stays for the caller
-    to refuse the whole line."""
-    if rest.count(flag) != 1:
-        return False
-    rest.remove(flag)
-    return True
-
-
-def _context(rest: list[str]) -> _Run | None:
-    from ..commands.context import context
-
-    hook = _flag(rest, "--hook")
-    max_bytes = _option(rest, "--max-bytes")
-    if max_bytes is not None and not (_number(max_bytes) and int(max_bytes) >= CONTEXT_MIN_BYTES):
-        return None
-    size = CONTEXT_BYTES if max_bytes is None else int(max_bytes)
-    path = _directory(rest)
-    return None if path is None else ((lambda: context(path, size, hook)), str(path))
-
-
-def _option(rest: list[str], name: str) -> str | None:
-    """The value of ``name VALUE`` or ``name=VALUE`` in ``rest`` (both taken out of it); given
-    twice, or without a value, both stay for the caller to refuse the whole line."""
-    at = [i for i, word in enumerate(rest) if word == name or word.startswith(f"{name}=")]
-    if len(at) != 1:
-        return None
-    i = at[0]
-    if rest[i] != name:
-        return rest.pop(i)[len(name) + 1 :]
-    if i + 1 == len(rest):
-        return None
-    value = rest[i + 1]
-    del rest[i : i + 2]
-    return value
-
-
-def _number(word: str) -> bool:
-    """ASCII digits without a leading zero: the numbers click and this parser read alike."""
-    return word.isascii() and word.isdigit() and not word.startswith("0") and len(word) < 10
-
-
-def _review(rest: list[str]) -> _Run | None:
-    from ..commands.review_entry import review_unless_quiet
-
-    if_due, full = _flag(rest, "--if-due"), _flag(rest, "--full")
-    dry_run, check = _flag(rest, "--dry-run"), _flag(rest, "--check")
-    today, wait, session = _today(rest), _option(rest, "--wait"), _option(rest, "--session")
-    path = _directory(rest)
-    # On a terminal the full command line shows a progress bar over a long history.
-    if path is None or today is False or sys.stderr.isatty():
-        return None
-    if wait is not None and not _seconds(wait):
-        return None
-    if session is not None and (_refused(session) or not _file(Path(session))):
-        return None
-
-    from ..commands.settle import Options
-
-    options = Options(dry_run, check, today, float(wait or 0))
-    file = None if session is None else Path(session)
-    return (lambda: review_unless_quiet(path, full, if_due, file, options)), str(path)
-
-
-def _today(rest: list[str]) -> dt.date | Literal[False] | None:
-    """``review``'s date when click would take it (None: not given, and SOURCE_DATE_EPOCH unset
-    or a time); False when it would refuse it."""
-    from ..parse.dates import epoch_date, parse_date
-
-    value = _option(rest, "--today")
-    if value is not None:
-        return parse_date(value) or False
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    return None if not epoch or epoch_date(epoch) is not None else False
-
-
-def _seconds(word: str) -> bool:
-    """ASCII digits with an optional fraction: the seconds click and this parser read alike."""
-    whole, _, fraction = word.partition(".")
-    return all(part.isascii() and part.isdigit() for part in (whole, fraction or "0"))
-
-
-def _file(path: Path) -> bool:
-    """What click.Path(dir_okay=False) takes: no folder, and readable when it exists."""
-    return not path.is_dir() and (not path.exists() or os.access(path, os.R_OK))
-
-
-def _merge_file(rest: list[str]) -> _Run | None:
-    from ..commands.merge_file import merge_file
-
-    if len(rest) != 4 or any(_refused(word) for word in rest):
-        return None
-    base, ours, theirs = (Path(word) for word in rest[:3])
-    if not all(_file(p) for p in (base, ours, theirs)):
-        return None
-    return (lambda: merge_file(base, ours, theirs, rest[3])), rest[3]
-
-
-def _directory(rest: list[str]) -> Path | None:
-    """The one optional PATH argument (default "."), when nothing else is left and it is not a
-    file (click.Path(file_okay=False))."""
-    if len(rest) > 1 or (rest and _refused(rest[0])):
-        return None
-    path = Path(rest[0] if rest else ".")
-    if path.exists() and not (path.is_dir() and os.access(path, os.R_OK)):
-        return None  # click.Path(file_okay=False): a folder, readable when it exists
-    return path
-
-
-def _refused(word: str) -> bool:
-    """A word click would read as an option (or the end of options), or could not take as a
-    path."""
-    return word.startswith("-") or not word or "\x00" in word

@@ -1,66 +1,142 @@
-"""Commands on session logs and the git history: session new / capture, check-logs, merge-file."""
+"""Command lines on session logs and the git history: session new / capture, check-logs,
+merge-file.
+
+Each ``build`` imports its command's module when the command runs (``table.py``).
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-import sys
-from pathlib import Path
-
-import click
-
-from . import options as opts
-from .base import execute, main
-
-
-@main.group()
-def session() -> None:
-    """Session logs: the memory's event log."""
-
-
-@session.command("new")
-@opts.session_new
-def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: bool) -> None:
-    """Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path."""
-    from ..commands.session import session_new as run
-
-    execute(lambda: run(path, slug, now), as_json)
+from ..commands.runner import Call, Command, Journal, Needs
+from .declared import (
+    AGENTS,
+    HOOK,
+    JSON,
+    PATH,
+    Built,
+    Declared,
+    Kind,
+    Param,
+    Progress,
+    Values,
+)
 
 
-@session.command("capture")
-@opts.capture
-def session_capture(
-    path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
-) -> None:
-    """Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the ids
-    the agent named, the facts it added or changed, the files it changed; never overwrites."""
-    from ..commands.capture import CaptureOptions
-    from ..commands.capture import capture as run
+def _session_new(v: Values, _progress: Progress) -> Built:
+    from ..commands.session import session_new
 
+    slug, now = v["slug"], v["now"]
+    return v["path"], Call(lambda repo: session_new(repo, slug, now))
+
+
+def _capture(v: Values, _progress: Progress) -> Built:
+    import sys
+
+    from ..commands.capture import CaptureOptions, capture
+
+    transcript, hook = v["transcript"], v["hook"]
     stdin = sys.stdin if hook and transcript is None else None
-    execute(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
+    found = CaptureOptions(transcript, v["agent"], stdin)
+    return v["path"], Call(lambda repo: capture(repo, found))
 
 
-@main.command("check-logs")
-@opts.check_logs
-def check_logs(path: Path, base: str, as_json: bool) -> None:
-    """Fail if a session log that exists at REV was modified or deleted (logs are append-only)."""
-    from ..commands.check_logs import check_logs as run
+def _check_logs(v: Values, _progress: Progress) -> Built:
+    from ..commands.check_logs import check_logs
 
-    execute(lambda: run(path, base), as_json)
+    base = v["base"]
+    return v["path"], Call(lambda repo: check_logs(repo, base))
 
 
-@main.command("merge-file")
-@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("path")
-@opts.json_opt
-def merge_file(base: Path, ours: Path, theirs: Path, path: str, as_json: bool) -> None:
-    """Git merge driver: merge BASE, OURS and THEIRS of memory file PATH by fact id, into OURS.
+def _merge_file(v: Values, _progress: Progress) -> Built:
+    from ..commands.merge_file import merge_file
 
-    Configured by `enable` as `agent-memory merge-file %O %A %B %P`; exit 1 when a fact was
-    changed differently on both sides (marked alone, as git marks conflicts).
-    """
-    from ..commands.merge_file import merge_file as run
+    base, ours, theirs, path = v["base"], v["ours"], v["theirs"], v["path"]
+    return None, Call(lambda _repo: merge_file(base, ours, theirs, path))
 
-    execute(lambda: run(base, ours, theirs, path), as_json)
+
+LINES: tuple[Declared, ...] = (
+    Declared(
+        ("session", "new"),
+        "Create memory/sessions/<UTC time>[-slug].md from the schema's template; print its path.",
+        Command("session new", Journal.WRITES),
+        (
+            PATH,
+            Param(
+                "slug",
+                Kind.SLUG,
+                ("--slug",),
+                "Add -TEXT to the name (kebab-cased).",
+                metavar="TEXT",
+            ),
+            Param(
+                "now",
+                Kind.MOMENT,
+                ("--now",),
+                "Time to name the log by instead of now (UTC unless an offset is given).",
+                metavar="YYYY-MM-DDTHH:MM:SS",
+            ),
+            JSON,
+        ),
+        _session_new,
+    ),
+    Declared(
+        ("session", "capture"),
+        "Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the "
+        "ids\nthe agent named, the facts it added or changed, the files it changed; never "
+        "overwrites.",
+        Command("session capture", Journal.WRITES),
+        (
+            PATH,
+            Param(
+                "transcript",
+                Kind.FILE,
+                ("--transcript",),
+                "The agent's transcript (JSON lines) to write the log from.",
+                metavar="FILE",
+            ),
+            Param(
+                "agent",
+                Kind.CHOICE,
+                ("--agent",),
+                "Whose transcript it is (default: recognised from its first record).",
+                choices=AGENTS,
+            ),
+            HOOK,
+            JSON,
+        ),
+        _capture,
+    ),
+    Declared(
+        ("check-logs",),
+        "Fail if a session log that exists at REV was modified or deleted (logs are append-only).",
+        Command("check-logs", Journal.READS),
+        (
+            PATH,
+            Param(
+                "base",
+                Kind.TEXT,
+                ("--base",),
+                "Git revision to compare with (a pre-commit hook: HEAD; CI: the target branch).",
+                default="HEAD",
+                metavar="REV",
+                show_default=True,
+            ),
+            JSON,
+        ),
+        _check_logs,
+    ),
+    Declared(
+        ("merge-file",),
+        "Git merge driver: merge BASE, OURS and THEIRS of memory file PATH by fact id, into "
+        "OURS.\n\nConfigured by `enable` as `agent-memory merge-file %O %A %B %P`; exit 1 when "
+        "a fact was\nchanged differently on both sides (marked alone, as git marks conflicts).",
+        Command("merge-file", Journal.OWN, Needs.HERE),
+        (
+            Param("base", Kind.FILE, required=True),
+            Param("ours", Kind.FILE, required=True),
+            Param("theirs", Kind.FILE, required=True),
+            Param("path", Kind.TEXT, required=True),
+            JSON,
+        ),
+        _merge_file,
+    ),
+)

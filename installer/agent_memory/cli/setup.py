@@ -1,71 +1,193 @@
-"""Commands that install, repair and wire the tool into a repo and its agents."""
+"""Command lines that install, repair and wire the tool into a repo and its agents.
+
+Each ``build`` imports its command's module when the command runs (``table.py``).
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from . import options as opts
-from .base import execute, main
-
-
-@main.command()
-@opts.enable
-def enable(
-    path: Path, vendors: tuple[str, ...], keep_vendor_files: bool, as_json: bool, **flags: Any
-) -> None:
-    """Install the memory layer into PATH, migrate what other tools left, or upgrade it in place."""
-    from ..commands.enable import enable as run
-    from ..commands.settle import Options
-
-    options = Options(**flags)
-    execute(lambda: run(path, vendors, options, keep_vendor_files=keep_vendor_files), as_json)
-
-
-@main.command()
-@opts.repo_arg
-@opts.wait_opt
-@opts.json_opt
-def recover(path: Path, wait: float, as_json: bool) -> None:
-    """Roll back the plan an interrupted run left half-applied (its journal), and nothing else.
-
-    Every writing command does this first; read-only ones (lint, status, recall, --check,
-    --dry-run) never write, so they refuse while a journal is present.
-    """
-    from ..commands.recover import recover as run
-
-    execute(lambda: run(path, wait), as_json)
+from ..commands.runner import Call, Command, Journal, Needs
+from .declared import (
+    AGENTS,
+    CHECK,
+    DRY_RUN,
+    JSON,
+    PATH,
+    WAIT,
+    WRITING,
+    Built,
+    Declared,
+    Kind,
+    Param,
+    Progress,
+    Values,
+    options,
+)
 
 
-@main.group()
-def hooks() -> None:
-    """An agent's repo-level hooks: context at session start, capture at its end (HOOKS.md)."""
+def _enable(v: Values, _progress: Progress) -> Built:
+    from ..commands.enable import enable
+
+    vendors, keep = v["vendors"], v["keep_vendor_files"]
+    opts = options(v)
+    return v["path"], Call(lambda repo: enable(repo, vendors, opts, keep_vendor_files=keep), opts)
 
 
-@hooks.command("install")
-@opts.hooks
-def hooks_install(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
-    """Add our hooks to the agent's settings in PATH; every other byte of the file is kept."""
-    from ..commands.hooks import hooks_install as run
+def _recover(v: Values, _progress: Progress) -> Built:
+    from ..commands.recover import recover
 
-    execute(lambda: run(path, agent, flags), as_json)
+    wait = v["wait"]
+    return v["path"], Call(lambda repo: recover(repo, wait), options(v))
 
 
-@hooks.command("remove")
-@opts.hooks
-def hooks_remove(path: Path, agent: str, as_json: bool, **flags: Any) -> None:
-    """Take our hooks out of the agent's settings in PATH, giving back the bytes from before."""
-    from ..commands.hooks import hooks_remove as run
+def _hooks(removing: bool) -> Declared:
+    def build(v: Values, _progress: Progress) -> Built:
+        from ..commands import hooks
 
-    execute(lambda: run(path, agent, flags), as_json)
+        run = hooks.hooks_remove if removing else hooks.hooks_install
+        agent, opts = v["agent"], options(v)
+        return v["path"], Call(lambda repo: run(repo, agent, opts), opts)
+
+    word = "remove" if removing else "install"
+    helps = {
+        "install": "Add our hooks to the agent's settings in PATH; every other byte of the file "
+        "is kept.",
+        "remove": "Take our hooks out of the agent's settings in PATH, giving back the bytes "
+        "from before.",
+    }
+    agent = Param(
+        "agent", Kind.CHOICE, ("--agent",), "The agent whose hooks.", required=True, choices=AGENTS
+    )
+    return Declared(
+        ("hooks", word),
+        helps[word],
+        Command(f"hooks {word}", Journal.WRITES, Needs.ENABLED),
+        (PATH, agent, *WRITING),
+        build,
+    )
 
 
-@main.command()
-@opts.disable
-def disable(path: Path, keep_memory: bool, as_json: bool, **flags: Any) -> None:
-    """Take out what enable installed (blocks, managed files, stamp); memory/ is kept unless
-    --remove-memory (then it is copied to the backup first)."""
-    from ..commands.disable import disable as run
-    from ..commands.settle import Options
+def _disable(v: Values, _progress: Progress) -> Built:
+    from ..commands.disable import disable
 
-    execute(lambda: run(path, Options(**flags), keep_memory=keep_memory), as_json)
+    keep, opts = v["keep_memory"], options(v)
+    return v["path"], Call(lambda repo: disable(repo, opts, keep_memory=keep), opts)
+
+
+def _mcp_serve(v: Values, _progress: Progress) -> Built:
+    from ..commands.mcp.serve import serve
+
+    wait = v["wait"]
+    return v["path"], Call(lambda repo: serve(repo, wait))
+
+
+def _mcp(removing: bool) -> Declared:
+    def build(v: Values, _progress: Progress) -> Built:
+        from ..commands.mcp.install import mcp_install
+
+        agents, opts = v["agents"], options(v)
+        return v["path"], Call(lambda repo: mcp_install(repo, agents, opts, removing), opts)
+
+    word = "remove" if removing else "install"
+    helps = {
+        "install": "Register `agent-memory mcp` in each agent's MCP configuration for PATH "
+        "(MCP.md lists the files); every other key of the file is kept.",
+        "remove": "Take exactly the entry `mcp install` wrote out of each agent's MCP "
+        "configuration.",
+    }
+    agents = Param(
+        "agents",
+        Kind.CHOICE,
+        ("--agent",),
+        "The agent whose repo-level MCP configuration to change (repeatable).",
+        required=True,
+        multiple=True,
+        choices=AGENTS,
+    )
+    return Declared(
+        ("mcp", word),
+        helps[word],
+        Command(f"mcp {word}", Journal.WRITES, Needs.ENABLED),
+        (PATH, agents, CHECK, DRY_RUN, JSON, WAIT),
+        build,
+    )
+
+
+LINES: tuple[Declared, ...] = (
+    Declared(
+        ("enable",),
+        "Install the memory layer into PATH, migrate what other tools left, or upgrade it in "
+        "place.",
+        Command("enable", Journal.WRITES, Needs.TARGET),
+        (
+            PATH,
+            Param(
+                "vendors",
+                Kind.CHOICE,
+                ("--vendor",),
+                "Bootstrap for this vendor (repeatable; default: claude and gemini; 'none' for "
+                "none).",
+                multiple=True,
+                choices=("claude", "gemini", "cursor", "copilot", "none"),
+            ),
+            Param(
+                "keep_vendor_files",
+                Kind.FLAG,
+                ("--keep-vendor-files",),
+                "Migration (mode C): only add pointer blocks; leave every vendor file's text in "
+                "place.",
+            ),
+            *WRITING,
+        ),
+        _enable,
+    ),
+    Declared(
+        ("recover",),
+        "Roll back the plan an interrupted run left half-applied (its journal), and nothing "
+        "else.\n\nEvery writing command does this first; read-only ones (lint, status, recall, "
+        "--check,\n--dry-run) never write, so they refuse while a journal is present.",
+        Command("recover", Journal.OWN, Needs.REPO),
+        (PATH, WAIT, JSON),
+        _recover,
+    ),
+    _hooks(removing=False),
+    _hooks(removing=True),
+    Declared(
+        ("disable",),
+        "Take out what enable installed (blocks, managed files, stamp); memory/ is kept unless"
+        "\n--remove-memory (then it is copied to the backup first).",
+        Command("disable", Journal.WRITES, Needs.REPO),
+        (
+            PATH,
+            Param(
+                "keep_memory",
+                Kind.SWITCH,
+                ("--keep-memory", "--remove-memory"),
+                "Keep memory/ (the default), or take it out too, every file copied first to "
+                ".agent/backup/disable-<date>/memory/.",
+                default=True,
+            ),
+            *WRITING,
+        ),
+        _disable,
+    ),
+    Declared(
+        ("mcp", "serve"),
+        "Run the MCP server for PATH on stdin/stdout until the client disconnects.",
+        Command("mcp", Journal.OWN, Needs.REPO),
+        (
+            PATH,
+            Param(
+                "wait",
+                Kind.SECONDS,
+                ("--wait",),
+                "How long a tool call waits for another run's lock before it reports that run.",
+                default=5.0,
+                metavar="SECONDS",
+                show_default=True,
+            ),
+        ),
+        _mcp_serve,
+    ),
+    _mcp(removing=False),
+    _mcp(removing=True),
+)

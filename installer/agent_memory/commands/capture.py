@@ -25,7 +25,7 @@ from ..shell.load import load
 from ..shell.repo import Repo
 from ..shell.stream import lines
 from .report import Report, Result
-from .settle import Options, settle
+from .settle import Options, not_enabled, settle
 
 
 class CaptureOptions(NamedTuple):
@@ -34,11 +34,9 @@ class CaptureOptions(NamedTuple):
     hook: IO[str] | None = None  # stdin of a hook: JSON with "transcript_path"
 
 
-def capture(path: Path, options: CaptureOptions) -> Result:
+def capture(repo: Repo, options: CaptureOptions) -> Result:
     transcript = options.transcript or _from_hook(options.hook)
-    repo = Repo(path)
-    with repo.locked():
-        return _capture(repo, path, transcript, options.agent)
+    return _capture(repo, Path(repo.shown), transcript, options.agent)
 
 
 def _from_hook(stdin: IO[str] | None) -> Path:
@@ -61,7 +59,7 @@ def _from_hook(stdin: IO[str] | None) -> Path:
 def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Result:
     memory = load(repo)
     if memory.continuity is None:
-        raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
+        raise not_enabled(repo)
     docs = [memory.continuity, *memory.archives]
     known = frozenset(f.id for doc in docs for f in doc.facts if f.id is not None)
     try:

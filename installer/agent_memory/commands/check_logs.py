@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import resources
 from ..core.checks.lint import exit_code
 from ..core.merge.log_append import is_review_append
@@ -13,14 +11,11 @@ from ..parse.sessions import session_date
 from ..shell.git import blob, changed_paths
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import require_enabled
 
 
-def check_logs(path: Path, base: str) -> Result:
+def check_logs(repo: Repo, base: str) -> Result:
     """Fail when a session log that exists in git at ``base`` was modified or deleted since,
     except by the one append ``review --session`` makes (its ``## Memory Review`` summary)."""
-    repo = Repo(path)
-    require_enabled(repo)
     findings = []
     appended = 0
     for status, name in changed_paths(repo.root, base, SESSIONS_DIR):
@@ -35,7 +30,7 @@ def check_logs(path: Path, base: str) -> Result:
     if appended and not findings:
         closing = (f"no session log changed since {base} but for {appended} review summary",)
     outcome = "problems" if findings else "clean"
-    report = Report("check-logs", resources.version(), str(path), outcome, None, findings, counts)
+    report = Report("check-logs", resources.version(), repo.shown, outcome, None, findings, counts)
     return Result(report._replace(closing=closing), exit_code(findings))
 
 

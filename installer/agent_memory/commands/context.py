@@ -7,31 +7,26 @@ an atomic rename, so an unlocked read sees a whole file.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import resources
 from ..core.agents import context as viewing
 from ..core.review.triggers import due_reasons
-from ..errors import AgentMemoryError
-from ..layout import CONTINUITY
 from ..shell.load import extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result
+from .settle import not_enabled
 
 
-def context(path: Path, max_bytes: int, hook: bool = False) -> Result:
+def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
     """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
     Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``)."""
-    repo = Repo(path)
-    repo.refuse_if_interrupted()
     live = load_live(repo)
     if live.continuity is None:
-        raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
+        raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy)
     text = viewing.render(live.continuity, due, max_bytes, extras(repo))
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}
-    report = Report("context", resources.version(), str(path), outcome, None, (), summary)
+    report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
     shown = text.rstrip("\n")
     if hook:
         import json  # 3 ms to import, paid only by the hook's call

@@ -14,24 +14,23 @@ from ..shell.git import inside_work_tree, local_config, unset_local_config
 from ..shell.repo import Repo
 from ..shell.walk import files_under
 from .report import Report, Result
-from .settle import Options, guarded, settle
+from .settle import Options, settle
 
 
-def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result:
-    repo = Repo(path)
-    with guarded(repo, options):
-        folder = backup_dir(today(options.today), repo.exists)
-        files = {rel: repo.read(rel) for rel in probe_paths()}
-        memory = {} if keep_memory else _memory(repo)
-        plan = plan_disable(files, folder, memory)
-        if not plan.writes:
-            raise RefusedError(
-                "has nothing of agent-memory's to take out (no stamp, managed file or block): "
-                "it is not enabled (agent-memory enable installs it)",
-                str(path),
-            )
-        settled = settle(repo, [plan], options, "unchanged")
-        driver = _merge_driver_off(repo.root, options)
+def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result:
+    path = repo.shown
+    folder = backup_dir(today(options.today), repo.exists)
+    files = {rel: repo.read(rel) for rel in probe_paths()}
+    memory = {} if keep_memory else _memory(repo)
+    plan = plan_disable(files, folder, memory)
+    if not plan.writes:
+        raise RefusedError(
+            "has nothing of agent-memory's to take out (no stamp, managed file or block): "
+            "it is not enabled (agent-memory enable installs it)",
+            path,
+        )
+    settled = settle(repo, [plan], options, "unchanged")
+    driver = _merge_driver_off(repo.root, options)
     kept = "memory/ kept" if keep_memory else "memory/ removed"
     heading = (
         f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
@@ -39,7 +38,7 @@ def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     summary["merge_driver"] = driver
     report = Report(
-        "disable", resources.version(), str(path), settled.outcome, settled.plan, (), summary
+        "disable", resources.version(), path, settled.outcome, settled.plan, (), summary
     )
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
     report = report._replace(heading=heading, closing=closing)

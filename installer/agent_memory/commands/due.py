@@ -10,7 +10,6 @@ holding it. No lock: every write the tool makes is an atomic rename.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from pathlib import Path
 
 from .. import resources
 from ..core.plan import Plan
@@ -54,13 +53,12 @@ def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRe
     return pending_reactivations(held, unread)
 
 
-def not_due(path: Path) -> Result | None:
+def not_due(repo: Repo) -> Result | None:
     """The result of ``review --if-due`` when no review is due, read the session-start way;
     None whenever the full command has something to say or do (due, a pending reactivation, a
-    policy error, no memory, a hand-run stamp to adopt, a journal, a path that is not a repo),
+    policy error, no memory, a hand-run stamp to adopt, a journal),
     so that it runs and says it. A test checks both agree."""
     try:
-        repo = Repo(path)
         repo.refuse_if_interrupted()
         live = load_live(repo)
         stamp = repo.read(MANIFEST)
@@ -75,10 +73,10 @@ def not_due(path: Path) -> Result | None:
     refs = references(repo, unread(live.continuity, live.sessions))
     if reactivations(repo, live.continuity, refs.values()):
         return None
-    return nothing_due(path)
+    return nothing_due(repo)
 
 
-def nothing_due(path: Path) -> Result:
+def nothing_due(repo: Repo) -> Result:
     """What ``review --if-due`` answers when no review is due, by either way of finding it."""
-    report = Report("review", resources.version(), str(path), "not due", Plan(()), (), {"due": []})
+    report = Report("review", resources.version(), repo.shown, "not due", Plan(()), (), {"due": []})
     return Result(report, 0)

@@ -33,19 +33,18 @@ from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
 from . import enable_restore
 from .report import Report, Result
-from .settle import Options, guarded, settle
+from .settle import Options, settle
 
 
 def enable(
-    path: Path,
+    repo: Repo,
     vendors: Sequence[str],
     options: Options,
     ladder: Ladder | None = None,
     keep_vendor_files: bool = False,
 ) -> Result:
-    repo = Repo(path)
-    with guarded(repo, options):
-        return _enable(repo, path, vendors, options, ladder or default_ladder(), keep_vendor_files)
+    path = Path(repo.shown)
+    return _enable(repo, path, vendors, options, ladder or default_ladder(), keep_vendor_files)
 
 
 def _enable(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from .. import resources
 from ..core.facts.explain import explain as explaining
@@ -15,15 +14,12 @@ from ..shell.load import archive_files
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import memory_of, require_enabled
+from .settle import memory_of
 
 
-def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result:
+def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result:
     """By default only the logs the last review has not read are read (the footer holds the
     rest); ``full`` reads every log and lists each one that names the fact."""
-    repo = Repo(path)
-    repo.refuse_if_interrupted()  # a plan half applied would be explained as if it were whole
-    require_enabled(repo)
     memory, continuity = memory_of(repo, archives=False)
     if not any(f.id == fact_id for f in continuity.facts):
         # Parse only the archive files that hold the id: the archive may hold thousands of facts.
@@ -61,6 +57,6 @@ def explain(path: Path, fact_id: str, full: bool, day: dt.date | None) -> Result
         "next": found.move._asdict() if found.move else None,
     }
     report = Report(
-        "explain", resources.version(), str(path), "ok", None, (), summary, tuple(lines(found))
+        "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(lines(found))
     )
     return Result(report, 0)

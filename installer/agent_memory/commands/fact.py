@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 from .. import resources
@@ -14,14 +13,7 @@ from ..parse.footer import ids_in
 from ..shell.load import archive_files, extra_files, newest_log
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import (
-    NOT_ENABLED,
-    Options,
-    guarded,
-    require_enabled,
-    review_date,
-    settle,
-)
+from .settle import Options, not_enabled, review_date, settle
 
 
 class FactOptions(NamedTuple):
@@ -31,27 +23,24 @@ class FactOptions(NamedTuple):
     thread: bool = False
 
 
-def fact_add(path: Path, fact: FactOptions, options: Options) -> Result:
-    repo = Repo(path)
-    require_enabled(repo)
-    with guarded(repo, options):
-        raw = repo.read(CONTINUITY)
-        if raw is None:
-            raise NOT_ENABLED
-        continuity = facts.parse(CONTINUITY, raw)
-        # Ids held elsewhere, found without parsing: the archive may hold thousands of facts.
-        elsewhere: dict[str, str] = {}
-        for rel, data in (*archive_files(repo), *extra_files(repo)):
-            elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
-        day = review_date(options.today, newest_log(repo))
-        new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
-        reason = f"fact {new.id} added to {new.section} ({new.tier})"
-        edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
-        plan = Plan.of([edit])
-        settled = settle(repo, [plan], options, "unchanged")
+def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
+    raw = repo.read(CONTINUITY)
+    if raw is None:
+        raise not_enabled(repo)
+    continuity = facts.parse(CONTINUITY, raw)
+    # Ids held elsewhere, found without parsing: the archive may hold thousands of facts.
+    elsewhere: dict[str, str] = {}
+    for rel, data in (*archive_files(repo), *extra_files(repo)):
+        elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
+    day = review_date(options.today, newest_log(repo))
+    new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
+    reason = f"fact {new.id} added to {new.section} ({new.tier})"
+    edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
+    plan = Plan.of([edit])
+    settled = settle(repo, [plan], options, "unchanged")
     summary = {"id": new.id, "section": new.section, "tier": new.tier, "created": day.isoformat()}
     # Only the id on stdout, so that `id=$(agent-memory fact add "…")` just works.
     report = Report(
-        "fact add", resources.version(), str(path), settled.outcome, plan, (), summary, (new.id,)
+        "fact add", resources.version(), repo.shown, settled.outcome, plan, (), summary, (new.id,)
     )
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff)

@@ -6,10 +6,6 @@ what they did in the manifest's ``## Agent hooks`` section (``core/agents/hooks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
-
 from .. import resources
 from ..core.agents import hooks
 from ..core.agents.jsontext import BadJSON
@@ -26,66 +22,56 @@ _TRUST = {
 }
 
 
-def hooks_install(path: Path, agent: str, flags: Mapping[str, Any]) -> Result:
-    options = Options(**flags)
-    repo = Repo(path)
-    with repo.locked(options.wait):
-        manifest = _manifest(repo)
-        where = hooks.AGENTS[agent].path
-        before = repo.read(where)
-        text = _text(where, before)
+def hooks_install(repo: Repo, agent: str, options: Options) -> Result:
+    manifest = _manifest(repo)
+    where = hooks.AGENTS[agent].path
+    before = repo.read(where)
+    text = _text(where, before)
+    try:
+        after = hooks.install(text, agent)
+    except (BadJSON, hooks.NotAnObject) as exc:
+        line = exc.line if isinstance(exc, BadJSON) else None
+        raise InputError(where, line, str(exc), "fix the file, then install again") from None
+    original = hooks.recorded(manifest).get(agent, (where, hooks.sha256(text)))[1]
+    stamped = hooks.record(manifest, agent, (where, original))
+    edits = [
+        _edit(where, before, after.encode("utf-8"), f"{agent} hooks"),
+        _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
+    ]
+    notes = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
+    return _settled(repo, "hooks install", edits, options, notes)
+
+
+def hooks_remove(repo: Repo, agent: str, options: Options) -> Result:
+    manifest = _manifest(repo)
+    entry = hooks.recorded(manifest).get(agent)
+    if entry is None:
+        nothing = (f"no {agent} hooks recorded; nothing to remove",)
+        return _settled(repo, "hooks remove", [], options, nothing)
+    where, original = entry
+    before = repo.read(where)
+    edits = [_edit(MANIFEST, manifest.encode(), hooks.record(manifest, agent, None).encode(), "")]
+    notes: tuple[str, ...] = ()
+    if before is not None:
         try:
-            after = hooks.install(text, agent)
+            after, exact = hooks.remove(_text(where, before) or "", agent, original)
         except (BadJSON, hooks.NotAnObject) as exc:
-            line = exc.line if isinstance(exc, BadJSON) else None
-            raise InputError(where, line, str(exc), "fix the file, then install again") from None
-        original = hooks.recorded(manifest).get(agent, (where, hooks.sha256(text)))[1]
-        stamped = hooks.record(manifest, agent, (where, original))
-        edits = [
-            _edit(where, before, after.encode("utf-8"), f"{agent} hooks"),
-            _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
-        ]
-        notes = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
-        return _settled(repo, path, "hooks install", edits, options, notes)
-
-
-def hooks_remove(path: Path, agent: str, flags: Mapping[str, Any]) -> Result:
-    options = Options(**flags)
-    repo = Repo(path)
-    with repo.locked(options.wait):
-        manifest = _manifest(repo)
-        entry = hooks.recorded(manifest).get(agent)
-        if entry is None:
-            return _settled(
-                repo,
-                path,
-                "hooks remove",
-                [],
-                options,
-                (f"no {agent} hooks recorded; nothing to remove",),
-            )
-        where, original = entry
-        before = repo.read(where)
-        edits = [
-            _edit(MANIFEST, manifest.encode(), hooks.record(manifest, agent, None).encode(), "")
-        ]
-        notes: tuple[str, ...] = ()
-        if before is not None:
-            try:
-                after, exact = hooks.remove(_text(where, before) or "", agent, original)
-            except (BadJSON, hooks.NotAnObject) as exc:
-                raise InputError(where, None, str(exc), "fix the file, then remove again") from None
-            data = after.encode("utf-8") if after is not None else None
-            edits.append(_edit(where, before, data, f"{agent} hooks removed"))
-            if not exact:
-                notes = (f"{where} changed since install: took out our hooks, kept the rest",)
-        return _settled(repo, path, "hooks remove", edits, options, notes)
+            raise InputError(where, None, str(exc), "fix the file, then remove again") from None
+        data = after.encode("utf-8") if after is not None else None
+        edits.append(_edit(where, before, data, f"{agent} hooks removed"))
+        if not exact:
+            notes = (f"{where} changed since install: took out our hooks, kept the rest",)
+    return _settled(repo, "hooks remove", edits, options, notes)
 
 
 def _manifest(repo: Repo) -> str:
     data = repo.read(MANIFEST)
     if data is None:
-        raise AgentMemoryError("not found; run agent-memory enable first", MANIFEST)
+        raise AgentMemoryError(
+            "not found: the memory has no stamp yet (enabled by hand, or by 2.x); run "
+            "agent-memory enable to adopt it, then install hooks",
+            MANIFEST,
+        )
     return data.decode("utf-8", errors="replace")
 
 
@@ -110,7 +96,6 @@ def _edit(where: str, before: bytes | None, after: bytes | None, reason: str) ->
 
 def _settled(
     repo: Repo,
-    path: Path,
     command: str,
     edits: list[FileEdit],
     options: Options,
@@ -118,5 +103,5 @@ def _settled(
 ) -> Result:
     plan = Plan.of(edits)
     settled = settle(repo, [plan], options, "unchanged")
-    report = Report(command, resources.version(), str(path), settled.outcome, plan, (), {})
+    report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), {})
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import resources
 from ..core.checks import lint as linting
@@ -16,7 +15,6 @@ from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import require_enabled
 
 _SEVERITIES = ("error", "warning", "advisory")
 
@@ -43,11 +41,8 @@ def _bootstrap(repo: Repo) -> list[Problem]:
     return damage(plan) + budget(AGENTS_MD, agents)
 
 
-def lint(path: Path, only: Sequence[str] = ()) -> Result:
+def lint(repo: Repo, only: Sequence[str] = ()) -> Result:
     """``only``: the checks to report (the pre-commit secret guard asks for ``secret``)."""
-    repo = Repo(path)
-    repo.refuse_if_interrupted()
-    require_enabled(repo)
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
@@ -61,5 +56,5 @@ def lint(path: Path, only: Sequence[str] = ()) -> Result:
         f"{counts['error']} errors, {counts['warning']} warnings, {counts['advisory']} advisories"
     )
     outcome = "problems" if counts["error"] else "clean"
-    report = Report("lint", resources.version(), str(path), outcome, None, findings, counts)
+    report = Report("lint", resources.version(), repo.shown, outcome, None, findings, counts)
     return Result(report._replace(closing=(closing,)), linting.exit_code(findings))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 
 from .. import resources
 from ..core.agents import recall as searching
@@ -13,7 +12,6 @@ from ..parse import facts
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import require_enabled
 
 # The search index of one memory file (None when it does not exist). The MCP server passes one
 # that keeps the index of a file until the file changes; a command reads each file once.
@@ -28,18 +26,13 @@ def build_index(rel: str, raw: bytes) -> searching.Index:
     return searching.index(facts.parse(rel, raw))
 
 
-def recall(
-    path: Path, query: str, limit: int, wait: float = 0.0, index_of: Indexer = read_index
-) -> Result:
-    """Exit 1 when nothing matches, so a script can tell; ``wait``: for a run that is writing."""
-    repo = Repo(path)
-    repo.refuse_if_interrupted(wait)
-    require_enabled(repo)
+def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
+    """Exit 1 when nothing matches, so a script can tell."""
     found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
     found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
     hits = searching.search(query, [ix for ix in found if ix is not None], limit)
     text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
     summary = {"query": query, "hits": [asdict(h) for h in hits]}
     outcome = "found" if hits else "not found"
-    report = Report("recall", resources.version(), str(path), outcome, None, (), summary, text)
+    report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)

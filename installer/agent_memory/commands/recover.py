@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import resources
 from ..shell.repo import Repo
 from .report import Report, Result
 
 
-def recover(path: Path, wait: float) -> Result:
+def recover(repo: Repo, wait: float) -> Result:
     """Every writing command does this first; the read-only ones refuse instead."""
-    repo = Repo(path)
     pending = repo.interrupted()
     repo.recover(wait)
     outcome = "rolled back" if pending else "nothing to recover"
@@ -20,5 +17,5 @@ def recover(path: Path, wait: float) -> Result:
         if pending
         else "no interrupted run to roll back",
     )
-    report = Report("recover", resources.version(), str(path), outcome, None, (), {}, text)
+    report = Report("recover", resources.version(), repo.shown, outcome, None, (), {}, text)
     return Result(report, 0)

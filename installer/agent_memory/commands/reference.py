@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import resources
 from ..core.agents.references import add_references, nearest
@@ -33,35 +32,34 @@ _MAX_TRIES = 100  # names tried for a new log within one second
 
 
 def reference(
-    path: Path,
+    repo: Repo,
     ids: Sequence[str],
     label: str,
     own_log: str | None,
     now: dt.datetime | None = None,
-    wait: float = 0.0,
 ) -> Result:
     """``label`` is one of ``core.references.LABELS``; the summary's ``log`` is the log to pass
     as ``own_log`` next time."""
-    repo = Repo(path)
-    with repo.locked(wait):
-        memory, continuity = memory_of(repo)
-        _check_known(ids, memory)
-        through = cursor(last_review(continuity), memory.logs)
-        name = _own_log(repo, memory, through, own_log) or _new_name(repo, through, now)
-        rel = f"{SESSIONS_DIR}/{name}"
-        before = repo.read(rel)
-        try:
-            after = add_references(before or fresh_log(repo, name), label, ids)
-        except UnicodeDecodeError:
-            raise AgentMemoryError(
-                "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
-            ) from None
-        outcome = Outcome.CREATED if before is None else Outcome.UPDATED
-        edit = FileEdit(rel, before, after, outcome, f"{label}: {', '.join(ids)}")
-        plan = Plan.of([edit])
-        settled = settle(repo, [plan], Options(wait=wait), "unchanged")
+    memory, continuity = memory_of(repo)
+    _check_known(ids, memory)
+    through = cursor(last_review(continuity), memory.logs)
+    name = _own_log(repo, memory, through, own_log) or _new_name(repo, through, now)
+    rel = f"{SESSIONS_DIR}/{name}"
+    before = repo.read(rel)
+    try:
+        after = add_references(before or fresh_log(repo, name), label, ids)
+    except UnicodeDecodeError:
+        raise AgentMemoryError(
+            "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
+        ) from None
+    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+    edit = FileEdit(rel, before, after, outcome, f"{label}: {', '.join(ids)}")
+    plan = Plan.of([edit])
+    settled = settle(repo, [plan], Options(), "unchanged")
     summary = {"log": rel, "label": label, "ids": list(ids), "outcome": settled.outcome}
-    report = Report("reference", resources.version(), str(path), settled.outcome, plan, (), summary)
+    report = Report(
+        "reference", resources.version(), repo.shown, settled.outcome, plan, (), summary
+    )
     return Result(report, settled.exit_code)
 
 

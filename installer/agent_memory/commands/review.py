@@ -22,7 +22,7 @@ from ..shell.logs import references
 from ..shell.repo import Repo
 from .due import nothing_due, why_due
 from .report import Report, Result
-from .settle import Options, guarded, memory_of, require_enabled, review_date, settle
+from .settle import Options, memory_of, review_date, settle
 
 
 class ReviewOptions(NamedTuple):
@@ -31,14 +31,7 @@ class ReviewOptions(NamedTuple):
     session: Path | None = None
 
 
-def review(path: Path, review_options: ReviewOptions, options: Options) -> Result:
-    repo = Repo(path)
-    require_enabled(repo)
-    with guarded(repo, options):
-        return _review(repo, path, review_options, options)
-
-
-def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Options) -> Result:
+def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Result:
     memory, continuity = memory_of(repo)
     if not (options.dry_run or options.check):
         _refuse_unadopted(repo)
@@ -46,7 +39,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     refuse_errors(memory.policy_problems, "then review again")
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
-        return nothing_due(path)
+        return nothing_due(repo)
     day = review_date(options.today, memory.sessions.newest)
     plan_read = reading(continuity, memory.logs, review_options.full)
     wanted: Sequence[str] = plan_read.names
@@ -83,7 +76,7 @@ def _review(repo: Repo, path: Path, review_options: ReviewOptions, options: Opti
     if settled.outcome == "unchanged":
         closing.append("nothing to change")
     data = _summary_data(summary, reasons)
-    report = Report("review", version, str(path), settled.outcome, plan, (), data)
+    report = Report("review", version, repo.shown, settled.outcome, plan, (), data)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from .. import resources
 from ..core.plan import FileEdit, Outcome, Plan
@@ -12,19 +11,12 @@ from ..layout import SCHEMA, SESSIONS_DIR
 from ..parse.newlog import log_name, new_log
 from ..shell.repo import Repo
 from .report import Report, Result
-from .settle import Options, require_enabled, settle
+from .settle import Options, settle
 
 _SCHEMA_TEMPLATE = "templates/.agent/schema.md"
 
 
-def session_new(path: Path, slug: str | None, now: dt.datetime | None) -> Result:
-    repo = Repo(path)
-    require_enabled(repo)  # before the lock: outside a repo, not even a lock file is written
-    with repo.locked():
-        return _session_new(repo, path, slug, now)
-
-
-def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | None) -> Result:
+def session_new(repo: Repo, slug: str | None, now: dt.datetime | None) -> Result:
     moment = now or dt.datetime.now(tz=dt.timezone.utc)
     name = log_name(moment, slug)
     rel = f"{SESSIONS_DIR}/{name}"
@@ -38,7 +30,7 @@ def _session_new(repo: Repo, path: Path, slug: str | None, now: dt.datetime | No
     settled = settle(repo, [plan], Options(), "unchanged")
     # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
     version = resources.version()
-    report = Report("session new", version, str(path), settled.outcome, plan, (), {"path": rel})
+    report = Report("session new", version, repo.shown, settled.outcome, plan, (), {"path": rel})
     return Result(report._replace(heading=(rel,), show_plan=False), settled.exit_code)
 
 

@@ -1,22 +1,23 @@
 """What every command shares: its options, its result, and the one place a plan is settled.
 
 ``settle`` is the only code that decides between checking, showing and applying a plan; every
-writing command ends in it, so ``--check`` and ``--dry-run`` mean the same everywhere.
+writing command ends in it, so ``--check`` and ``--dry-run`` mean the same everywhere. Whether
+the run holds the lock is the runner's to decide (``runner.py``), before the command starts.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY, SESSIONS_DIR
+from ..layout import SESSIONS_DIR
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
+from ..shell.discovery import search
 from ..shell.load import load
 from ..shell.repo import Repo
 
@@ -37,19 +38,6 @@ class Settled(NamedTuple):
     outcome: str  # "changed", "would change", or the command's word for nothing to do
     exit_code: int
     diff: str
-
-
-@contextlib.contextmanager
-def guarded(repo: Repo, options: Options) -> Iterator[None]:
-    """A run that may write holds the lock from its first read to its last write, so two runs
-    never plan on the same state; --check and --dry-run write nothing, so they refuse to read a
-    tree that an interrupted run left half-written (``agent-memory recover`` rolls it back)."""
-    if options.check or options.dry_run:
-        repo.refuse_if_interrupted()
-        yield
-    else:
-        with repo.locked(options.wait):
-            yield
 
 
 def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Settled:
@@ -75,16 +63,15 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
 
 def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:
     """The repo's memory and its continuity.md, which every command but enable needs."""
-    require_enabled(repo)
     memory = load(repo, archives=archives)
-    if memory.continuity is None:
-        raise NOT_ENABLED
+    if memory.continuity is None:  # gone since the runner looked
+        raise not_enabled(repo)
     return memory, memory.continuity
 
 
-NOT_ENABLED = AgentMemoryError(
-    "not found: this is not an agent-memory repo; run agent-memory enable first", CONTINUITY
-)
+def not_enabled(repo: Repo) -> AgentMemoryError:
+    """The one "not enabled" error (``discovery`` words it)."""
+    return search(repo.root).not_enabled(repo.shown)
 
 
 def review_date(explicit: dt.date | None, newest: str | None) -> dt.date:
@@ -99,13 +86,3 @@ def review_date(explicit: dt.date | None, newest: str | None) -> dt.date:
             f"{SESSIONS_DIR}/{newest}",
         )
     return day
-
-
-def require_enabled(repo: Repo) -> None:
-    """Refuse, before writing anything, a repo that was never enabled: every command but
-    enable works only inside one (outside, lint would find nothing wrong and session new would
-    create memory/ where nobody reads it). A repo whose continuity.md is missing while a journal
-    is pending may be an interrupted enable: that says so instead (and writes nothing)."""
-    if not repo.exists(CONTINUITY):
-        repo.refuse_if_interrupted()
-        raise NOT_ENABLED

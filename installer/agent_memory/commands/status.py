@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from .. import resources
@@ -15,14 +14,10 @@ from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
-from .settle import memory_of, require_enabled
+from .settle import memory_of
 
 
-def status(path: Path, wait: float = 0.0) -> Result:
-    """``wait``: how long to wait for a run that is writing (whose files are in flux)."""
-    repo = Repo(path)
-    repo.refuse_if_interrupted(wait)
-    require_enabled(repo)
+def status(repo: Repo) -> Result:
     memory, continuity = memory_of(repo)
     stamp = repo.read(MANIFEST)
     found = manifest.parse(stamp) if stamp is not None else None
@@ -69,5 +64,5 @@ def status(path: Path, wait: float = 0.0) -> Result:
         "review: due — " + "; ".join(reasons) if reasons else "review: not due",
     )
     outcome = "due" if reasons else "ok"
-    report = Report("status", resources.version(), str(path), outcome, None, (), data, text)
+    report = Report("status", resources.version(), repo.shown, outcome, None, (), data, text)
     return Result(report, 0)

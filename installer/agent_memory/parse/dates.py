@@ -23,6 +23,17 @@ def parse_date(value: str) -> dt.date | None:
         return None
 
 
+def parse_moment(value: str) -> dt.datetime | None:
+    """A time as ``session new --now`` takes it (UTC unless an offset is given), or None."""
+    try:
+        moment = dt.datetime.fromisoformat(value)
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+        moment.astimezone(dt.timezone.utc)  # 9999-12-31T23:59:59-14:00 is past year 9999
+    except (ValueError, OverflowError):
+        return None
+    return moment
+
+
 def today(explicit: dt.date | None = None) -> dt.date:
     """``--today``, else SOURCE_DATE_EPOCH, else the current UTC date: reproducible when asked."""
     if explicit is not None:

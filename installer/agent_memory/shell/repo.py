@@ -37,10 +37,11 @@ class FileKey(NamedTuple):
 
 
 class Repo:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, shown: str | None = None) -> None:
         if not root.is_dir():
             raise RefusedError("not a directory; pass the path of the repo to work on", str(root))
         self.root = root.resolve()
+        self.shown = str(root) if shown is None else shown  # how reports name it
         self._lock = Lock(self.root)
         self._journal = Journal(self.root)
 

@@ -8,7 +8,6 @@ wrote. Opt-in: ``enable`` never registers the server.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from ... import resources
 from ...core.agents import mcp_config
@@ -16,18 +15,15 @@ from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
 from ..report import Report, Result
-from ..settle import Options, guarded, require_enabled, settle
+from ..settle import Options, settle
 
 
-def mcp_install(path: Path, agents: Sequence[str], options: Options, removing: bool) -> Result:
-    repo = Repo(path)
-    require_enabled(repo)  # a server for a repo with no memory would serve nothing
+def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: bool) -> Result:
     command = "mcp remove" if removing else "mcp install"
-    with guarded(repo, options):
-        plan = Plan.of(_edit(repo, agent, removing) for agent in dict.fromkeys(agents))
-        settled = settle(repo, [plan], options, "unchanged")
+    plan = Plan.of(_edit(repo, agent, removing) for agent in dict.fromkeys(agents))
+    settled = settle(repo, [plan], options, "unchanged")
     summary = {"agents": list(dict.fromkeys(agents)), "files": [e.path for e in plan.writes]}
-    report = Report(command, resources.version(), str(path), settled.outcome, plan, (), summary)
+    report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
     return Result(report, settled.exit_code, settled.diff)
 
 

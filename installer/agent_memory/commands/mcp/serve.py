@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ... import resources
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
@@ -13,9 +11,8 @@ from ..report import Report, Result
 _EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
 
 
-def serve(path: Path, wait: float) -> Result:
+def serve(repo: Repo, wait: float) -> Result:
     """Serve until the client closes the connection; nothing is printed on stdout but MCP."""
-    Repo(path)  # a path that is not a directory: one line, before the SDK starts
     try:
         # The SDK takes about half a second to import: only this command may pay for it.
         from .server import serve as run
@@ -26,5 +23,5 @@ def serve(path: Path, wait: float) -> Result:
             "the MCP SDK is not installed; "
             "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
         ) from None
-    run(path, wait)
-    return Result(Report("mcp", resources.version(), str(path), "stopped"), 0)
+    run(repo.root, wait)
+    return Result(Report("mcp", resources.version(), repo.shown, "stopped"), 0)

@@ -18,8 +18,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from ... import resources
-from ...errors import AgentMemoryError
-from .tools import TOOLS, McpSession, call, error_line
+from .tools import TOOLS, McpSession, call
 
 
 def serve(path: Path, wait: float) -> None:
@@ -52,11 +51,11 @@ def build(session: McpSession) -> Server[object]:
 
     def answer(name: str, arguments: object) -> types.CallToolResult:
         with turn:
-            try:
-                result = call(session, name, arguments)
-            except AgentMemoryError as exc:
-                text = types.TextContent(type="text", text=error_line(exc))
-                return types.CallToolResult(content=[text], is_error=True)
+            done = call(session, name, arguments)
+        if done.result is None:  # the line the CLI prints for the same error
+            text = types.TextContent(type="text", text=done.err.rstrip("\n"))
+            return types.CallToolResult(content=[text], is_error=True)
+        result = dict(done.result.report.summary)
         text = types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))
         return types.CallToolResult(content=[text], structured_content=result)
 

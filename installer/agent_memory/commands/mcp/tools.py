@@ -1,10 +1,11 @@
 """The MCP tools: names, JSON schemas (as MCP.md documents them) and the command each one calls.
 
-A tool is a thin function: it calls the same command function as the CLI and returns the
-command's summary as the tool's structured result. Arguments are checked against the tool's
-input schema first; anything wrong, there or in the command, is an ``AgentMemoryError``, which the
-server turns into a tool error carrying the line the CLI would print. The repo is read afresh on
-every call, so a commit another agent made is seen by the next call.
+A tool is a thin function: it calls the same command function as the CLI, through the same
+runner (the repo found and opened, the journal rule), and returns the command's summary as the
+tool's structured result. Arguments are checked against the tool's input schema first; anything
+wrong, there or in the command, is an error the runner words as the CLI would, and the server
+sends it as a tool error. The repo is read afresh on every call, so a commit another agent made
+is seen by the next call.
 """
 
 from __future__ import annotations
@@ -17,15 +18,19 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
+from ... import resources
 from ...core.agents.recall import Index
 from ...errors import AgentMemoryError
 from ...shell.memo import FileMemo
+from ...shell.repo import Repo
 from .. import context as context_command
 from .. import explain as explain_command
 from .. import fact as fact_command
 from .. import recall as recall_command
 from .. import reference as reference_command
 from .. import status as status_command
+from ..report import Report, Result
+from ..runner import Answer, Call, Command, Journal, answer
 from ..settle import Options
 from . import schemas
 
@@ -56,12 +61,13 @@ class Tool:
     description: str
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
-    run: Callable[[McpSession, Mapping[str, Any]], dict[str, Any]]
+    run: Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]
+    journal: Journal = Journal.READS
 
 
-def _recall(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
+def _recall(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     query, limit = args["query"], args.get("limit", 10)
-    result = recall_command.recall(session.path, query, limit, session.wait, session.indexes.get)
+    result = recall_command.recall(repo, query, limit, session.indexes.get)
     hits = result.report.summary["hits"]
     facts = [
         {
@@ -77,33 +83,33 @@ def _recall(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"query": args["query"], "facts": facts}
 
 
-def _status(session: McpSession, _args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(status_command.status(session.path, session.wait).report.summary)
+def _status(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(status_command.status(repo).report.summary)
 
 
-def _reference(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
+def _reference(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     label = args.get("label", "referenced").capitalize()
     ids = list(dict.fromkeys(args["ids"]))
-    result = reference_command.reference(session.path, ids, label, session.log, wait=session.wait)
+    result = reference_command.reference(repo, ids, label, session.log)
     summary = dict(result.report.summary)
     session.log = summary["log"].rsplit("/", 1)[-1]
     summary["label"] = label.lower()
     return summary
 
 
-def _fact_add(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
+def _fact_add(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     fact = fact_command.FactOptions(args["text"], args.get("section"), args.get("id"))
-    result = fact_command.fact_add(session.path, fact, Options(wait=session.wait))
+    result = fact_command.fact_add(repo, fact, Options(wait=session.wait))
     return {**result.report.summary, "outcome": result.report.outcome}
 
 
-def _context(session: McpSession, _args: Mapping[str, Any]) -> dict[str, Any]:
-    summary = context_command.context(session.path, CONTEXT_BYTES).report.summary
+def _context(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
+    summary = context_command.context(repo, CONTEXT_BYTES).report.summary
     return {"text": summary["markdown"], "due": list(summary["due"])}
 
 
-def _explain(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(explain_command.explain(session.path, args["id"], False, None).report.summary)
+def _explain(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(explain_command.explain(repo, args["id"], False, None).report.summary)
 
 
 TOOLS = MappingProxyType(
@@ -140,6 +146,7 @@ TOOLS = MappingProxyType(
                 schemas.FACT_ADD_IN,
                 schemas.FACT_ADD_OUT,
                 _fact_add,
+                Journal.WRITES,
             ),
             Tool(
                 "memory_reference",
@@ -148,6 +155,7 @@ TOOLS = MappingProxyType(
                 schemas.REFERENCE_IN,
                 schemas.REFERENCE_OUT,
                 _reference,
+                Journal.WRITES,
             ),
             Tool(
                 "memory_explain",
@@ -162,9 +170,27 @@ TOOLS = MappingProxyType(
 )
 
 
-def call(session: McpSession, name: str, arguments: object) -> dict[str, Any]:
-    """Run tool ``name``; raises ``AgentMemoryError`` for anything the caller must fix."""
+def call(session: McpSession, name: str, arguments: object) -> Answer:
+    """Run tool ``name`` through the runner: ``error`` set (and ``err`` its line) for anything
+    the caller must fix, else ``result``, whose report's summary is the tool's result."""
     tool = TOOLS.get(name)
+    journal = tool.journal if tool is not None else Journal.READS
+
+    def run(repo: Repo) -> Result:
+        assert tool is not None and isinstance(arguments, Mapping)
+        summary = tool.run(session, repo, arguments)
+        return Result(Report(name, resources.version(), repo.shown, "ok", None, (), summary), 0)
+
+    def checked(repo: Repo) -> Result:
+        _check(name, tool, arguments)
+        return run(repo)
+
+    options = Options(wait=session.wait)
+    return answer(Command(name, journal), session.path, Call(checked, options), False)
+
+
+def _check(name: str, tool: Tool | None, arguments: object) -> None:
+    """Refuse an unknown tool, and arguments its input schema does not allow."""
     if tool is None:
         raise AgentMemoryError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
     checker = jsonschema.Draft202012Validator(tool.input_schema)
@@ -173,10 +199,3 @@ def call(session: McpSession, name: str, arguments: object) -> dict[str, Any]:
         where = "/".join(map(str, error.absolute_path))
         at = f" (at {where})" if where else ""
         raise AgentMemoryError(f"{name}: {error.message}{at}; MCP.md lists the arguments")
-    assert isinstance(arguments, Mapping)
-    return tool.run(session, arguments)
-
-
-def error_line(exc: AgentMemoryError) -> str:
-    """The tool error's text: the line the CLI prints for the same error."""
-    return f"agent-memory: {exc}"

@@ -1,0 +1,126 @@
+"""Every command line, declared once: its words, options, help, what it needs and its call.
+
+Both command lines are built from this table: ``app`` makes the click commands from it, and
+``quick`` parses the same grammar without importing click. Importing it costs no command module:
+each ``build`` imports its own when it runs. Nothing here touches the disk or imports click.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..commands.runner import Call, Command
+
+if TYPE_CHECKING:
+    from ..commands.settle import Options
+
+Values = Mapping[str, Any]
+Progress = Callable[[Sequence[str]], Iterable[str]] | None
+Built = tuple[Path | None, Call]  # the PATH given (None: none), and the call to run
+
+
+class Kind(enum.Enum):
+    """How a parameter's words are read (click's types and callbacks; ``app`` maps each)."""
+
+    TEXT = "text"
+    FOLDER = "a folder path"  # click.Path(file_okay=False)
+    FILE = "a file path"  # click.Path(dir_okay=False)
+    COUNT = "a whole number, at least ``low``"  # click.IntRange(min=low)
+    SECONDS = "a number of seconds"  # click.FloatRange(min=0)
+    CHOICE = "one of ``choices``"
+    DATE = "YYYY-MM-DD, else SOURCE_DATE_EPOCH"  # parse_today
+    MOMENT = "YYYY-MM-DDTHH:MM:SS"  # parse_now
+    SLUG = "a short word"  # check_slug
+    FLAG = "present or not"
+    SWITCH = "--on/--off"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str  # the value's name in ``Values``
+    kind: Kind
+    flags: tuple[str, ...] = ()  # none: a positional argument
+    help: str | None = None
+    default: Any = None
+    required: bool = False
+    multiple: bool = False
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    show_default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    words: tuple[str, ...]  # ("fact", "add")
+    help: str
+    command: Command
+    params: tuple[Param, ...]
+    build: Callable[[Values, Progress], Built]
+    progress: bool = False  # shows a progress bar on a terminal (click's own)
+
+
+# The options many commands share, in the order click shows them.
+PATH = Param("path", Kind.FOLDER)
+JSON = Param("as_json", Kind.FLAG, ("--json",), "Print one JSON document.")
+CHECK = Param(
+    "check", Kind.FLAG, ("--check",), "Write nothing; exit 1 if the command would change anything."
+)
+DRY_RUN = Param(
+    "dry_run", Kind.FLAG, ("--dry-run",), "Print the plan and a unified diff; write nothing."
+)
+TODAY = Param(
+    "today",
+    Kind.DATE,
+    ("--today",),
+    "Date to use instead of today (default: SOURCE_DATE_EPOCH, else the UTC date).",
+    metavar="YYYY-MM-DD",
+)
+WAIT = Param(
+    "wait",
+    Kind.SECONDS,
+    ("--wait",),
+    "Wait up to SECONDS for another run's lock instead of failing at once.",
+    default=0.0,
+    metavar="SECONDS",
+)
+WRITING = (CHECK, DRY_RUN, JSON, TODAY, WAIT)
+AGENTS = ("claude", "codex", "gemini")
+HOOK = Param(
+    "hook", Kind.FLAG, ("--hook",), "Run as an agent's hook: read or answer its JSON (HOOKS.md)."
+)
+
+
+MAX_SLUG = 80  # a log's name stays far below the file systems' 255-byte limit
+
+
+def slug_fits(value: str) -> bool:
+    return len(value.encode("utf-8", errors="replace")) <= MAX_SLUG
+
+
+def options(values: Values, progress: Progress = None) -> Options:
+    """The writing options of ``values`` (absent ones take their defaults)."""
+    from ..commands.settle import Options
+
+    return Options(
+        bool(values.get("dry_run")),
+        bool(values.get("check")),
+        values.get("today"),
+        float(values.get("wait") or 0.0),
+        progress,
+    )
+
+
+GROUPS: Mapping[tuple[str, ...], str] = {
+    ("hooks",): "An agent's repo-level hooks: context at session start, capture at its end "
+    "(HOOKS.md).",
+    ("fact",): "Facts in memory/continuity.md.",
+    ("session",): "Session logs: the memory's event log.",
+    ("mcp",): "Serve the memory to agents as MCP tools (needs the extra: pip install "
+    "'agent-memory[mcp]').\n\n`agent-memory mcp [PATH]` runs the stdio server; MCP.md lists its "
+    "tools.",
+}

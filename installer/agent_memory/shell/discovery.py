@@ -1,0 +1,96 @@
+"""Which repo a command works on, found from where it starts, as git finds its own (DESIGN §18).
+
+Agents start their hooks, their MCP server and their shells in any subdirectory, so every command
+looks for the enabled repo from its PATH (default: the working directory) upwards: the nearest
+folder holding ``memory/continuity.md`` or ``.agent/version.md`` (or the journal an interrupted
+enable left), never above the git work tree's top — a repo nested in another is its own. Only
+``stat`` calls: no git process, so the hooks' start-up stays what it was.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import AgentMemoryError, RefusedError
+from ..layout import CONTINUITY, JOURNAL_DIR, MANIFEST
+
+MARKERS = (CONTINUITY, MANIFEST, JOURNAL_DIR)
+
+
+class Search(NamedTuple):
+    """Where a search for the enabled repo started, where it stopped, and what it found."""
+
+    start: Path
+    top: Path  # the last folder looked at: the git work tree's top, or the file system's root
+    found: Path | None
+
+    def not_enabled(self, shown: str) -> AgentMemoryError:
+        """The one message of every command that needs an enabled repo and found none; ``shown``
+        names the folder as the user did."""
+        if self.found is not None:
+            looked = f"no {CONTINUITY} here"
+        else:
+            limit = (
+                "the git work tree's top" if _holds(self.top, ".git") else "the file system's root"
+            )
+            above = "" if self.top == self.start else f" and in every folder above up to {self.top}"
+            looked = f"looked for {CONTINUITY} or {MANIFEST} here{above} ({limit})"
+        return AgentMemoryError(
+            f"not an agent-memory repo ({looked}); run agent-memory enable first",
+            shown,
+        )
+
+
+def search(start: Path) -> Search:
+    """The nearest enabled repo at or above ``start`` (a folder), within its git work tree."""
+    here = _absolute(start)
+    for folder in (here, *here.parents):
+        if any(_holds(folder, marker) for marker in MARKERS):
+            return Search(here, folder, folder)
+        if _holds(folder, ".git"):
+            return Search(here, folder, None)
+    return Search(here, Path(here.anchor), None)
+
+
+def work_tree_top(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (a folder, or a worktree's or
+    a submodule's file), or None outside git."""
+    here = _absolute(start)
+    return next((f for f in (here, *here.parents) if _holds(f, ".git")), None)
+
+
+def enable_target(given: Path | None, cwd: Path) -> Path:
+    """The folder ``enable`` installs into. Without PATH: the enclosing enabled repo (which it
+    upgrades), else the git work tree's top, else the working directory. With PATH: that folder,
+    unless it lies inside an enabled repo (one memory per repo: refused, naming that repo)."""
+    if given is None:
+        found = search(cwd).found
+        return found or work_tree_top(cwd) or cwd
+    if not given.is_dir():
+        return given  # Repo refuses it in its own words
+    found = search(given).found
+    if found is not None and found != _absolute(given):
+        raise RefusedError(
+            f"is inside the agent-memory repo {found}; a repo has one memory: run "
+            f"`agent-memory enable {found}` (or enable from there without PATH)",
+            str(given),
+        )
+    return given
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute with its symlinks resolved, as the working directory already is."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop: the folder is refused where it is opened
+        return path.absolute()
+
+
+def _holds(folder: Path, name: str) -> bool:
+    """Whether ``folder/name`` exists (a name the system cannot look at: no)."""
+    try:
+        return os.path.lexists(folder / name)
+    except (OSError, ValueError):
+        return False

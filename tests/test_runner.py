@@ -1,0 +1,233 @@
+"""One runner for every command (commands/runner.py), and the repo found from anywhere inside it
+(shell/discovery.py), checked for every command the table declares (cli/table.py)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent_memory.cli.table import LINES
+from agent_memory.commands.runner import Journal
+from agent_memory.resources import version
+from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+TODAY = "2026-05-09"
+VERSION = version()
+TRANSCRIPT = PROJECT / "tests/fixtures/transcripts"
+
+# A command line for each declared command, run where PATH is not given. Every declared line
+# must be here, so a new command gets these tests by being declared.
+SAMPLES: dict[tuple[str, ...], list[str]] = {
+    ("enable",): ["--today", TODAY],
+    ("recover",): [],
+    ("hooks", "install"): ["--agent", "claude", "--today", TODAY],
+    ("hooks", "remove"): ["--agent", "claude", "--today", TODAY],
+    ("disable",): ["--today", TODAY],
+    ("review",): ["--today", TODAY],
+    ("status",): [],
+    ("lint",): [],
+    ("context",): [],
+    ("recall",): ["outbox"],
+    ("explain",): ["outbox-writes", "--today", TODAY],
+    ("fact", "add"): ["A fact from a subdirectory", "--today", TODAY],
+    ("session", "new"): ["--now", "2026-05-09T10:00:00"],
+    ("session", "capture"): ["--agent", "claude", "--transcript"],
+    ("check-logs",): [],
+    ("merge-file",): [],
+    ("mcp", "serve"): [],
+    ("mcp", "install"): ["--agent", "claude"],
+    ("mcp", "remove"): ["--agent", "claude"],
+}
+# Commands that do not take a folder to discover from (git hands merge-file its files; the
+# MCP server's discovery is tested through its tools) or that need more than a sample line.
+NO_DISCOVERY = {("merge-file",), ("mcp", "serve"), ("session", "capture")}
+
+
+def test_every_declared_command_has_a_sample() -> None:
+    assert {line.words for line in LINES} == set(SAMPLES)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repo enabled at its top (with a fact and a log), and a subdirectory two levels
+    down."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", TODAY).exit_code == 0
+    fact = ["Outbox writes go through one table", root, "--id", "outbox-writes"]
+    assert cli("fact", "add", *fact, "--today", TODAY).exit_code == 0
+    assert cli("session", "new", root, "--now", "2026-05-09T09:00:00").exit_code == 0
+    (root / "src/deep").mkdir(parents=True)
+    return root
+
+
+def _argv(words: tuple[str, ...]) -> list[str]:
+    sample = SAMPLES[words]
+    if words == ("session", "capture"):
+        return [*words, *sample, str(next((TRANSCRIPT / "claude").glob("*.jsonl")))]
+    return [*words, *sample]
+
+
+@pytest.mark.parametrize("words", sorted(set(SAMPLES) - NO_DISCOVERY), ids=" ".join)
+def test_a_command_in_a_subdirectory_works_on_the_enclosing_repo(
+    tmp_path: Path, repo: Path, words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From repo/src/deep without PATH, a command does what it does at the top with PATH."""
+    twin = tmp_path / "twin"
+    shutil.copytree(repo, twin, symlinks=True)
+    argv = [*_argv(words), *(["--json"] if _takes_json(words) else [])]
+    monkeypatch.chdir(twin)
+    at_top = cli(*argv)
+    monkeypatch.chdir(repo / "src/deep")
+    below = cli(*argv)
+    assert (below.exit_code, _named(below.output, repo)) == (
+        at_top.exit_code,
+        _named(at_top.output, twin),
+    )
+    assert _files(repo) == _files(twin)
+
+
+def _takes_json(words: tuple[str, ...]) -> bool:
+    line = next(line for line in LINES if line.words == words)
+    return any("--json" in p.flags for p in line.params)
+
+
+def _named(output: str, root: Path) -> str:
+    """The output with the repo's own name taken out (found above, a report names its path; in
+    it, ".")."""
+    named = output.replace(str(root.resolve()), "<repo>").replace(str(root), "<repo>")
+    return named.replace('"repo": "."', '"repo": "<repo>"')
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        rel: data.replace(str(root).encode(), b"<repo>")
+        for rel, data in tree(root).items()
+        if not rel.startswith(".agent-memory.lock")
+    }
+
+
+def test_enable_without_path_targets_the_work_tree_top(tmp_path: Path) -> None:
+    root = git_init(tmp_path / "repo")
+    (root / "src").mkdir()
+    result = run_console("enable", "--today", TODAY, cwd=root / "src")
+    assert result.returncode == 0, result.stderr
+    assert (root / "memory/continuity.md").is_file()
+    assert not (root / "src/memory").exists()
+
+
+def test_enable_inside_an_enabled_repo_is_refused_in_one_line(repo: Path) -> None:
+    before, config = tree(repo), _config(repo)
+    result = run_console("enable", "src", "--today", TODAY, cwd=repo)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"agent-memory: src: is inside the agent-memory repo {repo.resolve()}; a repo has one "
+        f"memory: run `agent-memory enable {repo.resolve()}` (or enable from there without PATH)"
+    ]
+    assert tree(repo) == before
+    assert _config(repo) == config
+
+
+def _config(root: Path) -> str:
+    listed = ["git", "-C", str(root), "config", "--local", "--list"]
+    return subprocess.run(listed, capture_output=True, text=True, check=True).stdout
+
+
+def test_enable_without_path_in_a_subdirectory_of_an_enabled_repo_upgrades_it(
+    repo: Path,
+) -> None:
+    result = run_console("enable", "--today", TODAY, "--check", cwd=repo / "src/deep")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"agent-memory {VERSION}: {repo.resolve()} is up to date")
+    assert not (repo / "src/deep/memory").exists()
+
+
+def test_outside_any_repo_the_error_names_what_was_searched(tmp_path: Path) -> None:
+    top = git_init(tmp_path / "plain")
+    (top / "a/b").mkdir(parents=True)
+    result = run_console("status", cwd=top / "a/b")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"agent-memory: .: not an agent-memory repo (looked for memory/continuity.md or "
+        f".agent/version.md here and in every folder above up to {top.resolve()} (the git work "
+        "tree's top)); run agent-memory enable first"
+    ]
+
+
+def test_discovery_never_goes_above_the_git_work_tree(tmp_path: Path) -> None:
+    """An enabled repo holding a nested git repo (a submodule, a vendored project): commands in
+    the nested one do not work on the outer memory."""
+    outer = tmp_path / "outer"
+    shutil.copytree(EXAMPLE, outer)
+    git_init(outer)
+    inner = git_init(outer / "vendor/lib")
+    before = tree(outer)
+    result = run_console("fact", "add", "Not for the outer memory", cwd=inner)
+    assert result.returncode == 1 and "not an agent-memory repo" in result.stderr
+    assert tree(outer) == before
+
+
+def test_the_mcp_tools_work_on_the_repo_the_server_found(repo: Path) -> None:
+    from agent_memory.commands.mcp.tools import McpSession, call
+    from agent_memory.commands.runner import Needs, open_repo
+
+    found = open_repo(Needs.REPO, repo / "src/deep")
+    done = call(McpSession(found.root), "memory_status", {})
+    assert done.result is not None, done.err
+    assert done.result.report.summary["facts"] > 0
+
+
+WRITING = [
+    line.words
+    for line in LINES
+    if line.command.journal is Journal.WRITES and any("--dry-run" in p.flags for p in line.params)
+]
+
+
+@pytest.mark.parametrize("words", WRITING, ids=" ".join)
+@pytest.mark.parametrize("flag", ["--dry-run", "--check"])
+def test_a_dry_run_with_a_leftover_journal_writes_and_deletes_nothing(
+    repo: Path, words: tuple[str, ...], flag: str
+) -> None:
+    build_tree(repo, {".agent-memory.journal/journal": "agent-memory journal 1 crc32:00\n"})
+    before = tree(repo)
+    result = cli(*_argv(words), repo, flag, "--json")
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout)["findings"][0]["path"] == ".agent-memory.journal"
+    assert tree(repo) == before
+    assert not (repo / ".agent-memory.lock").exists()
+
+
+@pytest.mark.parametrize(
+    "words",
+    [line.words for line in LINES if line.command.journal is Journal.READS],
+    ids=" ".join,
+)
+def test_a_read_only_command_with_a_leftover_journal_writes_and_deletes_nothing(
+    repo: Path, words: tuple[str, ...]
+) -> None:
+    build_tree(repo, {".agent-memory.journal/journal": "agent-memory journal 1 crc32:00\n"})
+    before = tree(repo)
+    result = cli(*_argv(words), repo)
+    assert result.exit_code == 1, result.output
+    assert ".agent-memory.journal" in result.stderr
+    assert tree(repo) == before
+
+
+def test_only_the_runner_catches_the_error_base() -> None:
+    """The command lines and the MCP server print what the runner answers; none of them catches
+    AgentMemoryError itself, and the runner catches it once."""
+    package = PROJECT / "installer/agent_memory"
+    fronts = [*(package / "cli").glob("*.py"), *(package / "commands/mcp").glob("*.py")]
+    catches = {}
+    for path in [*fronts, package / "commands/runner.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            caught = isinstance(node, ast.ExceptHandler) and node.type is not None
+            if caught and "AgentMemoryError" in ast.unparse(node.type):  # type: ignore[union-attr]
+                catches[path.name] = catches.get(path.name, 0) + 1
+    assert catches == {"runner.py": 1}
