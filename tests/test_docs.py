@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import click
 import pytest
+from ruamel.yaml import YAML
 
 from agent_memory.cli.app import main
 from cli_reference import COMMAND, PAGE, render
@@ -224,3 +228,40 @@ def test_the_line_finder_reads_each_form_and_skips_what_is_not_a_command() -> No
     for words in command_lines(text):
         check_line(words)
 
+
+def _yaml_blocks(page: str) -> list[object]:
+    text = (PROJECT / page).read_text()
+    return [YAML(typ="safe").load(body) for info, body in _blocks(text) if info == "yaml"]
+
+
+def test_the_pre_commit_snippet_is_a_local_repo_running_the_shipped_hooks() -> None:
+    (config,) = _yaml_blocks("docs/teams.md")
+    (repo,) = config["repos"]  # type: ignore[index]
+    assert repo == {"repo": "local", "hooks": repo["hooks"]}
+    shipped = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["language"] for h in repo["hooks"]] == ["system"] * len(shipped)
+    drop = ("language", "description")
+    assert [{k: v for k, v in h.items() if k not in drop} for h in repo["hooks"]] == [
+        {k: v for k, v in h.items() if k not in drop} for h in shipped
+    ]
+
+
+@pytest.mark.parametrize("page", CHECKED, ids=lambda p: p.relative_to(PROJECT).as_posix())
+def test_no_snippet_pins_a_tag_or_names_a_placeholder_address(page: Path) -> None:
+    text = page.read_text()
+    assert not re.search(r"^\s*rev:|@v[0-9]|git\+|<[^>]*(?:URL|url)[^>]*>", text, re.M), page.name
+
+
+def test_completion_works_as_documented() -> None:
+    usage = (PROJECT / "docs/usage.md").read_text()
+    assert "_AGENT_MEMORY_COMPLETE=bash_source agent-memory" in usage
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(PROJECT / "installer"),
+        "_AGENT_MEMORY_COMPLETE": "bash_source",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "complete -o nosort -F" in done.stdout
+    assert "agent-memory" in done.stdout
