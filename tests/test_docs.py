@@ -265,3 +265,16 @@ def test_completion_works_as_documented() -> None:
     )
     assert done.returncode == 0 and "complete -o nosort -F" in done.stdout
     assert "agent-memory" in done.stdout
+
+
+def test_the_writing_commands_take_the_options_the_usage_guide_says_they_share() -> None:
+    usage = (PROJECT / "docs/usage.md").read_text()
+    section = usage.split("## Options the writing commands share", 1)[1].split("\n## ", 1)[0]
+    shared = set(re.findall(r"^- `(--[a-z-]+)", section, re.M))
+    assert shared == {"--dry-run", "--check", "--json", "--today", "--wait"}
+    for line in ("enable", "review", "fact add", "disable", "hooks install", "hooks remove"):
+        command, ctx, _ = _leaf(line.split())
+        assert shared <= set(_options(command, ctx)), line
+    for line in ("mcp install", "mcp remove"):
+        command, ctx, _ = _leaf(line.split())
+        assert set(_options(command, ctx)) & shared == shared - {"--today"}, line
