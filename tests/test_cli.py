@@ -1,4 +1,4 @@
-"""The command line itself: help everywhere, and the README lists every command."""
+"""The command line itself: help everywhere, and the usage guide describes every command."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ def test_every_command_and_option_has_help() -> None:
         assert cli(*words, "--help").exit_code == 0
 
 
-def test_readme_lists_every_command_and_main_help_shows_the_flow() -> None:
-    readme = (PROJECT / "README.md").read_text()
+def test_the_usage_guide_describes_every_command_and_main_help_shows_the_flow() -> None:
+    usage = (PROJECT / "docs/usage.md").read_text()
     for words in commands():
-        assert f"`agent-memory {' '.join(words)} " in readme, words
+        assert f"**`agent-memory {' '.join(words)} " in usage, words
     assert "review --if-due" in cli("--help").output
 
 

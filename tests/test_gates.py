@@ -89,8 +89,8 @@ def test_pre_commit_hooks_name_real_commands() -> None:
         words = hook["entry"].split()
         assert words[0] == "agent-memory"
         assert cli(*words[1:], "--help").exit_code == 0
-    readme = (PROJECT / "README.md").read_text()
-    assert "agent-memory check-logs --base" in readme and ".pre-commit-hooks.yaml" in readme
+    guide = (PROJECT / "docs/teams.md").read_text()
+    assert "agent-memory check-logs --base" in guide and ".pre-commit-hooks.yaml" in guide
 
 
 def test_check_logs_accepts_exactly_the_summary_review_session_appends(repo: Path) -> None:

@@ -1,4 +1,5 @@
-"""The README's snippets work as written: the daily-loop transcript, the pinned tag, completion."""
+"""The README works as written: the daily-loop transcript, the set-up commands, the links,
+the size."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import PROJECT
 
 README = (PROJECT / "README.md").read_text()
-VERSION = (PROJECT / "VERSION").read_text().strip()
+PAGES = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md")), PROJECT / "CHANGELOG.md"]
 
 
 def _transcript() -> list[tuple[str, list[str]]]:
@@ -44,22 +47,34 @@ def test_the_daily_loop_transcript_still_runs_as_shown(tmp_path: Path) -> None:
         assert (done.stdout + done.stderr).splitlines() == expected, command
 
 
-def test_the_pinned_tag_is_the_version_and_the_convention_is_documented() -> None:
-    pins = re.findall(r"rev: (\S+)|@(v[0-9][^\"\s]*)", README)
-    tags = {a or b for a, b in pins}
-    assert tags == {f"v{VERSION}"}
-    assert "Releases are tagged `v<VERSION>`" in README
+def test_the_readme_stays_a_newcomers_page() -> None:
+    assert len(README.encode()) <= 10 * 1024, "README.md is over 10 KB: move detail to docs/"
 
 
-def test_completion_works_as_documented(tmp_path: Path) -> None:
-    assert "_AGENT_MEMORY_COMPLETE=bash_source agent-memory" in README
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(PROJECT / "installer"),
-        "_AGENT_MEMORY_COMPLETE": "bash_source",
+def test_the_test_command_is_the_one_ci_runs() -> None:
+    command = "python -m pip install -c constraints.txt -e '.[test]' && python -m pytest"
+    assert f"    {command}   # the tests" in README
+    ci = (PROJECT / ".ci/run").read_text().replace(" -q ", " ")
+    assert command in ci
+    assert "python -m pip install . && agent-memory enable path/to/repo" in README
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(PROJECT).as_posix())
+def test_every_link_to_a_file_of_the_project_leads_to_one(page: Path) -> None:
+    text = page.read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+    local = [link for link in links if not re.match(r"[a-z]+:", link)]
+    for link in local:
+        target, _, anchor = link.partition("#")
+        path = (page.parent / target).resolve() if target else page
+        assert path.is_relative_to(PROJECT) and path.exists(), f"{page.name}: {link}"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path.read_text()), f"{page.name}: {link}"
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings."""
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+ (.*)$", text, re.M)
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "agent_memory"], capture_output=True, text=True, env=env
-    )
-    assert done.returncode == 0 and "complete -o nosort -F" in done.stdout
-    assert "agent-memory" in done.stdout

@@ -246,6 +246,11 @@ def test_version_file_readme_table_registry_and_upgrade_doc_agree() -> None:
     for target in rungs:
         assert f"## 2.x → {target}" in upgrade or f"→ {target}" in upgrade
         assert target in rows
+    # CHANGELOG.md: one section per release of the table, the newest first and this VERSION.
+    changelog = (PROJECT / "CHANGELOG.md").read_text()
+    released = re.findall(r"^## \[([0-9]+\.[0-9]+\.[0-9]+)\]", changelog, re.M)
+    assert released[0] == version
+    assert set(released) == {row for row in rows if not row.endswith(".x")}
 
 
 def test_rung_ids_are_unique_and_stable() -> None:
