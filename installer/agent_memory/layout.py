@@ -113,3 +113,10 @@ CONTEXT_MIN_BYTES = 256
 SESSION_NAME = patterns.compile(
     r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9]{6})(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md\Z"
 )
+
+# A session log's --slug: a log's name stays far below the file systems' 255-byte limit.
+MAX_SLUG = 80
+
+
+def slug_fits(slug: str) -> bool:
+    return len(slug.encode("utf-8", errors="replace")) <= MAX_SLUG

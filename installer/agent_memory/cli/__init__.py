@@ -21,6 +21,6 @@ def entry() -> None:
     """
     gc.disable()
     answer(sys.argv[1:])  # exits when it answered
-    from .app import main  # click and every command's options: 70M instructions, paid here only
+    from .base import main  # click: paid here only; the commands are built when one is asked for
 
     main(prog_name="agent-memory")

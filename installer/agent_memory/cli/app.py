@@ -18,7 +18,7 @@ from .base import main, progress_bar
 from .declared import GROUPS, Declared, Kind, Param
 from .table import LINES
 
-__all__ = ["main"]
+__all__ = ["assemble", "main"]
 
 
 def _type(param: Param) -> Any:
@@ -99,7 +99,14 @@ def _group(words: tuple[str, ...]) -> click.Group:
     return cls(words[-1], help=GROUPS[words])
 
 
-def _assemble() -> None:
+_assembled: list[bool] = []
+
+
+def assemble() -> None:
+    """Hang every declared command on the root group (once)."""
+    if _assembled:
+        return
+    _assembled.append(True)
     groups: dict[tuple[str, ...], click.Group] = {}
     for line in LINES:
         parent: click.Group = main
@@ -112,4 +119,4 @@ def _assemble() -> None:
         parent.add_command(_command(line))
 
 
-_assemble()
+assemble()

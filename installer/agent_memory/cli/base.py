@@ -43,6 +43,22 @@ class _Group(click.Group):
         except click.UsageError as exc:
             _usage_json(exc, ctx.meta.get(_ARGV, []))
 
+    # The commands are built from the table the first time one is asked for, so that
+    # ``--version`` (answered while the options are parsed) never imports the table.
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        _assembled()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _assembled()
+        return super().list_commands(ctx)
+
+
+def _assembled() -> None:
+    from .app import assemble  # the table and every command's options: only when needed
+
+    assemble()
+
 
 _ARGV = "agent_memory.argv"
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..commands.runner import Call, Command
-
 if TYPE_CHECKING:
+    from ..commands.runner import Call, Command
     from ..commands.settle import Options
 
+    Progress = Callable[[Sequence[str]], Iterable[str]] | None
+    Built = tuple[Path | None, Call]  # the PATH given (None: none), and the call to run
+
 Values = Mapping[str, Any]
-Progress = Callable[[Sequence[str]], Iterable[str]] | None
-Built = tuple[Path | None, Call]  # the PATH given (None: none), and the call to run
 
 
 class Kind(enum.Enum):
@@ -93,13 +93,6 @@ AGENTS = ("claude", "codex", "gemini")
 HOOK = Param(
     "hook", Kind.FLAG, ("--hook",), "Run as an agent's hook: read or answer its JSON (HOOKS.md)."
 )
-
-
-MAX_SLUG = 80  # a log's name stays far below the file systems' 255-byte limit
-
-
-def slug_fits(value: str) -> bool:
-    return len(value.encode("utf-8", errors="replace")) <= MAX_SLUG
 
 
 def options(values: Values, progress: Progress = None) -> Options:

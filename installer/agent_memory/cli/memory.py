@@ -16,17 +16,16 @@ from .declared import (
     PATH,
     TODAY,
     WRITING,
-    Built,
     Declared,
     Kind,
     Param,
-    Progress,
     Values,
     options,
 )
 
 if TYPE_CHECKING:
     from ..shell.repo import Repo
+    from .declared import Built, Progress
 
 
 def _review(v: Values, progress: Progress) -> Built:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from .. import resources
-from .declared import MAX_SLUG, slug_fits
+from ..layout import MAX_SLUG, slug_fits
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

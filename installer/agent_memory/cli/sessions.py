@@ -6,19 +6,22 @@ Each ``build`` imports its command's module when the command runs (``table.py``)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..commands.runner import Call, Command, Journal, Needs
 from .declared import (
     AGENTS,
     HOOK,
     JSON,
     PATH,
-    Built,
     Declared,
     Kind,
     Param,
-    Progress,
     Values,
 )
+
+if TYPE_CHECKING:
+    from .declared import Built, Progress
 
 
 def _session_new(v: Values, _progress: Progress) -> Built:

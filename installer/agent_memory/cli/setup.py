@@ -5,6 +5,8 @@ Each ``build`` imports its command's module when the command runs (``table.py``)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..commands.runner import Call, Command, Journal, Needs
 from .declared import (
     AGENTS,
@@ -14,14 +16,15 @@ from .declared import (
     PATH,
     WAIT,
     WRITING,
-    Built,
     Declared,
     Kind,
     Param,
-    Progress,
     Values,
     options,
 )
+
+if TYPE_CHECKING:
+    from .declared import Built, Progress
 
 
 def _enable(v: Values, _progress: Progress) -> Built:
