@@ -91,6 +91,29 @@ def test_only_the_fact_both_sides_rewrote_is_marked() -> None:
     )
 
 
+def test_both_texts_of_a_conflict_carry_the_merged_computed_fields() -> None:
+    """Rule 2 holds inside a conflict: whichever text a person keeps, its counts are the ones the
+    merged mark accounts for, never the stale counts of the side that did not review."""
+    base = doc("(none yet)", fact("a"))
+    ours = doc("(none yet)", fact("a", "Use Drizzle"))
+    theirs = doc(BASE_MARK, fact("a", "Use Prisma", uses=2, last="2026-01-07", tier="active"))
+    merged = merge_file("memory/continuity.md", base, ours, theirs)
+    reviewed = {"uses": 2, "last": "2026-01-07", "tier": "active"}
+    assert merged.data == doc(
+        BASE_MARK,
+        "<<<<<<< ours\n",
+        fact("a", "Use Drizzle", **reviewed),
+        "=======\n",
+        fact("a", "Use Prisma", **reviewed),
+        ">>>>>>> theirs\n",
+    )
+    # Both reviewed: the larger count, the later date, the more active tier, in both texts.
+    ours = doc("2026-01-07 | through 2026-01-06-100000 | 2 logs", fact("a", "Use Drizzle", uses=3))
+    text = (merge_file("memory/continuity.md", base, ours, theirs).data or b"").decode()
+    footer = fact("a", uses=3, last="2026-01-07", tier="active").splitlines()[1]
+    assert re.findall(r"^ *<!--.*", text, re.M) == [footer, footer]
+
+
 def test_one_id_given_two_texts_is_a_conflict() -> None:
     base = doc(BASE_MARK)
     merged = merge_file(

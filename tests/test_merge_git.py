@@ -116,15 +116,16 @@ def fact_ids(root: Path) -> Counter[str]:
     return found
 
 
-def review_equals_full(root: Path, today: str, scratch: Path) -> None:
-    """On a copy: the review (incremental, or the full rebuild it decides on) equals --full."""
+def review_equals_full(root: Path, today: str, scratch: Path) -> str:
+    """On a copy: the review (incremental, or the full rebuild it decides on) equals --full.
+    Returns which of the two the review was."""
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".git"))
     result = cli("review", scratch, "--today", today)
     assert result.exit_code == 0, result.output
-    event("full rebuild" if "Full rebuild" in result.output else "incremental review")
     full = cli("review", scratch, "--full", "--check", "--today", today)
     assert full.exit_code == 0, full.output + cli("review", scratch, "--full", "--dry-run").output
+    return "full rebuild" if "Full rebuild" in result.output else "incremental review"
 
 
 def resolve(root: Path, paths: list[str]) -> None:
@@ -183,8 +184,45 @@ def test_generated_histories_merge_with_the_driver(tmp_path_factory, branches, o
             history.ids[branch] |= history.ids[other]
             counts = fact_ids(root)
             assert set(counts) == history.ids[branch] and max(counts.values()) == 1, counts
-            review_equals_full(root, day(history.step), tmp_path_factory.mktemp("copy"))
+            event(review_equals_full(root, day(history.step), tmp_path_factory.mktemp("copy")))
         history.commit(f"{kind} on {branch}")
+
+
+def test_a_fact_reworded_on_both_branches_takes_the_counts_of_the_mark_kept(tmp_path: Path) -> None:
+    """The history hypothesis found: b0 reads a log that uses f-b0-0 and reviews, both branches
+    reword f-b0-0, and b1 (never reviewed) merges b0, taking b0's mark. Whichever text is kept
+    must carry b0's counts (MERGE.md rule 2), or the next review differs from a full one."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    history = History(root, 2, driver=True)
+    for branch, kind in (("b0", "log"), ("b0", "fact"), ("b0", "review"), ("b0", "edit")):
+        history.on(branch)
+        if kind == "log":
+            history.log(branch, "- Referenced: f-b0-0")
+        elif kind == "fact":
+            history.add_fact(branch)
+        elif kind == "review":
+            assert cli("review", root, "--today", day(history.step)).exit_code == 0
+        else:
+            history.edit(branch, 0)
+        history.commit(f"{kind} on {branch}")
+    reviewed = git(root, "show", "b0:memory/continuity.md").stdout
+    footer = re.search(r"^ *<!-- id: f-b0-0 .*\n", reviewed, re.M)
+    assert footer is not None and "uses: 2" in footer.group()
+    history.on("b1")
+    history.edit("b1", 0)
+    history.commit("edit on b1")
+    history.on("b1")
+    assert git(root, "merge", "-q", "--no-edit", "b0", check=False).returncode == 1
+    text = (root / "memory/continuity.md").read_text()
+    [block] = CONFLICT.finditer(text)
+    ours, theirs = block.groups()
+    assert ours == f"- Fact f-b0-0 per b1\n{footer.group()}"
+    assert theirs == f"- Fact f-b0-0 per b0\n{footer.group()}"
+    before, after = text[: block.start()], text[block.end() :]
+    for kept in (ours, theirs):
+        (root / "memory/continuity.md").write_text(before + kept + after)
+        review_equals_full(root, day(history.step), tmp_path / "copy")
 
 
 def test_without_the_driver_git_leaves_a_state_the_tool_reads_or_refuses(tmp_path: Path) -> None:

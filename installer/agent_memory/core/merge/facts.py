@@ -2,10 +2,11 @@
 
 continuity.md, one-file threads and archive quarters merge fact by fact: a fact added on either
 side is kept, one removed on a side and untouched on the other is removed, computed footer fields
-take either side by a fixed rule, and only a fact whose text both sides changed differently (or
-one id given two texts) is a conflict, marked alone. The text around the facts merges when at
-most one side changed each section of it. INDEX.md merges line by id. Anything else, or input
-this cannot read, is left to git's own text merge (``Merged.data`` is None).
+take either side by a fixed rule (in a conflict's two texts too), and only a fact whose text both
+sides changed differently (or one id given two texts) is a conflict, marked alone. The text
+around the facts merges when at most one side changed each section of it. INDEX.md merges line
+by id. Anything else, or input this cannot read, is left to git's own text merge (``Merged.data``
+is None).
 """
 
 from __future__ import annotations
@@ -141,20 +142,38 @@ def _merge_fact(fid: str, base: _Side, ours: _Side, theirs: _Side) -> Choice:
     mine, yours = _body(ours, o), _body(theirs, t)
     # Both sides wrote the same text: base cannot change the choice (``choose``).
     picked = "ours" if mine is not None and mine == yours else choose(_body(base, b), mine, yours)
-    if picked == "conflict":
-        return Choice("conflict", (list(_lines(ours, o) or ()), list(_lines(theirs, t) or ())))
     if picked == "drop":
         return Choice("drop", ())
+    if picked == "conflict" and (o is None or t is None):  # removed on one side: no counts to merge
+        return Choice("conflict", (list(_lines(ours, o) or ()), list(_lines(theirs, t) or ())))
+    fields = _fields(b.fields if b else None, o.fields if o else None, t.fields if t else None)
+    if picked == "conflict":
+        assert o is not None and t is not None
+        return Choice("conflict", (_computed(ours, o, fields), _computed(theirs, t, fields)))
     side, fact = (ours, o) if picked == "ours" else (theirs, t)
     assert fact is not None  # choose picks a side that has the fact
-    fields = _fields(b.fields if b else None, o.fields if o else None, t.fields if t else None)
-    if fields == dict(fact.fields):
-        return Choice("keep", (list(side.text.lines[fact.start : fact.end]),))
-    return Choice("keep", (fact_lines(side.text, fact, fields),))
+    return Choice("keep", (_footed(side, fact, fields),))
 
 
 def _lines(side: _Side, fact: Fact | None) -> tuple[str, ...] | None:
     return None if fact is None else side.text.lines[fact.start : fact.end]
+
+
+def _footed(side: _Side, fact: Fact, fields: dict[str, str]) -> list[str]:
+    """The fact's lines with these footer fields; its own bytes when they are its fields."""
+    if fields == dict(fact.fields):
+        return list(side.text.lines[fact.start : fact.end])
+    return fact_lines(side.text, fact, fields)
+
+
+def _computed(side: _Side, fact: Fact, merged: dict[str, str]) -> list[str]:
+    """One side of a conflict: its text, with the computed fields merged by rule 2.
+
+    The ``last_review`` the merge keeps accounts for the merged counts, not for one side's: a
+    side's own counts, kept with its text, would make the next review differ from a full one.
+    """
+    own = {key: value for key, value in fact.fields if key not in COMPUTED}
+    return _footed(side, fact, {**own, **{k: v for k, v in merged.items() if k in COMPUTED}})
 
 
 def _fields(*versions: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
