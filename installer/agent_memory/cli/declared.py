@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ..commands.runner import Call, Command
@@ -39,8 +38,7 @@ class Kind(enum.Enum):
     SWITCH = "--on/--off"
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(NamedTuple):
     name: str  # the value's name in ``Values``
     kind: Kind
     flags: tuple[str, ...] = ()  # none: a positional argument
@@ -54,8 +52,7 @@ class Param:
     show_default: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Declared:
+class Declared(NamedTuple):
     words: tuple[str, ...]  # ("fact", "add")
     help: str
     command: Command

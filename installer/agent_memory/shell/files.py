@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from ..errors import AgentMemoryError, RefusedError
@@ -142,6 +141,8 @@ def write_synced(fd: int, data: bytes) -> None:
 def atomic_write(target: Path, data: bytes) -> None:
     """Replace ``target`` by ``data``: an exclusive temp file of unpredictable name beside it,
     fsync, the target's mode, rename, fsync of the folder."""
+    import tempfile  # 43M instructions (its random source): paid only by a run that writes
+
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent)
     tmp = Path(name)
     try:
