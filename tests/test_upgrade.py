@@ -40,6 +40,15 @@ def test_legacy_example_upgrade_is_byte_exact_and_then_up_to_date(tmp_path: Path
     assert "up to date" in again.output and stats(repo) == before
 
 
+def test_a_file_a_rung_changed_is_reported_changed_not_preserved(tmp_path: Path) -> None:
+    """Two rungs: 3.0.0 adds footers to continuity.md, and the re-sync after 5.0.0 finds the
+    file there ("preserved"); the report says what was done to it, dry run or not."""
+    for extra in (("--dry-run",), ()):
+        repo = legacy_copy(tmp_path / "dry" if extra else tmp_path / "real")
+        output = cli("enable", repo, "--today", TODAY, *extra).output
+        assert re.search(r"\n  updated +memory/continuity\.md  \(rung 3\.0\.0\)\n", output)
+
+
 def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
     repo = legacy_copy(tmp_path)
     old = tree(repo)
