@@ -88,6 +88,23 @@ def test_adoption_loses_nothing_touches_no_log_and_is_idempotent(tmp_path: Path)
     assert lint.exit_code == 0 and "\n0 errors" in lint.output
 
 
+def test_the_report_names_the_backup_of_a_hand_run_file_not_a_2x_original(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "after"
+    shutil.copytree(EXAMPLE / "before", repo)
+    dry = cli("enable", repo, "--dry-run", "--today", TODAY).output
+    assert "AGENTS.md would be " in dry and " is now " not in dry
+    output = cli("enable", repo, "--today", TODAY).output
+    line = next(
+        line
+        for line in output.splitlines()
+        if line.endswith("untouched; the original is in .agent/backup/5.0.0/CLAUDE.md)")
+    )
+    assert "CLAUDE.md" in line and "2.x" not in output
+    assert "AGENTS.md is now " in output
+
+
 def test_the_stamp_keeps_its_style_and_passes_the_hand_run_lint(tmp_path: Path) -> None:
     stamp = (adopted(tmp_path) / ".agent/version.md").read_text()
     assert HANDRUN_LINT_VERSION.search(stamp).group(1) == "5.0.0"  # type: ignore[union-attr]
@@ -98,6 +115,11 @@ def test_the_stamp_keeps_its_style_and_passes_the_hand_run_lint(tmp_path: Path) 
 
 
 def test_an_unstamped_3x_layer_is_adopted_not_taken_for_2x(tmp_path: Path) -> None:
+    before = cli("status", FIXTURES / "unstamped-3x").output.splitlines()[0]
+    assert before.startswith("installed an unstamped layer enabled by hand (agent-memory enable")
+    dry = cli("enable", FIXTURES / "unstamped-3x", "--dry-run", "--today", "2026-06-21").output
+    assert "would upgrade" in dry and "from an unstamped layer enabled by hand (mode B)" in dry
+    assert "3.0.0" not in dry.splitlines()[0]
     repo = adopted(tmp_path, FIXTURES / "unstamped-3x", "2026-06-21")
     stamp = (repo / ".agent/version.md").read_text()
     assert HANDRUN_LINT_VERSION.search(stamp) is not None

@@ -92,7 +92,7 @@ def _enable(
         "merge_driver": driver,
         "restored_from": restoring.folder if restoring else None,
     }
-    shown = f"{installed}, enabled by hand" if detected.handrun else installed
+    shown = _installed(detected)
     if restoring:
         heading = _restored(settled.outcome, restoring, current, path)
     else:
@@ -103,11 +103,22 @@ def _enable(
     )
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
     if any(e.path == agents for e in settled.plan.writes):
-        closing.append(f"{AGENTS_MD} is now {len(final or b''):,} bytes")
+        size = "is now" if settled.outcome == "changed" else "would be"
+        closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
     if driver:
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {driver}")
     report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _installed(detected: core.Detected) -> str | None:
+    """What the repo was on, in words: an unstamped hand-run layer has no version to name (the
+    3.0.0 it is adopted from is where our stamp's history starts, not what the team ran)."""
+    if not detected.handrun:
+        return str(detected.installed) if detected.installed else None
+    if detected.stamp is None:
+        return "an unstamped layer enabled by hand"
+    return f"{detected.installed}, enabled by hand"
 
 
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:

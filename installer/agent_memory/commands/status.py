@@ -7,15 +7,37 @@ from pathlib import Path
 from typing import Any
 
 from .. import resources
+from ..core.install import restore
 from ..core.review.tiers import decays
 from ..core.review.triggers import unread
-from ..layout import MANIFEST
+from ..layout import BACKUP_DIR, MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
+from ..parse.memory import Memory
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
 from .settle import memory_of, require_enabled
+
+
+def _installed(repo: Repo, memory: Memory) -> str:
+    """What the repo is on, in words; without a stamp, what enable would take it for (ENABLE.md
+    Step 1): a repo disable left, a layer enabled by hand, or a 2.x layer."""
+    stamp = repo.read(MANIFEST)
+    if stamp is not None:
+        found = manifest.parse(stamp)
+        if found.ours:
+            return str(found.version)
+        return f"{found.version} (enabled by hand; agent-memory enable adopts it)"
+    folder = next(iter(restore.folders(repo.list_dir(BACKUP_DIR))), None)
+    if folder is not None and repo.exists(f"{BACKUP_DIR}/{folder}/{MANIFEST}"):
+        return (
+            f"none (disabled; copies in {BACKUP_DIR}/{folder}/; agent-memory enable gives the "
+            "repo back)"
+        )
+    if any(f.id for doc in memory.documents for f in doc.facts) or memory.archives:
+        return "an unstamped layer enabled by hand (agent-memory enable adopts it)"
+    return "2.x (no stamp)"
 
 
 def status(path: Path, wait: float = 0.0) -> Result:
@@ -24,11 +46,7 @@ def status(path: Path, wait: float = 0.0) -> Result:
     repo.refuse_if_interrupted(wait)
     require_enabled(repo)
     memory, continuity = memory_of(repo)
-    stamp = repo.read(MANIFEST)
-    found = manifest.parse(stamp) if stamp is not None else None
-    installed = "2.x (no stamp)" if found is None else str(found.version)
-    if found is not None and not found.ours:
-        installed += " (enabled by hand; agent-memory enable adopts it)"
+    installed = _installed(repo, memory)
     # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
     live = [
         f

@@ -146,9 +146,11 @@ def _block(
             after, outcome, f"agent-memory block {what}; the file as it was is in {where}"
         )
     elif outcome is Outcome.BLOCK_ADDED and _is_legacy(path, existing):
-        # A 2.x file: its text stays, but keep the original beside it before we add to it.
+        # A file the hand-run protocol wrote (2.x or later): its text stays, but keep the
+        # original beside it before we add to it.
         changes.update(_backup(files, path, existing, version))
-        changes[path] = Change(after, outcome, f"{reason}; 2.x original in {BACKUP_DIR}/")
+        kept = f"the original is in {backup_path(version, path)}"
+        changes[path] = Change(after, outcome, f"{reason}; {kept}")
     return changes
 
 
