@@ -21,9 +21,9 @@ def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result
     repo = Repo(path)
     with guarded(repo, options):
         folder = backup_dir(today(options.today), repo.exists)
-        files = {rel: repo.read(rel) for rel in probe_paths()}
+        files, links = repo.read_known(probe_paths())
         memory = {} if keep_memory else _memory(repo)
-        plan = plan_disable(files, folder, memory)
+        plan = plan_disable(files, folder, memory, links)
         if not plan.writes:
             raise RefusedError(
                 "has nothing of agent-memory's to take out (no stamp, managed file or block): "

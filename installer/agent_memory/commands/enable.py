@@ -62,7 +62,7 @@ def _enable(
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
     disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
-    restoring = enable_restore.restoring(repo, disk, current)
+    restoring = enable_restore.restoring(repo, disk, current, links)
     files = restoring.files if restoring else disk  # what the plans start from
     detected = _detected(files, current, sources, restoring)
     plans: Iterable[Plan] = ()

@@ -13,6 +13,7 @@ tool, naming only vendors we know; anything else stops the run with one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from packaging.version import Version
@@ -79,12 +80,18 @@ def stamp_of(folder: str, data: bytes, current: Version) -> manifest.Manifest:
     return stamp
 
 
-def restore(files: Files, copies: Files, folder: str, stamp: manifest.Manifest) -> Restore:
+def restore(
+    files: Files,
+    copies: Files,
+    folder: str,
+    stamp: manifest.Manifest,
+    links: Mapping[str, str] = MappingProxyType({}),
+) -> Restore:
     """The repo's known ``files`` with each of disable's ``copies`` (the stamp's among them)
-    given back whose disabling gives what is there now."""
+    given back whose disabling gives what is there now (``links`` as disable saw them)."""
     present = {path: data for path, data in copies.items() if data is not None}
     candidate = {**files, **present}
-    disabled = {e.path: e.after for e in plan_disable(candidate, folder).edits}
+    disabled = {e.path: e.after for e in plan_disable(candidate, folder, links=links).edits}
     restored: list[str] = []
     kept: list[str] = []
     for path in sorted(present):
