@@ -194,5 +194,5 @@ def test_dry_run_says_what_would_happen_and_status_says_disabled(tmp_path: Path)
     assert ": disabled " in done.output.splitlines()[0]
     status = cli("status", tmp_path, "--json")
     installed = json.loads(status.output)["summary"]["installed"]
-    assert installed.startswith("none (disabled; copies in .agent/backup/disable-2026-01-02/")
+    assert installed.startswith("none (disabled; agent-memory enable gives the repo back")
     assert "2.x" not in cli("status", tmp_path).output

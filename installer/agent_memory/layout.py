@@ -18,6 +18,11 @@ SCHEMA = ".agent/schema.md"
 AGENT_DECAY = ".agent/DECAY.md"
 AGENT_REVIEW = ".agent/REVIEW.md"
 BACKUP_DIR = ".agent/backup"
+# A disable's backup folder in BACKUP_DIR: its date, then a number when one disable of that day
+# came before.
+DISABLE_FOLDER = patterns.compile(
+    r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z"
+)
 AGENTS_MD = "AGENTS.md"
 
 CONTINUITY = "memory/continuity.md"

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import resources
-from ..core.install import restore
 from ..core.review.tiers import decays
-from ..core.review.triggers import unread
-from ..layout import BACKUP_DIR, MANIFEST
+from ..core.review.triggers import advice, unread
+from ..layout import BACKUP_DIR, DISABLE_FOLDER, MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
@@ -29,12 +28,9 @@ def _installed(repo: Repo, memory: Memory) -> str:
         if found.ours:
             return str(found.version)
         return f"{found.version} (enabled by hand; agent-memory enable adopts it)"
-    folder = next(iter(restore.folders(repo.list_dir(BACKUP_DIR))), None)
-    if folder is not None and repo.exists(f"{BACKUP_DIR}/{folder}/{MANIFEST}"):
-        return (
-            f"none (disabled; copies in {BACKUP_DIR}/{folder}/; agent-memory enable gives the "
-            "repo back)"
-        )
+    folders = [n for n in repo.list_dir(BACKUP_DIR) if DISABLE_FOLDER.match(n)]
+    if any(repo.exists(f"{BACKUP_DIR}/{name}/{MANIFEST}") for name in folders):
+        return f"none (disabled; agent-memory enable gives the repo back from {BACKUP_DIR}/)"
     if any(f.id for doc in memory.documents for f in doc.facts) or memory.archives:
         return "an unstamped layer enabled by hand (agent-memory enable adopts it)"
     return "2.x (no stamp)"
@@ -73,6 +69,7 @@ def status(path: Path, wait: float = 0.0) -> Result:
         "sessions_since_review": unread(review, memory.sessions),
         "review_every": policy.review_every,
         "due": reasons,
+        "advice": advice(continuity, memory.sessions, policy),
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),
         "archive_files": len(memory.archives),
     }
@@ -85,6 +82,7 @@ def status(path: Path, wait: float = 0.0) -> Result:
         f"{data['sessions']} session logs since (review_every: {policy.review_every})",
         f"archive: {data['archived_facts']} facts in {data['archive_files']} files",
         "review: due — " + "; ".join(reasons) if reasons else "review: not due",
+        *(f"advice: {note}" for note in data["advice"]),
     )
     outcome = "due" if reasons else "ok"
     report = Report("status", resources.version(), str(path), outcome, None, (), data, text)

@@ -15,7 +15,7 @@ from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
-from ..review.triggers import due_reasons, pending_reactivations, window
+from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from .secrets import scan
 from .supersessions import log_problems, superseded_since, supersession_problems
 
@@ -54,6 +54,10 @@ def lint(
             f"a review is due: {reason}; run agent-memory review",
         )
         for reason in due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating)
+    ]
+    found += [
+        Problem(CONTINUITY, None, "advisory", "continuity-size", note)
+        for note in advice(memory.continuity, memory.sessions, memory.policy)
     ]
     return sorted(
         set(found),

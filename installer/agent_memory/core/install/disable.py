@@ -12,7 +12,6 @@ can give the repo back exactly (``core/install/restore.py``). disable never remo
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
@@ -36,8 +35,6 @@ from ..plan import FileEdit, Outcome, Plan
 from .blocks import HTML_MARKERS, Markers, find_block
 
 Files = Mapping[str, bytes | None]
-# A disable's backup folder: its date, then a number when one disable of that day came before.
-FOLDER = re.compile(r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z")
 
 
 def probe_paths() -> tuple[str, ...]:

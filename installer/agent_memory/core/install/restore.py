@@ -19,12 +19,12 @@ from typing import NamedTuple
 from packaging.version import Version
 
 from ...errors import InputError, RefusedError
-from ...layout import MANIFEST
+from ...layout import DISABLE_FOLDER, MANIFEST
 from ...parse import manifest
 from ...parse.dates import parse_date
 from ..plan import FileEdit, Outcome, Plan
 from .bootstrap import check_vendors
-from .disable import FOLDER, plan_disable
+from .disable import plan_disable
 
 Files = Mapping[str, bytes | None]
 
@@ -42,7 +42,7 @@ def folders(names: Sequence[str]) -> list[str]:
     date, then by number; a name that is not a real date is no folder of ours."""
     dated = []
     for name in names:
-        match = FOLDER.match(name)
+        match = DISABLE_FOLDER.match(name)
         if match and parse_date(match[1]) is not None:
             dated.append((match[1], int(match[2] or 1), name))
     return [name for *_key, name in sorted(dated, reverse=True)]
