@@ -205,3 +205,54 @@ def test_a_hand_stamped_2x_repo_gets_what_our_ladder_gives_it(tmp_path: Path) ->
     }
     assert all(adopted_tree[p] == ours[p] for p in ours if p != ".agent/version.md")
     assert HANDRUN_LINT_VERSION.search((repo / ".agent/version.md").read_text()) is not None
+
+
+def test_hand_written_index_lines_and_footerless_archived_items_are_kept_and_found(
+    tmp_path: Path,
+) -> None:
+    """The protocol's own repo (HANDRUN.md): threads swept by hand in groups, without footers,
+    indexed by a name of the group's own. Adoption keeps every INDEX summary in a file and in
+    INDEX.md, the hand-written INDEX verbatim in the backup, and makes every archived item a
+    fact recall, explain and lint see — and the review leaves them archived."""
+    source = FIXTURES / "protocol-repo"
+    repo = adopted(tmp_path, source, "2026-06-30")
+    index = (source / "memory/archive/INDEX.md").read_text()
+    assert (repo / ".agent/backup/5.0.0/memory/archive/INDEX.md").read_text() == index
+    summaries = [line.split(" — ")[1] for line in index.splitlines() if line.startswith("- ")]
+    archive = (repo / "memory/archive/2026-Q2.md").read_text()
+    for summary in summaries[:2]:  # the groups' lines: their own facts now
+        assert f"\n- {summary}\n" in archive
+    new_index = (repo / "memory/archive/INDEX.md").read_text()
+    for fact_id in ("first-deploy-staging-2026-06-12", "early-milestones-v1-v2", "cairo-backend"):
+        assert f"\n- {fact_id} — " in new_index
+    doc = facts.parse("memory/archive/2026-Q2.md", archive.encode())
+    assert doc.problems == () and all(f.id for f in doc.facts) and len(doc.facts) == 8
+    healthz = next(f for f in doc.facts if "/healthz" in f.first_line)
+    assert healthz.field("archived") == "2026-06-12" and healthz.field("done") == "2026-06-12"
+    assert healthz.field("tier") == "archived" and healthz.field("from") == "Open Threads"
+    found = cli("recall", "healthz", repo).output
+    assert found.startswith(f"{healthz.id}  [archived]")
+    assert "first-deploy-staging-2026-06-12" in found
+    assert "tier archived" in cli("explain", healthz.id, repo).output
+    review = cli("review", repo, "--full", "--today", "2026-06-30")
+    assert "Reactivated: 0" in review.output and "Archived: 0" in review.output
+    assert "early-milestones-v1-v2 — completed swept threads: v1 Markdown to HTML" in (
+        (repo / "memory/archive/INDEX.md").read_text()
+    )
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0 and lint.output.endswith("0 errors, 0 warnings, 0 advisories\n")
+    assert not text_lines(source) - text_lines(repo)
+
+
+def test_an_index_line_that_cannot_become_a_fact_stops_adoption_in_one_line(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "protocol-repo", repo)
+    index = repo / "memory/archive/INDEX.md"
+    index.write_text(index.read_text().replace("v2 HTML to PDF", "v2 <!-- HTML to PDF"))
+    before = stats(repo)
+    result = cli("enable", repo, "--today", "2026-06-30")
+    assert result.exit_code == 1
+    assert result.output.startswith("agent-memory: memory/archive/INDEX.md:6: the line of ")
+    assert len(result.output.strip().splitlines()) == 1 and stats(repo) == before
