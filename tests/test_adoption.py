@@ -256,3 +256,32 @@ def test_an_index_line_that_cannot_become_a_fact_stops_adoption_in_one_line(
     assert result.exit_code == 1
     assert result.output.startswith("agent-memory: memory/archive/INDEX.md:6: the line of ")
     assert len(result.output.strip().splitlines()) == 1 and stats(repo) == before
+
+
+def test_instruction_files_still_pointing_at_the_hand_run_protocol_are_reported(
+    tmp_path: Path,
+) -> None:
+    """.cursorrules and copilot-instructions.md say "Follow memory/PROTOCOL.md first": adoption
+    keeps their lines and says so, at each line, in its report and in lint — not for AGENTS.md,
+    whose block of ours says it wins — until the line points at AGENTS.md."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "protocol-repo", repo)
+    dry = cli("enable", repo, "--dry-run", "--today", "2026-06-30").output
+    output = cli("enable", repo, "--today", "2026-06-30").output
+    flagged = [".cursorrules:3: advisory [handrun-protocol]", ".github/copilot-instructions.md:3:"]
+    for where in flagged:
+        assert where in dry and where in output
+    assert "AGENTS.md:1: advisory" not in output
+    assert (repo / ".cursorrules").read_bytes() == (
+        FIXTURES / "protocol-repo/.cursorrules"
+    ).read_bytes()
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0 and all(where in lint.output for where in flagged)
+    rules = repo / ".cursorrules"
+    rules.write_text(
+        rules.read_text().replace("Follow memory/PROTOCOL.md first.", "Read AGENTS.md.")
+    )
+    again = cli("lint", repo).output
+    assert ".cursorrules" not in again and flagged[1] in again
+    (repo / "memory/PROTOCOL.md").unlink()
+    assert "[handrun-protocol]" not in cli("lint", repo).output

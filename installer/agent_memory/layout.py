@@ -40,6 +40,16 @@ VISION_SECTION = "Vision"
 
 # How a 2.x file (the hand-run protocol before versioning) says it is ours.
 LEGACY_MARKER = "agent-memory shared memory system"
+# The hand-run line's protocol from 4.37.0 on, and the instruction files that pointed at it.
+HANDRUN_PROTOCOL = "memory/PROTOCOL.md"
+HANDRUN_POINTERS = (
+    AGENTS_MD,
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+    ".cursorrules",
+    ".windsurfrules",
+)
 
 # Transient files of an apply in progress; both vanish when it completes.
 LOCK_FILE = ".agent-memory.lock"

@@ -14,13 +14,17 @@ from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
 from ..core.install.bootstrap import check_vendors, physical
 from ..core.install.ladder import Files, Ladder
+from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
+from ..errors import Problem
 from ..layout import (
     AGENTS_MD,
     GITATTRIBUTES,
     GITATTRIBUTES_TEMPLATE,
+    HANDRUN_POINTERS,
+    HANDRUN_PROTOCOL,
     MERGE_DRIVER,
     MERGE_DRIVER_KEY,
     OPEN_THREADS_DIR,
@@ -97,7 +101,7 @@ def _enable(
         heading = _restored(settled.outcome, restoring, current, path)
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, shown)
-    findings = budget(AGENTS_MD, final)
+    findings = budget(AGENTS_MD, final) + _pointers(repo, detected, settled.plan)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
@@ -119,6 +123,16 @@ def _installed(detected: core.Detected) -> str | None:
     if detected.stamp is None:
         return "an unstamped layer enabled by hand"
     return f"{detected.installed}, enabled by hand"
+
+
+def _pointers(repo: Repo, detected: core.Detected, plan: Plan) -> list[Problem]:
+    """After adopting a hand-run repo: its instruction files that still point at its old
+    protocol (core/install/pointers.py), as the plan leaves them."""
+    if not detected.handrun:
+        return []
+    files, links = repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL])
+    files.update({e.path: e.after for e in plan.edits if e.path in files})
+    return stale_pointers(files, links)
 
 
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:
