@@ -240,7 +240,8 @@ def test_hand_written_index_lines_and_footerless_archived_items_are_kept_and_fou
         (repo / "memory/archive/INDEX.md").read_text()
     )
     lint = cli("lint", repo)
-    assert lint.exit_code == 0 and lint.output.endswith("0 errors, 0 warnings, 0 advisories\n")
+    assert lint.exit_code == 0 and lint.output.endswith("0 errors, 0 warnings, 2 advisories\n")
+    assert lint.output.count("[handrun-protocol]") == 2  # the pointers, below
     assert not text_lines(source) - text_lines(repo)
 
 
