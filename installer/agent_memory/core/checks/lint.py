@@ -76,17 +76,17 @@ def _manifest(path: str, data: bytes | None) -> list[Problem]:
 
 
 def _facts(docs: Sequence[Document]) -> list[Problem]:
-    """Facts the review cannot track (no id) and ids that are not unique."""
+    """Facts nothing can see (no id) — in continuity.md, a thread file or the archive — and ids
+    that are not unique."""
     found = [
         Problem(
             doc.path,
             fact.line,
             "warning",
             "fact-no-id",
-            "fact has no id footer; the review cannot track it",
+            "fact has no id footer; the review, recall and explain cannot see it",
         )
         for doc in docs
-        if doc.path == CONTINUITY
         for fact in doc.facts
         if fact.id is None
     ]
