@@ -96,11 +96,10 @@ def _enable(
         "merge_driver": driver,
         "restored_from": restoring.folder if restoring else None,
     }
-    shown = _installed(detected)
     if restoring:
         heading = _restored(settled.outcome, restoring, current, path)
     else:
-        heading = _heading(settled.outcome, detected.mode, current, path, shown)
+        heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
     findings = budget(AGENTS_MD, final) + _pointers(repo, detected, settled.plan)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
