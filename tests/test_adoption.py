@@ -88,6 +88,23 @@ def test_adoption_loses_nothing_touches_no_log_and_is_idempotent(tmp_path: Path)
     assert lint.exit_code == 0 and "\n0 errors" in lint.output
 
 
+def test_the_report_names_the_backup_of_a_hand_run_file_not_a_2x_original(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "after"
+    shutil.copytree(EXAMPLE / "before", repo)
+    dry = cli("enable", repo, "--dry-run", "--today", TODAY).output
+    assert "AGENTS.md would be " in dry and " is now " not in dry
+    output = cli("enable", repo, "--today", TODAY).output
+    line = next(
+        line
+        for line in output.splitlines()
+        if line.endswith("untouched; the original is in .agent/backup/5.0.0/CLAUDE.md)")
+    )
+    assert "CLAUDE.md" in line and "2.x" not in output
+    assert "AGENTS.md is now " in output
+
+
 def test_the_stamp_keeps_its_style_and_passes_the_hand_run_lint(tmp_path: Path) -> None:
     stamp = (adopted(tmp_path) / ".agent/version.md").read_text()
     assert HANDRUN_LINT_VERSION.search(stamp).group(1) == "5.0.0"  # type: ignore[union-attr]
@@ -98,6 +115,11 @@ def test_the_stamp_keeps_its_style_and_passes_the_hand_run_lint(tmp_path: Path) 
 
 
 def test_an_unstamped_3x_layer_is_adopted_not_taken_for_2x(tmp_path: Path) -> None:
+    before = cli("status", FIXTURES / "unstamped-3x").output.splitlines()[0]
+    assert before.startswith("installed an unstamped layer enabled by hand (agent-memory enable")
+    dry = cli("enable", FIXTURES / "unstamped-3x", "--dry-run", "--today", "2026-06-21").output
+    assert "would upgrade" in dry and "from an unstamped layer enabled by hand (mode B)" in dry
+    assert "3.0.0" not in dry.splitlines()[0]
     repo = adopted(tmp_path, FIXTURES / "unstamped-3x", "2026-06-21")
     stamp = (repo / ".agent/version.md").read_text()
     assert HANDRUN_LINT_VERSION.search(stamp) is not None
@@ -183,3 +205,84 @@ def test_a_hand_stamped_2x_repo_gets_what_our_ladder_gives_it(tmp_path: Path) ->
     }
     assert all(adopted_tree[p] == ours[p] for p in ours if p != ".agent/version.md")
     assert HANDRUN_LINT_VERSION.search((repo / ".agent/version.md").read_text()) is not None
+
+
+def test_hand_written_index_lines_and_footerless_archived_items_are_kept_and_found(
+    tmp_path: Path,
+) -> None:
+    """The protocol's own repo (HANDRUN.md): threads swept by hand in groups, without footers,
+    indexed by a name of the group's own. Adoption keeps every INDEX summary in a file and in
+    INDEX.md, the hand-written INDEX verbatim in the backup, and makes every archived item a
+    fact recall, explain and lint see — and the review leaves them archived."""
+    source = FIXTURES / "protocol-repo"
+    repo = adopted(tmp_path, source, "2026-06-30")
+    index = (source / "memory/archive/INDEX.md").read_text()
+    assert (repo / ".agent/backup/5.0.0/memory/archive/INDEX.md").read_text() == index
+    summaries = [line.split(" — ")[1] for line in index.splitlines() if line.startswith("- ")]
+    archive = (repo / "memory/archive/2026-Q2.md").read_text()
+    for summary in summaries[:2]:  # the groups' lines: their own facts now
+        assert f"\n- {summary}\n" in archive
+    new_index = (repo / "memory/archive/INDEX.md").read_text()
+    for fact_id in ("first-deploy-staging-2026-06-12", "early-milestones-v1-v2", "cairo-backend"):
+        assert f"\n- {fact_id} — " in new_index
+    doc = facts.parse("memory/archive/2026-Q2.md", archive.encode())
+    assert doc.problems == () and all(f.id for f in doc.facts) and len(doc.facts) == 8
+    healthz = next(f for f in doc.facts if "/healthz" in f.first_line)
+    assert healthz.field("archived") == "2026-06-12" and healthz.field("done") == "2026-06-12"
+    assert healthz.field("tier") == "archived" and healthz.field("from") == "Open Threads"
+    found = cli("recall", "healthz", repo).output
+    assert found.startswith(f"{healthz.id}  [archived]")
+    assert "first-deploy-staging-2026-06-12" in found
+    assert "tier archived" in cli("explain", healthz.id, repo).output
+    review = cli("review", repo, "--full", "--today", "2026-06-30")
+    assert "Reactivated: 0" in review.output and "Archived: 0" in review.output
+    assert "early-milestones-v1-v2 — completed swept threads: v1 Markdown to HTML" in (
+        (repo / "memory/archive/INDEX.md").read_text()
+    )
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0 and lint.output.endswith("0 errors, 0 warnings, 2 advisories\n")
+    assert lint.output.count("[handrun-protocol]") == 2  # the pointers, below
+    assert not text_lines(source) - text_lines(repo)
+
+
+def test_an_index_line_that_cannot_become_a_fact_stops_adoption_in_one_line(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "protocol-repo", repo)
+    index = repo / "memory/archive/INDEX.md"
+    index.write_text(index.read_text().replace("v2 HTML to PDF", "v2 <!-- HTML to PDF"))
+    before = stats(repo)
+    result = cli("enable", repo, "--today", "2026-06-30")
+    assert result.exit_code == 1
+    assert result.output.startswith("agent-memory: memory/archive/INDEX.md:6: the line of ")
+    assert len(result.output.strip().splitlines()) == 1 and stats(repo) == before
+
+
+def test_instruction_files_still_pointing_at_the_hand_run_protocol_are_reported(
+    tmp_path: Path,
+) -> None:
+    """.cursorrules and copilot-instructions.md say "Follow memory/PROTOCOL.md first": adoption
+    keeps their lines and says so, at each line, in its report and in lint — not for AGENTS.md,
+    whose block of ours says it wins — until the line points at AGENTS.md."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "protocol-repo", repo)
+    dry = cli("enable", repo, "--dry-run", "--today", "2026-06-30").output
+    output = cli("enable", repo, "--today", "2026-06-30").output
+    flagged = [".cursorrules:3: advisory [handrun-protocol]", ".github/copilot-instructions.md:3:"]
+    for where in flagged:
+        assert where in dry and where in output
+    assert "AGENTS.md:1: advisory" not in output
+    assert (repo / ".cursorrules").read_bytes() == (
+        FIXTURES / "protocol-repo/.cursorrules"
+    ).read_bytes()
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0 and all(where in lint.output for where in flagged)
+    rules = repo / ".cursorrules"
+    rules.write_text(
+        rules.read_text().replace("Follow memory/PROTOCOL.md first.", "Read AGENTS.md.")
+    )
+    again = cli("lint", repo).output
+    assert ".cursorrules" not in again and flagged[1] in again
+    (repo / "memory/PROTOCOL.md").unlink()
+    assert "[handrun-protocol]" not in cli("lint", repo).output

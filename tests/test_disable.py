@@ -179,3 +179,20 @@ def test_remove_memory_refuses_a_link_in_memory_and_writes_nothing(tmp_path: Pat
     assert result.exit_code == 1 and "memory/notes/link.md" in result.output
     assert len(result.output.splitlines()) == 1 and "Traceback" not in result.output
     assert tree(repo) == before
+
+
+def test_dry_run_says_what_would_happen_and_status_says_disabled(tmp_path: Path) -> None:
+    """A dry run is worded as one; after disable, status names no installed version."""
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    enabled = tree(tmp_path)
+    dry = cli("disable", tmp_path, "--dry-run", "--today", "2026-01-02")
+    heading = dry.output.splitlines()[0]
+    assert dry.exit_code == 0 and tree(tmp_path) == enabled
+    assert ": would disable " in heading and "disabled" not in heading
+    assert "copies would go to .agent/backup/disable-2026-01-02/" in heading
+    done = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert ": disabled " in done.output.splitlines()[0]
+    status = cli("status", tmp_path, "--json")
+    installed = json.loads(status.output)["summary"]["installed"]
+    assert installed.startswith("none (disabled; agent-memory enable gives the repo back")
+    assert "2.x" not in cli("status", tmp_path).output

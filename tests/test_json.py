@@ -204,3 +204,12 @@ def test_the_console_script_prints_the_document_and_exits_2(tmp_path: Path) -> N
     doc = json.loads(done.stdout)
     assert violations(doc, SCHEMA) == [] and doc["command"] == "lint"
     assert "Error: No such option" in done.stderr
+
+
+def test_the_schema_lists_every_outcome_a_plan_reports() -> None:
+    """A symlinked CLAUDE.md is reported ``linked`` by enable and disable: --json must be
+    valid for it, and for every other outcome."""
+    from agent_memory.core.plan import Outcome
+
+    listed = SCHEMA["properties"]["plan"]["items"]["properties"]["outcome"]["enum"]
+    assert sorted(listed) == sorted(outcome.value for outcome in Outcome)

@@ -45,6 +45,11 @@ def test_fresh_repo_is_clean_and_lint_writes_nothing(repo: Path) -> None:
         ("- a\n  <!-- id: x | created: 2026-13-45 | uses: many -->\n", {}, "error [footer-value]"),
         ("<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> main\n", {}, "error [conflict-marker]"),
         ("- a\n", {}, "warning [fact-no-id]"),
+        (  # an archived item swept by hand, without a footer: recall would never find it
+            "",
+            {"memory/archive/2026-Q2.md": "# Archive\n\n## 2026-06-15 — swept\n- [x] old\n"},
+            "memory/archive/2026-Q2.md:4: warning [fact-no-id]",
+        ),
         ("- a\n  <!-- id: x | colour: red -->\n", {}, "warning [footer-unknown-field]"),
         ("", {"memory/sessions/2026-06-20.md": "# oops\n"}, "warning [session-name]"),
         (

@@ -258,7 +258,9 @@ def test_status_reports_tiers_and_the_trigger(tmp_path: Path) -> None:
     assert doc["command"] == "status" and doc["outcome"] == "due"
     summary = doc["summary"]
     assert summary["tiers"] == {"working": 1}
-    assert summary["sessions_since_review"] == 24 and summary["installed"] == "2.x (no stamp)"
+    assert summary["sessions_since_review"] == 24
+    # No stamp, facts with footers: what enable would adopt (UPGRADE.md § What a repo is on).
+    assert summary["installed"].startswith("an unstamped layer enabled by hand")
     assert "24 session logs since the last review" in summary["due"][0]
     text = cli("status", tmp_path).output
     assert "review: due" in text and "facts: 1 (1 working)" in text
@@ -509,3 +511,56 @@ def test_the_mark_is_read_leniently() -> None:
     assert mark("2026-01-08 | through 2026-01-07-100000 | merged")[2:] == (None, True)
     assert mark("2026-01-08 | through 2026-01-07-100000")[2:] == (None, False)
     assert mark("2026-01-08 | through 2026-01-07-100000 | ١٢ logs")[2:] == (None, False)
+
+
+def test_a_by_hand_review_following_review_md_writes_the_same_archive_and_index(
+    tmp_path: Path,
+) -> None:
+    """REVIEW.md steps 3, 6 and 8 as a person reads them — the new quarter file's lines, the
+    INDEX line's form, what counts as a tier change — give what the tool writes."""
+    import re
+    import textwrap
+
+    doc = (PROJECT / "REVIEW.md").read_text()
+    block = re.search(r"starts as exactly these lines.*?```markdown\n(.*?)\n *```", doc, re.S)
+    assert block is not None
+    heading = textwrap.dedent(block.group(1)).replace("2026-Q2", "2026-Q1") + "\n"
+    long = "Use Drizzle for every table, with the migrations kept beside the schema " * 2
+    old = footer("drizzle", "2026-01-05")
+    gone = old.replace("drizzle", "yarn-v1").replace("working", "superseded | superseded-by: pnpm")
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- {long.strip()}\n  {old}\n- Yarn v1 workspaces\n  {gone}\n"
+        f"- pnpm workspaces\n  {footer('pnpm', '2026-01-28')}\n"
+        f"\n## Open Threads\n- [x] **Move CI** to Actions\n  "
+        f"{old.replace('drizzle', 'migrate-ci').replace(' -->', ' | done: 2026-01-05 -->')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    for day in range(6, 30):
+        build_tree(tmp_path, {f"memory/sessions/2026-01-{day:02d}-100000.md": "# S\n"})
+    result = cli("review", tmp_path, "--today", "2026-02-01")
+    assert result.exit_code == 0, result.output
+    quarter = (tmp_path / "memory/archive/2026-Q1.md").read_text()
+    # Step 3: the file's own lines are those, each moved fact right after its section's last
+    # non-blank line (here the heading), no blank line added.
+    assert [line for line in quarter.splitlines() if not line.startswith(("- ", "  "))] == (
+        heading.splitlines()
+    )
+    assert "\n## Facts\n- Use Drizzle" in quarter and "\n## Completed Threads\n- [x] " in quarter
+    # Step 6, by hand: summary = the bullet's text after "- " and a task box, cut at 100.
+    by_hand = []
+    for fact_id, first, reason in (
+        ("drizzle", long.strip(), ""),
+        ("migrate-ci", "**Move CI** to Actions", ""),
+        ("yarn-v1", "Yarn v1 workspaces", " — superseded by pnpm"),
+    ):
+        summary = first if len(first) <= 100 else first[:99] + "…"
+        by_hand.append(f"- {fact_id} — {summary}{reason} → 2026-Q1.md")
+    index = (tmp_path / "memory/archive/INDEX.md").read_text().splitlines()
+    assert [line for line in index if line.startswith("- ")] == by_hand
+    # Step 8: archived and swept facts are tier changes, sorted by id; the superseded one kept
+    # its tier.
+    # Both left working with one use: REVIEW.md's note says why, not a promotion.
+    note = " (working_window passed without a use)"
+    changes = f"drizzle: working→archived{note}, migrate-ci: working→archived{note}"
+    assert f"- Tier changes: 2 ({changes})\n" in result.output

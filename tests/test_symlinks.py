@@ -12,7 +12,7 @@ import pytest
 from agent_memory.core.install import enable as core
 from agent_memory.layout import BLOCK_BEGIN
 from agent_memory.parse import manifest
-from conftest import build_tree, cli, stats
+from conftest import build_tree, cli, stats, tree
 
 TODAY = "2026-06-13"
 RULES = "# Project\r\n\r\nUse the repo's own task runner.  \r\n- Run `make check` before a PR.\r\n"
@@ -184,3 +184,50 @@ def test_the_console_script_keeps_agents_md_through_a_claude_link(repo: Path) ->
     assert text.count(BLOCK_BEGIN.encode()) == 1 and RULES.encode().split(b"\r\n\r\n", 1)[1] in text
     again = run_console("enable", ".", "--check", cwd=repo)
     assert again.returncode == 0, again.stdout
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_disable_on_every_link_layout_then_enable_gives_it_back(repo: Path, layout: str) -> None:
+    """Real repos (CLAUDE.md -> AGENTS.md) are disabled like any other: the links stay links,
+    our block leaves the file they lead to, --dry-run shows the plan the run applies, and
+    enable gives every byte back."""
+    real = make(repo, layout)
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    enabled = stats(repo)
+    dry = cli("disable", repo, "--dry-run", "--json", "--today", "2026-06-14")
+    assert dry.exit_code == 0, dry.output
+    assert stats(repo) == enabled
+    enabled_tree = tree(repo)
+    done = cli("disable", repo, "--json", "--today", "2026-06-14")
+    assert done.exit_code == 0, done.output
+    assert json.loads(dry.output)["plan"] == json.loads(done.output)["plan"]
+    outcomes = {e["path"]: e["outcome"] for e in json.loads(done.output)["plan"]}
+    for link, target in LAYOUTS[layout][1].items():
+        assert (repo / link).is_symlink() and str((repo / link).readlink()) == target
+        assert outcomes[link] == "linked"
+    if layout != "gemini-to-agents":  # there, enable consolidated CLAUDE.md into AGENTS.md
+        for path, text in real.items():  # the user's files are theirs again, byte for byte
+            assert (repo / path).read_bytes() == text.encode(), path
+    files = physical_files(repo).items()
+    assert not any(BLOCK_BEGIN.encode() in d for p, d in files if not p.startswith(".agent/"))
+    back = cli("enable", repo, "--today", "2026-06-15")
+    assert back.exit_code == 0 and "restored" in back.output, back.output
+    copies = ".agent/backup/disable-2026-06-14/"
+    assert {p: v for p, v in tree(repo).items() if not p.startswith(copies)} == enabled_tree
+
+
+def test_a_dry_run_refuses_what_the_run_would_refuse(repo: Path) -> None:
+    """--dry-run and --check check where a plan writes as the real run does: a continuity.md
+    that is a link (inside the repo) is refused by all three, in the same one line."""
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    continuity = repo / "memory/continuity.md"
+    continuity.rename(repo / "memory/real.md")
+    continuity.symlink_to("real.md")
+    before = stats(repo)
+    answers = [
+        cli("fact", "add", "Use tabs.", repo, *extra, "--today", TODAY)
+        for extra in (("--dry-run",), ("--check",), ())
+    ]
+    assert {(a.exit_code, a.output) for a in answers} == {(1, answers[2].output)}
+    assert "memory/continuity.md: is a symlink" in answers[2].output
+    assert stats(repo) == before

@@ -40,6 +40,15 @@ def test_legacy_example_upgrade_is_byte_exact_and_then_up_to_date(tmp_path: Path
     assert "up to date" in again.output and stats(repo) == before
 
 
+def test_a_file_a_rung_changed_is_reported_changed_not_preserved(tmp_path: Path) -> None:
+    """Two rungs: 3.0.0 adds footers to continuity.md, and the re-sync after 5.0.0 finds the
+    file there ("preserved"); the report says what was done to it, dry run or not."""
+    for extra in (("--dry-run",), ()):
+        repo = legacy_copy(tmp_path / "dry" if extra else tmp_path / "real")
+        output = cli("enable", repo, "--today", TODAY, *extra).output
+        assert re.search(r"\n  updated +memory/continuity\.md  \(rung 3\.0\.0\)\n", output)
+
+
 def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
     repo = legacy_copy(tmp_path)
     old = tree(repo)
@@ -276,3 +285,39 @@ def test_an_upgrade_lists_the_transient_files_in_gitignore_keeping_user_lines(
     assert b"/.agent-memory.lock\n" in ignore and b"/.agent-memory.journal/\n" in ignore
     again = cli("enable", repo, "--today", TODAY)
     assert "up to date" in again.output and (repo / ".gitignore").read_bytes() == ignore
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "This project uses the **agent-memory** shared memory system.",
+        "This project uses the `agent-memory` shared memory system.",
+        "This project uses the [agent-memory](https://example.com/x) Shared Memory System.",
+        "This project uses the _agent-memory_ shared\nmemory   system.",
+        "This project uses the <b>agent-memory</b> shared memory system.",
+        "THIS PROJECT USES THE AGENT\\-MEMORY SHARED MEMORY SYSTEM.",
+    ],
+)
+def test_a_2x_file_is_recognised_whatever_its_markup(tmp_path: Path, phrase: str) -> None:
+    """UPGRADE.md: a 2.x file we add our block to is copied to the backup first — a file that
+    bolds the name, wraps the line or shouts is still one."""
+    repo = legacy_copy(tmp_path)
+    claude = repo / "CLAUDE.md"
+    text = claude.read_text().replace(
+        "This project uses the agent-memory shared memory system.", phrase
+    )
+    assert phrase in text
+    claude.write_text(text)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert (repo / ".agent/backup/5.0.0/CLAUDE.md").read_text() == text
+    assert "the original is in .agent/backup/5.0.0/CLAUDE.md" in result.output
+
+
+def test_the_2x_phrase_reader_stays_linear_on_hostile_markup() -> None:
+    from agent_memory.core.install.bootstrap import says_legacy
+
+    for hostile in ("<" * 200_000, "](" * 200_000, "[" * 200_000 + "x"):
+        assert not says_legacy(hostile)
+    assert says_legacy("uses the\n**Agent-Memory** shared memory system")
+    assert not says_legacy("uses the agent-memory memory system")

@@ -18,6 +18,11 @@ SCHEMA = ".agent/schema.md"
 AGENT_DECAY = ".agent/DECAY.md"
 AGENT_REVIEW = ".agent/REVIEW.md"
 BACKUP_DIR = ".agent/backup"
+# A disable's backup folder in BACKUP_DIR: its date, then a number when one disable of that day
+# came before.
+DISABLE_FOLDER = patterns.compile(
+    r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z"
+)
 AGENTS_MD = "AGENTS.md"
 
 CONTINUITY = "memory/continuity.md"
@@ -35,6 +40,16 @@ VISION_SECTION = "Vision"
 
 # How a 2.x file (the hand-run protocol before versioning) says it is ours.
 LEGACY_MARKER = "agent-memory shared memory system"
+# The hand-run line's protocol from 4.37.0 on, and the instruction files that pointed at it.
+HANDRUN_PROTOCOL = "memory/PROTOCOL.md"
+HANDRUN_POINTERS = (
+    AGENTS_MD,
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+    ".cursorrules",
+    ".windsurfrules",
+)
 
 # Transient files of an apply in progress; both vanish when it completes.
 LOCK_FILE = ".agent-memory.lock"

@@ -20,9 +20,9 @@ from .settle import Options, settle
 def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result:
     path = repo.shown
     folder = backup_dir(today(options.today), repo.exists)
-    files = {rel: repo.read(rel) for rel in probe_paths()}
+    files, links = repo.read_known(probe_paths())
     memory = {} if keep_memory else _memory(repo)
-    plan = plan_disable(files, folder, memory)
+    plan = plan_disable(files, folder, memory, links)
     if not plan.writes:
         raise RefusedError(
             "has nothing of agent-memory's to take out (no stamp, managed file or block): "
@@ -31,10 +31,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
         )
     settled = settle(repo, [plan], options, "unchanged")
     driver = _merge_driver_off(repo.root, options)
-    kept = "memory/ kept" if keep_memory else "memory/ removed"
-    heading = (
-        f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
-    )
+    heading = (_heading(path, settled.outcome == "changed", keep_memory, folder),)
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     summary["merge_driver"] = driver
     report = Report(
@@ -43,6 +40,15 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
     report = report._replace(heading=heading, closing=closing)
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _heading(path: str, done: bool, keep_memory: bool, folder: str) -> str:
+    """What the run did, or (--dry-run, --check) what it would do."""
+    memory = "kept" if keep_memory else "removed"
+    head = f"agent-memory {resources.version()}:"
+    if done:
+        return f"{head} disabled {path} (memory/ {memory}; copies in {folder}/)"
+    return f"{head} would disable {path} (memory/ would be {memory}; copies would go to {folder}/)"
 
 
 def _merge_driver_off(root: Path, options: Options) -> str:

@@ -14,13 +14,17 @@ from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
 from ..core.install.bootstrap import check_vendors, physical
 from ..core.install.ladder import Files, Ladder
+from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
+from ..errors import Problem
 from ..layout import (
     AGENTS_MD,
     GITATTRIBUTES,
     GITATTRIBUTES_TEMPLATE,
+    HANDRUN_POINTERS,
+    HANDRUN_PROTOCOL,
     MERGE_DRIVER,
     MERGE_DRIVER_KEY,
     OPEN_THREADS_DIR,
@@ -61,7 +65,7 @@ def _enable(
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
     disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
-    restoring = enable_restore.restoring(repo, disk, current)
+    restoring = enable_restore.restoring(repo, disk, current, links)
     files = restoring.files if restoring else disk  # what the plans start from
     detected = _detected(files, current, sources, restoring)
     plans: Iterable[Plan] = ()
@@ -91,22 +95,42 @@ def _enable(
         "merge_driver": driver,
         "restored_from": restoring.folder if restoring else None,
     }
-    shown = f"{installed}, enabled by hand" if detected.handrun else installed
     if restoring:
         heading = _restored(settled.outcome, restoring, current, path)
     else:
-        heading = _heading(settled.outcome, detected.mode, current, path, shown)
-    findings = budget(AGENTS_MD, final)
+        heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
+    findings = budget(AGENTS_MD, final) + _pointers(repo, detected, settled.plan)
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
     if any(e.path == agents for e in settled.plan.writes):
-        closing.append(f"{AGENTS_MD} is now {len(final or b''):,} bytes")
+        size = "is now" if settled.outcome == "changed" else "would be"
+        closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
     if driver:
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {driver}")
     report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _installed(detected: core.Detected) -> str | None:
+    """What the repo was on, in words: an unstamped hand-run layer has no version to name (the
+    3.0.0 it is adopted from is where our stamp's history starts, not what the team ran)."""
+    if not detected.handrun:
+        return str(detected.installed) if detected.installed else None
+    if detected.stamp is None:
+        return "an unstamped layer enabled by hand"
+    return f"{detected.installed}, enabled by hand"
+
+
+def _pointers(repo: Repo, detected: core.Detected, plan: Plan) -> list[Problem]:
+    """After adopting a hand-run repo: its instruction files that still point at its old
+    protocol (core/install/pointers.py), as the plan leaves them."""
+    if not detected.handrun:
+        return []
+    files, links = repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL])
+    files.update({e.path: e.after for e in plan.edits if e.path in files})
+    return stale_pointers(files, links)
 
 
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from packaging.version import Version
 
 from ..core.install import restore
@@ -13,10 +16,15 @@ from ..shell.repo import Repo
 
 
 def restoring(
-    repo: Repo, files: dict[str, bytes | None], current: Version
+    repo: Repo,
+    files: dict[str, bytes | None],
+    current: Version,
+    links: Mapping[str, str] = MappingProxyType({}),
 ) -> restore.Restore | None:
     """The restore of a repo disable left (memory/ there, no stamp, a disable folder with a
-    stamp), or None. ``files`` gains the paths disable touches that enable does not read."""
+    stamp), or None. ``files`` gains the paths disable touches that enable does not read;
+    ``links`` are the known paths that are symlinks (disable took our piece out of the files
+    they lead to, and copied those)."""
     if files.get(MANIFEST) is not None or files.get(CONTINUITY) is None:
         return None
     for name in restore.folders(repo.list_dir(BACKUP_DIR)):
@@ -26,8 +34,9 @@ def restoring(
             continue  # a disable of an already disabled repo (--remove-memory): no stamp
         stamp = restore.stamp_of(folder, data, current)
         files.update({p: repo.read(p) for p in probe_paths() if p not in files})
-        copies = {p: _copy(repo, folder, p) for p in probe_paths()}
-        return restore.restore(files, copies, folder, stamp)
+        paths = sorted({links.get(p, p) for p in probe_paths()})
+        copies = {p: _copy(repo, folder, p) for p in paths}
+        return restore.restore(files, copies, folder, stamp, links)
     return None
 
 

@@ -8,9 +8,18 @@ from .. import resources
 from ..core.checks import lint as linting
 from ..core.install import enable
 from ..core.install.bootstrap import check_vendors, physical
+from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget, damage
 from ..errors import InputError, Problem, RefusedError
-from ..layout import AGENTS_MD, ARCHIVE_INDEX, MANIFEST, POLICY, SESSIONS_DIR
+from ..layout import (
+    AGENTS_MD,
+    ARCHIVE_INDEX,
+    HANDRUN_POINTERS,
+    HANDRUN_PROTOCOL,
+    MANIFEST,
+    POLICY,
+    SESSIONS_DIR,
+)
 from ..parse.manifest import parse as parse_manifest
 from ..shell.load import load
 from ..shell.repo import Repo
@@ -49,6 +58,7 @@ def lint(repo: Repo, only: Sequence[str] = ()) -> Result:
     present = [(p, data) for p, data in texts if data is not None]
     findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present)
     findings += _bootstrap(repo)
+    findings += stale_pointers(*repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL]))
     if only:
         findings = [f for f in findings if f.check in only]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in _SEVERITIES}

@@ -50,6 +50,7 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
         whole = Plan.chain(list(plans))
         if not whole.writes:
             return Settled(whole, idle, 0, "")
+        repo.check_writes(whole)  # what the real run would refuse, refused now
         if options.check:
             return Settled(whole, "would change", 1, "")
         return Settled(whole, "would change", 0, whole.diff())

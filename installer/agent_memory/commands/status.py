@@ -7,23 +7,37 @@ from typing import Any
 
 from .. import resources
 from ..core.review.tiers import decays
-from ..core.review.triggers import unread
-from ..layout import MANIFEST
+from ..core.review.triggers import advice, unread
+from ..layout import BACKUP_DIR, DISABLE_FOLDER, MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
+from ..parse.memory import Memory
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
 from .settle import memory_of
 
 
+def _installed(repo: Repo, memory: Memory) -> str:
+    """What the repo is on, in words; without a stamp, what enable would take it for (ENABLE.md
+    Step 1): a repo disable left, a layer enabled by hand, or a 2.x layer."""
+    stamp = repo.read(MANIFEST)
+    if stamp is not None:
+        found = manifest.parse(stamp)
+        if found.ours:
+            return str(found.version)
+        return f"{found.version} (enabled by hand; agent-memory enable adopts it)"
+    folders = [n for n in repo.list_dir(BACKUP_DIR) if DISABLE_FOLDER.match(n)]
+    if any(repo.exists(f"{BACKUP_DIR}/{name}/{MANIFEST}") for name in folders):
+        return f"none (disabled; agent-memory enable gives the repo back from {BACKUP_DIR}/)"
+    if any(f.id for doc in memory.documents for f in doc.facts) or memory.archives:
+        return "an unstamped layer enabled by hand (agent-memory enable adopts it)"
+    return "2.x (no stamp)"
+
+
 def status(repo: Repo) -> Result:
     memory, continuity = memory_of(repo)
-    stamp = repo.read(MANIFEST)
-    found = manifest.parse(stamp) if stamp is not None else None
-    installed = "2.x (no stamp)" if found is None else str(found.version)
-    if found is not None and not found.ours:
-        installed += " (enabled by hand; agent-memory enable adopts it)"
+    installed = _installed(repo, memory)
     # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
     live = [
         f
@@ -50,6 +64,7 @@ def status(repo: Repo) -> Result:
         "sessions_since_review": unread(review, memory.sessions),
         "review_every": policy.review_every,
         "due": reasons,
+        "advice": advice(continuity, memory.sessions, policy),
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),
         "archive_files": len(memory.archives),
     }
@@ -62,6 +77,7 @@ def status(repo: Repo) -> Result:
         f"{data['sessions']} session logs since (review_every: {policy.review_every})",
         f"archive: {data['archived_facts']} facts in {data['archive_files']} files",
         "review: due — " + "; ".join(reasons) if reasons else "review: not due",
+        *(f"advice: {note}" for note in data["advice"]),
     )
     outcome = "due" if reasons else "ok"
     report = Report("status", resources.version(), repo.shown, outcome, None, (), data, text)

@@ -53,7 +53,9 @@ class Plan(NamedTuple):
         """One plan from the state before the first to the state after the last.
 
         What ``--dry-run`` shows for plans applied one after the other (the rungs of a ladder):
-        each path goes from its first ``before`` to its last ``after``.
+        each path goes from its first ``before`` to its last ``after``, and says what the last
+        edit that wrote it did (a rung updates continuity.md, and the re-sync after it only
+        finds it "preserved": the file was still changed).
         """
         if len(plans) == 1:
             return plans[0]
@@ -62,7 +64,8 @@ class Plan(NamedTuple):
         for plan in plans:
             for edit in plan.edits:
                 first.setdefault(edit.path, edit)
-                last[edit.path] = edit
+                if edit.writes or edit.path not in last or not last[edit.path].writes:
+                    last[edit.path] = edit
         edits = []
         for path, edit in last.items():
             before = first[path].before

@@ -234,24 +234,38 @@ class Repo:
             targets = [self._check_writable(edit, seen) for edit in writes]
             self._journal.apply(writes, targets)
 
-    def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:
-        """The target of ``edit``, once it is known to be reached without a symlink, to be a
-        regular file or nothing, and to hold what the plan read."""
+    def check_writes(self, plan: Plan) -> None:
+        """Refuse what ``apply`` would refuse of where ``plan`` writes — a link on the way, two
+        paths that are one file, a file that is not regular or is read-only — without the lock
+        and without comparing contents: --dry-run and --check run this, so they never promise
+        what the real run refuses."""
+        seen: set[Path] = set()
+        for edit in plan.writes:
+            self._reachable(edit, seen)
+
+    def _reachable(self, edit: FileEdit, seen: set[Path]) -> tuple[Path, bool]:
+        """The target of ``edit`` once it is known to be reached without a symlink, to be a
+        regular writable file or nothing, and not to be written twice; and whether it exists."""
         self.real(edit.path)  # a link leading outside says so first
         target = self.root / edit.path
-        no_symlink_on_the_way(self.root, edit.path)
+        exists = no_symlink_on_the_way(self.root, edit.path)
         if target in seen:
             raise RefusedError(
                 "is the same file as another path of this plan; nothing was written", edit.path
             )
         seen.add(target)
+        if exists and not os.lstat(target).st_mode & stat.S_IWUSR:
+            raise RefusedError(
+                "is read-only; make it writable (chmod u+w) and run again", edit.path
+            )
+        return target, exists
+
+    def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:
+        """The target of ``edit``, reachable (``_reachable``) and holding what the plan read."""
+        target, _exists = self._reachable(edit, seen)
         current = read_regular(target, edit.path, follow=False)
         if current != edit.before:
             raise AgentMemoryError(
                 "changed while this run was planning; run the command again", edit.path
-            )
-        if current is not None and not os.lstat(target).st_mode & stat.S_IWUSR:
-            raise RefusedError(
-                "is read-only; make it writable (chmod u+w) and run again", edit.path
             )
         return target

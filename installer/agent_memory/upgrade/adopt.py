@@ -21,26 +21,29 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from packaging.version import Version
 
 from .. import patterns, resources
 from ..core.install.ladder import Files, Rung
-from ..core.review.archive import QUARTER_FILE, index_line, render_index
-from ..core.review.edits import Edit, apply_edits, footer_edit
-from ..errors import refuse_errors
+from ..core.review.archive import QUARTER_FILE, index_line, new_quarter, render_index
+from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
+from ..errors import InputError, refuse_errors
 from ..layout import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX,
+    BACKUP_DIR,
     CONTINUITY,
     OPEN_THREADS,
     OPEN_THREADS_DIR,
     USER_DATA,
     VISION,
 )
-from ..parse import facts
+from ..parse import facts, footer
 from ..parse.facts import Document, Fact
-from ..parse.sidefiles import parse_thread
+from ..parse.footer import render, slug, unique_ids
+from ..parse.sidefiles import parse_thread, parse_vision
 from ..parse.text import decode, strip_eol
 from . import v3_0_0
 
@@ -48,6 +51,8 @@ TARGET = Version("5.0.0")
 _DATE = patterns.compile(r"\d{4}-\d{2}-\d{2}")
 _FALLBACK_SECTION = "Key Decisions"
 _SEPARATOR = " \u2014 "  # " — "
+# The section of a quarter file that holds the INDEX lines kept as facts (``_kept_rows``).
+_KEPT_SECTION = "Kept from the hand-written INDEX"
 
 
 def adopt(files: Files, today: dt.date) -> dict[str, bytes | None]:
@@ -62,28 +67,54 @@ def adopt(files: Files, today: dt.date) -> dict[str, bytes | None]:
 def _convert(files: Files) -> dict[str, bytes | None]:
     changed: dict[str, bytes | None] = {}
     continuity = _parsed(CONTINUITY, files.get(CONTINUITY))
-    if continuity is not None:
-        _put(changed, continuity, _done_edits(continuity))
+    live = [continuity] if continuity is not None else []
     for path in sorted(p for p, data in files.items() if data and _is_thread(p)):
         thread = parse_thread(path, files[path] or b"")
         _refuse(thread)
-        _put(changed, thread, _done_edits(thread))
+        live.append(thread)
+    for doc in live:
+        _put(changed, doc, _done_edits(doc))
     prefixes = _section_by_prefix(continuity)
-    notes = _index_notes(files.get(ARCHIVE_INDEX))
+    rows = _index_rows(files.get(ARCHIVE_INDEX))
+    notes = _index_notes(rows)
+    quarters = {
+        path: facts.parse(path, data)
+        for path, data in sorted(files.items())
+        if data is not None and _is_quarter(path)
+    }
+    for doc in quarters.values():
+        _refuse(doc)
+    taken = {f.id for doc in [*live, *quarters.values()] for f in doc.facts if f.id}
+    taken |= _ids_in(files.get(VISION)) | set(rows)
     archives = []
-    for path in sorted(p for p, data in files.items() if data is not None and _is_quarter(p)):
-        doc = _parsed(path, files[path])
-        assert doc is not None
-        text = apply_edits(doc.text, _archive_edits(doc, prefixes, notes))
-        if text.encode() != doc.render():
-            changed[path] = text.encode()
+    for path, doc in quarters.items():
+        edits = _archive_edits(doc, prefixes, notes, taken)
+        text = apply_edits(doc.text, edits)
         archives.append(facts.parse_text(path, text))
+    archives = _kept_rows(archives, rows, prefixes)
+    for doc in archives:
+        if files.get(doc.path) != doc.render():
+            changed[doc.path] = doc.render()
     entries = [index_line(f, d.path.rsplit("/", 1)[-1]) for d in archives for f in d.facts if f.id]
-    template = resources.data(USER_DATA[ARCHIVE_INDEX])
-    index = render_index(files.get(ARCHIVE_INDEX), template, entries)
-    if index != files.get(ARCHIVE_INDEX):
-        changed[ARCHIVE_INDEX] = index
+    changed.update(_new_index(files.get(ARCHIVE_INDEX), entries))
     return changed
+
+
+def _new_index(existing: bytes | None, entries: list[str]) -> dict[str, bytes | None]:
+    """INDEX.md regenerated; a hand-written one is kept verbatim in the backup first (its lines
+    in other shapes — group headings, prose — would otherwise be lost)."""
+    index = render_index(existing, resources.data(USER_DATA[ARCHIVE_INDEX]), entries)
+    if index == existing:
+        return {}
+    changed: dict[str, bytes | None] = {ARCHIVE_INDEX: index}
+    if existing is not None:
+        changed[f"{BACKUP_DIR}/{TARGET}/{ARCHIVE_INDEX}"] = existing
+    return changed
+
+
+def _ids_in(data: bytes | None) -> set[str]:
+    """The ids of vision.md's footer (no other id may take them)."""
+    return {f.id for f in parse_vision(data).facts if f.id} if data is not None else set()
 
 
 def _is_thread(path: str) -> bool:
@@ -127,22 +158,32 @@ def _done_edits(doc: Document) -> list[Edit]:
 
 
 def _archive_edits(
-    doc: Document, prefixes: Mapping[str, str], notes: Mapping[str, dict[str, str]]
+    doc: Document,
+    prefixes: Mapping[str, str],
+    notes: Mapping[str, dict[str, str]],
+    taken: set[str],
 ) -> list[Edit]:
+    """The footers of the archive's facts; one without a footer (a hand-swept thread group)
+    gets one, dated by its heading, so the review, recall and lint see it."""
+    missing = [fact for fact in doc.facts if fact.id is None]
+    new_ids = iter(unique_ids((slug(fact.first_line) for fact in missing), taken))
     edits = []
     for fact in doc.facts:
         if fact.id is None:
-            continue
-        fields = dict(fact.fields)
+            day = _archived_on(doc, fact)
+            fields = {"id": next(new_ids), "created": day, "last_used": day, "uses": "1"}
+        else:
+            fields = dict(fact.fields)
+        fact_id = fields["id"]
         if fields.get("tier") != "superseded":
             fields["tier"] = "archived"
-        fields.setdefault("from", _origin_section(fact, prefixes))
+        fields.setdefault("from", _origin_section(fact_id, fact.task, prefixes))
         if "archived" not in fields:
             fields["archived"] = _archived_on(doc, fact)
             fields["archived-by"] = "hand"
         if fact.task == "x" and "done" not in fields and fields.get("last_used"):
             fields["done"] = fields["last_used"]
-        for key, value in notes.get(fact.id, {}).items():
+        for key, value in notes.get(fact_id, {}).items():
             if key != "note" or not _same_text(value, fact.first_line):
                 fields.setdefault(key, value)
         if fields != dict(fact.fields):
@@ -179,35 +220,94 @@ def _prefix(fact_id: str) -> str:
     return re.split(r"[.-]", fact_id, maxsplit=1)[0]
 
 
-def _origin_section(fact: Fact, prefixes: Mapping[str, str]) -> str:
-    if fact.task is not None:
+def _origin_section(fact_id: str, task: str | None, prefixes: Mapping[str, str]) -> str:
+    if task is not None:
         return OPEN_THREADS
-    return prefixes.get(_prefix(fact.id or ""), _FALLBACK_SECTION)
+    return prefixes.get(_prefix(fact_id), _FALLBACK_SECTION)
 
 
-def _index_notes(data: bytes | None) -> dict[str, dict[str, str]]:
-    """Per id, the ``reason`` and ``note`` (summary) of a hand-run INDEX line.
+class _Row(NamedTuple):
+    """A hand-run INDEX line ``- id — summary — reason — file``."""
+
+    summary: str
+    reason: str | None
+    file: str  # the quarter file's name
+    line: int
+
+
+def _index_rows(data: bytes | None) -> dict[str, _Row]:
+    """Per id, its hand-run INDEX line (the last, if two name one id).
 
     Hand-run lines read ``- id — summary — reason — file`` (or ``- id — summary — file`` in
-    early repos); ours read ``- id — first line → file`` and carry nothing to keep.
+    early repos); ours read ``- id — first line → file``, which no row matches.
     """
     if data is None:
         return {}
-    rows = []
-    for line in decode(ARCHIVE_INDEX, data).lines:
+    split = []
+    for number, line in enumerate(decode(ARCHIVE_INDEX, data).lines, 1):
         bare = strip_eol(line).strip()
         parts = bare[2:].split(_SEPARATOR) if bare.startswith("- ") else []
         if len(parts) >= 3 and QUARTER_FILE.match(parts[-1].strip()):
-            rows.append([part.strip() for part in parts])
-    with_reason = any(len(parts) >= 4 for parts in rows)
-    found: dict[str, dict[str, str]] = {}
-    for parts in rows:
+            split.append((number, [part.strip() for part in parts]))
+    with_reason = any(len(parts) >= 4 for _, parts in split)
+    found: dict[str, _Row] = {}
+    for number, parts in split:
         middle = parts[1:-1]
-        values = {"note": _SEPARATOR.join(middle[:-1] if with_reason else middle)}
-        if with_reason:
-            values["reason"] = middle[-1]
-        found[parts[0]] = {k: _footer_safe(v) for k, v in values.items() if v}
+        summary = _SEPARATOR.join(middle[:-1] if with_reason else middle)
+        reason = middle[-1] if with_reason else None
+        if footer.ID.match(parts[0]):
+            found[parts[0]] = _Row(summary, reason, parts[-1], number)
     return found
+
+
+def _index_notes(rows: Mapping[str, _Row]) -> dict[str, dict[str, str]]:
+    """Per id, the ``note`` (summary) and ``reason`` its archived fact's footer takes."""
+    found = {}
+    for fact_id, row in rows.items():
+        values = {"note": row.summary, "reason": row.reason or ""}
+        found[fact_id] = {k: _footer_safe(v) for k, v in values.items() if v}
+    return found
+
+
+def _kept_rows(
+    archives: list[Document], rows: Mapping[str, _Row], prefixes: Mapping[str, str]
+) -> list[Document]:
+    """An INDEX line whose id no archived fact carries (the hand-run line indexed a swept group
+    of footerless threads by a name of its own) becomes an archived fact of the quarter file it
+    names, its summary as its text and its reason in its footer: the next review's INDEX keeps
+    it, and recall finds it."""
+    held = {f.id for doc in archives for f in doc.facts if f.id}
+    by_path = {doc.path: doc for doc in archives}
+    for fact_id, row in sorted(rows.items(), key=lambda item: item[1].line):
+        if fact_id in held:
+            continue
+        if "<!--" in row.summary or not row.summary:
+            raise InputError(
+                ARCHIVE_INDEX,
+                row.line,
+                f"the line of {fact_id!r} names no archived fact, and its summary cannot be one"
+                " (it is empty or holds '<!--')",
+                "write its summary as plain text (or take the line out), then run enable again",
+            )
+        path = f"{ARCHIVE_DIR}/{row.file}"
+        doc = by_path.get(path) or facts.parse(path, new_quarter(row.file[:-3]))
+        day = _last_date(doc)
+        fields = {"id": fact_id, "created": day, "last_used": day, "uses": "1"}
+        fields |= {"tier": "archived", "from": _origin_section(fact_id, None, prefixes)}
+        fields |= {"archived": day, "archived-by": "hand"}
+        if row.reason:
+            fields["reason"] = _footer_safe(row.reason)
+        lines = [f"- {row.summary}", f"  {render(fields)}"]
+        text = append_to_section(path, doc.text, _KEPT_SECTION, lines)
+        by_path[path] = facts.parse_text(path, text)
+    return [by_path[path] for path in sorted(by_path)]
+
+
+def _last_date(doc: Document) -> str:
+    """The date of the file's last dated heading, else the first day of its quarter: what
+    ``archived:`` a fact at its end would get."""
+    end = Fact("", len(doc.text.lines), 0, None, (0, 0), (), None, "", None)
+    return _archived_on(doc, end)
 
 
 def _footer_safe(value: str) -> str:

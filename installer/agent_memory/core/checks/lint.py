@@ -15,7 +15,7 @@ from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
-from ..review.triggers import due_reasons, pending_reactivations, window
+from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from .secrets import scan
 from .supersessions import log_problems, superseded_since, supersession_problems
 
@@ -55,6 +55,10 @@ def lint(
         )
         for reason in due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating)
     ]
+    found += [
+        Problem(CONTINUITY, None, "advisory", "continuity-size", note)
+        for note in advice(memory.continuity, memory.sessions, memory.policy)
+    ]
     return sorted(
         set(found),
         key=lambda f: (f.path, f.line or 0, _SEVERITY_ORDER[f.severity], f.check, f.message),
@@ -72,17 +76,17 @@ def _manifest(path: str, data: bytes | None) -> list[Problem]:
 
 
 def _facts(docs: Sequence[Document]) -> list[Problem]:
-    """Facts the review cannot track (no id) and ids that are not unique."""
+    """Facts nothing can see (no id) — in continuity.md, a thread file or the archive — and ids
+    that are not unique."""
     found = [
         Problem(
             doc.path,
             fact.line,
             "warning",
             "fact-no-id",
-            "fact has no id footer; the review cannot track it",
+            "fact has no id footer; the review, recall and explain cannot see it",
         )
         for doc in docs
-        if doc.path == CONTINUITY
         for fact in doc.facts
         if fact.id is None
     ]

@@ -12,7 +12,7 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ... import resources
+from ... import patterns, resources
 from ...errors import InputError, RefusedError
 from ...layout import (
     AGENTS_MD,
@@ -31,6 +31,10 @@ from .blocks import find_block, upsert_block
 from .ladder import Files
 
 Links = Mapping[str, str]
+# Markup around words: an inline HTML tag, a link's target, emphasis, code, link brackets and
+# backslash escapes; bounded, so a hostile file of "<<<<" or "](](](" stays linear.
+_MARKUP = patterns.compile(r"<[^<>\n]{0,200}>|\]\([^()\s]{0,500}\)|[*_`~\[\]\\]")
+_SPACE = patterns.compile(r"\s+")
 NO_LINKS: Links = MappingProxyType({})
 
 
@@ -146,15 +150,25 @@ def _block(
             after, outcome, f"agent-memory block {what}; the file as it was is in {where}"
         )
     elif outcome is Outcome.BLOCK_ADDED and _is_legacy(path, existing):
-        # A 2.x file: its text stays, but keep the original beside it before we add to it.
+        # A file the hand-run protocol wrote (2.x or later): its text stays, but keep the
+        # original beside it before we add to it.
         changes.update(_backup(files, path, existing, version))
-        changes[path] = Change(after, outcome, f"{reason}; 2.x original in {BACKUP_DIR}/")
+        kept = f"the original is in {backup_path(version, path)}"
+        changes[path] = Change(after, outcome, f"{reason}; {kept}")
     return changes
 
 
 def _is_legacy(path: str, data: bytes) -> bool:
     text = decode(path, data)
-    return find_block(path, text.lines) is None and LEGACY_MARKER in text.body
+    return find_block(path, text.lines) is None and says_legacy(text.body)
+
+
+def says_legacy(text: str) -> bool:
+    """Whether ``text`` says it uses "the agent-memory shared memory system", read as a person
+    reads it: emphasis, code spans, links and inline HTML are markup, case and line breaks do
+    not matter (a hand-written file bolds the name, or wraps the line)."""
+    plain = _SPACE.sub(" ", _MARKUP.sub("", text)).casefold()
+    return LEGACY_MARKER in plain
 
 
 def _managed(files: Files, path: str, data: bytes, version: str, recorded: str | None) -> Changes:

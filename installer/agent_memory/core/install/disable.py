@@ -12,7 +12,6 @@ can give the repo back exactly (``core/install/restore.py``). disable never remo
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
@@ -36,8 +35,6 @@ from ..plan import FileEdit, Outcome, Plan
 from .blocks import HTML_MARKERS, Markers, find_block
 
 Files = Mapping[str, bytes | None]
-# A disable's backup folder: its date, then a number when one disable of that day came before.
-FOLDER = re.compile(r"\Adisable-([0-9]{4}-[0-9]{2}-[0-9]{2})(?:-([1-9][0-9]{0,5}))?\Z")
 
 
 def probe_paths() -> tuple[str, ...]:
@@ -58,11 +55,19 @@ def backup_dir(today: dt.date, taken: Callable[[str], bool] = lambda _folder: Fa
 
 
 def plan_disable(
-    files: Files, folder: str, memory: Mapping[str, bytes] = MappingProxyType({})
+    files: Files,
+    folder: str,
+    memory: Mapping[str, bytes] = MappingProxyType({}),
+    links: Mapping[str, str] = MappingProxyType({}),
 ) -> Plan:
     """Remove our blocks, managed files, hooks and stamp, and ``memory`` (path → bytes: the
-    memory files, when they go too); every file removed or changed is copied to ``folder``."""
-    edits = [*_block_edits(files), *_managed_edits(files), *_hook_edits(files)]
+    memory files, when they go too); every file removed or changed is copied to ``folder``.
+
+    ``links`` maps each known path that is a symlink to the in-repo path it leads to (ENABLE.md
+    § Symlinks): a link is left as it is, and our piece is taken out of the file it leads to,
+    once — the file enable wrote it into.
+    """
+    edits = [*_block_edits(files, links), *_managed_edits(files, links), *_hook_edits(files, links)]
     stamp = files.get(MANIFEST)
     if stamp is not None:
         edits.append(FileEdit(MANIFEST, stamp, None, Outcome.REMOVED, "the install stamp"))
@@ -76,28 +81,45 @@ def plan_disable(
     return Plan.of(edits)
 
 
-def _block_edits(files: Files) -> list[FileEdit]:
+def _block_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
     edits = []
+    done: set[str] = set()
     for path, markers in _pieces()[1].items():
         data = files.get(path)
         if data is None:
             continue
-        after = without_block(path, data, markers)
+        target = links.get(path, path)
+        if target != path:
+            edits.append(_linked(path, data, target))
+            data = files.get(target)
+            if data is None:
+                continue
+        if target in done:
+            continue
+        done.add(target)
+        after = without_block(target, data, markers)
         if after != data:
             outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
-            edits.append(FileEdit(path, data, after, outcome, "agent-memory block taken out"))
+            edits.append(FileEdit(target, data, after, outcome, "agent-memory block taken out"))
     return edits
 
 
-def _managed_edits(files: Files) -> list[FileEdit]:
+def _linked(path: str, data: bytes, target: str) -> FileEdit:
+    """A symlink among the known paths: never written or removed; its target is dealt with."""
+    return FileEdit(path, data, data, Outcome.LINKED, f"links to {target}; left as it is")
+
+
+def _managed_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
     return [
-        FileEdit(path, data, None, Outcome.REMOVED, "managed by agent-memory")
+        _linked(path, data, links[path])
+        if path in links
+        else FileEdit(path, data, None, Outcome.REMOVED, "managed by agent-memory")
         for path in _pieces()[0]
         if (data := files.get(path)) is not None
     ]
 
 
-def _hook_edits(files: Files) -> list[FileEdit]:
+def _hook_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
     """Our hooks out of each agent's settings the stamp records (HOOKS.md): the file's bytes
     from before install when nothing changed since, else only our groups out."""
     stamp = files.get(MANIFEST)
@@ -110,6 +132,12 @@ def _hook_edits(files: Files) -> list[FileEdit]:
         data = files.get(path)
         if data is None:
             continue
+        if path in links:
+            edits.append(_linked(path, data, links[path]))
+            path = links[path]
+            data = files.get(path)
+            if data is None:
+                continue
         try:
             after, exact = hooks.remove(data.decode("utf-8"), agent, original)
         except (UnicodeDecodeError, BadJSON, hooks.NotAnObject) as exc:

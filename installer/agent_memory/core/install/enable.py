@@ -218,8 +218,7 @@ def migration(
     template = decode(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
     continuity, archived = stores.memory_files(template, found.facts, today)
     if found.facts:
-        count = len(found.facts)
-        changes[CONTINUITY] = Change(continuity, Outcome.CREATED, f"{count} facts imported")
+        changes[CONTINUITY] = Change(continuity, Outcome.CREATED, stores.imported(found.facts))
     if archived is not None:
         quarter = f"{quarter_of(today)}.md"
         changes[f"{ARCHIVE_DIR}/{quarter}"] = Change(archived, Outcome.CREATED, "archived entries")

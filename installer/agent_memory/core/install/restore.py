@@ -13,17 +13,18 @@ tool, naming only vendors we know; anything else stops the run with one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from packaging.version import Version
 
 from ...errors import InputError, RefusedError
-from ...layout import MANIFEST
+from ...layout import DISABLE_FOLDER, MANIFEST
 from ...parse import manifest
 from ...parse.dates import parse_date
 from ..plan import FileEdit, Outcome, Plan
 from .bootstrap import check_vendors
-from .disable import FOLDER, plan_disable
+from .disable import plan_disable
 
 Files = Mapping[str, bytes | None]
 
@@ -41,7 +42,7 @@ def folders(names: Sequence[str]) -> list[str]:
     date, then by number; a name that is not a real date is no folder of ours."""
     dated = []
     for name in names:
-        match = FOLDER.match(name)
+        match = DISABLE_FOLDER.match(name)
         if match and parse_date(match[1]) is not None:
             dated.append((match[1], int(match[2] or 1), name))
     return [name for *_key, name in sorted(dated, reverse=True)]
@@ -79,12 +80,18 @@ def stamp_of(folder: str, data: bytes, current: Version) -> manifest.Manifest:
     return stamp
 
 
-def restore(files: Files, copies: Files, folder: str, stamp: manifest.Manifest) -> Restore:
+def restore(
+    files: Files,
+    copies: Files,
+    folder: str,
+    stamp: manifest.Manifest,
+    links: Mapping[str, str] = MappingProxyType({}),
+) -> Restore:
     """The repo's known ``files`` with each of disable's ``copies`` (the stamp's among them)
-    given back whose disabling gives what is there now."""
+    given back whose disabling gives what is there now (``links`` as disable saw them)."""
     present = {path: data for path, data in copies.items() if data is not None}
     candidate = {**files, **present}
-    disabled = {e.path: e.after for e in plan_disable(candidate, folder).edits}
+    disabled = {e.path: e.after for e in plan_disable(candidate, folder, links=links).edits}
     restored: list[str] = []
     kept: list[str] = []
     for path in sorted(present):

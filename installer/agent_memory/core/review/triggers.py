@@ -10,7 +10,7 @@ from ...parse.continuity import LastReview, cursor, last_review
 from ...parse.facts import Document
 from ...parse.lognames import LogNames
 from ...parse.policy import Policy
-from .tiers import decays
+from .tiers import SUPERSEDED, decays, decide
 
 if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
     from ...parse.sessions import SessionRefs
@@ -82,12 +82,59 @@ def due_reasons(
         reasons.append(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"
         )
+    size = _oversize(continuity, policy)
+    if size and _archivable(continuity, names.logs, policy):
+        reasons.extend(size)
+    return reasons
+
+
+def advice(continuity: Document | None, names: LogNames, policy: Policy) -> list[str]:
+    """A size trigger a review cannot act on (REVIEW.md § When): continuity.md is over a limit
+    but no fact is old enough to archive, so a review would change nothing. It is advice for a
+    person, not a reason to run the review at every session start."""
+    if continuity is None:
+        return []
+    size = _oversize(continuity, policy)
+    if not size or _archivable(continuity, names.logs, policy):
+        return []
+    return [
+        f"continuity.md is over a limit — {'; '.join(size)} — but no fact is old enough to "
+        "archive, so a review would not shrink it: merge or archive facts by hand, or raise "
+        "the limit in memory/decay-policy.md"
+    ]
+
+
+def _oversize(continuity: Document, policy: Policy) -> list[str]:
+    """The size triggers that hold: decaying facts and lines over the policy's limits."""
+    found = []
     decaying = sum(1 for fact in continuity.facts if decays(fact))
     if decaying > policy.continuity_max_facts:
-        reasons.append(
+        found.append(
             f"{decaying} decaying facts (continuity_max_facts: {policy.continuity_max_facts})"
         )
     lines = len(continuity.text.lines)
     if lines > policy.continuity_max_lines:
-        reasons.append(f"{lines} lines (continuity_max_lines: {policy.continuity_max_lines})")
-    return reasons
+        found.append(f"{lines} lines (continuity_max_lines: {policy.continuity_max_lines})")
+    return found
+
+
+def _archivable(continuity: Document, logs: Sequence[str], policy: Policy) -> bool:
+    """Whether a review would move a fact of continuity.md to the archive: one whose footer,
+    counted against the logs there are, is past its window (DECAY.md § Tiers, rules 7 and the
+    sweep). Logs the last review has not read can only make a fact younger, so this is what a
+    review would do at most; an unread log that names such a fact changes its footer instead."""
+
+    def since(day: str) -> int:
+        return len(logs) - bisect.bisect_right(logs, day + ".")  # as the review counts
+
+    for fact in continuity.facts:
+        fields = dict(fact.fields)
+        needed = ("created", "last_used", "uses", *(("done",) if fact.task == "x" else ()))
+        if not decays(fact) or fact.id is None or any(k not in fields for k in needed):
+            continue  # a footer the review would fill or refuse: lint reports it
+        uses = fields["uses"]
+        if not (uses.isascii() and uses.isdigit() and len(uses) <= 10):
+            continue
+        if decide(fields, fact.section, fact.task, since, policy).tier in ("archived", SUPERSEDED):
+            return True
+    return False

@@ -15,9 +15,10 @@ from typing import Any
 
 from ... import patterns
 from ...errors import InputError
+from ...layout import OPEN_THREADS
 from ...parse import footer, frontmatter
 from ...parse.dates import parse_date, quarter_of
-from ...parse.markdown import FENCE, HEADING
+from ...parse.markdown import HEADING, fence_closes, fence_opens
 from ...parse.text import Text, decode, strip_eol
 from ..review.archive import new_quarter
 from ..review.edits import append_to_section
@@ -53,6 +54,10 @@ TAG_SECTIONS = MappingProxyType(
 _DONE_HEADING = patterns.compile(
     r"done|complete|finished|works|working|recent|changes", re.IGNORECASE
 )
+# A heading under a done one that says its work is not done is not done either.
+_PENDING_HEADING = patterns.compile(
+    r"left|next|to ?do|remaining|pending|planned|backlog|issue|progress|goal|focus", re.IGNORECASE
+)
 _BULLET = patterns.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
 _NUMBERED = patterns.compile(r"^[0-9]+[.)]\s+(.*)$")
 
@@ -86,72 +91,136 @@ def store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
 
 
 def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> list[Fact]:
-    """Each top-level bullet (with what is indented under it) and each paragraph is one fact.
+    """Each top-level item (with what is indented under it) and each paragraph is one fact; a
+    fenced code block belongs to the fact it follows under the same heading (blank lines
+    between them included), or, first under its heading, is a fact led by that heading's text.
 
-    In a file mapped to Open Threads, bullets become threads: checked under a heading that says
-    the work is done, open otherwise; paragraphs there go to Project Context.
+    In a file mapped to Open Threads, a task item keeps its box (``[ ]`` an open thread,
+    pinned; ``[x]`` checked, swept in time); a plain item is checked under a heading that says
+    the work is done (or under one whose parent heading says so), else a plain fact of Open
+    Threads that decays like any other; paragraphs there go to Project Context.
     """
-    facts: list[Fact] = []
-    threads = section == "Open Threads"
-    done = False
-    current: list[str] = []
-    current_task: str | None = None
-    paragraph = False
-
-    def flush() -> None:
-        nonlocal current, current_task
-        if current:
-            target = section if (not paragraph or not threads) else "Project Context"
-            task = current_task if target == "Open Threads" else None
-            facts.append(Fact(target, tuple(current), _fields(day, path), task))
-        current, current_task = [], None
-
-    fenced = False
+    scan = _Scan(path, section, day)
     for raw in lines:
-        line = strip_eol(raw).rstrip()
-        if FENCE.match(line):
-            fenced = not fenced
-        if fenced or (current and line[:1] in (" ", "\t") and line.strip()):
-            if current:
-                current.append(line)
-            continue
+        scan.line(strip_eol(raw))
+    scan.flush()
+    return scan.facts
+
+
+class _Scan:
+    """The state of one memory-bank file read line by line."""
+
+    def __init__(self, path: str, section: str, day: str) -> None:
+        self.path, self.section, self.day = path, section, day
+        self.threads = section == OPEN_THREADS
+        self.facts: list[Fact] = []
+        self.current: list[str] = []
+        self.task: str | None = None
+        self.paragraph = False
+        self.fence: tuple[str, int] | None = None  # the open fence's character and length
+        self.headings: list[tuple[int, bool, str]] = []  # (level, done, title), outermost first
+        self.attachable = False  # the last fact is under the current heading
+        self.last_paragraph = False  # the last fact is a paragraph (not an item)
+        self.gap = False  # a blank line came after the current fact's last line
+
+    def line(self, bare: str) -> None:
+        """One line without its line ending; a fenced one is kept exactly, the rest trimmed."""
+        if self.fence is not None:
+            self.current.append(bare)
+            if fence_closes(self.fence, bare):
+                self.fence = None
+            return
+        line = bare.rstrip()
+        opening = fence_opens(line)
+        if opening is not None:
+            self._open_fence(bare, opening)
+            return
+        if self.current and line[:1] in (" ", "\t") and line.strip():
+            self._append(line)
+            return
         if not line.strip():
-            if paragraph:
-                flush()
-            continue
+            if self.paragraph:
+                self.flush()
+            self.gap = bool(self.current)  # kept only if the item goes on after it
+            return
         heading = HEADING.match(line)
         if heading is not None:
-            flush()
-            done = bool(_DONE_HEADING.search(line))
-            continue
-        bullet = _item(line, done)
-        if bullet is not None:
-            flush()
-            paragraph = False
-            first, current_task = bullet
-            current = [first]
-            if not threads:
-                current_task = None
-            continue
-        if current and paragraph:
-            current.append(line)
-            continue
-        flush()
-        paragraph = True
-        current = [line]
-    flush()
-    return facts
+            self.flush()
+            self._heading(len(heading.group(1)), line[len(heading.group(0)) :].strip())
+            return
+        self._text(line)
+
+    def _text(self, line: str) -> None:
+        item = _item(line)
+        if item is not None:
+            self.flush()
+            self.paragraph = False
+            self.current, self.task = [item[0]], item[1]
+        elif self.current and self.paragraph:
+            self.current.append(line)
+        else:
+            self.flush()
+            self.paragraph = True
+            self.current = [line]
+
+    def _open_fence(self, line: str, opening: tuple[str, int]) -> None:
+        """A fence joins the fact before it under this heading, else starts one of its own."""
+        if not self.current and self.attachable and self.facts:
+            last = self.facts.pop()
+            self.current, self.task, self.gap = list(last.lines), last.task, True
+            self.paragraph = self.last_paragraph
+        elif not self.current:
+            self.paragraph = True
+            title = self.headings[-1][2] if self.headings else ""
+            self.current = [title] if title else []
+        if self.current:
+            self._append(line)
+        else:
+            self.current = [line]
+        self.fence = opening
+
+    def _append(self, line: str) -> None:
+        """A line of the current fact, after the blank line that came before it, if one did."""
+        if self.gap:
+            self.current.append("")
+        self.current.append(line)
+        self.gap = False
+
+    def _heading(self, level: int, title: str) -> None:
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        inherited = bool(self.headings) and self.headings[-1][1]
+        done = _DONE_HEADING.search(title) is not None
+        done = done or (inherited and _PENDING_HEADING.search(title) is None)
+        self.headings.append((level, done, title.strip("#").strip()))
+        self.attachable = False
+
+    def flush(self) -> None:
+        if not self.current:
+            return
+        self.fence = None  # one the file never closed ends with its fact (``_fact_lines``)
+        target = self.section if not (self.paragraph and self.threads) else "Project Context"
+        task = self._box() if target == OPEN_THREADS and not self.paragraph else None
+        self.facts.append(Fact(target, tuple(self.current), _fields(self.day, self.path), task))
+        self.current, self.task, self.attachable, self.gap = [], None, True, False
+        self.last_paragraph = self.paragraph
+
+    def _box(self) -> str | None:
+        """A task item keeps its box; a plain item is checked when its heading says done."""
+        if self.task is not None:
+            return self.task
+        return "x" if self.headings and self.headings[-1][1] else None
 
 
-def _item(line: str, done: bool) -> tuple[str, str] | None:
-    """A list item's text and its task box (its own, or checked under a 'done' heading)."""
+def _item(line: str) -> tuple[str, str | None] | None:
+    """A list item's text and its own task box (None: a plain item)."""
     bullet = _BULLET.match(line)
     if bullet is not None:
         box = bullet.group(2)
-        return bullet.group(3), box[1].lower() if box else ("x" if done else " ")
+        return bullet.group(3), box[1].lower() if box else None
     numbered = _NUMBERED.match(line)
     if numbered is not None:
-        return numbered.group(1), "x" if done else " "
+        return numbered.group(1), None
     return None
 
 
@@ -246,6 +315,22 @@ def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
 # -- facts into continuity.md and the archive ------------------------------------------------
 
 
+def imported(facts: Sequence[Fact]) -> str:
+    """What the report says of an import: how many facts, and which of them never decay."""
+    live = [f for f in facts if not f.archived]
+    threads = sum(1 for f in live if f.task == " ")
+    checked = sum(1 for f in live if f.task == "x")
+    plain = sum(1 for f in live if f.task is None and f.section == OPEN_THREADS)
+    parts = [f"{threads} open threads (pinned: they never decay)"]
+    if checked:
+        parts.append(f"{checked} done tasks (checked: swept to the archive in time)")
+    if plain:
+        parts.append(
+            f"{plain} plain items in Open Threads (they decay; make one `- [ ]` to pin it)"
+        )
+    return f"{len(facts)} facts imported: " + ", ".join(parts)
+
+
 def memory_files(
     continuity: Text, facts: Sequence[Fact], today: dt.date
 ) -> tuple[bytes, bytes | None]:
@@ -279,14 +364,24 @@ def memory_files(
 
 
 def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
+    """The fact as a bullet: its other lines indented under it (those indented two spaces or a
+    tab already kept as they are),
+    a fenced block's lines each given its opening line's indent, and a fence the text never
+    closed closed before the footer, so the footer is never read as code."""
     box = f"[{fact.task}] " if fact.task else ""
-    lines = [f"- {box}{fact.lines[0]}\n"]
+    lines = [f"- {box}{fact.lines[0].lstrip()}\n"]  # more spaces would move its content
+    fence, pad = fence_opens(fact.lines[0]), "  "
     for line in fact.lines[1:]:
-        if not line.strip():
+        if fence is not None:
+            lines.append(f"{pad}{line}\n" if line else "\n")
+            fence = None if fence_closes(fence, line) else fence
+        elif not line.strip():
             lines.append("\n")
-        elif line[:1] in (" ", "\t"):
-            lines.append(line + "\n")
         else:
-            lines.append("  " + line + "\n")
+            pad = "" if line.startswith(("  ", "\t")) else "  "
+            lines.append(pad + line + "\n")
+            fence = fence_opens(line)
+    if fence is not None:
+        lines.append(f"{pad}{fence[0] * fence[1]}\n")
     lines.append("  " + footer.render_checked(fields) + "\n")
     return lines

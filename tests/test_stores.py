@@ -1,0 +1,220 @@
+"""Memory stores imported by Mode C (MIGRATE.md § Memory stores): fenced blocks and task lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.parse import facts
+from conftest import build_tree, cli, tree
+
+TODAY = "2026-09-20"
+FENCE = "```"
+
+# Shaped like a real Cline memory bank (0x4007/travel-stipend): mermaid diagrams after a
+# paragraph and a blank line, a directory tree first under its heading, commands, a longer fence
+# holding a shorter one, and a progress file of headings and plain bullets.
+BANK = {
+    "memory-bank/systemPatterns.md": f"""# System Patterns
+
+## Architecture Overview
+
+The calculator is a pipeline of pure functions.
+
+{FENCE}mermaid
+flowchart TD
+    Input[CSV Input] --> Parser
+
+ Parser --> Output
+{FENCE}
+
+## Caching
+
+- **Cache Classes**: generic, persisted to JSON.
+- **Hash-Based Keys**: keys hash the inputs.
+
+{FENCE}mermaid
+classDiagram
+    class PersistentCache~T~ {{
+        +get(key: string): T | null
+    }}
+{FENCE}
+""",
+    "memory-bank/techContext.md": f"""# Tech Context
+
+### Project Structure
+
+{FENCE}
+stipend/
+├── src/                    # Source code
+│   └── cli.ts
+- not a bullet
+## not a heading
+{FENCE}
+
+## Running
+
+````markdown
+{FENCE}bash
+bun src/cli.ts -b
+{FENCE}
+````
+""",
+    "memory-bank/productContext.md": f"""# Product Context
+
+Setup, unfinished in the bank:
+
+{FENCE}bash
+bun install
+""",
+    "memory-bank/progress.md": """# Progress
+
+## What Works
+
+### Core Functionality
+
+✅ **Basic Stipend Calculation**
+
+- Flight cost calculation based on distance
+- Lodging cost with cost-of-living adjustment
+
+## What's Left to Build
+
+### Core Enhancements
+
+- Multiple origin support
+1. Currency conversion
+- [ ] Decide the rounding rule
+- [x] Pick the currency API
+
+## Recent Achievements
+
+- Moved the scraper to Playwright
+""",
+}
+
+
+def imported(tmp_path: Path, files: dict[str, str]) -> tuple[Path, str]:
+    repo = tmp_path / "repo"
+    build_tree(repo, files)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    return repo, result.output
+
+
+def fenced_lines(text: str) -> list[str]:
+    """The lines of a source's fenced blocks, fences included (CommonMark: a fence closes on a
+    run of its character at least as long, with nothing after it)."""
+    found: list[str] = []
+    opening = ""
+    for line in text.splitlines():
+        run = line[: len(line) - len(line.lstrip("`~"))] if line[:1] in "`~" else ""
+        if not opening and len(run) >= 3 and len(set(run)) == 1:
+            opening = run
+            found.append(line)
+        elif opening:
+            found.append(line)
+            closes = run[:1] == opening[0] and len(run) >= len(opening)
+            if closes and not line[len(run) :].strip():
+                opening = ""
+    return found
+
+
+def test_a_fenced_block_stays_inside_the_fact_it_belongs_to(tmp_path: Path) -> None:
+    repo, _ = imported(tmp_path, BANK)
+    data = (repo / "memory/continuity.md").read_bytes()
+    doc = facts.parse("memory/continuity.md", data)
+    assert doc.problems == () and all(f.id for f in doc.facts)
+    assert not any(f.first_line.startswith("`") for f in doc.facts)
+    lines = doc.text.lines
+
+    def fact_of(text: str) -> facts.Fact:
+        return next(f for f in doc.facts if f"  {text}\n" in lines[f.start : f.end])
+
+    for path, source in BANK.items():
+        for line in fenced_lines(source):
+            if line:
+                assert fact_of(line), (path, line)  # byte for byte, under its bullet
+    paragraph = fact_of("flowchart TD")
+    assert paragraph.first_line == "The calculator is a pipeline of pure functions."
+    assert lines[paragraph.start + 1] == "\n"  # the blank line before the fence is kept
+    assert fact_of("classDiagram").first_line.startswith("**Hash-Based Keys**")
+    assert fact_of("stipend/").first_line == "Project Structure"  # first under its heading
+    assert fact_of("bun src/cli.ts -b").first_line == "Running"
+    unclosed = fact_of("bun install")
+    assert lines[unclosed.footer_line - 1] == f"  {FENCE}\n"  # closed before its footer
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0 and "[fact-no-id]" not in lint.output
+    for fact in (paragraph, unclosed):
+        assert cli("explain", fact.id, repo).exit_code == 0
+
+
+def test_only_a_source_task_is_a_pinned_thread_and_the_report_says_so(tmp_path: Path) -> None:
+    repo, output = imported(tmp_path, BANK)
+    doc = facts.parse("memory/continuity.md", (repo / "memory/continuity.md").read_bytes())
+    threads = {f.first_line: f.task for f in doc.facts if f.section == "Open Threads"}
+    assert threads == {
+        "Flight cost calculation based on distance": "x",  # What Works > Core Functionality
+        "Lodging cost with cost-of-living adjustment": "x",
+        "Multiple origin support": None,  # What's Left: decays
+        "Currency conversion": None,
+        "Decide the rounding rule": " ",  # the bank's own open task: pinned
+        "Pick the currency API": "x",
+        "Moved the scraper to Playwright": "x",  # Recent Achievements
+    }
+    assert (
+        "facts imported: 1 open threads (pinned: they never decay), 4 done tasks (checked: swept "
+        "to the archive in time), 2 plain items in Open Threads (they decay; make one `- [ ]` to "
+        "pin it))" in output
+    )
+
+
+def test_a_co_cli_memory_with_an_unclosed_fence_keeps_its_footer(tmp_path: Path) -> None:
+    memory = f"---\ntags: [tool]\n---\nRun the linter:\n{FENCE}sh\n ruff check .\n"
+    repo, _ = imported(tmp_path, {".co-cli/knowledge/memories/001-lint.md": memory})
+    doc = facts.parse("memory/continuity.md", (repo / "memory/continuity.md").read_bytes())
+    (fact,) = [
+        f for f in doc.facts if f.field("origin") == ".co-cli/knowledge/memories/001-lint.md"
+    ]
+    assert doc.problems == () and fact.id
+    assert "  ```sh\n   ruff check .\n  ```\n" in "".join(doc.text.lines[fact.start : fact.end])
+
+
+block = st.sampled_from(
+    ["# H", "## Done", "### Sub", "## Next", "Para text", "- item", "- [ ] task", "1. step", ""]
+)
+code = st.lists(st.sampled_from(["x = 1", " y", "", "- z", "## w", "~~~", "````"]), max_size=4)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.one_of(block, code.map(lambda c: [FENCE + "py", *c, FENCE])), max_size=12),
+    st.booleans(),
+)
+def test_generated_banks_keep_every_fenced_line_and_every_footer(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[object], unclosed: bool
+) -> None:
+    lines: list[str] = []
+    for part in parts:
+        lines.extend(part if isinstance(part, list) else [part])
+    if unclosed:
+        lines += [FENCE, "left open"]
+    source = "\n".join(lines) + "\n"
+    repo = tmp_path_factory.mktemp("repo")
+    build_tree(repo, {"memory-bank/progress.md": source})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    after = tree(repo)
+    if "memory/continuity.md" not in after:
+        return
+    doc = facts.parse("memory/continuity.md", after["memory/continuity.md"])
+    assert doc.problems == () and all(f.id for f in doc.facts)
+    text = after["memory/continuity.md"].decode()
+    for line in fenced_lines(source):
+        if line.strip():
+            assert f"  {line}\n" in text or f"- {line}\n" in text, line
