@@ -84,7 +84,13 @@ def fact() -> None:
 @fact.command("add")
 @opts.fact_add
 def fact_add(
-    text: str, path: Path, section: str | None, fact_id: str | None, thread: bool, **flags: Any
+    text: str,
+    path: Path,
+    section: str | None,
+    new_section: bool,
+    fact_id: str | None,
+    thread: bool,
+    **flags: Any,
 ) -> None:
     """Add TEXT as a fact the review tracks (id, created today, tier working); print its id."""
     from ..commands.fact import FactOptions
@@ -92,5 +98,5 @@ def fact_add(
     from ..commands.settle import Options
 
     as_json = flags.pop("as_json")
-    new = FactOptions(text, section, fact_id, thread)
+    new = FactOptions(text, section, fact_id, thread, new_section)
     execute(lambda: run(path, new, Options(**flags)), as_json)

@@ -186,7 +186,17 @@ check_logs = _all(
 fact_add = _all(
     click.argument("text"),
     repo_arg,
-    click.option("--section", metavar="S", help="Section to add it to (default: Key Decisions)."),
+    click.option(
+        "--section",
+        metavar="S",
+        help="Section to add it to (default: Key Decisions): one continuity.md has, or one of "
+        "the schema's; any other is refused as a likely typo unless --new-section is given.",
+    ),
+    click.option(
+        "--new-section",
+        is_flag=True,
+        help="Start section S when continuity.md has none by that name.",
+    ),
     click.option("--id", "fact_id", metavar="ID", help="Its id (default: derived from its words)."),
     click.option(
         "--thread", is_flag=True, help="An open thread `- [ ]` (default: in Open Threads)."

@@ -92,7 +92,12 @@ def _reference(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _fact_add(session: McpSession, args: Mapping[str, Any]) -> dict[str, Any]:
-    fact = fact_command.FactOptions(args["text"], args.get("section"), args.get("id"))
+    fact = fact_command.FactOptions(
+        args["text"],
+        args.get("section"),
+        args.get("id"),
+        new_section=args.get("new_section", False),
+    )
     result = fact_command.fact_add(session.path, fact, Options(wait=session.wait))
     return {**result.report.summary, "outcome": result.report.outcome}
 
