@@ -14,7 +14,7 @@ from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
 from ..core.install.bootstrap import check_vendors, physical
 from ..core.install.ladder import Files, Ladder
-from ..core.install.repair import budget
+from ..core.install.repair import budget, unreadable
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
 from ..layout import (
@@ -97,7 +97,7 @@ def _enable(
         heading = _restored(settled.outcome, restoring, current, path)
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, shown)
-    findings = budget(AGENTS_MD, final)
+    findings = [*budget(AGENTS_MD, final), *unreadable(files)]
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
