@@ -8,7 +8,6 @@ and whose tier is the one DECAY.md's rules give a fact at birth.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -117,6 +116,8 @@ def _section_title(continuity: Document, wanted: str, new_section: bool) -> str:
     existing = known.get(wanted.lower())
     if existing is not None or new_section:
         return existing or wanted
+    import difflib  # a refusal only: every fact add would pay for it at start-up otherwise
+
     close = difflib.get_close_matches(wanted.lower(), list(known), 1, 0.6)
     hint = (
         f"did you mean {known[close[0]]!r}?"
