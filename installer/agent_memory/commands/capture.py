@@ -20,12 +20,15 @@ from ..layout import CONTINUITY, SESSIONS_DIR
 from ..parse import facts, transcripts
 from ..parse.facts import Document
 from ..parse.transcripts import Item, Meta
+from ..parse.untrusted import moment, one_line
 from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo
 from ..shell.stream import lines
 from .report import Report, Result
 from .settle import Options, settle
+
+_HEAD_MAX = 1000  # records read before the one that names the session, at most
 
 
 class CaptureOptions(NamedTuple):
@@ -64,27 +67,35 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
         raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
     docs = [memory.continuity, *memory.archives]
     known = frozenset(f.id for doc in docs for f in doc.facts if f.id is not None)
+    shown = one_line(str(transcript))
     try:
-        agent, items = transcripts.read(lines(transcript), agent)
+        agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
         head, meta = _until_session_id(items)
         if meta is None or not meta.session_id:
-            raise transcripts.NotATranscript("names no session id")
-        slug = capturing.slug(agent, meta.session_id)
-        ours = [n for n in memory.logs if n.endswith(f"-{slug}.md")]
-        before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours))
+            raise transcripts.NotATranscript(
+                "names no session id (ASCII letters, digits, '.', '_', ':' and '-')"
+            )
+        suffixes = capturing.log_suffixes(agent, meta.session_id)
+        ours = [name for name in memory.logs if name.endswith(suffixes)]
+        before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours), meta.session_id)
         session = capturing.collect(_chain(head, items), known, before.last_line)
     except transcripts.NotATranscript as exc:
-        raise InputError(str(transcript), None, str(exc), "pass a transcript file") from None
+        raise InputError(shown, None, str(exc), "pass a transcript file") from None
     if session.last_line == 0:
-        said = f"already captured in {', '.join(ours)}" if ours else "the agent did nothing"
+        said = (
+            f"already captured in {', '.join(before.logs)}"
+            if before.logs
+            else "the agent did nothing"
+        )
         return _report(path, "unchanged", (f"nothing new to capture: {said}",), {})
-    if session.start is None or capturing.moment(session.start) is None:
-        raise InputError(str(transcript), None, "holds no start time", "pass a transcript file")
+    if session.start is None or moment(session.start) is None:
+        raise InputError(shown, None, "holds no start time", "pass a transcript file")
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, before.created)
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
-    log = capturing.render(agent, session, files, found)
-    rel = f"{SESSIONS_DIR}/{log.name}"
+    name = capturing.log_name(agent, session, frozenset(memory.logs))
+    log = capturing.render(agent, session, name, files, found)
+    rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):  # a log of that name not written from this transcript's lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)
     plan = Plan.of([FileEdit(rel, None, log.text.encode(), Outcome.CREATED, "captured")])
@@ -97,12 +108,15 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
 
 
 def _until_session_id(items: Iterator[Item]) -> tuple[list[Item], Meta | None]:
-    """The items up to the first that names the session (the first line, in practice)."""
+    """The items up to the first that names the session (the first line, in practice), held
+    until then: at most ``_HEAD_MAX`` of them."""
     head: list[Item] = []
     for item in items:
         head.append(item)
         if isinstance(item, Meta) and item.session_id:
             return head, item
+        if len(head) >= _HEAD_MAX:
+            break
     return head, None
 
 
