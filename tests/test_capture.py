@@ -387,6 +387,99 @@ def test_two_sessions_whose_ids_share_their_first_8_characters_each_get_their_lo
     assert _uses(memory_repo)["post-only-mutations"] == 4
 
 
+def _hold_lock(repo: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another run holding the repo's lock for ``seconds``, started once it holds it."""
+    code = (
+        "import sys, time; from pathlib import Path; from agent_memory.shell.repo import Repo\n"
+        "with Repo(Path(sys.argv[1])).locked():\n"
+        "    print('held', flush=True); time.sleep(float(sys.argv[2]))\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(repo), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_the_hook_waits_a_moment_for_the_lock_and_capture_takes_wait(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """The session-end hook exited 1 while another run held the lock, saying `pass --wait`,
+    which capture did not accept. The hook now waits up to 1.5 s (Codex allows a session-end
+    hook 3 s in all); capture takes --wait, as the message says."""
+    payload = json.dumps({"transcript_path": str(TRANSCRIPTS["claude"])})
+    holder = _hold_lock(memory_repo, 0.6)
+    hook = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        input=payload, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    holder.wait()
+    assert hook.returncode == 0, hook.stderr
+    holder = _hold_lock(memory_repo, 2.5)
+    args = ("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["codex"])
+    refused = run_console(*args, cwd=tmp_path)
+    waited = run_console(*args, "--wait", "10", cwd=tmp_path)
+    holder.wait()
+    assert refused.returncode == 1 and "pass --wait SECONDS" in refused.stderr
+    assert waited.returncode == 0, waited.stderr
+
+
+def test_the_hook_takes_its_json_without_waiting_for_the_end_of_stdin(
+    memory_repo: Path,
+) -> None:
+    """An agent may keep the hook's stdin open after writing its JSON: capture waited for an
+    end of file that never came, until the agent killed the hook."""
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None
+    hook.stdin.write(json.dumps({"transcript_path": str(TRANSCRIPTS["claude"])}) + "\n")
+    hook.stdin.flush()
+    try:
+        hook.wait(timeout=10)
+    finally:
+        hook.kill()
+        hook.stdin.close()
+    assert hook.returncode == 0
+    assert hook.stdout is not None and "captured claude session" in hook.stdout.read()
+
+
+_DEEP = '{"transcript_path": ' + "[" * 5000 + "]" * 5000 + "}"
+
+
+@pytest.mark.parametrize(
+    ("stdin", "says"),
+    [
+        (_DEEP, "not a JSON object"),
+        ('{"transcript_path": "/tmp/a\\u0000b.jsonl"}', "transcript_path holds U+0000"),
+        ('{"transcript_path": "/tmp/\\ud800.jsonl"}', "transcript_path holds U+D800"),
+        ('{"transcript_path": "/tmp/a\\nb.jsonl"}', "transcript_path holds U+000A"),
+        ('{"transcript_path": "' + "a" * 5000 + '"}', "is over 4096 bytes"),
+        ('{"transcript_path": "', "no whole JSON object arrived within"),
+    ],
+)
+def test_a_hostile_hook_payload_is_one_line_exit_1(
+    memory_repo: Path, tmp_path: Path, stdin: str, says: str
+) -> None:
+    before = tree(memory_repo)
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None and hook.stderr is not None
+    hook.stdin.write(stdin)
+    hook.stdin.flush()  # and kept open, as an agent may
+    try:
+        assert hook.wait(timeout=10) == 1
+    finally:
+        hook.kill()
+        hook.stdin.close()
+    err = hook.stderr.read()
+    assert len(err.splitlines()) == 1 and says in err and "Traceback" not in err, err
+    assert tree(memory_repo) == before
+
+
 def test_a_transcript_line_nested_past_the_decoder_is_skipped_not_a_traceback(
     memory_repo: Path, tmp_path: Path
 ) -> None:

@@ -253,6 +253,14 @@ capture = _all(
     ),
     hook_opt,
     json_opt,
+    click.option(
+        "--wait",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        help="Wait up to SECONDS for another run's lock (default: 0; with --hook, 1.5, which "
+        "fits Codex's 3 s limit on a session-end hook).",
+    ),
 )
 hooks = _all(
     repo_arg,

@@ -29,7 +29,12 @@ def session_new(path: Path, slug: str | None, now: dt.datetime | None, as_json: 
 @session.command("capture")
 @opts.capture
 def session_capture(
-    path: Path, transcript: Path | None, agent: str | None, hook: bool, as_json: bool
+    path: Path,
+    transcript: Path | None,
+    agent: str | None,
+    hook: bool,
+    as_json: bool,
+    wait: float | None,
 ) -> None:
     """Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the ids
     the agent named, the facts it added or changed, the files it changed; never overwrites."""
@@ -37,7 +42,7 @@ def session_capture(
     from ..commands.capture import capture as run
 
     stdin = sys.stdin if hook and transcript is None else None
-    execute(lambda: run(path, CaptureOptions(transcript, agent, stdin)), as_json)
+    execute(lambda: run(path, CaptureOptions(transcript, agent, stdin, wait)), as_json)
 
 
 @main.command("check-logs")

@@ -2,12 +2,12 @@
 
 The one file it may create is a new ``memory/sessions/<start>-<agent>-<session>.md``; an existing
 log is never touched (the plan's ``before`` is "absent", which the applier re-checks under the
-lock). With ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin.
+lock). With ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin,
+and another run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -17,17 +17,20 @@ from ..core.agents import capture as capturing
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
-from ..parse import facts, transcripts
+from ..parse import facts, hookinput, transcripts
 from ..parse.facts import Document
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import moment, one_line
 from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo
-from ..shell.stream import lines
+from ..shell.stream import hook_input, lines
 from .report import Report, Result
 from .settle import Options, settle
 
+# Seconds a hook waits for another run's lock: Codex gives a session-end hook 3 s in all
+# (it clamps any longer timeout), which must also cover start-up and the capture itself.
+HOOK_WAIT = 1.5
 _HEAD_MAX = 1000  # records read before the one that names the session, at most
 
 
@@ -35,12 +38,16 @@ class CaptureOptions(NamedTuple):
     transcript: Path | None
     agent: str | None = None
     hook: IO[str] | None = None  # stdin of a hook: JSON with "transcript_path"
+    wait: float | None = None  # seconds for another run's lock; None: HOOK_WAIT for a hook, else 0
 
 
 def capture(path: Path, options: CaptureOptions) -> Result:
     transcript = options.transcript or _from_hook(options.hook)
+    wait = options.wait
+    if wait is None:
+        wait = HOOK_WAIT if options.hook is not None else 0.0
     repo = Repo(path)
-    with repo.locked():
+    with repo.locked(wait):
         return _capture(repo, path, transcript, options.agent)
 
 
@@ -48,17 +55,8 @@ def _from_hook(stdin: IO[str] | None) -> Path:
     """The transcript named by a hook's stdin payload (all three agents call it the same)."""
     if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("pass --transcript FILE, or --hook with the hook's JSON on stdin")
-    try:
-        payload = json.loads(stdin.read(1 << 20) or "null")
-    except ValueError:
-        payload = None
-    where = payload.get("transcript_path") if isinstance(payload, dict) else None
-    if not isinstance(where, str) or not where:
-        raise InputError(
-            "<stdin>", None, "the hook's JSON names no transcript_path",
-            "run from an agent's hook, or pass --transcript FILE",
-        )  # fmt: skip
-    return Path(where)
+    most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
+    return Path(hookinput.transcript_path(hook_input(stdin, hookinput.whole, most, seconds)))
 
 
 def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Result:
