@@ -124,7 +124,7 @@ def read(lines: Iterable[bytes | None], agent: str | None = None) -> tuple[str, 
     while isinstance(first, Bad):
         skipped.append(first)
         if len(skipped) > _LEADING_BAD_MAX:  # kept until the agent is known: bounded
-            raise NotATranscript(f"holds no JSON record in its first {_LEADING_BAD_MAX} lines")
+            raise NotATranscript(f"holds {_LEADING_BAD_MAX} unreadable lines before any record")
         first = next(stream, None)
     if first is None:
         over = any(bad.long for bad in skipped)
