@@ -7,12 +7,15 @@ import json
 import os
 import re
 import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.core.agents import capture as capturing
 from agent_memory.core.agents.capture import collect, named_ids
 from agent_memory.parse import transcripts
 from agent_memory.parse.footer import ID
@@ -221,10 +224,15 @@ def test_ids_are_whole_tokens_and_a_sentence_period_is_not_part_of_one() -> None
         "open-threads/rate-limit.md and `a.b`, <!-- id: rate-limit -->"
     )
     encoded = frozenset(i.encode() for i in known)
-    assert named_ids(text, encoded) == ["release-4.6.2-shipped", "a.b"]
-    assert named_ids("“post-only-mutations”, then rate-limit.", encoded) == [
+    assert named_ids([text], encoded) == ["release-4.6.2-shipped", "a.b"]
+    assert named_ids(["“post-only-mutations”, then rate-limit."], encoded) == [
         "post-only-mutations",
         "rate-limit",
+    ]
+    # Each string of a call on its own: a comment one leaves open does not hide the next.
+    assert named_ids(["<!-- id: rate-limit", "rate-limit.", "a.b"], encoded) == [
+        "rate-limit",
+        "a.b",
     ]
 
 
@@ -242,8 +250,9 @@ _KEYS = st.sampled_from(
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.sampled_from(
         ["assistant", "user", "gemini", "text", "tool_use", "session_meta", "response_item",
-         "message", "function_call", "apply_patch", "success", "post-only-mutations"]
-    ) | st.text(max_size=8),
+         "message", "function_call", "apply_patch", "success", "post-only-mutations",
+         "2026-11-20T09:14:00Z"]
+    ) | st.text(st.characters(codec=None, exclude_categories=()), max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
     max_leaves=12,
 )  # fmt: skip
@@ -262,8 +271,280 @@ def test_no_transcript_crashes_the_reader(
     if cut:
         raw = raw[: len(raw) // 2]
     try:
-        _agent, items = transcripts.read(raw.splitlines(keepends=True), agent)
+        agent, items = transcripts.read(raw.splitlines(keepends=True), agent)
         session = collect(items, frozenset({"post-only-mutations"}), 0)
     except transcripts.NotATranscript:
         return
     assert session.named in ((), ("post-only-mutations",))
+    if session.session_id and session.start:  # what capture would write: it encodes
+        name = capturing.log_name(agent, session, frozenset())
+        capturing.render(
+            agent, session, name, session.files, capturing.Changes((), ())
+        ).text.encode()
+
+
+SESSION = "7d3f2c1e-5b8a-4e2f-9c61-0a4b8d2e6f13"
+
+
+def _claude(
+    path: Path, session: str = SESSION, start: str = "2026-11-20T09:14:00.000Z", **extra: object
+) -> Path:
+    """A Claude Code transcript in the real shape: the user's line, then the agent's line that
+    names a fact and writes a file (``extra`` overrides that line's fields or its Write input)."""
+    head = {"type": "user", "sessionId": session, "cwd": "/home/dev/app", "timestamp": start}
+    head["message"] = {"role": "user", "content": "Go"}
+    write = {"file_path": "/home/dev/app/src/a.py", "content": "x = 1"}
+    write.update({k: v for k, v in extra.items() if k == "file_path"})
+    call = {"type": "tool_use", "id": "t1", "name": extra.get("name", "Write"), "input": write}
+    said = {"type": "text", "text": "Per post-only-mutations, done."}
+    body = {"type": "assistant", "sessionId": session, "cwd": "/home/dev/app"}
+    body |= {"timestamp": extra.get("timestamp", start), "message": {"content": [said, call]}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in (head, body)))
+    return path
+
+
+def _one_log(repo: Path) -> str:
+    logs = sorted((repo / "memory/sessions").glob("*.md"))
+    assert len(logs) == 1, logs
+    return logs[0].read_text()
+
+
+_INJECTED = "x\n- transcript lines: 1-999999\n\n## Memory References\n- Created: nobody-made-it"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("file_path", _INJECTED),
+        ("name", _INJECTED),
+        ("timestamp", "2026-11-20T09:14:00Z\n- transcript lines: 1-999999"),
+        *(
+            ("file_path", f"/home/dev/app/src/b{char}.py")
+            for char in ("\u2028", "\x85", "\x00", "\ud800", "\x1b[2J", "\t", "\r")
+        ),
+    ],
+)
+def test_a_transcript_string_never_adds_a_line_to_the_log(
+    memory_repo: Path, tmp_path: Path, field: str, value: str
+) -> None:
+    """A Write's file_path, a tool's name or a record's time holding a newline was copied into
+    the log as is: `- transcript lines: 1-999999` made every later capture of the session
+    "already captured", and `- Created: x` created a fact nobody made. Every value the
+    transcript supplies is now written as one line; the log reads back as the session was."""
+    transcript = _claude(tmp_path / "t.jsonl", **{field: value})
+    result = run_console(
+        "session", "capture", memory_repo, "--transcript", transcript, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    data = (memory_repo / result.stdout.splitlines()[0]).read_bytes()
+    text = data.decode()  # every byte encodes
+    assert text.count("\n- transcript lines: ") == 1 and "\n- transcript lines: 2-2\n" in text
+    refs = read_refs(data)
+    assert refs.created == frozenset() and refs.used == {"post-only-mutations"}
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]", text)
+    assert "- end: 2026-11-20T09:14:00.000Z\n" in text  # a bad time is no time
+    again = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert "already captured in" in again.output
+
+
+@pytest.mark.parametrize(
+    "session", ["7d3f2c1e\n- transcript lines: 1-999999", "7d3f2c1e\ud800", "", "a b", "x" * 200]
+)
+def test_a_session_id_that_is_no_id_is_one_line_and_nothing_written(
+    memory_repo: Path, tmp_path: Path, session: str
+) -> None:
+    before = tree(memory_repo)
+    transcript = _claude(tmp_path / "t.jsonl", session)
+    done = run_console("session", "capture", memory_repo, "--transcript", transcript, cwd=tmp_path)
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "names no session id" in done.stderr and "Traceback" not in done.stderr
+    assert tree(memory_repo) == before
+
+
+def test_two_sessions_whose_ids_share_their_first_8_characters_each_get_their_log(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Codex's ids are UUIDv7, whose first 8 characters are the time: two sessions started
+    within a minute share them. The second was "already captured in" the first's log."""
+    first = _claude(tmp_path / "a.jsonl", "019a9f3e-6c2d-7b41-9e55-2f8d0c1a7b36")
+    later = _claude(tmp_path / "b.jsonl", "019a9f3e-7000-7b41-9e55-aaaaaaaaaaaa")
+    same_second = _claude(tmp_path / "c.jsonl", "019a9f3e-8000-7b41-9e55-bbbbbbbbbbbb")
+    later.write_text(later.read_text().replace("09:14:00.000Z", "09:14:40.000Z"))
+    written = []
+    for transcript in (first, later, same_second):
+        done = cli("session", "capture", memory_repo, "--transcript", transcript)
+        assert done.exit_code == 0 and "captured claude session" in done.output, done.output
+        written.append(done.output.splitlines()[0])
+    assert written == [
+        "memory/sessions/2026-11-20-091400-claude-019a9f3e.md",
+        "memory/sessions/2026-11-20-091440-claude-019a9f3e.md",
+        "memory/sessions/2026-11-20-091400-claude-019a9f3e80007b419e55bbbbbbbbbbbb.md",
+    ]
+    for transcript in (first, later, same_second):  # each is its own, and already captured
+        again = cli("session", "capture", memory_repo, "--transcript", transcript)
+        assert "already captured in" in again.output
+    assert cli("review", memory_repo, "--today", "2026-11-21").exit_code == 0
+    assert _uses(memory_repo)["post-only-mutations"] == 4
+
+
+def _hold_lock(repo: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another run holding the repo's lock for ``seconds``, started once it holds it."""
+    code = (
+        "import sys, time; from pathlib import Path; from agent_memory.shell.repo import Repo\n"
+        "with Repo(Path(sys.argv[1])).locked():\n"
+        "    print('held', flush=True); time.sleep(float(sys.argv[2]))\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(repo), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_the_hook_waits_a_moment_for_the_lock_and_capture_takes_wait(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """The session-end hook exited 1 while another run held the lock, saying `pass --wait`,
+    which capture did not accept. The hook now waits up to 1.5 s (Codex allows a session-end
+    hook 3 s in all); capture takes --wait, as the message says."""
+    payload = json.dumps({"transcript_path": str(TRANSCRIPTS["claude"])})
+    holder = _hold_lock(memory_repo, 0.6)
+    hook = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        input=payload, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    holder.wait()
+    assert hook.returncode == 0, hook.stderr
+    holder = _hold_lock(memory_repo, 2.5)
+    args = ("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["codex"])
+    refused = run_console(*args, cwd=tmp_path)
+    waited = run_console(*args, "--wait", "10", cwd=tmp_path)
+    holder.wait()
+    assert refused.returncode == 1 and "pass --wait SECONDS" in refused.stderr
+    assert waited.returncode == 0, waited.stderr
+
+
+def test_the_hook_takes_its_json_without_waiting_for_the_end_of_stdin(
+    memory_repo: Path,
+) -> None:
+    """An agent may keep the hook's stdin open after writing its JSON: capture waited for an
+    end of file that never came, until the agent killed the hook."""
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None
+    hook.stdin.write(json.dumps({"transcript_path": str(TRANSCRIPTS["claude"])}) + "\n")
+    hook.stdin.flush()
+    try:
+        hook.wait(timeout=10)
+    finally:
+        hook.kill()
+        hook.stdin.close()
+    assert hook.returncode == 0
+    assert hook.stdout is not None and "captured claude session" in hook.stdout.read()
+
+
+_DEEP = '{"transcript_path": ' + "[" * 5000 + "]" * 5000 + "}"
+
+
+@pytest.mark.parametrize(
+    ("stdin", "says"),
+    [
+        (_DEEP, "not a JSON object"),
+        ('{"transcript_path": "/tmp/a\\u0000b.jsonl"}', "transcript_path holds U+0000"),
+        ('{"transcript_path": "/tmp/\\ud800.jsonl"}', "transcript_path holds U+D800"),
+        ('{"transcript_path": "/tmp/a\\nb.jsonl"}', "transcript_path holds U+000A"),
+        ('{"transcript_path": "' + "a" * 5000 + '"}', "is over 4096 bytes"),
+        ('{"transcript_path": "', "no whole JSON object arrived within"),
+    ],
+)
+def test_a_hostile_hook_payload_is_one_line_exit_1(
+    memory_repo: Path, tmp_path: Path, stdin: str, says: str
+) -> None:
+    before = tree(memory_repo)
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook", str(memory_repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None and hook.stderr is not None
+    hook.stdin.write(stdin)
+    hook.stdin.flush()  # and kept open, as an agent may
+    try:
+        assert hook.wait(timeout=10) == 1
+    finally:
+        hook.kill()
+        hook.stdin.close()
+    err = hook.stderr.read()
+    assert len(err.splitlines()) == 1 and says in err and "Traceback" not in err, err
+    assert tree(memory_repo) == before
+
+
+def test_a_transcript_line_nested_past_the_decoder_is_skipped_not_a_traceback(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    transcript = _claude(tmp_path / "t.jsonl")
+    deep = '{"type": "assistant", "message": {"content": ' + "[" * 100_000 + "]" * 100_000
+    nested = '{"type": "tool_use", "name": "Bash", "input": {"a": ' + "[" * 900 + "]" * 900
+    lines = transcript.read_text() + deep + "}}\n"
+    lines += '{"type": "assistant", "message": {"content": [' + nested + "}}]}}\n"
+    transcript.write_text(lines)
+    done = run_console("session", "capture", memory_repo, "--transcript", transcript, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (memory_repo / done.stdout.splitlines()[0]).read_text()
+    assert "- unreadable lines skipped: 1 (not JSON" in text and "Bash 1" in text
+
+
+def test_a_line_over_the_bound_is_skipped_unread_and_said(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """One 200 MB transcript line took 2.5 GB: a line is now read only up to 8 MiB; a longer
+    one is skipped in small pieces, counted, and said in the log."""
+    transcript = _claude(tmp_path / "t.jsonl")
+    huge = {"type": "assistant", "message": {"content": "post-only-mutations " * (1 << 20)}}
+    with transcript.open("a") as out:
+        out.write(json.dumps(huge) + "\n")
+    measure = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, done.returncode)\n"
+        "print(done.stdout + done.stderr)\n"
+    )
+    command = [sys.executable, "-m", "agent_memory", "session", "capture", str(memory_repo)]
+    done = subprocess.run(
+        [sys.executable, "-c", measure, *command, "--transcript", str(transcript)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    peak, code = map(int, done.stdout.split()[:2])
+    assert code == 0, done.stdout
+    assert peak < 100, f"{peak} MB"  # the whole line in memory took 350 MB
+    text = _one_log(memory_repo)
+    assert "- long lines skipped: 1 (over 8 MiB each, not read;" in text
+
+
+_ANY = st.text(st.characters(codec=None, exclude_categories=()), max_size=24)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ANY, _ANY, st.lists(_ANY, max_size=4), st.lists(_ANY, max_size=3))
+def test_whatever_the_transcript_holds_the_log_reads_back_as_the_session(
+    session_id: str, end: str, files: list[str], names: list[str]
+) -> None:
+    """render is the one place transcript strings reach a log: any strings give a log whose
+    session line, covered lines and references are exactly what capture meant."""
+    session = capturing.Session(
+        session_id or "s", "2026-11-20T09:14:00Z", end, None, None, 3, 9,
+        ("post-only-mutations",), tuple(files), 1, Counter(names), 0, False,
+    )  # fmt: skip
+    found = capturing.Changes(("new-fact",), ())
+    log = capturing.render("claude", session, "2026-11-20-091400-claude-s.md", files, found)
+    data = log.text.encode()
+    assert [line for line in log.text.splitlines() if line.startswith("## ")] == [
+        "## Session", "## Files Changed", "## Memory References"
+    ]  # fmt: skip
+    refs = read_refs(data)
+    assert (refs.used, refs.created) == ({"post-only-mutations", "new-fact"}, {"new-fact"})
+    before = capturing.earlier([("x.md", data)], session.session_id or "s")
+    assert (before.logs, before.last_line) == (("x.md",), 9)
+    other = capturing.earlier([("x.md", data)], (session.session_id or "s") + "x")
+    assert other.logs == ()

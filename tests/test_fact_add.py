@@ -68,7 +68,10 @@ def test_thread_section_and_pinned_tiers(enabled: Path) -> None:
 
 
 def test_a_new_section_is_made_at_the_end(enabled: Path) -> None:
-    cli("fact", "add", "Deploys on Fridays are fine", enabled, "--section", "Ops", "--today", DAY)
+    cli(
+        "fact", "add", "Deploys on Fridays are fine", enabled,
+        "--section", "Ops", "--new-section", "--today", DAY,
+    )  # fmt: skip
     assert continuity(enabled).endswith(
         "## Ops\n- Deploys on Fridays are fine\n  <!-- id: deploys-on-fridays-are-fine | "
         f"created: {DAY} | last_used: {DAY} | uses: 1 | tier: working -->\n"
@@ -205,3 +208,56 @@ def test_the_date_is_checked_against_the_newest_log_whatever_else_is_in_the_fold
     else:
         assert result.exit_code == 1 and f"memory/sessions/{newest}: is dated" in result.output
         assert tree(enabled) == before
+
+
+# Every character that cannot stand inside one line of a Markdown file: C0 controls, DEL, C1
+# controls, lone surrogates (unencodable), and the line and paragraph separators.
+_UNSAFE = ["\x00", "\x01", "\x1b", "\x7f", "\x80", "\x9b", "\ud800", "\udfff"]
+
+
+@pytest.mark.parametrize("char", _UNSAFE, ids=[f"U+{ord(c):04X}" for c in _UNSAFE])
+@pytest.mark.parametrize("field", ["section", "text"])
+def test_a_control_character_or_surrogate_is_refused_by_every_writer(
+    enabled: Path, char: str, field: str
+) -> None:
+    """MCP's memory_fact_add once wrote ``## Notes\\0x`` into continuity.md, after which every
+    command refused the file; the CLI's --section took ESC, DEL and C1 controls. Both writers go
+    through one check: one line, nothing written."""
+    from agent_memory.commands.mcp.tools import McpSession, call
+
+    before = tree(enabled)
+    args = {"text": "A fact", "section": "Key Decisions", field: f"Notes{char}x"}
+    done = call(McpSession(enabled), "memory_fact_add", args)
+    line = done.err.rstrip("\n")
+    assert done.result is None and isinstance(done.error, AgentMemoryError)
+    assert "control character" in line and "\n" not in line
+    line.encode()  # printable: the character is named, not echoed
+    if char not in "\x00\ud800\udfff":  # what an argv can carry
+        words = ["--section", f"Notes{char}x"] if field == "section" else []
+        text = f"Notes{char}x" if field == "text" else "A fact"
+        result = cli("fact", "add", text, enabled, *words, "--today", DAY)
+        assert result.exit_code == 1 and len(result.output.splitlines()) == 1, result.output
+        assert "control character" in result.output
+    assert tree(enabled) == before
+    assert cli("status", enabled).exit_code == 0
+
+
+def test_an_unknown_section_is_refused_with_the_nearest_one(enabled: Path) -> None:
+    before = tree(enabled)
+    typo = cli("fact", "add", "Use pnpm", enabled, "--section", "Key Decsions", "--today", DAY)
+    assert typo.exit_code == 1 and len(typo.output.splitlines()) == 1
+    assert "did you mean 'Key Decisions'?" in typo.output and "--new-section" in typo.output
+    far = cli("fact", "add", "Use pnpm", enabled, "--section", "Zzz", "--today", DAY)
+    assert far.exit_code == 1 and "Stack & Tools, Architectural Invariants" in far.output
+    assert tree(enabled) == before
+    made = cli("fact", "add", "Use pnpm", enabled, "--section", "Zzz", "--new-section")
+    assert made.exit_code == 0 and "\n## Zzz\n- Use pnpm\n" in continuity(enabled)
+    again = cli("fact", "add", "Use yarn", enabled, "--section", "zzz", "--today", DAY)
+    assert again.exit_code == 0, again.output  # a section the file has is known
+
+
+def test_a_schema_section_missing_from_the_file_is_made_without_asking(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": BASE.replace("\r\n", "\n")})
+    result = cli("fact", "add", "Tabs, not spaces", tmp_path, "--section", "conventions")
+    assert result.exit_code == 0, result.output
+    assert "\n## Conventions\n- Tabs, not spaces\n" in continuity(tmp_path)

@@ -163,3 +163,19 @@ def test_lint_names_an_unclosed_block_in_one_line_and_enable_refuses(repo: Path)
     result = cli("enable", repo)
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert stats(repo) == before
+
+
+def test_a_memory_file_no_command_can_read_is_named_with_its_line_by_enable(repo: Path) -> None:
+    """5.0.0's MCP fact add could write ``## Notes\\0x``; enable then said the file was kept,
+    exit 0, while every other command refused it. Enable still leaves memory bytes to their
+    authors, but says which line to fix, the way the other commands do."""
+    enabled(repo)
+    continuity = repo / "memory/continuity.md"
+    continuity.write_bytes(continuity.read_bytes() + b"\n## Notes\x00x\n- a fact\n")
+    before = stats(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0 and stats(repo) == before
+    line = "memory/continuity.md:18: warning [input] contains a NUL byte (binary data); delete it"
+    assert line in result.output, result.output
+    status = cli("status", repo)
+    assert status.exit_code == 1 and "memory/continuity.md:18: contains a NUL byte" in status.output

@@ -10,7 +10,9 @@ import pytest
 from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.errors import AgentMemoryError, LockedError, RefusedError
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.parse import transcripts
 from agent_memory.shell.repo import Repo
+from agent_memory.shell.stream import lines
 from conftest import build_tree, cli, run_console, tree
 
 
@@ -147,3 +149,18 @@ def test_an_unreadable_file_among_many_is_one_line_naming_it(tmp_path: Path) -> 
     with pytest.raises(AgentMemoryError) as error:
         list(repo.read_each("logs", names))
     assert str(error.value) == f"logs/{names[-3]}: is a directory where a file is expected"
+
+
+def test_a_transcript_line_over_the_bound_is_given_as_none_and_the_next_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"a" * 7 + b"\n" + b"b" * 8 + b"\n" + b"c" * 9 + b"\n" + b"d" * 40 + b"\nend")
+    assert list(lines(path, 8)) == [b"a" * 7 + b"\n", b"b" * 8 + b"\n", None, None, b"end"]
+    path.write_bytes(b"x" * 9)  # a last line over the bound, without its newline
+    assert list(lines(path, 8)) == [None]
+    legacy = b'{\n  "sessionId": "s",\n  "messages": []\n}\n'  # Gemini's old one-object file
+    for longest, read in ((len(legacy), [(1, {"sessionId": "s", "messages": []})]), (5, None)):
+        monkeypatch.setattr(transcripts, "LINE_MAX", longest)
+        parsed = list(transcripts._objects(legacy.splitlines(keepends=True)))
+        assert parsed == (read or [transcripts.Bad(1, False, long=True)])

@@ -79,7 +79,7 @@ def _explain(v: Values, _progress: Progress) -> Built:
 def _fact_add(v: Values, _progress: Progress) -> Built:
     from ..commands.fact import FactOptions, fact_add
 
-    fact = FactOptions(v["text"], v["section"], v["fact_id"], v["thread"])
+    fact = FactOptions(v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"])
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
 
@@ -207,8 +207,16 @@ LINES: tuple[Declared, ...] = (
                 "section",
                 Kind.TEXT,
                 ("--section",),
-                "Section to add it to (default: Key Decisions).",
+                "Section to add it to (default: Key Decisions): one continuity.md has, or one of "
+                "the schema's; any other is refused as a likely typo unless --new-section is "
+                "given.",
                 metavar="S",
+            ),
+            Param(
+                "new_section",
+                Kind.FLAG,
+                ("--new-section",),
+                "Start section S when continuity.md has none by that name.",
             ),
             Param(
                 "fact_id",

@@ -18,6 +18,7 @@ from .declared import (
     Kind,
     Param,
     Values,
+    options,
 )
 
 if TYPE_CHECKING:
@@ -34,12 +35,13 @@ def _session_new(v: Values, _progress: Progress) -> Built:
 def _capture(v: Values, _progress: Progress) -> Built:
     import sys
 
-    from ..commands.capture import CaptureOptions, capture
+    from ..commands.capture import HOOK_WAIT, CaptureOptions, capture
 
     transcript, hook = v["transcript"], v["hook"]
     stdin = sys.stdin if hook and transcript is None else None
     found = CaptureOptions(transcript, v["agent"], stdin)
-    return v["path"], Call(lambda repo: capture(repo, found))
+    wait = v["wait"] if v["wait"] is not None else HOOK_WAIT if hook else 0.0
+    return v["path"], Call(lambda repo: capture(repo, found), options({"wait": wait}))
 
 
 def _check_logs(v: Values, _progress: Progress) -> Built:
@@ -105,6 +107,14 @@ LINES: tuple[Declared, ...] = (
             ),
             HOOK,
             JSON,
+            Param(
+                "wait",
+                Kind.SECONDS,
+                ("--wait",),
+                "Wait up to SECONDS for another run's lock (default: 0; with --hook, 1.5, which "
+                "fits Codex's 3 s limit on a session-end hook).",
+                metavar="SECONDS",
+            ),
         ),
         _capture,
     ),

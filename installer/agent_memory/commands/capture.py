@@ -2,12 +2,12 @@
 
 The one file it may create is a new ``memory/sessions/<start>-<agent>-<session>.md``; an existing
 log is never touched (the plan's ``before`` is "absent", which the applier re-checks under the
-lock). With ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin.
+lock). With ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin,
+and another run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -17,15 +17,21 @@ from ..core.agents import capture as capturing
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
-from ..parse import facts, transcripts
+from ..parse import facts, hookinput, transcripts
 from ..parse.facts import Document
 from ..parse.transcripts import Item, Meta
+from ..parse.untrusted import moment, one_line
 from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo
-from ..shell.stream import lines
+from ..shell.stream import hook_input, lines
 from .report import Report, Result
 from .settle import Options, not_enabled, settle
+
+# Seconds a hook waits for another run's lock: Codex gives a session-end hook 3 s in all
+# (it clamps any longer timeout), which must also cover start-up and the capture itself.
+HOOK_WAIT = 1.5
+_HEAD_MAX = 1000  # records read before the one that names the session, at most
 
 
 class CaptureOptions(NamedTuple):
@@ -43,17 +49,8 @@ def _from_hook(stdin: IO[str] | None) -> Path:
     """The transcript named by a hook's stdin payload (all three agents call it the same)."""
     if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("pass --transcript FILE, or --hook with the hook's JSON on stdin")
-    try:
-        payload = json.loads(stdin.read(1 << 20) or "null")
-    except ValueError:
-        payload = None
-    where = payload.get("transcript_path") if isinstance(payload, dict) else None
-    if not isinstance(where, str) or not where:
-        raise InputError(
-            "<stdin>", None, "the hook's JSON names no transcript_path",
-            "run from an agent's hook, or pass --transcript FILE",
-        )  # fmt: skip
-    return Path(where)
+    most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
+    return Path(hookinput.transcript_path(hook_input(stdin, hookinput.whole, most, seconds)))
 
 
 def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Result:
@@ -62,27 +59,35 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
         raise not_enabled(repo)
     docs = [memory.continuity, *memory.archives]
     known = frozenset(f.id for doc in docs for f in doc.facts if f.id is not None)
+    shown = one_line(str(transcript))
     try:
-        agent, items = transcripts.read(lines(transcript), agent)
+        agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
         head, meta = _until_session_id(items)
         if meta is None or not meta.session_id:
-            raise transcripts.NotATranscript("names no session id")
-        slug = capturing.slug(agent, meta.session_id)
-        ours = [n for n in memory.logs if n.endswith(f"-{slug}.md")]
-        before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours))
+            raise transcripts.NotATranscript(
+                "names no session id (ASCII letters, digits, '.', '_', ':' and '-')"
+            )
+        suffixes = capturing.log_suffixes(agent, meta.session_id)
+        ours = [name for name in memory.logs if name.endswith(suffixes)]
+        before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours), meta.session_id)
         session = capturing.collect(_chain(head, items), known, before.last_line)
     except transcripts.NotATranscript as exc:
-        raise InputError(str(transcript), None, str(exc), "pass a transcript file") from None
+        raise InputError(shown, None, str(exc), "pass a transcript file") from None
     if session.last_line == 0:
-        said = f"already captured in {', '.join(ours)}" if ours else "the agent did nothing"
+        said = (
+            f"already captured in {', '.join(before.logs)}"
+            if before.logs
+            else "the agent did nothing"
+        )
         return _report(path, "unchanged", (f"nothing new to capture: {said}",), {})
-    if session.start is None or capturing.moment(session.start) is None:
-        raise InputError(str(transcript), None, "holds no start time", "pass a transcript file")
+    if session.start is None or moment(session.start) is None:
+        raise InputError(shown, None, "holds no start time", "pass a transcript file")
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, before.created)
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
-    log = capturing.render(agent, session, files, found)
-    rel = f"{SESSIONS_DIR}/{log.name}"
+    name = capturing.log_name(agent, session, frozenset(memory.logs))
+    log = capturing.render(agent, session, name, files, found)
+    rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):  # a log of that name not written from this transcript's lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)
     plan = Plan.of([FileEdit(rel, None, log.text.encode(), Outcome.CREATED, "captured")])
@@ -95,12 +100,15 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
 
 
 def _until_session_id(items: Iterator[Item]) -> tuple[list[Item], Meta | None]:
-    """The items up to the first that names the session (the first line, in practice)."""
+    """The items up to the first that names the session (the first line, in practice), held
+    until then: at most ``_HEAD_MAX`` of them."""
     head: list[Item] = []
     for item in items:
         head.append(item)
         if isinstance(item, Meta) and item.session_id:
             return head, item
+        if len(head) >= _HEAD_MAX:
+            break
     return head, None
 
 

@@ -15,7 +15,7 @@ from ..core.install.attributes import attributes_plan
 from ..core.install.bootstrap import check_vendors, physical
 from ..core.install.ladder import Files, Ladder
 from ..core.install.pointers import stale_pointers
-from ..core.install.repair import budget
+from ..core.install.repair import budget, unreadable
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
 from ..errors import Problem
@@ -73,13 +73,7 @@ def _enable(
         plans = _plans(
             repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
         )
-    # An install, a migration or an upgrade writes the merge attributes; "up to date" writes none.
-    attributes = Plan(())
-    if detected.mode != "B" or detected.installed != current:
-        template = resources.data(GITATTRIBUTES_TEMPLATE)
-        current_attributes = files.get(GITATTRIBUTES) if restoring else repo.read(GITATTRIBUTES)
-        attributes = attributes_plan(current_attributes, template)
-    plans = _with_first(plans, attributes)
+    plans = _with_first(plans, _attributes(repo, files, detected, current, bool(restoring)))
     if restoring:
         plans = restore.rebased(plans, disk, restoring)
     settled = settle(repo, plans, options, "up to date")
@@ -99,7 +93,11 @@ def _enable(
         heading = _restored(settled.outcome, restoring, current, path)
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
-    findings = budget(AGENTS_MD, final) + _pointers(repo, detected, settled.plan)
+    findings = [
+        *budget(AGENTS_MD, final),
+        *unreadable(files),
+        *_pointers(repo, detected, settled.plan),
+    ]
     report = Report(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
@@ -111,6 +109,17 @@ def _enable(
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {driver}")
     report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _attributes(
+    repo: Repo, files: Files, detected: core.Detected, current: Version, restoring: bool
+) -> Plan:
+    """An install, a migration or an upgrade writes the merge attributes; "up to date" none."""
+    if detected.mode == "B" and detected.installed == current:
+        return Plan(())
+    template = resources.data(GITATTRIBUTES_TEMPLATE)
+    current_attributes = files.get(GITATTRIBUTES) if restoring else repo.read(GITATTRIBUTES)
+    return attributes_plan(current_attributes, template)
 
 
 def _installed(detected: core.Detected) -> str | None:

@@ -21,6 +21,7 @@ class FactOptions(NamedTuple):
     section: str | None = None
     id: str | None = None
     thread: bool = False
+    new_section: bool = False  # a section neither continuity.md nor the schema has is meant
 
 
 def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
@@ -33,7 +34,10 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     for rel, data in (*archive_files(repo), *extra_files(repo)):
         elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
     day = review_date(options.today, newest_log(repo))
-    new = add_fact(continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day)
+    new = add_fact(
+        continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day,
+        fact.new_section,
+    )  # fmt: skip
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
     edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit])

@@ -34,7 +34,10 @@ def decode(path: str, data: bytes) -> Text:
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise InputError(
-            path, line, "contains a NUL byte (binary data)", "restore it as UTF-8 text"
+            path,
+            line,
+            "contains a NUL byte (binary data)",
+            "delete it (a memory file is UTF-8 text), or restore the file from git",
         )
     try:
         text = data.decode("utf-8")

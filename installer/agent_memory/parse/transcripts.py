@@ -3,9 +3,12 @@
 Only the agent's own words and its tool calls come out: never the user's messages, tool results,
 thinking or injected context. Each reader streams its JSON lines, so a 50 MB transcript costs one
 line of memory at a time (Gemini excepted: it re-appends a message whenever the message changes,
-so its messages are folded by id, last write winning, before they are yielded). A line that is not
-JSON is reported as ``Bad`` and skipped, never guessed at; unknown record types are ignored.
-The formats and their sources: HOOKS.md § Transcripts.
+so its messages are folded by id, last write winning, before they are yielded: each is kept as
+the little a ``Record`` holds, not as the message). A line that is not JSON, or is nested past
+what the decoder takes, is reported as ``Bad`` and skipped, never guessed at; so is a line over
+``LINE_MAX`` bytes, which the reader never holds (``None`` in place of its bytes). Unknown record
+types are ignored. Session ids and times are checked here (``untrusted``): one of the wrong shape
+is absent. The formats and their sources: HOOKS.md § Transcripts.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import patterns
+from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")
 # Tools that write files, and the argument that names the file.
@@ -25,6 +29,10 @@ _GEMINI_EDITS = frozenset({"write_file", "replace", "edit", "smart_edit"})
 _PATCH_FILE = patterns.compile(
     r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M
 )
+# The longest line read: one JSON line costs up to about 25 times its size once decoded, so a
+# line of 8 MiB (no real record comes near it) can cost about 200 MB, and a longer one nothing.
+LINE_MAX = 8 << 20
+_LEADING_BAD_MAX = 1000  # unreadable lines before the first record: a transcript starts with one
 
 
 class Call(NamedTuple):
@@ -54,6 +62,7 @@ class Meta(NamedTuple):
 class Bad(NamedTuple):
     line: int
     last: bool  # the file's last line, without a newline: a record cut mid-write
+    long: bool = False  # over LINE_MAX bytes: skipped unread
 
 
 Item = Record | Meta | Bad
@@ -64,15 +73,17 @@ class NotATranscript(ValueError):
 
 
 def strings(value: Any) -> Iterator[str]:
-    """Every string inside a JSON value, depth first (keys excluded)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
+    """Every string inside a JSON value, depth first (keys excluded); a loop, not recursion, so
+    that a value nested as deep as the decoder allows costs no stack."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(list(item.values())[::-1])
+        elif isinstance(item, list):
+            stack.extend(item[::-1])
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -85,7 +96,7 @@ def _text(value: Any) -> str:
 
 
 def _str(value: Any) -> str | None:
-    """A field that must be a string (an id, a time, a path): anything else is absent."""
+    """A field that must be a string (a path, a hash): anything else is absent."""
     return value if isinstance(value, str) and value else None
 
 
@@ -104,20 +115,25 @@ def detect(first: Mapping[str, Any]) -> str | None:
     return None
 
 
-def read(lines: Iterable[bytes], agent: str | None = None) -> tuple[str, Iterator[Item]]:
+def read(lines: Iterable[bytes | None], agent: str | None = None) -> tuple[str, Iterator[Item]]:
     """The agent (``agent``, or recognised from the first record) and the transcript's items,
-    read lazily from its raw lines (with their line endings)."""
+    read lazily from its raw lines (with their line endings; None for a line over LINE_MAX)."""
     stream = _objects(lines)
     skipped: list[Bad] = []
     first = next(stream, None)
     while isinstance(first, Bad):
         skipped.append(first)
+        if len(skipped) > _LEADING_BAD_MAX:  # kept until the agent is known: bounded
+            raise NotATranscript(f"holds {_LEADING_BAD_MAX} unreadable lines before any record")
         first = next(stream, None)
     if first is None:
-        raise NotATranscript("holds no JSON record")
+        over = any(bad.long for bad in skipped)
+        raise NotATranscript(
+            f"holds no JSON record{f' (lines over {LINE_MAX >> 20} MiB are not read)' * over}"
+        )
     number, obj = first
     if "messages" in obj and "sessionId" in obj:  # Gemini's older single-object file
-        return agent or "gemini", _gemini_fold([(number, obj)], legacy=True)
+        return agent or "gemini", _gemini([(number, obj)], legacy=True)
     agent = agent or detect(obj)
     if agent not in AGENTS:
         raise NotATranscript("is not a Claude Code, Codex or Gemini CLI transcript")
@@ -142,40 +158,57 @@ def _chain(head: list[Any], rest: Iterator[Any]) -> Iterator[Any]:
     yield from rest
 
 
-def _objects(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]] | Bad]:
+def _objects(lines: Iterable[bytes | None]) -> Iterator[tuple[int, dict[str, Any]] | Bad]:
     """(line number, object) per JSON-object line; a pretty-printed single object (Gemini's
-    legacy file) when the first line opens one and does not close it."""
-    pending: list[bytes] = []
-    number = 0
+    legacy file) when the first line opens one and does not close it: at most LINE_MAX bytes."""
+    legacy: list[bytes] | None = None
+    size = number = 0
     for number, raw in enumerate(lines, 1):
-        if pending or (number == 1 and raw.strip() == b"{"):
-            pending.append(raw)
+        if number == 1 and raw is not None and raw.strip() == b"{":
+            legacy = []
+        if legacy is not None:
+            size += LINE_MAX + 1 if raw is None else len(raw)
+            if raw is not None and size <= LINE_MAX:
+                legacy.append(raw)
+            else:
+                legacy.clear()  # never held: the whole file is one record over the bound
+            continue
+        if raw is None:
+            yield Bad(number, False, long=True)
             continue
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except ValueError:
+        obj = _decode(raw)
+        if isinstance(obj, Bad):
             yield Bad(number, not raw.endswith(b"\n"))
-            continue
-        if isinstance(obj, dict):
+        elif isinstance(obj, dict):
             yield number, obj
-    if pending:
-        try:
-            obj = json.loads(b"".join(pending))
-        except ValueError:
+    if size > LINE_MAX:
+        yield Bad(1, False, long=True)
+    elif legacy:
+        obj = _decode(b"".join(legacy))
+        if isinstance(obj, Bad):
             yield Bad(number, True)
-            return
-        if isinstance(obj, dict):
+        elif isinstance(obj, dict):
             yield 1, obj
+
+
+def _decode(raw: bytes | str) -> Any:
+    """The JSON value of ``raw``, or ``Bad`` when it is not JSON or is nested past what the
+    decoder takes (it raises RecursionError there, a thousand levels or so)."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return Bad(0, False)
 
 
 # -- Claude Code ---------------------------------------------------------------------------------
 
 
 def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
-    if obj.get("sessionId") or obj.get("timestamp"):
-        yield Meta(_str(obj.get("sessionId")), _str(obj.get("timestamp")), _str(obj.get("cwd")))
+    when = timestamp(obj.get("timestamp"))
+    if obj.get("sessionId") or when:
+        yield Meta(session_id(obj.get("sessionId")), when, _str(obj.get("cwd")))
     if obj.get("type") != "assistant" or obj.get("isSidechain"):
         return
     content = _object(obj.get("message")).get("content")
@@ -189,14 +222,14 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif block.get("type") == "tool_use":
-            name = str(block.get("name", ""))
+            name = _text(block.get("name"))
             args = _object(block.get("input"))
             key = _CLAUDE_EDITS.get(name)
             path = args.get(key) if key else None
             files = (path,) if isinstance(path, str) else ()
             calls.append(Call(name, tuple(strings(args)), files))
     if texts or calls:
-        yield Record(number, _str(obj.get("timestamp")), tuple(texts), tuple(calls))
+        yield Record(number, when, tuple(texts), tuple(calls))
 
 
 # -- Codex CLI -----------------------------------------------------------------------------------
@@ -206,10 +239,10 @@ def _codex(number: int, obj: dict[str, Any]) -> Iterator[Item]:
     payload = obj.get("payload")
     if not isinstance(payload, dict):
         return
-    kind, time = obj.get("type"), _str(obj.get("timestamp"))
+    kind, time = obj.get("type"), timestamp(obj.get("timestamp"))
     if kind == "session_meta":
-        start = _str(payload.get("timestamp")) or time
-        yield Meta(_str(payload.get("id")), start, _str(payload.get("cwd")))
+        start = timestamp(payload.get("timestamp")) or time
+        yield Meta(session_id(payload.get("id")), start, _str(payload.get("cwd")))
     elif kind == "turn_context":
         yield Meta(None, None, _str(payload.get("cwd")))
     if kind != "response_item":
@@ -230,11 +263,10 @@ def _codex(number: int, obj: dict[str, Any]) -> Iterator[Item]:
 
 
 def _codex_function(payload: Mapping[str, Any]) -> Call:
-    name = str(payload.get("name", ""))
+    name = _text(payload.get("name"))
     raw = payload.get("arguments")
-    try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
+    args = _decode(raw) if isinstance(raw, str) else raw
+    if isinstance(args, Bad):  # not JSON after all: its text is still the call's
         args = raw
     texts = tuple(strings(args))
     if name == "apply_patch":
@@ -244,7 +276,7 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
-    name = str(payload.get("name", ""))
+    name = _text(payload.get("name"))
     text = _text(payload.get("input"))
     return Call(name, (text,), _patch_files((text,)) if name == "apply_patch" else ())
 
@@ -277,36 +309,41 @@ def _shell_patch_files(command: Any) -> tuple[str, ...]:
 # -- Gemini CLI ----------------------------------------------------------------------------------
 
 
-def _gemini(entries: Iterable[Any]) -> Iterator[Item]:
-    folded: list[tuple[int, dict[str, Any]]] = []
+def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
+    """Messages by id in order of first appearance, each as last written; ``$set.messages``
+    replaces them all and ``$rewindTo`` drops a message and every later one. Each message is
+    kept as its ``Record`` (None when it is not the agent's): the fold holds what capture reads,
+    not the transcript."""
+    messages: dict[str, Record | None] = {}
     for entry in entries:
         if isinstance(entry, Bad):
             yield entry
             continue
-        folded.append(entry)
-    yield from _gemini_fold(folded, legacy=False)
-
-
-def _gemini_fold(entries: list[tuple[int, dict[str, Any]]], legacy: bool) -> Iterator[Item]:
-    """Messages by id in order of first appearance, each as last written; ``$set.messages``
-    replaces them all and ``$rewindTo`` drops a message and every later one."""
-    messages: dict[str, tuple[int, dict[str, Any]]] = {}
-    for number, obj in entries:
+        number, obj = entry
         if "sessionId" in obj:
-            session, start = _str(obj.get("sessionId")), _str(obj.get("startTime"))
+            session, start = session_id(obj.get("sessionId")), timestamp(obj.get("startTime"))
             yield Meta(session, start, None, _str(obj.get("projectHash")))
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
         if isinstance(listed, list):
-            messages = {str(m.get("id")): (number, m) for m in listed if isinstance(m, dict)}
-        if isinstance(obj.get("$rewindTo"), str):
+            messages = {}
+            for message in listed:
+                _fold(messages, number, message)
+        rewind = obj.get("$rewindTo")
+        if isinstance(rewind, str):
             keys = list(messages)
-            cut = keys.index(obj["$rewindTo"]) if obj["$rewindTo"] in keys else 0
-            messages = {k: messages[k] for k in keys[:cut]}
-        if "id" in obj and "type" in obj:
-            messages[str(obj["id"])] = (number, obj)
-    for number, message in messages.values():
-        if message.get("type") == "gemini":
-            yield _gemini_record(number, message)
+            messages = {k: messages[k] for k in keys[: keys.index(rewind) if rewind in keys else 0]}
+        if "type" in obj:
+            _fold(messages, number, obj)
+    yield from (record for record in messages.values() if record is not None)
+
+
+def _fold(messages: dict[str, Record | None], number: int, message: Any) -> None:
+    """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
+    string or a number, or it is no message."""
+    key = message.get("id") if isinstance(message, dict) else None
+    if isinstance(key, str | int | float) and not isinstance(key, bool):
+        is_agent = message.get("type") == "gemini"
+        messages[str(key)] = _gemini_record(number, message) if is_agent else None
 
 
 def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
@@ -321,10 +358,10 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
     for call in _list(message.get("toolCalls")):
         if not isinstance(call, dict):
             continue
-        name = str(call.get("name", ""))
+        name = _text(call.get("name"))
         args = _object(call.get("args"))
         path = args.get("file_path") or args.get("absolute_path")
         wrote = name in _GEMINI_EDITS and call.get("status") == "success"
         files = (path,) if wrote and isinstance(path, str) else ()
         calls.append(Call(name, tuple(strings(args)), files))
-    return Record(number, _str(message.get("timestamp")), texts, tuple(calls))
+    return Record(number, timestamp(message.get("timestamp")), texts, tuple(calls))

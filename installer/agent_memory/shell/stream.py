@@ -1,27 +1,72 @@
-"""Reading a file from outside the repo (an agent's transcript) one line at a time."""
+"""Input from outside the repo: an agent's transcript, one bounded line at a time, and the JSON
+a hook receives on stdin, taken as soon as it is whole."""
 
 from __future__ import annotations
 
 import os
+import select
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
-from ..errors import AgentMemoryError, RefusedError
+from ..errors import AgentMemoryError, InputError, RefusedError
+from ..parse.untrusted import one_line
+
+_SKIP = 1 << 16  # bytes read at a time while skipping the rest of a line over the bound
 
 
-def lines(path: Path) -> Iterator[bytes]:
+def lines(path: Path, longest: int) -> Iterator[bytes | None]:
     """The file's lines with their endings, read through a buffer: a 50 MB transcript never sits
-    in memory whole. Only a regular file is read (a FIFO would block the hook forever)."""
+    in memory whole, and a line over ``longest`` bytes is never held (it is read past in small
+    pieces and given as None). Only a regular file is read (a FIFO would block the hook)."""
+    shown = one_line(str(path))
     try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
-        raise AgentMemoryError(f"cannot be read ({exc.strerror})", str(path)) from None
+        raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
+    except (ValueError, UnicodeEncodeError):  # a NUL or a lone surrogate: no file has that name
+        raise AgentMemoryError("is not a path a file can have", shown) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise RefusedError("is not a regular file; pass the transcript's path", str(path))
+        raise RefusedError("is not a regular file; pass the transcript's path", shown)
     with os.fdopen(fd, "rb") as handle:
         try:
-            yield from handle
+            while line := handle.readline(longest + 1):
+                if len(line) <= longest or line.endswith(b"\n"):
+                    yield line
+                    continue
+                while (rest := handle.readline(_SKIP)) and not rest.endswith(b"\n"):
+                    pass
+                yield None
         except OSError as exc:
-            raise AgentMemoryError(f"cannot be read ({exc.strerror})", str(path)) from None
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
+
+
+def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, seconds: float) -> bytes:
+    """What a hook's caller writes on stdin, up to the end of its JSON (``whole``) or of the
+    input, at most ``most`` bytes and ``seconds`` of waiting: an agent may keep stdin open after
+    its payload, and a hook must not wait for an end of file that never comes."""
+    try:
+        fd = stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's stream): read it
+        data = stdin.read(most)
+        return data.encode(errors="surrogatepass") if isinstance(data, str) else bytes(data)
+    deadline = time.monotonic() + seconds
+    data = bytearray()
+    while len(data) < most and not whole(bytes(data)):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise InputError(
+                "<stdin>", None, f"no whole JSON object arrived within {seconds:g} s",
+                "run it from an agent's hook, or pass --transcript FILE",
+            )  # fmt: skip
+        try:
+            chunk = os.read(fd, most - len(data))
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", "<stdin>") from None
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)

@@ -108,6 +108,7 @@ FACT_ADD_IN: Mapping[str, Any] = {
     "properties": {
         "text": {"type": "string", "minLength": 1, "maxLength": 4000},
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
+        "new_section": {"type": "boolean"},
         # No pattern: the command's own id check refuses a bad id, with the CLI's line.
         "id": {"type": "string", "minLength": 1, "maxLength": 200},
     },

@@ -98,7 +98,12 @@ def _reference(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict
 
 
 def _fact_add(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    fact = fact_command.FactOptions(args["text"], args.get("section"), args.get("id"))
+    fact = fact_command.FactOptions(
+        args["text"],
+        args.get("section"),
+        args.get("id"),
+        new_section=args.get("new_section", False),
+    )
     result = fact_command.fact_add(repo, fact, Options(wait=session.wait))
     return {**result.report.summary, "outcome": result.report.outcome}
 

@@ -7,13 +7,14 @@ hits it only saw do not, or every fact a search returned would be kept alive. Fa
 text changed since the session's start (continuity.md then, from git) count too.
 
 A transcript may be captured in parts (a session that goes on after a capture): each log records
-the transcript lines it covers, and the next capture starts after them, so the same transcript
-always gives the same logs and a second capture of it writes nothing.
+the session's whole id and the transcript lines it covers, and the next capture of that session
+starts after them, so the same transcript always gives the same logs and a second capture of it
+writes nothing. Every string the transcript supplies reaches the log through ``one_line``: a log
+is never edited, so a value must not be able to add a line to it.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import posixpath
 import re
@@ -24,22 +25,30 @@ from typing import NamedTuple
 from ... import patterns
 from ...parse.facts import Document
 from ...parse.footer import find as find_footer
-from ...parse.newlog import log_name
+from ...parse.newlog import log_name as make_log_name
 from ...parse.sessions import read_refs
-from ...parse.transcripts import Bad, Item, Meta, Record
+from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
+from ...parse.untrusted import moment, one_line
 from ..checks.secrets import redact
 
 # Bytes that can be part of a token stay; every other byte becomes a space.
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _SEPARATE = bytes(c if c in _TOKEN_BYTES else 32 for c in range(256))
-_COVERED = patterns.compile(r"^- transcript lines: \d+-(\d+)", re.M)
+# A log's own lines, found as the first of their kind: every value capture writes is one line
+# after a "- key: " of its own, so none can start like these before them.
+# (Only ASCII digits are digits, and a count has at most 18 of them.)
+_SESSION = patterns.compile(r"^- session: .*$", re.M)
+_COVERED = patterns.compile(r"^- transcript lines: [0-9]+-([0-9]{1,18})$", re.M)
 _MAX_FILES = 200
+_SLUG_CHARS = 8
+_PIECE = 1 << 20  # bytes of text tokenized at a time, so a huge argument costs a bounded list
 
 
 class Earlier(NamedTuple):
     """What the logs already captured from this session say: the last line they cover, and the
     ids they list as created (so a later part does not create them again)."""
 
+    logs: tuple[str, ...]
     last_line: int
     created: frozenset[str]
 
@@ -60,31 +69,63 @@ class Session(NamedTuple):
     calls: Counter[str]
     bad_lines: int
     cut_last_line: bool
+    long_lines: int = 0  # over LINE_MAX: skipped unread
 
 
-def earlier(logs: Iterable[tuple[str, bytes]]) -> Earlier:
-    """The parts of a session already captured, from their logs' bytes."""
-    last, created = 0, set[str]()
-    for _name, data in logs:
+def slug(agent: str, session_id: str, whole: bool = False) -> str:
+    """The log name's tail: the agent and the first 8 letters and digits of the session id
+    (all of them when ``whole``: a name two sessions would share)."""
+    letters = re.sub(r"[^a-z0-9]", "", session_id.lower())
+    return f"{agent}-{letters if whole else letters[:_SLUG_CHARS]}"
+
+
+def log_suffixes(agent: str, session_id: str) -> tuple[str, str]:
+    """How the names of this session's logs end: its slug, short or whole. A log so named may
+    still be another session's (ids can share their first letters): ``earlier`` reads it."""
+    return (f"-{slug(agent, session_id)}.md", f"-{slug(agent, session_id, whole=True)}.md")
+
+
+def session_line(session_id: str) -> str:
+    """The ``- session:`` line a log of this session holds, as ``render`` writes it."""
+    return redact(f"- session: {one_line(session_id)}")[0]
+
+
+def earlier(logs: Iterable[tuple[str, bytes]], session_id: str) -> Earlier:
+    """The parts of session ``session_id`` already captured, from the bytes of the logs that may
+    be its (``log_suffixes``); a log whose session line names another session is not."""
+    own = session_line(session_id)
+    names, last, created = [], 0, set[str]()
+    for name, data in logs:
         text = data.decode("utf-8", errors="replace")
-        last = max([last, *(int(m.group(1)) for m in _COVERED.finditer(text))])
+        said, covered = _SESSION.search(text), _COVERED.search(text)
+        if said is None or said.group(0) != own:
+            continue
+        names.append(name)
+        last = max(last, int(covered.group(1)) if covered else 0)
         created |= read_refs(data).created
-    return Earlier(last, frozenset(created))
+    return Earlier(tuple(names), last, frozenset(created))
 
 
-def named_ids(text: str, known: frozenset[bytes]) -> list[str]:
-    """Known ids (given encoded) that ``text`` names as exact tokens, in order of first mention.
+def named_ids(texts: Iterable[str], known: frozenset[bytes]) -> list[str]:
+    """Known ids (given encoded) that ``texts`` name as exact tokens, in order of first mention.
 
     A token is a run of ASCII letters, digits, ``_``, ``.`` and ``-``; a period that ends a
     sentence is not part of it. A capital letter or ``_`` in the run makes it some other word
     (``Post-only-mutations``, ``x_post-only``); ``rate-limit.md`` is a file name, not the id.
     Comments are skipped: an id in a footer being edited is the file's content, not the agent's
-    choice. Byte operations and one set intersection: tool arguments can be megabytes long.
+    choice. Byte operations and one set intersection per megabyte, on all the texts at once:
+    tool arguments can be megabytes long, or millions of strings.
     """
-    data = _without_comments(text).encode("ascii", "replace").translate(_SEPARATE)
-    tokens = (data + b" ").replace(b". ", b"  ").split()
-    hits = known.intersection(tokens)
-    return [token.decode() for token in sorted(hits, key=tokens.index)]
+    joined = "\n".join(map(_without_comments, texts))
+    data = joined.encode("ascii", "replace").translate(_SEPARATE) + b" "
+    found: dict[bytes, None] = {}
+    at = 0
+    while at < len(data):  # pieces that end at a blank, so no token is cut
+        end = data.find(b" ", at + _PIECE) + 1 or len(data)
+        tokens = data[at:end].replace(b". ", b"  ").split()
+        found.update(dict.fromkeys(sorted(known.intersection(tokens), key=tokens.index)))
+        at = end
+    return [token.decode() for token in found]
 
 
 def _without_comments(text: str) -> str:
@@ -107,7 +148,7 @@ def collect(items: Iterable[Item], known: frozenset[str], after: int) -> Session
     named: dict[str, None] = {}
     files: dict[str, None] = {}
     calls: Counter[str] = Counter()
-    first = last = messages = bad = 0
+    first = last = messages = bad = long = 0
     first_time = last_time = ""
     cut = False
     for item in items:
@@ -119,7 +160,8 @@ def collect(items: Iterable[Item], known: frozenset[str], after: int) -> Session
         if item.line <= after:
             continue
         if isinstance(item, Bad):
-            bad += 1
+            long += item.long
+            bad += not item.long
             cut = cut or item.last
             continue
         first, last = first or item.line, max(last, item.line)
@@ -131,7 +173,7 @@ def collect(items: Iterable[Item], known: frozenset[str], after: int) -> Session
     end = last_time or start
     return Session(
         meta.get("session_id"), start, end, meta.get("cwd"), meta.get("project_hash"),
-        first, last, tuple(named), tuple(files), messages, calls, bad, cut,
+        first, last, tuple(named), tuple(files), messages, calls, bad, cut, long,
     )  # fmt: skip
 
 
@@ -142,14 +184,12 @@ def _record(
     files: dict[str, None],
     calls: Counter[str],
 ) -> None:
-    for text in record.texts:
-        named.update(dict.fromkeys(named_ids(text, known)))
+    texts = [*record.texts, *(text for call in record.calls for text in call.texts)]
+    named.update(dict.fromkeys(named_ids(texts, known)))
     for call in record.calls:
         calls[call.name] += 1
         if len(files) < _MAX_FILES:
             files.update(dict.fromkeys(call.files))
-        for text in call.texts:
-            named.update(dict.fromkeys(named_ids(text, known)))
 
 
 def repo_paths(paths: Sequence[str], cwd: str | None, project_hash: str | None) -> list[str]:
@@ -177,7 +217,8 @@ def _hashed_folder(paths: Sequence[str], project_hash: str) -> str | None:
     for path in paths:
         folder = posixpath.dirname(path)
         while folder not in ("/", ""):
-            if hashlib.sha256(folder.encode()).hexdigest() == project_hash:
+            # A lone surrogate (JSON's \udxxx) names no real folder: hashed, it matches none.
+            if hashlib.sha256(folder.encode(errors="surrogatepass")).hexdigest() == project_hash:
                 return folder
             folder = posixpath.dirname(folder)
     return None
@@ -227,16 +268,16 @@ def _texts(doc: Document) -> dict[str, str]:
     return out
 
 
-def slug(agent: str, session_id: str) -> str:
-    return f"{agent}-{re.sub(r'[^a-z0-9]', '', session_id.lower())[:8]}"
-
-
-def moment(stamp: str) -> dt.datetime | None:
-    try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+def log_name(agent: str, session: Session, taken: frozenset[str]) -> str:
+    """The log's name: the part's start and the session's slug, the whole id in the slug when
+    another log (of a session whose id starts the same, in the same second) has the name."""
+    assert session.session_id and session.start  # the command checks both first
+    when = moment(session.start)
+    assert when is not None
+    name = make_log_name(when, slug(agent, session.session_id))
+    if name in taken:
+        name = make_log_name(when, slug(agent, session.session_id, whole=True))
+    return name
 
 
 class Log(NamedTuple):
@@ -245,15 +286,12 @@ class Log(NamedTuple):
     redacted: Mapping[str, int]  # kind -> how many
 
 
-def render(agent: str, session: Session, files: Sequence[str], found: Changes) -> Log:
-    """The log of a session part; its name is the part's start and the session's slug."""
-    assert session.session_id and session.start  # the command checks both first
-    when = moment(session.start)
-    assert when is not None
-    name = log_name(when, slug(agent, session.session_id))
+def render(agent: str, session: Session, name: str, files: Sequence[str], found: Changes) -> Log:
+    """The log of a session part, named ``name`` (``log_name``). Its ids are known ids; every
+    other value comes from the transcript and is written through ``one_line``."""
     created = set(found.created)
     referenced = [i for i in (*session.named, *found.changed) if i not in created]
-    calls = ", ".join(f"{n} {c}" for n, c in sorted(session.calls.items())) or "none"
+    calls = ", ".join(f"{one_line(n)} {c}" for n, c in sorted(session.calls.items())) or "none"
     lines = [
         f"# Session {name[:-3]}",
         "",
@@ -261,16 +299,16 @@ def render(agent: str, session: Session, files: Sequence[str], found: Changes) -
         "",
         "## Session",
         f"- agent: {agent}",
-        f"- session: {session.session_id}",
-        f"- start: {session.start}",
-        f"- end: {session.end}",
+        f"- session: {one_line(session.session_id or '')}",
+        f"- start: {one_line(session.start or '')}",
+        f"- end: {one_line(session.end or '')}",
         f"- transcript lines: {session.first_line}-{session.last_line}",
         f"- agent messages: {session.messages}",
         f"- tool calls: {sum(session.calls.values())} ({calls})",
         *_damage(session),
         "",
         "## Files Changed",
-        *([f"- {path}" for path in files] or ["- (none)"]),
+        *([f"- {one_line(path)}" for path in files] or ["- (none)"]),
         "",
         "## Memory References",
         f"- Referenced: {', '.join(dict.fromkeys(referenced)) or '(none)'}",
@@ -291,6 +329,11 @@ def _damage(session: Session) -> list[str]:
     whole = session.bad_lines - session.cut_last_line
     if whole:
         out.append(f"- unreadable lines skipped: {whole} (not JSON; what they held is not counted)")
+    if session.long_lines:
+        out.append(
+            f"- long lines skipped: {session.long_lines} (over {LINE_MAX >> 20} MiB each, not "
+            "read; what they held is not counted)"
+        )
     if session.cut_last_line:
         out.append(
             "- incomplete: the transcript's last line is cut mid-record (the agent was still "

@@ -8,20 +8,23 @@ and whose tier is the one DECAY.md's rules give a fact at birth.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import NamedTuple
 
+from ... import resources
 from ...errors import AgentMemoryError, refuse_errors
-from ...layout import CONTINUITY
-from ...parse import footer
-from ...parse.facts import PROJECT_STATE, Document, find_section, parse_text
+from ...layout import CONTINUITY, USER_DATA
+from ...parse import facts, footer
+from ...parse.facts import PROJECT_STATE, Document, parse_text
 from ...parse.text import Text
+from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
 
 DEFAULT_SECTION = "Key Decisions"
 THREADS = "Open Threads"
+SECTION_MAX = 200  # characters: MCP's schema says the same
 
 
 class NewFact(NamedTuple):
@@ -39,15 +42,18 @@ def add_fact(
     wanted_id: str | None,
     thread: bool,
     today: dt.date,
+    new_section: bool = False,
 ) -> NewFact:
     """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
 
     ``elsewhere`` maps the ids of the archive, the one-file threads and vision.md to where they
     are (``footer.ids_in``: those files are not parsed, and an id anywhere in them is taken).
+    A section that is neither in the file nor in the schema is made only with ``new_section``.
     """
     _refuse_errors(continuity)
     body = _body_lines(text)
-    title = _section_title(continuity, section or (THREADS if thread else DEFAULT_SECTION))
+    wanted = section or (THREADS if thread else DEFAULT_SECTION)
+    title = _section_title(continuity, wanted, new_section)
     taken = dict(elsewhere)
     taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
     fact_id = _choose_id(body[0], wanted_id, taken)
@@ -74,8 +80,11 @@ def _body_lines(text: str) -> list[str]:
     lines = [line for line in lines if line]
     if not lines:
         raise AgentMemoryError("the fact's text is empty; pass the fact as TEXT")
-    if any(unicodedata.category(c) == "Cc" and c != "\t" for c in "".join(lines)):
-        raise AgentMemoryError("the fact's text holds a control character; pass plain text")
+    unsafe = first_unsafe("".join(lines))
+    if unsafe is not None:
+        raise AgentMemoryError(
+            f"the fact's text holds a control character ({unsafe}); pass plain text"
+        )
     if "<!--" in text or "-->" in text:
         raise AgentMemoryError(
             "the fact's text holds an HTML comment; the tool writes the footer — leave it out"
@@ -83,14 +92,49 @@ def _body_lines(text: str) -> list[str]:
     return lines
 
 
-def _section_title(continuity: Document, wanted: str) -> str:
-    wanted = " ".join(wanted.split()).lstrip("#").strip()
-    if not wanted or wanted.lower() == PROJECT_STATE:
+def _section_title(continuity: Document, wanted: str, new_section: bool) -> str:
+    """The heading the fact goes under, as the file (or else the schema) spells it.
+
+    A name that is in neither is refused unless ``new_section`` says it is meant: a typo must
+    not quietly start a section nobody reads.
+    """
+    wanted = " ".join(wanted.split()).lstrip("#").strip()  # newlines and tabs are blanks
+    unsafe = first_unsafe(wanted)
+    if unsafe is not None:
         raise AgentMemoryError(
-            f"--section {wanted!r} cannot hold facts; name a section such as {DEFAULT_SECTION!r}"
+            f"--section holds a control character ({unsafe}); pass a plain section name"
         )
-    existing = find_section(continuity.sections, wanted)
-    return existing.title if existing is not None else wanted
+    if not wanted or wanted.lower() == PROJECT_STATE or len(wanted) > SECTION_MAX:
+        raise AgentMemoryError(
+            f"--section {wanted[:SECTION_MAX]!r} cannot hold facts; name a section such as "
+            f"{DEFAULT_SECTION!r} (at most {SECTION_MAX} characters)"
+        )
+    known = {s.title.lower(): s.title for s in continuity.sections}
+    for title in schema_sections():
+        known.setdefault(title.lower(), title)
+    known.pop(PROJECT_STATE, None)
+    existing = known.get(wanted.lower())
+    if existing is not None or new_section:
+        return existing or wanted
+    import difflib  # a refusal only: every fact add would pay for it at start-up otherwise
+
+    close = difflib.get_close_matches(wanted.lower(), list(known), 1, 0.6)
+    hint = (
+        f"did you mean {known[close[0]]!r}?"
+        if close
+        else f"the sections are {', '.join(known.values())}"
+    )
+    raise AgentMemoryError(
+        f"--section {wanted!r} is not a section of {CONTINUITY}; {hint} "
+        "(pass --new-section to start a new one)"
+    )
+
+
+@cache
+def schema_sections() -> tuple[str, ...]:
+    """The sections a fresh continuity.md has (the installed template), Project State aside."""
+    template = facts.parse(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
+    return tuple(s.title for s in template.sections if s.title.lower() != PROJECT_STATE)
 
 
 def _choose_id(first_line: str, wanted: str | None, taken: dict[str, str]) -> str:

@@ -6,8 +6,11 @@ is intact: each write it would make is a finding, so the check and the repair ca
 
 from __future__ import annotations
 
-from ...errors import Problem
-from ...layout import BACKUP_DIR, BLOCK_END, MANIFEST
+from collections.abc import Mapping
+
+from ...errors import InputError, Problem
+from ...layout import BACKUP_DIR, BLOCK_END, CONTINUITY, MANIFEST, POLICY
+from ...parse.text import decode
 from ..plan import Outcome, Plan
 
 # Codex reads AGENTS.md only up to project_doc_max_bytes, 32 KiB unless configured otherwise.
@@ -55,3 +58,18 @@ def budget(path: str, data: bytes | None) -> list[Problem]:
         "files AGENTS.md links to"
     )
     return [Problem(path, None, "warning", "agents-size", message)]
+
+
+def unreadable(files: Mapping[str, bytes | None]) -> list[Problem]:
+    """The memory files that no command can read (a NUL byte, bytes that are not UTF-8). Enable
+    never rewrites memory, whose bytes only their authors can judge, so it says which line to fix
+    rather than report them kept as if all were well."""
+    found = []
+    for path in (CONTINUITY, POLICY):
+        data = files.get(path)
+        try:
+            decode(path, data or b"")
+        except InputError as exc:
+            message = f"{exc.message}; every command but enable refuses this file until then"
+            found.append(Problem(path, exc.line, "warning", "input", message))
+    return found

@@ -1,0 +1,59 @@
+"""The JSON object an agent passes its session-end hook on stdin, and the transcript it names.
+
+All three agents write one object (``session_id``, ``transcript_path``, ``cwd``, …) and may keep
+stdin open after it, so the reader stops at the object's end (``whole``) instead of waiting for
+end of file. The path is refused unless it could be a file's: it is only ever opened, never
+written into anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import InputError
+from .untrusted import first_unsafe
+
+PAYLOAD_MAX = 1 << 20  # bytes read from stdin at most; the agents send well under 4 KiB
+PAYLOAD_SECONDS = 2.0  # agents write the object as they start the hook
+PATH_MAX = 4096  # bytes: Linux's limit for a path
+_FIX = "run it from an agent's hook, or pass --transcript FILE"
+
+
+def whole(data: bytes) -> bool:
+    """Whether ``data`` holds a whole JSON value, so reading may stop: a payload ends with its
+    object's ``}``, so only then is it decoded."""
+    if not data.rstrip().endswith(b"}"):
+        return False
+    return _decoded(data) is not _PARTIAL
+
+
+def transcript_path(data: bytes) -> str:
+    """The ``transcript_path`` of the hook's payload ``data``; anything else is one line."""
+    payload = _decoded(data)
+    if not isinstance(payload, dict):
+        raise InputError("<stdin>", None, "the hook's input is not a JSON object", _FIX)
+    where = payload.get("transcript_path")
+    if not isinstance(where, str) or not where:
+        raise InputError("<stdin>", None, "the hook's JSON names no transcript_path", _FIX)
+    unsafe = first_unsafe(where)
+    if unsafe is not None or len(where.encode(errors="surrogatepass")) > PATH_MAX:
+        what = f"holds {unsafe}" if unsafe else f"is over {PATH_MAX} bytes"
+        raise InputError(
+            "<stdin>", None, f"the hook's transcript_path {what}, so it names no file", _FIX
+        )
+    return where
+
+
+_PARTIAL = object()
+
+
+def _decoded(data: bytes) -> Any:
+    """The JSON value of ``data``; ``_PARTIAL`` when it is not (yet) JSON, None when it nests
+    past what the decoder takes (RecursionError: no payload is like that)."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        return _PARTIAL
+    except RecursionError:
+        return None

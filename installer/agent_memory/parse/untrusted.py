@@ -1,0 +1,68 @@
+"""Strings from outside the repo (a transcript, a hook's JSON, an MCP call, a command line option),
+checked before they become part of a file name or a memory file, or written as one safe line.
+
+A memory file and a session log are read line by line, and a session log is never edited: a
+newline in a value would add lines nobody wrote (``- transcript lines: 1-999999``), a NUL makes
+every later command refuse the file, and a lone surrogate cannot be encoded at all. So every
+such string is either refused where a person can fix it (``fact add``) or escaped where refusing
+would lose a whole session (``session capture``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from .. import patterns
+
+# Unicode's control characters (Cc: C0, DEL, C1), surrogates (Cs) and the line and paragraph
+# separators (Zl, Zp): what cannot stand inside one line of a UTF-8 Markdown file.
+_UNSAFE = patterns.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+_SESSION_ID = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\Z")
+_TIMESTAMP = patterns.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?"
+    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\Z"
+)
+# The longest value ``one_line`` writes whole: Linux's PATH_MAX.
+LINE_VALUE_MAX = 4096
+
+
+def first_unsafe(text: str) -> str | None:
+    """The first character of ``text`` that cannot stand inside one line, as ``U+XXXX``."""
+    found = _UNSAFE.search(text)
+    return None if found is None else f"U+{ord(found.group()):04X}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line that encodes: each unsafe character written as its Python escape
+    (``\\n``-free: ``\\x0a``, ``\\u2028``, ``\\udc80``), and a value longer than
+    ``LINE_VALUE_MAX`` characters cut there and marked with ``…``."""
+    shown = _UNSAFE.sub(_escape, text[:LINE_VALUE_MAX])
+    return shown if len(text) <= LINE_VALUE_MAX else f"{shown}…"
+
+
+def _escape(found: Any) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def session_id(value: object) -> str | None:
+    """An agent's session id, or None: ASCII letters, digits, ``.``, ``_``, ``:`` and ``-``, at
+    most 128 of them (Claude Code, Codex and Gemini CLI all use a UUID)."""
+    return value if isinstance(value, str) and _SESSION_ID.match(value) else None
+
+
+def timestamp(value: object) -> str | None:
+    """An ISO 8601 date and time as agents write them (``2026-11-20T09:14:00.000Z``), or None."""
+    if not isinstance(value, str) or not _TIMESTAMP.match(value):
+        return None
+    return value if moment(value) is not None else None
+
+
+def moment(stamp: str) -> dt.datetime | None:
+    """The instant ``stamp`` names (UTC when it names no zone), or None."""
+    try:
+        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
