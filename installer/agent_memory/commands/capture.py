@@ -62,8 +62,7 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
     memory = load(repo)
     if memory.continuity is None:
         raise AgentMemoryError("not found; run agent-memory enable first", CONTINUITY)
-    docs = [memory.continuity, *memory.archives]
-    known = frozenset(f.id for doc in docs for f in doc.facts if f.id is not None)
+    known = memory.known_ids
     try:
         agent, items = transcripts.read(lines(transcript), agent)
         head, meta = _until_session_id(items)

@@ -16,6 +16,7 @@ from ...errors import AgentMemoryError, refuse_errors
 from ...layout import CONTINUITY
 from ...parse import footer
 from ...parse.facts import PROJECT_STATE, Document, find_section, parse_text
+from ...parse.memory import id_places
 from ...parse.text import Text
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
@@ -49,7 +50,7 @@ def add_fact(
     body = _body_lines(text)
     title = _section_title(continuity, section or (THREADS if thread else DEFAULT_SECTION))
     taken = dict(elsewhere)
-    taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
+    taken.update(id_places([continuity]))
     fact_id = _choose_id(body[0], wanted_id, taken)
     task = " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}
