@@ -53,7 +53,7 @@ def review_inputs(
     plan, read = logs
     refs = dict(read)
     if not plan.full:
-        why = recreated(continuity, memory.archives, refs, plan.names)
+        why = recreated(continuity, memory.documents, refs, plan.names)
         if why:
             plan = Reading(memory.logs, True, why)
             refs.update(_read(repo, [n for n in memory.logs if n not in refs], progress))
