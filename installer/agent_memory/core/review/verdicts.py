@@ -37,15 +37,12 @@ class Verdict(NamedTuple):
     fact: Fact  # as read, its footer as written
     section: str  # the section the rules see: its own, or its ``from`` in the archive
     fields: Mapping[str, str]  # the footer the review writes
+    tier: str  # its ``tier`` field
     rule: str  # the rule that decided its tier: a key of ``tiers.RULES``, or AUTO_CORE
     move: str  # "stay", "archive" or "restore"
     came_from: str | None  # an archived fact's ``from`` before a restore
     old_tier: str  # its footer's tier ("(none)" without one, "archived" in the archive)
     idle: int  # sessions_since(last_used)
-
-    @property
-    def tier(self) -> str:
-        return self.fields["tier"]
 
     @property
     def promoted(self) -> bool:
@@ -94,13 +91,19 @@ class Verdicts(NamedTuple):
 
     def every(self) -> tuple[Verdict, ...]:
         """The verdict of every fact with an id, in the order the files hold them."""
-        located = _located(self.inputs)
-        return tuple(self._judge(item) for item in located if item.fact.id is not None)
+        inputs, events, since, promotable = self.inputs, self.events, self.since, self.promotable
+        return tuple(
+            _judge(item, inputs, events, since, promotable)
+            for item in _located(inputs)
+            if item.fact.id is not None
+        )
 
     def of(self, fact_id: str) -> Verdict | None:
         """The verdict of the fact ``fact_id``, or None when no fact has it."""
         found = next((item for item in _located(self.inputs) if item.fact.id == fact_id), None)
-        return None if found is None else self._judge(found)
+        if found is None:
+            return None
+        return _judge(found, self.inputs, self.events, self.since, self.promotable)
 
     def history(self, verdict: Verdict) -> tuple[Event, ...]:
         """The events DECAY.md § Events counts: the birth or imported history, what the last
@@ -156,9 +159,6 @@ class Verdicts(NamedTuple):
                 high = middle
         moved = after(low)
         return Move(low, moved.tier, moved.rule)
-
-    def _judge(self, item: _Located) -> Verdict:
-        return _judge(item, self.inputs, self.events, self.since, self.promotable)
 
 
 def verdicts(inputs: Inputs) -> Verdicts:
@@ -268,6 +268,7 @@ def _judge(
         fact,
         item.section,
         MappingProxyType(new),
+        decision.tier,
         decision.rule,
         move,
         came_from,
