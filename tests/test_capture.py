@@ -170,6 +170,25 @@ def test_without_git_history_new_facts_are_those_born_that_day(tmp_path: Path) -
     assert refs.created == {"post-only-mutations"} and refs.used == {"post-only-mutations"}
 
 
+def test_a_one_file_thread_and_the_vision_hold_known_ids(tmp_path: Path) -> None:
+    """Capture knew only continuity.md's and the archive's ids: a use of a thread kept in its
+    own file (DESIGN §13) was dropped, though lint and the review know that id."""
+    repo = tmp_path / "plain"
+    cli("enable", repo.mkdir() or repo, "--today", "2026-11-01", "--vendor", "none")
+    thread = "- [ ] Release 4.6.2 shipped\n" + FOOT.format("release-4.6.2-shipped")
+    (repo / "memory/open-threads").mkdir()
+    (repo / "memory/open-threads/thread-release.md").write_text(thread)
+    footer = FOOT.format("post-only-mutations").strip().replace("working", "core")
+    (repo / "memory/vision.md").write_text(
+        f"# Vision\n\n> POST-only for mutations\n>\n> {footer}\n"
+    )
+    rel = cli(
+        "session", "capture", repo, "--transcript", TRANSCRIPTS["claude"]
+    ).output.splitlines()[0]
+    assert read_refs((repo / rel).read_bytes()).used == USED
+    assert cli("lint", repo).exit_code == 0
+
+
 def test_secrets_in_what_capture_writes_are_redacted(memory_repo: Path, tmp_path: Path) -> None:
     key = "ghp_" + "Zq8Lm2Vx7Kp4Rt9Wn3Bc6Hy1Jd5Fg0Ts2QaE4"  # a session id pasted with a token
     lines = TRANSCRIPTS["claude"].read_text().replace("7d3f2c1e-5b8a-4e2f-9c61-0a4b8d2e6f13", key)

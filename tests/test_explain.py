@@ -11,6 +11,7 @@ from conftest import PROJECT, build_tree, cli, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/before"
 DAY = "2026-05-08"
+FOOT = "<!-- id: {} | created: 2026-01-05 | last_used: 2026-01-05 | uses: 1 | tier: {} -->"
 
 
 def test_every_rule_explain_quotes_is_decay_md_word_for_word() -> None:
@@ -95,3 +96,46 @@ def test_explain_finds_a_one_file_thread_and_the_vision() -> None:
     vision = cli("explain", "vision-harbor-dispatch", adopted, "--today", "2026-08-25").output
     assert vision.startswith("vision-harbor-dispatch  [core]  memory/vision.md:7")
     assert "tier core by rule" in vision and "never moves on its own (pinned)" in vision
+
+
+def test_a_fact_pinned_by_its_section_is_explained_by_that_rule(tmp_path: Path) -> None:
+    """Explain re-derived the tier from the footer the review would write (tier: core), and so
+    named rule 1, a human's decision, for a fact only its section pins."""
+    foot = FOOT.format("no-raw-sql", "active")
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: (none yet)\n\n"
+                f"## Architectural Invariants\n- No raw SQL\n  {foot}\n"
+            ),
+        },
+    )
+    out = cli("explain", "no-raw-sql", tmp_path, "--json", "--today", "2026-01-06").output
+    summary = json.loads(out)["summary"]
+    assert (summary["tier"], summary["rule"], summary["next"]) == ("core", "2", None)
+
+
+def test_explain_reads_the_logs_the_review_reads(tmp_path: Path) -> None:
+    """A log dated before a review that read none (its mark: ``through (none yet)``), as a merge
+    brings one, is read by the next review; explain took it as read and counted one use less."""
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": (
+                "# C\n\n## Project State\n- last_review: (none yet)\n\n"
+                f"## Key Decisions\n- Use Drizzle\n  {FOOT.format('drizzle', 'active')}\n"
+            ),
+        },
+    )
+    assert cli("review", tmp_path, "--today", "2026-02-14").exit_code == 0
+    assert "through (none yet)" in (tmp_path / "memory/continuity.md").read_text()
+    build_tree(
+        tmp_path,
+        {"memory/sessions/2026-01-05-000001.md": "## Memory References\n- Referenced: drizzle\n"},
+    )
+    out = cli("explain", "drizzle", tmp_path, "--json", "--today", "2026-03-26").output
+    explained = json.loads(out)["summary"]["recomputed"]
+    assert cli("review", tmp_path, "--today", "2026-03-26").exit_code == 0
+    assert f"uses: {explained['uses']} |" in (tmp_path / "memory/continuity.md").read_text()
+    assert explained["uses"] == "2"

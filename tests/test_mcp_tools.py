@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from agent_memory.commands import reference as reference_command
 from agent_memory.commands.mcp.tools import TOOLS, McpSession, call
 from agent_memory.core.agents.references import LABELS, add_references
+from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.newlog import new_log
 from agent_memory.parse.sessions import read_refs
 from agent_memory.resources import data
@@ -75,6 +77,19 @@ def test_a_review_that_read_the_log_sends_the_session_to_a_new_one(tmp_path: Pat
     assert later.report.summary["log"] == "memory/sessions/2026-11-22-101501-mcp.md"
     assert (root / log).read_bytes() == kept
     assert read_refs(kept).used == {"fact-1", "fact-2"}
+
+
+def test_a_one_file_thread_and_the_vision_can_be_referenced(tmp_path: Path) -> None:
+    """memory_reference knew only continuity.md's and the archive's ids: a thread kept in its
+    own file (DESIGN §13) and the vision were refused as ids that exist nowhere."""
+    root = tmp_path / "repo"
+    shutil.copytree(PROJECT / "examples/handrun-4x-repo/after", root)
+    ids = ["ot-courier-batching", "vision-harbor-dispatch"]
+    moment = dt.datetime(2026, 8, 26, 9, 0, tzinfo=dt.timezone.utc)
+    made = reference_command.reference(Repo(root), ids, "Referenced", None, moment)
+    assert read_refs((root / made.report.summary["log"]).read_bytes()).used == set(ids)
+    with pytest.raises(AgentMemoryError, match="did you mean 'ot-courier-batching'"):
+        reference_command.reference(Repo(root), ["ot-courier-batchin"], "Referenced", None, moment)
 
 
 def test_a_new_log_never_takes_an_existing_name(tmp_path: Path) -> None:

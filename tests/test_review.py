@@ -480,6 +480,23 @@ def test_created_on_an_existing_id_counts_the_same_incrementally_and_in_full(
     assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
 
 
+def test_created_again_on_a_one_file_thread_counts_the_same_incrementally_and_in_full(
+    tmp_path: Path,
+) -> None:
+    """The window's Created check looked at continuity.md and the archive only: a thread in its
+    own file (DESIGN §13) kept a birth event a full rebuild does not give it."""
+    cont = "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Open Threads\n"
+    thread = f"- [ ] Ship the outbox\n  {footer('ship-outbox', '2026-01-05')}\n"
+    build_tree(tmp_path, {"memory/continuity.md": cont, "memory/open-threads/ship.md": thread})
+    build_tree(tmp_path, _logs(("2026-01-05-100000", "Created: ship-outbox")))
+    assert cli("review", tmp_path, "--today", "2026-01-06").exit_code == 0
+    build_tree(tmp_path, _logs(("2026-01-07-100000", "Created: ship-outbox")))
+    result = cli("review", tmp_path, "--today", "2026-01-08")
+    assert "existed at the last review" in result.output
+    assert "| uses: 2 |" in (tmp_path / "memory/open-threads/ship.md").read_text()
+    assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
+
+
 def test_a_fact_created_after_the_last_review_stays_incremental(tmp_path: Path) -> None:
     cont = (
         "# Continuity\n\n## Project State\n"

@@ -57,8 +57,7 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
     memory = load(repo)
     if memory.continuity is None:
         raise not_enabled(repo)
-    docs = [memory.continuity, *memory.archives]
-    known = frozenset(f.id for doc in docs for f in doc.facts if f.id is not None)
+    known = memory.known_ids
     shown = one_line(str(transcript))
     try:
         agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)

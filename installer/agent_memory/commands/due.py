@@ -18,7 +18,7 @@ from ..errors import AgentMemoryError
 from ..layout import MANIFEST
 from ..parse import facts
 from ..parse.manifest import written_by_us
-from ..parse.memory import Memory
+from ..parse.memory import Memory, known_ids
 from ..parse.sessions import SessionRefs
 from ..shell.load import archive_files, load_live
 from ..shell.logs import references, unread
@@ -43,7 +43,7 @@ def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, Session
 def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRefs]) -> list[str]:
     """``pending_reactivations`` without parsing the whole archive: only the quarter files that
     hold the bytes of an id the logs name (and continuity.md does not hold) can hold its fact."""
-    kept = {f.id for f in live.facts}
+    kept = known_ids([live])
     named = {fact_id.encode() for refs in unread for fact_id in refs.used if fact_id not in kept}
     held = [
         facts.parse(rel, data)

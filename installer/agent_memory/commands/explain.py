@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 from .. import resources
 from ..core.facts.explain import explain as explaining
 from ..core.facts.explain import lines
-from ..core.review.projection import Inputs
 from ..parse import facts
 from ..parse.dates import today
+from ..parse.memory import Memory
+from ..parse.sessions import SessionRefs
 from ..shell.load import archive_files
-from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report, Result
+from .review_inputs import read_logs, review_inputs
 from .settle import memory_of
 
 
@@ -21,42 +23,46 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
     """By default only the logs the last review has not read are read (the footer holds the
     rest); ``full`` reads every log and lists each one that names the fact."""
     memory, continuity = memory_of(repo, archives=False)
-    if not any(f.id == fact_id for f in continuity.facts):
-        # Parse only the archive files that hold the id: the archive may hold thousands of facts.
-        needle = fact_id.encode()
-        files = archive_files(repo)
-        held = [facts.parse(rel, data) for rel, data in files if needle in data]
-        held = held or [facts.parse(rel, data) for rel, data in files]  # to suggest a near id
-        memory = memory._replace(archives=tuple(held))
-    names = memory.logs if full else unread(memory.continuity, memory.sessions)
-    inputs = Inputs(
-        continuity=continuity,
-        archives=memory.archives,
-        archive_index=memory.archive_index,
-        index_template=b"",
-        policy=memory.policy,
-        logs=memory.logs,
-        refs=references(repo, names),
-        full=full,
-        today=today(day),
-        threads=memory.threads,
-        vision=memory.vision,
-    )
-    found = explaining(inputs, fact_id)
+    logs = read_logs(repo, memory, continuity, full, {})
+    memory = _with_archives(repo, memory, fact_id, logs[1])
+    found = explaining(review_inputs(repo, memory, continuity, logs, today(day)), fact_id)
+    verdict = found.verdict
     summary = {
-        "id": found.id,
-        "path": found.path,
-        "line": found.line,
-        "section": found.section,
-        "tier": found.fields["tier"],
-        "rule": found.decision.rule,
-        "footer": dict(found.stored),
-        "recomputed": dict(found.fields),
+        "id": verdict.id,
+        "path": verdict.path,
+        "line": verdict.fact.line,
+        "section": verdict.section,
+        "tier": verdict.tier,
+        "rule": verdict.rule,
+        "footer": dict(verdict.fact.fields),
+        "recomputed": dict(verdict.fields),
         "events": [event._asdict() for event in found.events],
-        "sessions_since_last_use": found.idle,
+        "sessions_since_last_use": verdict.idle,
         "next": found.move._asdict() if found.move else None,
     }
     report = Report(
         "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(lines(found))
     )
     return Result(report, 0)
+
+
+def _with_archives(
+    repo: Repo, memory: Memory, fact_id: str, refs: Mapping[str, SessionRefs]
+) -> Memory:
+    """``memory`` with the archive files the fact's verdict depends on: those holding its id, or
+    an id a log read pairs it with in a ``Superseded:`` line, when the live files do not. The
+    archive may hold thousands of facts; the other files are not parsed."""
+    live = memory.known_ids
+    paired = {
+        i for found in refs.values() for pair in found.superseded if fact_id in pair for i in pair
+    }
+    wanted = sorted(({fact_id} | paired) - live)
+    if not wanted:
+        return memory
+    files = archive_files(repo)
+    held = [
+        facts.parse(rel, data) for rel, data in files if any(i.encode() in data for i in wanted)
+    ]
+    if fact_id not in live and not any(fact_id.encode() in data for _, data in files):
+        held = [facts.parse(rel, data) for rel, data in files]  # to suggest a near id
+    return memory._replace(archives=tuple(held))

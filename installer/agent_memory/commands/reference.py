@@ -64,16 +64,13 @@ def reference(
 
 
 def _check_known(ids: Sequence[str], memory: Memory) -> None:
-    docs = [*([memory.continuity] if memory.continuity else []), *memory.archives]
-    known = {fact.id for doc in docs for fact in doc.facts if fact.id is not None}
+    known = memory.known_ids
     for fact_id in ids:
         if fact_id in known:
             continue
         close = nearest(fact_id, known)
         hint = f"did you mean {close!r}?" if close else "memory_recall lists the ids that exist"
-        raise AgentMemoryError(
-            f"no fact has the id {fact_id!r} in continuity.md or the archive; {hint}"
-        )
+        raise AgentMemoryError(f"no fact has the id {fact_id!r} in the memory's files; {hint}")
 
 
 def _own_log(repo: Repo, memory: Memory, through: str | None, own_log: str | None) -> str | None:

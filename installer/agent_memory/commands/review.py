@@ -9,19 +9,16 @@ from typing import Any, NamedTuple
 from .. import resources
 from ..core.merge.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.review.projection import Inputs
 from ..core.review.projection import review as project
 from ..core.review.summary import Summary
-from ..core.review.window import Reading, reading, recreated
 from ..errors import AgentMemoryError, refuse_errors
 from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
-from ..parse.sessions import SessionRefs
 from ..parse.text import decode
-from ..shell.logs import references
 from ..shell.repo import Repo
 from .due import nothing_due, why_due
 from .report import Report, Result
+from .review_inputs import read_logs, review_inputs
 from .settle import Options, memory_of, review_date, settle
 
 
@@ -41,31 +38,8 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
     if review_options.if_due and not reasons:
         return nothing_due(repo)
     day = review_date(options.today, memory.sessions.newest)
-    plan_read = reading(continuity, memory.logs, review_options.full)
-    wanted: Sequence[str] = plan_read.names
-    if memory.policy.enabled:
-        span = memory.policy.review_every * memory.policy.core_min_reviews
-        wanted = sorted(set(wanted) | set(memory.logs[-span:]))
-    refs = {**early, **_read(repo, [name for name in wanted if name not in early], options)}
-    if not plan_read.full:
-        why = recreated(continuity, memory.archives, refs, plan_read.names)
-        if why:
-            plan_read = Reading(memory.logs, True, why)
-            refs.update(_read(repo, [n for n in memory.logs if n not in refs], options))
-    inputs = Inputs(
-        continuity=continuity,
-        archives=memory.archives,
-        archive_index=memory.archive_index,
-        index_template=resources.data("templates/memory/archive/INDEX.md"),
-        policy=memory.policy,
-        logs=memory.logs,
-        refs=refs,
-        full=plan_read.full,
-        today=day,
-        reason=plan_read.reason,
-        threads=memory.threads,
-        vision=memory.vision,
-    )
+    logs = read_logs(repo, memory, continuity, review_options.full, early, options.progress)
+    inputs = review_inputs(repo, memory, continuity, logs, day, options.progress)
     plan, summary = project(inputs)
     if review_options.session is not None:
         block = summary.markdown()
@@ -78,10 +52,6 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
     data = _summary_data(summary, reasons)
     report = Report("review", version, repo.shown, settled.outcome, plan, (), data)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
-
-
-def _read(repo: Repo, names: Sequence[str], options: Options) -> dict[str, SessionRefs]:
-    return dict(references(repo, options.progress(names) if options.progress else names))
 
 
 def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:

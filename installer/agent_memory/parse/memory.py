@@ -1,7 +1,9 @@
-"""The memory of a repo as read: continuity.md, the archive, the policy, the log names."""
+"""The memory of a repo as read: continuity.md, the archive, the policy, the log names; and the
+ids its facts hold."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..errors import Problem
@@ -35,8 +37,30 @@ class Memory(NamedTuple):
         return (*docs, *self.archives)
 
     @property
+    def known_ids(self) -> frozenset[str]:
+        """The ids of every fact of the repo's memory (``known_ids`` of ``documents``)."""
+        return known_ids(self.documents)
+
+    @property
     def problems(self) -> tuple[Problem, ...]:
         found = list(self.policy_problems)
         for doc in self.documents:
             found.extend(doc.problems)
         return tuple(found)
+
+
+def known_ids(docs: Iterable[Document]) -> frozenset[str]:
+    """The ids the facts of ``docs`` hold: the one definition of "an id that exists", which the
+    review, explain, lint, capture and the MCP server's references all ask."""
+    return frozenset(fact.id for doc in docs for fact in doc.facts if fact.id is not None)
+
+
+def id_places(docs: Iterable[Document]) -> dict[str, str]:
+    """Each id the facts of ``docs`` hold, with the ``path:line`` of the first fact holding it
+    (where a refusal of a taken id points)."""
+    places: dict[str, str] = {}
+    for doc in docs:
+        for fact in doc.facts:
+            if fact.id is not None:
+                places.setdefault(fact.id, f"{doc.path}:{fact.line}")
+    return places

@@ -21,6 +21,7 @@ from ..parse import facts
 from ..parse.facts import Document
 from ..parse.footer import slug, unique_ids
 from ..parse.keyvalue import parse_key_line
+from ..parse.memory import known_ids
 from ..parse.text import Text, strip_eol
 
 
@@ -100,14 +101,14 @@ def upgrade(files: Files, today: dt.date) -> dict[str, bytes | None]:
     if data is not None:
         doc = facts.parse(CONTINUITY, data)
         refuse_errors(doc.problems, "fix it, then run enable again to upgrade")
-        taken = {f.id for f in doc.facts if f.id}
-        for path, archived in sorted(files.items()):
-            if (
-                archived is not None
-                and path.startswith(ARCHIVE_DIR + "/")
-                and QUARTER_FILE.match(path.rsplit("/", 1)[-1])
-            ):
-                taken |= {f.id for f in facts.parse(path, archived).facts if f.id}
+        archives = [
+            facts.parse(path, archived)
+            for path, archived in sorted(files.items())
+            if archived is not None
+            and path.startswith(ARCHIVE_DIR + "/")
+            and QUARTER_FILE.match(path.rsplit("/", 1)[-1])
+        ]
+        taken = set(known_ids([doc, *archives]))
         text = apply_edits(
             doc.text, [*backfill(doc, taken, today.isoformat()), *_last_review_line(doc)]
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
@@ -13,7 +13,7 @@ from ...parse.continuity import cursor, last_review
 from ...parse.facts import Document, conflict_markers, id_clashes
 from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
-from ...parse.memory import Memory
+from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from .secrets import scan
@@ -34,15 +34,15 @@ def lint(
     for path, data in texts:
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
     docs = memory.documents
+    known = known_ids(docs)
     found += _facts(docs)
-    found += supersession_problems(docs)
+    found += supersession_problems(docs, known)
     for doc in docs:
         found += secrets(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}
     if memory.continuity is not None:
         through = cursor(last_review(memory.continuity), memory.logs)
         unread = dict.fromkeys(window(memory.logs, through), EMPTY)
-    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
     found += _logs(memory, logs, known, unread, superseded_since(docs))
     reactivating = pending_reactivations(memory.archives, unread.values())
     found += [
@@ -108,7 +108,7 @@ def _facts(docs: Sequence[Document]) -> list[Problem]:
 def _logs(
     memory: Memory,
     logs: Iterable[tuple[str, bytes]],
-    known: set[str],
+    known: Set[str],
     unread: dict[str, SessionRefs],
     replaced: Mapping[str, tuple[str, str]],
 ) -> list[Problem]:
@@ -169,7 +169,7 @@ def _once(path: str, notes: Sequence[Problem]) -> list[Problem]:
 
 
 def _references(
-    path: str, refs: SessionRefs, known: set[str], ordered: list[str], data: bytes
+    path: str, refs: SessionRefs, known: Set[str], ordered: list[str], data: bytes
 ) -> list[Problem]:
     """Ids that exist nowhere, and segments that look like a meant id but are not one (case,
     underscores, spaces): each a warning naming the nearest existing id."""
@@ -216,7 +216,7 @@ def _kebab(text: str) -> str:
     return re.sub(r"[\s_]+", "-", text.strip().lower())
 
 
-def _nearest(candidates: Sequence[str], known: set[str], ordered: list[str]) -> str:
+def _nearest(candidates: Sequence[str], known: Set[str], ordered: list[str]) -> str:
     """ "; did you mean 'x'?" for the first candidate that is, or is close to, an existing id."""
     for candidate in candidates:
         if candidate in known:

@@ -11,9 +11,9 @@ from ...parse.sessions import SessionRefs
 from ..review.supersede import BY, SUPERSEDED
 
 
-def supersession_problems(docs: Sequence[Document]) -> list[Problem]:
-    """A ``superseded-by`` naming no fact (an error), and a superseded fact not yet archived."""
-    known = {f.id for doc in docs for f in doc.facts if f.id is not None}
+def supersession_problems(docs: Sequence[Document], known: Set[str]) -> list[Problem]:
+    """A ``superseded-by`` naming no fact (an error), and a superseded fact not yet archived;
+    ``known`` are the ids of ``docs`` (``known_ids``)."""
     found = []
     for doc in docs:
         for fact in doc.facts:

@@ -17,6 +17,7 @@ from ...errors import AgentMemoryError, refuse_errors
 from ...layout import CONTINUITY, USER_DATA
 from ...parse import facts, footer
 from ...parse.facts import PROJECT_STATE, Document, parse_text
+from ...parse.memory import id_places
 from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
@@ -55,7 +56,7 @@ def add_fact(
     wanted = section or (THREADS if thread else DEFAULT_SECTION)
     title = _section_title(continuity, wanted, new_section)
     taken = dict(elsewhere)
-    taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
+    taken.update(id_places([continuity]))
     fact_id = _choose_id(body[0], wanted_id, taken)
     task = " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}

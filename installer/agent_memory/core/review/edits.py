@@ -7,7 +7,7 @@ their section.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ...parse import footer
@@ -42,7 +42,7 @@ def apply_edits(text: Text, edits: Iterable[Edit]) -> Text:
     return Text(text.bom, tuple(lines))
 
 
-def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
+def footer_edit(text: Text, fact: Fact, fields: Mapping[str, str]) -> Edit:
     """The edit that gives ``fact`` these footer fields (in place, or a new footer line)."""
     rendered = footer.render(fields, fact.fields)
     if fact.footer_line is not None:
@@ -60,7 +60,7 @@ def footer_edit(text: Text, fact: Fact, fields: dict[str, str]) -> Edit:
     return Edit(fact.end - 1, fact.end, (last + newline, indent + rendered))
 
 
-def fact_lines(text: Text, fact: Fact, fields: dict[str, str]) -> list[str]:
+def fact_lines(text: Text, fact: Fact, fields: Mapping[str, str]) -> list[str]:
     """The fact's lines byte for byte, with its footer given ``fields`` (to move or merge it)."""
     edit = footer_edit(text, fact, fields)
     lines = list(text.lines[fact.start : fact.end])

@@ -8,7 +8,7 @@ incremental one, over footers that already carry the earlier pairs) gives the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from typing import NamedTuple
 
 SUPERSEDED = "superseded"
@@ -21,7 +21,7 @@ class Links(NamedTuple):
     supersedes: Mapping[str, tuple[str, ...]]  # new id -> the ids it superseded, in log order
 
 
-def links(pairs: Iterable[tuple[str, str]], known: set[str]) -> Links:
+def links(pairs: Iterable[tuple[str, str]], known: Set[str]) -> Links:
     """The pairs the counted logs state, in log order, between ids that exist."""
     by: dict[str, str] = {}
     supersedes: dict[str, list[str]] = {}

@@ -50,11 +50,12 @@ def _stale(review: LastReview, through: str | None, logs: Sequence[str]) -> str:
 
 def recreated(
     continuity: Document,
-    archives: Iterable[Document],
+    documents: Iterable[Document],
     refs: Mapping[str, SessionRefs],
     names: Sequence[str],
 ) -> str:
-    """Why the window alone cannot count a fact it lists under Created, or "".
+    """Why the window alone cannot count a fact it lists under Created, or "" (``documents``:
+    every file that holds facts, the one-file threads too).
 
     DECAY.md § Events: the birth event exists only while no log lists the id under Created. The
     window can tell for a fact created after the last review (no log it read could name it);
@@ -66,7 +67,7 @@ def recreated(
     reviewed = last_review(continuity).date
     if not made or reviewed is None:
         return ""
-    for doc in (continuity, *archives):
+    for doc in documents:
         for fact in doc.facts:
             if fact.id not in made or fact.field("base_uses") is not None:
                 continue
