@@ -195,7 +195,12 @@ def _seconds(word: str) -> bool:
 
 def _file(path: Path) -> bool:
     """What click.Path(dir_okay=False) takes: no folder, and readable when it exists."""
-    return not path.is_dir() and (not path.exists() or os.access(path, os.R_OK))
+    return not path.is_dir() and _readable(path)
+
+
+def _readable(path: Path) -> bool:
+    """What click.Path() takes: readable when it exists (merge-file refuses a folder itself)."""
+    return not path.exists() or os.access(path, os.R_OK)
 
 
 def _merge_file(rest: list[str]) -> _Run | None:
@@ -204,7 +209,7 @@ def _merge_file(rest: list[str]) -> _Run | None:
     if len(rest) != 4 or any(_refused(word) for word in rest):
         return None
     base, ours, theirs = (Path(word) for word in rest[:3])
-    if not all(_file(p) for p in (base, ours, theirs)):
+    if not all(_readable(p) for p in (base, ours, theirs)):
         return None
     return (lambda: merge_file(base, ours, theirs, rest[3])), rest[3]
 

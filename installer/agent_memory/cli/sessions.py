@@ -50,9 +50,9 @@ def check_logs(path: Path, base: str, as_json: bool) -> None:
 
 
 @main.command("merge-file")
-@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("ours", type=click.Path(path_type=Path))
+@click.argument("theirs", type=click.Path(path_type=Path))
 @click.argument("path")
 @opts.json_opt
 def merge_file(base: Path, ours: Path, theirs: Path, path: str, as_json: bool) -> None:
