@@ -8,9 +8,9 @@ from pathlib import Path
 from .. import resources
 from ..core.install.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
-from ..layout import CONTINUITY, MERGE_DRIVER, MERGE_DRIVER_KEY
+from ..layout import CONTINUITY, MERGE_DRIVER_KEY
 from ..parse.dates import today
-from ..shell.git import inside_work_tree, local_config, unset_local_config
+from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import files_under
 from .report import Report, Result
@@ -31,7 +31,7 @@ def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result
                 str(path),
             )
         settled = settle(repo, [plan], options, "unchanged")
-        driver = _merge_driver_off(repo.root, options)
+        driver = reconcile(repo, False, options.check or options.dry_run)
     kept = "memory/ kept" if keep_memory else "memory/ removed"
     heading = (
         f"agent-memory {resources.version()}: disabled {path} ({kept}; copies in {folder}/)",
@@ -44,17 +44,6 @@ def disable(path: Path, options: Options, *, keep_memory: bool = True) -> Result
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
     report = report._replace(heading=heading, closing=closing)
     return Result(report, settled.exit_code, settled.diff)
-
-
-def _merge_driver_off(root: Path, options: Options) -> str:
-    """Take the merge driver ``enable`` set out of this repo's own git config (only when it is
-    ours, word for word); what happened, for the report: "" when there was nothing to do."""
-    if not inside_work_tree(root) or local_config(root, MERGE_DRIVER_KEY) != MERGE_DRIVER:
-        return ""
-    if options.check or options.dry_run:
-        return "would be unset"
-    unset_local_config(root, MERGE_DRIVER_KEY)
-    return "unset"
 
 
 def _memory(repo: Repo) -> dict[str, bytes]:

@@ -67,10 +67,10 @@ class Journal:
             self.roll_back()
             raise os_error(exc, _rel(self.root, exc.filename) or "repo") from None
         _remove_emptied(self.root, [t for e, t in zip(writes, targets, strict=True) if not e.after])
-        self._step()
+        self.step()
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
-        self._step()
+        self.step()
         shutil.rmtree(self.path)
 
     def _commit(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
@@ -93,7 +93,7 @@ class Journal:
             write_synced(fd, data)
         finally:
             os.close(fd)
-        self._step()
+        self.step()
         (self.path / _UNCOMMITTED).replace(self.path / _ENTRIES)
         fsync_dir(self.path)
 
@@ -145,7 +145,8 @@ class Journal:
         fsync_dir(self.path)
         self.path.rmdir()
 
-    def _step(self) -> None:
+    def step(self) -> None:
+        """One durable step of this run (the crash matrix can stop the run just before it)."""
         self._steps += 1
         if os.environ.get(_FAULT_ENV) == str(self._steps):
             import signal  # the crash matrix only
@@ -154,7 +155,7 @@ class Journal:
 
     def _write_all(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         for edit, target in zip(writes, targets, strict=True):
-            self._step()
+            self.step()
             try:
                 if edit.after is None:
                     target.unlink()
