@@ -142,7 +142,10 @@ def _plans(
         contents, source_links = repo.read_known(sources)
         links |= source_links  # the caller reads AGENTS.md's size through them too
         found = {p: data or b"" for p, data in contents.items() if p in sources}
-        return [core.migration(files, found, vendors, day, str(current), keep_vendor_files, links)]
+        migration = core.migration(
+            files, found, vendors, day, str(current), keep_vendor_files, links, repo.read
+        )
+        return [migration]
     if detected.mode == "A":
         chosen = core.choose_vendors(vendors)
         return [core.fresh_install(files, chosen, day, str(current), links)]
