@@ -54,14 +54,20 @@ def reconcile(repo: Repo, wanted: bool, dry: bool) -> str:
 def match_attributes(repo: Repo) -> str:
     """``recover``: the driver set exactly when ``.gitattributes`` holds our block — a run killed
     between its plan and its git config left the two apart. A live run is left alone (it sets
-    the config itself as it ends)."""
+    the config itself as it ends). Nothing to change takes no lock (nor writes its file)."""
+
+    def change(dry: bool) -> str:
+        wanted = routes_to_driver(repo.read(GITATTRIBUTES))
+        done = "" if wanted is None else reconcile(repo, wanted, dry)
+        return "" if done in ("", "already set") or done.startswith("not set") else done
+
+    if not change(dry=True):
+        return ""
     try:
         with repo.locked():
-            wanted = routes_to_driver(repo.read(GITATTRIBUTES))
-            done = "" if wanted is None else reconcile(repo, wanted, dry=False)
+            return change(dry=False)
     except LockedError:
         return ""
-    return "" if done == "already set" else done  # only a change is news
 
 
 def _foreign(root: Path, top: Path, git_dir: Path, common: Path) -> str:
