@@ -23,7 +23,7 @@ import pytest
 from agent_memory.cli.app import main
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.shell import journal_format
-from conftest import PROJECT, build_tree, cli, tree
+from conftest import PROJECT, build_tree, cli, git_init, tree
 
 pytestmark = pytest.mark.slow
 
@@ -73,6 +73,37 @@ def _disabled(repo: Path) -> None:
     assert cli("disable", repo, "--today", "2026-05-07").exit_code == 0
 
 
+def _git(*commands: str) -> Callable[[Path], None]:
+    """A git repo that ran ``commands`` (enable, disable): made once beside the first repo
+    asked for, then copied, .git and all."""
+
+    def make(repo: Path) -> None:
+        template = repo.parent / f"template-{'-'.join(commands)}"
+        if not template.exists():
+            git_init(template)
+            for command in commands:
+                flags = ["--vendor", "none"] if command == "enable" else []
+                assert cli(command, template, *flags, "--today", "2026-05-07").exit_code == 0
+        shutil.copytree(template, repo, symlinks=True)
+
+    return make
+
+
+def _state(repo: Path) -> dict[str, bytes]:
+    """The tree and, in a git repo, the merge driver's git config: a run that sets or unsets it
+    ends with that step, and a kill just before it must leave the two in line after recover."""
+    state = tree(repo)
+    if (repo / ".git").is_dir():
+        config = subprocess.run(
+            ["git", "config", "--local", "--get", "merge.agent-memory.driver"],
+            cwd=repo,
+            capture_output=True,
+            check=False,
+        )
+        state["<git config: merge.agent-memory.driver>"] = config.stdout
+    return state
+
+
 SCENARIOS: list[Scenario] = [
     ("enable-mode-a", _empty, ["enable", "--today", "2026-06-13"]),
     ("enable-mode-b-upgrade", _copy("legacy-2x-repo/before"), ["enable", "--today", "2026-06-13"]),
@@ -89,6 +120,8 @@ SCENARIOS: list[Scenario] = [
         _copy("legacy-2x-repo/after"),
         ["disable", "--remove-memory", "--today", "2026-05-08"],
     ),
+    ("disable-git-config", _git("enable"), ["disable", "--today", "2026-05-08"]),
+    ("enable-restore-git-config", _git("enable", "disable"), ["enable", "--today", "2026-05-08"]),
 ]
 
 
@@ -98,10 +131,10 @@ def _states(
     """The tree before and after a clean run, and how long the run took."""
     clean = tmp / "clean"
     make(clean)
-    before = tree(clean)
+    before = _state(clean)
     started = time.perf_counter()
     assert _run_forked([*args[:1], str(clean), *args[1:]], {}) == 0
-    return before, tree(clean), time.perf_counter() - started
+    return before, _state(clean), time.perf_counter() - started
 
 
 @pytest.mark.parametrize(("name", "make", "args"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
@@ -156,13 +189,14 @@ def test_killed_at_every_step_and_at_random_moments(
             assert cli("recover", repo).exit_code == 0
         else:
             pytest.fail(f"{name}: {kind} {value}: the lock is still held after a second")
-        state = tree(repo)
+        assert cli("recover", repo).exit_code == 0  # the lock is free: the git config follows
+        state = _state(repo)
         between_rungs = b"version:       3.0.0" in state.get(".agent/version.md", b"")
         if state not in (before, after) and name == "enable-mode-b-upgrade" and between_rungs:
             # Killed between two rungs (2.x → 3.0.0 → 5.0.0): the stamp says where it stopped,
             # and the next run resumes there and ends where a clean run does.
             assert cli(*args[:1], repo, *args[1:]).exit_code == 0
-            state = tree(repo)
+            state = _state(repo)
         assert state in (before, after), (
             f"{name}: {kind} {value}: tree is neither before nor after; differs from after in "
             f"{sorted(p for p in {*state, *after} if state.get(p) != after.get(p))}"
@@ -177,7 +211,44 @@ def test_killed_at_every_step_and_at_random_moments(
         tries += 1
         attempt("time", rng.uniform(0.0, duration))
     print(f"{name}: {kills} kills, {len(moments)} at steps, {tries} at random moments")
-    assert kills >= 48, kills  # seven scenarios: at least 336 kills in all
+    assert kills >= 48, kills  # nine scenarios: at least 432 kills in all
+
+
+def _continuity(facts: int, uses: int, added: str) -> bytes:
+    body = "".join(
+        f"- Fact {i}\n  <!-- id: fact-{i} | created: 2026-01-01 | last_used: 2026-01-02 | "
+        f"uses: {uses + i % 3} | tier: active -->\n"
+        for i in range(facts)
+    )
+    extra = f"- {added}\n  <!-- id: {added} | created: 2026-01-03 | uses: 1 | tier: working -->\n"
+    return f"# Continuity\n\n## Key Decisions\n{body}{extra if added else ''}".encode()
+
+
+def test_merge_file_killed_at_random_moments_leaves_ours_whole(tmp_path: Path) -> None:
+    """git takes what the driver left in %A as the merge: killed at any moment, OURS is as it
+    was or merged, never cut; only a temp file of ours (git-ignored) may stay beside it."""
+    sides = {"o": _continuity(1500, 1, ""), "a": _continuity(1500, 2, "ours"), "b": b""}
+    sides["b"] = _continuity(1500, 1, "theirs")
+
+    def args(folder: Path) -> list[str]:
+        return ["merge-file", *(str(folder / name) for name in "oab"), "memory/continuity.md"]
+
+    clean = build_tree(tmp_path / "clean", sides)
+    started = time.perf_counter()
+    assert _run_forked(args(clean), {}) == 0
+    duration, merged = time.perf_counter() - started, (clean / "a").read_bytes()
+    assert merged not in (sides["a"], b"")
+    rng, kills, tries = random.Random("crash-matrix-merge-file"), 0, 0
+    while kills < 48 and tries < 400:
+        tries += 1
+        run = build_tree(tmp_path / f"run-{tries}", sides)
+        kills += _run_forked(args(run), {}, rng.uniform(0.0, duration)) == -9
+        state = tree(run)
+        temps = [p for p in state if re.fullmatch(r"\.a\.[a-z0-9_]{8}\.agent-memory-tmp", p)]
+        assert {p: state[p] for p in state if p not in temps} in ({**sides}, {**sides, "a": merged})
+        shutil.rmtree(run)
+    print(f"merge-file: {kills} kills in {tries} runs")
+    assert kills >= 48, kills
 
 
 def _at_once(repo: Path, *flags: str) -> list[tuple[int, str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -230,3 +231,71 @@ def test_outside_git_enable_writes_the_attributes_and_no_config(tmp_path: Path) 
     assert (tmp_path / ".gitattributes").read_bytes() == (
         PROJECT / "templates/.gitattributes"
     ).read_bytes()
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t"}
+    done = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env, "GIT_COMMITTER_EMAIL": "t@e", "GIT_ALLOW_PROTOCOL": "file"},
+    )
+    return done.stdout.strip() if done.returncode == 0 else f"<exit {done.returncode}>"
+
+
+def _driver(git_dir: Path) -> str:
+    return _git(git_dir.parent, "--git-dir", str(git_dir), "config", "--get", DRIVER_KEY)
+
+
+DRIVER_KEY = "merge.agent-memory.driver"
+MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
+
+
+def test_a_gitdir_file_naming_another_repository_gets_no_config(tmp_path: Path) -> None:
+    """A .git file is `gitdir: <path>`, and git config --local writes into whatever repository
+    it names: enable set the merge driver in another repository's config."""
+    other = tmp_path / "other"
+    _git(tmp_path, "init", "-q", str(other))
+    config = (other / ".git/config").read_bytes()
+    target = tmp_path / "target"
+    build_tree(target, {".git": f"gitdir: {other / '.git'}\n"})
+    result = cli("enable", target, "--vendor", "none", "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert (other / ".git/config").read_bytes() == config
+    assert f"{DRIVER_KEY} not set: {target / '.git'} points to {other / '.git'}" in result.output
+    assert cli("disable", target, "--today", TODAY).exit_code == 0
+    _git(other, "config", DRIVER_KEY, MERGE_DRIVER)
+    config = (other / ".git/config").read_bytes()
+    for command in (["enable", "--today", TODAY], ["disable", "--today", TODAY], ["recover"]):
+        assert cli(command[0], target, *command[1:]).exit_code == 0
+        assert (other / ".git/config").read_bytes() == config  # never unset there either
+    # A worktree of the other repository, forged: its git folder names another .git file.
+    assert _git(other, "commit", "-q", "--allow-empty", "-m", "x") == ""
+    _git(other, "worktree", "add", "-q", str(tmp_path / "real-worktree"))
+    forged = tmp_path / "forged"
+    build_tree(forged, {".git": f"gitdir: {other / '.git/worktrees/real-worktree'}\n"})
+    _git(other, "config", "--unset", DRIVER_KEY)
+    result = cli("enable", forged, "--vendor", "none", "--today", TODAY)
+    assert "a worktree of" in result.output and _driver(other / ".git") == "<exit 1>"
+
+
+def test_a_worktree_and_a_submodule_get_the_config_they_share(tmp_path: Path) -> None:
+    """`git worktree add` and `git submodule add` also leave a .git file; their config is
+    theirs (a worktree shares the main repository's)."""
+    main, sub = tmp_path / "main", tmp_path / "sub"
+    for repo in (main, sub):
+        _git(tmp_path, "init", "-q", str(repo))
+        _git(repo, "commit", "-q", "--allow-empty", "-m", "x")
+    _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    result = cli("enable", tmp_path / "wt", "--vendor", "none", "--today", TODAY)
+    assert "driver set to" in result.output and _driver(main / ".git") == MERGE_DRIVER
+    _git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "mod")
+    result = cli("enable", main / "mod", "--vendor", "none", "--today", TODAY)
+    assert "driver set to" in result.output
+    assert _driver(main / ".git/modules/mod") == MERGE_DRIVER
+    assert _driver(sub / ".git") == "<exit 1>"
+    assert cli("disable", main / "mod", "--today", TODAY).exit_code == 0
+    assert _driver(main / ".git/modules/mod") == "<exit 1>"

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import os
 import re
+import resource
+import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.merge.facts import merge_file
 from agent_memory.parse import facts
 from agent_memory.parse.continuity import last_review
+from agent_memory.shell.files import MAX_FILE_BYTES
 from conftest import PROJECT, build_tree, cli
 
 HEAD = "# Continuity\n\n## Project State\n- last_review: {mark}\n\n## Key Decisions\n"
@@ -355,3 +360,93 @@ def test_merge_md_agrees_with_the_code() -> None:
             assert line in text.splitlines(), line
     review = (PROJECT / "REVIEW.md").read_text()
     assert "`- Full rebuild: <reason>`" in review
+
+
+def _special(folder: Path, kind: str) -> Path:
+    """A path that is not a regular file, of the ``kind`` asked for."""
+    path = folder / kind
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))  # left open: the test's process ends it
+        SOCKETS.append(listener)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "symlink":
+        path.symlink_to(folder / "o")
+    else:
+        return Path("/dev/zero")
+    return path
+
+
+SOCKETS: list[socket.socket] = []
+
+
+@pytest.mark.parametrize("side", [0, 1, 2], ids=["base", "ours", "theirs"])
+@pytest.mark.parametrize("kind", ["fifo", "socket", "folder", "device", "symlink"])
+def test_a_version_that_is_not_a_regular_file_is_one_line_never_a_hang(
+    tmp_path: Path, kind: str, side: int
+) -> None:
+    """git passes regular temp files; a person (or a hostile wrapper) may pass anything. A FIFO
+    was opened for reading and waited for a writer forever."""
+    base = doc(BASE_MARK, fact("a"))
+    build_tree(tmp_path, {"o": base, "a": base, "b": doc(BASE_MARK, fact("a"), fact("t"))})
+    sides = [tmp_path / "o", tmp_path / "a", tmp_path / "b"]
+    sides[side] = _special(tmp_path, kind)
+    before = {p: p.read_bytes() for p in (tmp_path / "o", tmp_path / "a", tmp_path / "b")}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "merge-file", *map(str, sides), "memory/x.md"],
+        env={**os.environ, "PYTHONPATH": str(PROJECT / "installer")},
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+    assert done.returncode == 1 and done.stdout == "", done
+    assert re.fullmatch(
+        rf"agent-memory: {re.escape(str(sides[side]))}: is (a|an) .*; nothing merged: OURS is "
+        r"left as it was, and git reports a conflict\n",
+        done.stderr,
+    ), done.stderr
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_a_version_over_the_size_bound_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """The other readers stop at 512 MiB; the driver read a 3 GB BASE whole (5.4 GB of memory).
+    Here the driver runs with 300 MB of address space: reading it would fail."""
+    base = doc(BASE_MARK, fact("a"))
+    build_tree(tmp_path, {"a": base, "b": base})
+    with (tmp_path / "o").open("wb") as sparse:
+        sparse.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "merge-file", "o", "a", "b", "memory/x.md"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(PROJECT / "installer")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20)),
+        check=False,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == (
+        "agent-memory: o: is larger than 512 MiB; refusing to read it; nothing merged: OURS is "
+        "left as it was, and git reports a conflict\n"
+    )
+    assert (tmp_path / "a").read_bytes() == base
+
+
+def test_the_result_replaces_ours_and_keeps_its_mode(tmp_path: Path) -> None:
+    """A new file renamed over OURS (a kill leaves OURS whole): the mode stays, the path stays
+    a regular file, and no temp file is left."""
+    base = doc(BASE_MARK, fact("a"))
+    build_tree(tmp_path, {"o": base, "a": base, "b": doc(BASE_MARK, fact("a"), fact("t"))})
+    (tmp_path / "a").chmod(0o640)
+    inode = (tmp_path / "a").stat().st_ino
+    result = cli("merge-file", tmp_path / "o", tmp_path / "a", tmp_path / "b", "memory/x.md")
+    assert result.exit_code == 0, result.output
+    merged = tmp_path / "a"
+    assert merged.read_bytes() == doc(BASE_MARK, fact("a"), fact("t"))
+    assert stat.S_IMODE(merged.stat().st_mode) == 0o640 and merged.stat().st_ino != inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "o"]

@@ -250,3 +250,29 @@ def test_without_the_driver_git_leaves_a_state_the_tool_reads_or_refuses(tmp_pat
     result = cli("review", tmp_path, "--today", day(history.step))
     assert "- Full rebuild: last_review says merged" in result.output
     assert cli("review", tmp_path, "--full", "--check", "--today", day(history.step)).exit_code == 0
+
+
+def test_a_driver_stopped_while_it_writes_leaves_ours_whole(tmp_path: Path) -> None:
+    """git takes whatever the driver left in %A as the merge. A driver that truncated OURS and
+    then could not write it all (here the file-size limit; a full disk or a kill alike) left
+    continuity.md cut in the work tree; now OURS is replaced whole or not at all."""
+    history = History(tmp_path, 2, driver=True)
+    history.on("b0")
+    for _ in range(200):  # continuity.md of about 20 KB
+        history.add_fact("b0")
+        history.step += 1
+    history.commit("many facts on b0")
+    ours = (tmp_path / "memory/continuity.md").read_bytes()
+    history.on("b1")
+    history.add_fact("b1")
+    history.commit("one fact on b1")
+    history.on("b0")
+    git(tmp_path, "config", "merge.agent-memory.driver", f"ulimit -f 8; {DRIVER}")  # 4 KB
+    merged = git(tmp_path, "merge", "-q", "--no-edit", "b1", check=False)
+    assert (tmp_path / "memory/continuity.md").read_bytes() == ours
+    assert merged.returncode != 0 and "Traceback" not in merged.stderr, merged.stderr
+    assert "nothing merged: OURS is left as it was" in merged.stderr
+    assert (
+        git(tmp_path, "diff", "--name-only", "--diff-filter=U").stdout == "memory/continuity.md\n"
+    )
+    assert not list(tmp_path.glob("*.agent-memory-tmp"))

@@ -179,3 +179,36 @@ def test_same_bytes_whatever_the_creation_order_and_hash_seed(tmp_path: Path) ->
         )
         results.append(tree(repo))
     assert results[0] == results[1] == tree(EXAMPLE / "after")
+
+
+def test_a_file_already_in_migrated_is_never_written_over(tmp_path: Path) -> None:
+    """The plan never read .agent/migrated/, so a file there made every Mode C enable fail
+    "changed while this run was planning". A file of other text is kept and the original goes
+    beside it (-2, -3, before the extension); a copy of the very bytes is the copy."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE / "before", repo)
+    theirs = {
+        ".agent/migrated/CLAUDE.md": "my own notes\n",
+        ".agent/migrated/CLAUDE-2.md": "older notes\n",
+        ".agent/migrated/.cursorrules": "a copy of something else\n",
+        ".agent/migrated/memory-bank/progress.md": "kept by hand\n",
+    }
+    build_tree(
+        repo, {**theirs, ".agent/migrated/CONVENTIONS.md": (repo / "CONVENTIONS.md").read_bytes()}
+    )
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    after = tree(repo)
+    assert all(after[path] == text.encode() for path, text in theirs.items())
+    copies = {
+        ".agent/migrated/CLAUDE-3.md": "CLAUDE.md",
+        ".agent/migrated/.cursorrules-2": ".cursorrules",
+        ".agent/migrated/memory-bank/progress-2.md": "memory-bank/progress.md",
+        ".agent/migrated/CONVENTIONS.md": "CONVENTIONS.md",
+    }
+    assert all(after[copy] == before[source] for copy, source in copies.items())
+    assert "original in .agent/migrated/CLAUDE-3.md" in result.output
+    assert "unchanged  .agent/migrated/CONVENTIONS.md" in result.output
+    assert_nothing_lost(before, after)
+    assert "up to date" in cli("enable", repo, "--today", TODAY).output

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -334,3 +335,39 @@ def test_the_merge_driver_enable_set_goes_with_disable_and_comes_back(tmp_path: 
     assert b"agent-memory" not in (repo / ".git/config").read_bytes()
     assert cli("enable", repo, "--today", "2026-04-03").exit_code == 0
     assert (repo / ".git/config").read_bytes() == config
+
+
+def _driver(repo: Path) -> bytes:
+    config = (repo / ".git/config").read_bytes()
+    return config[config.find(b'[merge "agent-memory"]') :] if b"agent-memory" in config else b""
+
+
+@pytest.mark.parametrize("last", ["disable", "enable"])
+def test_recover_sets_the_driver_as_the_tree_says_after_a_kill_before_git_config(
+    tmp_path: Path, last: str
+) -> None:
+    """A disable, or an enable restoring a disabled repo, killed after its plan landed and
+    before its git config: the tree is after the run, the driver as before it (a kill there
+    leaves exactly the state made here by hand); recover brought nothing back in line."""
+    repo = git_init(tmp_path / "repo")
+    mode_a(repo)
+    assert cli("enable", repo, "--today", "2026-04-01").exit_code == 0
+    set_by_enable = _driver(repo)
+    assert cli("disable", repo, "--today", "2026-04-02").exit_code == 0
+    if last == "enable":
+        assert cli("enable", repo, "--today", "2026-04-03").exit_code == 0
+        subprocess.run(
+            ["git", "config", "--unset", "merge.agent-memory.driver"], cwd=repo, check=True
+        )
+    else:
+        (repo / ".git/config").write_bytes((repo / ".git/config").read_bytes() + set_by_enable)
+    state = tree(repo)
+    done = cli("recover", repo, "--json")
+    assert done.exit_code == 0
+    assert _driver(repo) == (set_by_enable if last == "enable" else b"")
+    assert json.loads(done.stdout)["summary"]["merge_driver"] == (
+        "set to 'agent-memory merge-file %O %A %B %P'" if last == "enable" else "unset"
+    )
+    assert tree(repo) == state
+    again = cli("recover", repo, "--json")  # in line now: nothing more to do
+    assert json.loads(again.stdout)["summary"]["merge_driver"] == ""

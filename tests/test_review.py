@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -581,3 +583,46 @@ def test_a_by_hand_review_following_review_md_writes_the_same_archive_and_index(
     note = " (working_window passed without a use)"
     changes = f"drizzle: working→archived{note}, migrate-ci: working→archived{note}"
     assert f"- Tier changes: 2 ({changes})\n" in result.output
+
+
+def test_a_first_review_in_which_20000_facts_change_tier_is_linear(tmp_path: Path) -> None:
+    """Right after adoption every fact changes tier at once: a membership test in a tuple per
+    change took 8 s for 20,000 facts, and 1,000 facts reactivated into sections of their own
+    read continuity.md again for each section."""
+    assert cli("enable", tmp_path, "--vendor", "none", "--today", "2020-01-01").exit_code == 0
+    live = "".join(
+        f"- Fact {i}\n  <!-- id: fact-{i} | created: 2020-01-01 | "
+        f"last_used: 2020-01-{1 + 14 * (i % 2):02d} | uses: {1 + i % 2} | tier: working -->\n"
+        for i in range(20_000)
+    )
+    continuity = tmp_path / "memory/continuity.md"
+    continuity.write_text(
+        continuity.read_text().replace("## Key Decisions\n", f"## Key Decisions\n{live}")
+    )
+    archived = "".join(
+        f"- Old fact {i}\n  <!-- id: old-{i} | created: 2019-12-01 | last_used: 2019-12-01 | "
+        f"uses: 1 | tier: archived | from: Topic {i} | archived: 2019-12-02 -->\n"
+        for i in range(1_000)
+    )
+    used = ", ".join(f"old-{i}" for i in range(1_000))
+    build_tree(
+        tmp_path,
+        {
+            "memory/archive/2019-Q4.md": f"# Archive 2019-Q4\n\n## Facts\n{archived}",
+            **{
+                f"memory/sessions/2020-01-{2 + k:02d}-000000.md": "## Memory References\n"
+                f"- Referenced: {used if k == 24 else 'none'}\n"
+                for k in range(25)
+            },
+        },
+    )
+    started = time.process_time()
+    result = cli("review", tmp_path, "--today", "2020-02-01", "--json")
+    assert time.process_time() - started < 3.0  # linear: under a second
+    changes = json.loads(result.stdout)["summary"]["tier_changes"]
+    assert len(changes) == 21_000 and {(a, b) for _, a, b in changes} == {
+        ("working", "archived"),
+        ("working", "archive-candidate"),
+        ("archived", "active"),
+    }
+    assert continuity.read_text().count("\n## Topic ") == 1_000

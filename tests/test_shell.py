@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,7 @@ from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.parse import transcripts
 from agent_memory.shell.repo import Repo
 from agent_memory.shell.stream import lines
-from conftest import build_tree, cli, run_console, tree
+from conftest import PROJECT, build_tree, cli, run_console, tree
 
 
 def _plan(*edits: tuple[str, bytes | None, bytes | None]) -> Plan:
@@ -164,3 +168,102 @@ def test_a_transcript_line_over_the_bound_is_given_as_none_and_the_next_is_whole
         monkeypatch.setattr(transcripts, "LINE_MAX", longest)
         parsed = list(transcripts._objects(legacy.splitlines(keepends=True)))
         assert parsed == (read or [transcripts.Bad(1, False, long=True)])
+
+
+def _immutable(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Make writing ``path`` fail with EPERM, as an immutable file does even for root; the
+    undo. ``chattr +i`` where the file system and privileges allow it, else a rename refused at
+    the os level (the same errno from the same call)."""
+    if how == "chattr +i":
+        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+        if done.returncode != 0:
+            pytest.skip(f"chattr +i is not available here: {done.stderr!r}")
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    replace = Path.replace
+
+    def refused(self: Path, target: str | os.PathLike[str]) -> Path:
+        if Path(target) == path:
+            raise PermissionError(
+                errno.EPERM, os.strerror(errno.EPERM), str(self), None, str(target)
+            )
+        return replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", refused)
+    return monkeypatch.undo
+
+
+@pytest.mark.parametrize("how", ["chattr +i", "rename refused"])
+def test_a_write_that_fails_cleanly_leaves_no_journal_behind(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review failed on an immutable continuity.md and said "nothing was changed", but its
+    rollback tried to restore that same untouched file, failed again, and left the journal: every
+    read-only command then refused until recover."""
+    repo = tmp_path / "repo"
+    shutil.copytree(PROJECT / "examples/evolving-memory-example/before", repo)
+    before = tree(repo)
+    undo = _immutable(repo / "memory/continuity.md", how, monkeypatch)
+    try:
+        result = cli("review", repo, "--today", "2026-05-08")
+    finally:
+        undo()
+    assert result.exit_code == 1
+    assert tree(repo) == before and not (repo / JOURNAL_DIR).exists()
+    assert result.output == (
+        "agent-memory: memory/continuity.md: Operation not permitted; nothing was changed — fix "
+        "that and run again\n"
+    )
+    assert cli("status", repo).exit_code == 0
+
+
+def test_a_file_whose_name_leaves_no_room_for_a_temp_name_is_still_written(
+    tmp_path: Path,
+) -> None:
+    """A temp file is named .<name>.<8 random>.agent-memory-tmp: for a thread file named with
+    229 bytes or more that is past the 255 a name may have, and every review failed (leaving its
+    journal behind). The temp name now cuts <name>."""
+    repo = tmp_path / "repo"
+    shutil.copytree(PROJECT / "examples/evolving-memory-example/before", repo)
+    for name in ("t" * 251, "t" + "é" * 125):  # 254 bytes with .md; cut inside a character
+        build_tree(
+            repo,
+            {
+                f"memory/open-threads/{name}.md": "- [ ] A thread named at length\n  <!-- id: "
+                f"long-{len(name)} | created: 2026-05-01 | last_used: 2026-05-01 | uses: 1 -->\n"
+            },
+        )
+    result = cli("review", repo, "--today", "2026-05-08")
+    assert result.exit_code == 0, result.output
+    threads = tree(repo / "memory/open-threads")
+    assert len(threads) == 2 and all(b"| tier: active -->" in data for data in threads.values())
+    assert not (repo / JOURNAL_DIR).exists()
+
+
+def test_a_rollback_that_fails_too_says_so_and_keeps_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """a.md is written, b.md cannot be, and a.md cannot be put back either: the originals stay
+    in the journal, the line says so (never "nothing was changed"), and recover ends it."""
+    build_tree(tmp_path, {"a.md": "old a\n", "b.md": "old b\n"})
+    replace, calls = Path.replace, []
+
+    def refused(self: Path, target: str | os.PathLike[str]) -> Path:
+        calls.append(Path(target).name)
+        if Path(target).name == "b.md" or calls.count("a.md") > 1:
+            raise PermissionError(
+                errno.EPERM, os.strerror(errno.EPERM), str(self), None, str(target)
+            )
+        return replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", refused)
+    plan = _plan(("a.md", b"old a\n", b"new a\n"), ("b.md", b"old b\n", b"new b\n"))
+    with pytest.raises(AgentMemoryError) as raised:
+        Repo(tmp_path).apply(plan)
+    monkeypatch.undo()
+    assert str(raised.value) == (
+        "b.md: Operation not permitted; rolling back failed too (Operation not permitted: a.md): "
+        f"the originals stay in {JOURNAL_DIR} — fix that, then run agent-memory recover"
+    )
+    assert (tmp_path / JOURNAL_DIR).exists() and (tmp_path / "a.md").read_text() == "new a\n"
+    assert cli("recover", tmp_path).exit_code == 0
+    assert tree(tmp_path) == {"a.md": b"old a\n", "b.md": b"old b\n"}

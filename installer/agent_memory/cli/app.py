@@ -27,6 +27,8 @@ def _type(param: Param) -> Any:
         return click.Path(file_okay=False, path_type=Path)
     if kind is Kind.FILE:
         return click.Path(dir_okay=False, path_type=Path)
+    if kind is Kind.ANY_PATH:
+        return click.Path(path_type=Path)
     if kind is Kind.COUNT:
         return click.IntRange(min=param.low)
     if kind is Kind.SECONDS:

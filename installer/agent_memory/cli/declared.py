@@ -28,6 +28,7 @@ class Kind(enum.Enum):
     TEXT = "text"
     FOLDER = "a folder path"  # click.Path(file_okay=False)
     FILE = "a file path"  # click.Path(dir_okay=False)
+    ANY_PATH = "a path, whatever it names"  # click.Path(): the command says what it refuses
     COUNT = "a whole number, at least ``low``"  # click.IntRange(min=low)
     SECONDS = "a number of seconds"  # click.FloatRange(min=0)
     CHOICE = "one of ``choices``"

@@ -88,6 +88,8 @@ def _value(param: Param, word: str) -> Any:
         return _folder(word)
     if kind is Kind.FILE:
         return _file(word)
+    if kind is Kind.ANY_PATH:
+        return _readable(word)
     if kind is Kind.COUNT:
         if not _number(word) or int(word) < param.low:
             raise Refused
@@ -146,7 +148,14 @@ def _folder(word: str) -> Path:
 
 def _file(word: str) -> Path:
     """What click.Path(dir_okay=False) takes: no folder, and readable when it exists."""
+    if Path(word).is_dir():
+        raise Refused
+    return _readable(word)
+
+
+def _readable(word: str) -> Path:
+    """What click.Path() takes: a path, readable when it exists."""
     path = Path(word)
-    if path.is_dir() or (path.exists() and not os.access(path, os.R_OK)):
+    if path.exists() and not os.access(path, os.R_OK):
         raise Refused
     return path

@@ -144,9 +144,10 @@ LINES: tuple[Declared, ...] = (
         "a fact was\nchanged differently on both sides (marked alone, as git marks conflicts).",
         Command("merge-file", Journal.OWN, Needs.HERE),
         (
-            Param("base", Kind.FILE, required=True),
-            Param("ours", Kind.FILE, required=True),
-            Param("theirs", Kind.FILE, required=True),
+            # Any path: merge-file says itself what it refuses (a folder, a FIFO, a link).
+            Param("base", Kind.ANY_PATH, required=True),
+            Param("ours", Kind.ANY_PATH, required=True),
+            Param("theirs", Kind.ANY_PATH, required=True),
             Param("path", Kind.TEXT, required=True),
             JSON,
         ),

@@ -3,14 +3,12 @@ every backup."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import resources
 from ..core.install.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
-from ..layout import CONTINUITY, MERGE_DRIVER, MERGE_DRIVER_KEY
+from ..layout import CONTINUITY, MERGE_DRIVER_KEY
 from ..parse.dates import today
-from ..shell.git import inside_work_tree, local_config, unset_local_config
+from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import files_under
 from .report import Report, Result
@@ -30,7 +28,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
             path,
         )
     settled = settle(repo, [plan], options, "unchanged")
-    driver = _merge_driver_off(repo.root, options)
+    driver = reconcile(repo, False, options.check or options.dry_run)
     heading = (_heading(path, settled.outcome == "changed", keep_memory, folder),)
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     summary["merge_driver"] = driver
@@ -49,17 +47,6 @@ def _heading(path: str, done: bool, keep_memory: bool, folder: str) -> str:
     if done:
         return f"{head} disabled {path} (memory/ {memory}; copies in {folder}/)"
     return f"{head} would disable {path} (memory/ would be {memory}; copies would go to {folder}/)"
-
-
-def _merge_driver_off(root: Path, options: Options) -> str:
-    """Take the merge driver ``enable`` set out of this repo's own git config (only when it is
-    ours, word for word); what happened, for the report: "" when there was nothing to do."""
-    if not inside_work_tree(root) or local_config(root, MERGE_DRIVER_KEY) != MERGE_DRIVER:
-        return ""
-    if options.check or options.dry_run:
-        return "would be unset"
-    unset_local_config(root, MERGE_DRIVER_KEY)
-    return "unset"
 
 
 def _memory(repo: Repo) -> dict[str, bytes]:

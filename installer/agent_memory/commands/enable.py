@@ -25,13 +25,12 @@ from ..layout import (
     GITATTRIBUTES_TEMPLATE,
     HANDRUN_POINTERS,
     HANDRUN_PROTOCOL,
-    MERGE_DRIVER,
     MERGE_DRIVER_KEY,
     OPEN_THREADS_DIR,
 )
 from ..parse.dates import today
-from ..shell.git import inside_work_tree, local_config
 from ..shell.load import archive_paths
+from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.rungs import default_ladder
@@ -77,7 +76,7 @@ def _enable(
     if restoring:
         plans = restore.rebased(plans, disk, restoring)
     settled = settle(repo, plans, options, "up to date")
-    driver = _merge_driver(repo.root, options)
+    driver = reconcile(repo, True, options.check or options.dry_run)
     installed = str(detected.installed) if detected.installed else None
     agents = physical(links, AGENTS_MD)
     final = next((e.after for e in settled.plan.edits if e.path == agents), files.get(agents))
@@ -175,7 +174,10 @@ def _plans(
         contents, source_links = repo.read_known(sources)
         links |= source_links  # the caller reads AGENTS.md's size through them too
         found = {p: data or b"" for p, data in contents.items() if p in sources}
-        return [core.migration(files, found, vendors, day, str(current), keep_vendor_files, links)]
+        migration = core.migration(
+            files, found, vendors, day, str(current), keep_vendor_files, links, repo.read
+        )
+        return [migration]
     if detected.mode == "A":
         chosen = core.choose_vendors(vendors)
         return [core.fresh_install(files, chosen, day, str(current), links)]
@@ -234,21 +236,6 @@ def _restored(outcome: str, restoring: restore.Restore, current: Version, path: 
     if restoring.stamp.version != current:
         return f"{done} (mode B: {restoring.stamp.version}, upgraded to {current})"
     return f"{done} (mode B)"  # never "up to date": the stamp itself comes back
-
-
-def _merge_driver(root: Path, options: Options) -> str:
-    """Point this repo's own git config at the merge driver (never the global one).
-
-    Returns what happened for the report: "" outside a git work tree.
-    """
-    if not inside_work_tree(root):
-        return ""
-    if local_config(root, MERGE_DRIVER_KEY) == MERGE_DRIVER:
-        return "already set"
-    if options.check or options.dry_run:
-        return f"would be set to {MERGE_DRIVER!r}"
-    local_config(root, MERGE_DRIVER_KEY, MERGE_DRIVER)
-    return f"set to {MERGE_DRIVER!r}"
 
 
 def _heading(outcome: str, mode: str, current: Version, path: Path, installed: str | None) -> str:

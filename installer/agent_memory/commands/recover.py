@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .. import resources
+from ..layout import MERGE_DRIVER_KEY
+from ..shell.merge_driver import match_attributes
 from ..shell.repo import Repo
 from .report import Report, Result
 
@@ -11,11 +13,16 @@ def recover(repo: Repo, wait: float) -> Result:
     """Every writing command does this first; the read-only ones refuse instead."""
     pending = repo.interrupted()
     repo.recover(wait)
+    # A run killed after its plan landed but before its git config: the config follows the tree.
+    driver = match_attributes(repo)
     outcome = "rolled back" if pending else "nothing to recover"
-    text = (
+    text: tuple[str, ...] = (
         "an interrupted run was rolled back: the repo is as it was before that run"
         if pending
         else "no interrupted run to roll back",
     )
-    report = Report("recover", resources.version(), repo.shown, outcome, None, (), {}, text)
+    if driver:
+        text += (f"git config (local): {MERGE_DRIVER_KEY} {driver}, as .gitattributes says",)
+    summary = {"merge_driver": driver}
+    report = Report("recover", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0)

@@ -11,6 +11,10 @@ from ..errors import AgentMemoryError
 if TYPE_CHECKING:
     import subprocess
 
+# Every git run is bounded in time: a FIFO for a config file or a hung mount never hangs us.
+_QUICK = 10.0  # seconds: questions about the repository and its config
+_SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
+
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
     """(status letter, path) of each file under ``folder`` that differs from revision ``base``."""
@@ -62,18 +66,10 @@ def text_merge(ours: Path, base: Path, theirs: Path) -> tuple[bytes, int]:
     return done.stdout, done.returncode
 
 
-def inside_work_tree(root: Path) -> bool:
-    """Whether ``root`` is inside a git work tree (False when git is missing)."""
-    try:
-        done = _run(root, ["rev-parse", "--is-inside-work-tree"])
-    except AgentMemoryError:
-        return False
-    return done.returncode == 0 and done.stdout.strip() == b"true"
-
-
 def local_config(root: Path, key: str, value: str | None = None) -> str | None:
     """Read (``value`` None) or set a key of the repo's own git config, never the global one."""
-    done = _run(root, ["config", "--local", *(["--get", key] if value is None else [key, value])])
+    args = ["config", "--local", *(["--get", key] if value is None else [key, value])]
+    done = _run(root, args, timeout=_QUICK)
     if value is not None and done.returncode != 0:
         raise AgentMemoryError(f"{_last_error(done)}; could not set {key}", str(root))
     return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else None
@@ -81,20 +77,45 @@ def local_config(root: Path, key: str, value: str | None = None) -> str | None:
 
 def unset_local_config(root: Path, key: str) -> None:
     """Remove a key from the repo's own git config (``disable``: what ``enable`` set)."""
-    done = _run(root, ["config", "--local", "--unset", key])
+    done = _run(root, ["config", "--local", "--unset", key], timeout=_QUICK)
     if done.returncode not in (0, 5):  # 5: the key was not set
         raise AgentMemoryError(f"{_last_error(done)}; could not unset {key}", str(root))
 
 
-def _run(root: Path | None, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+def git_dirs(root: Path) -> tuple[Path, Path, Path] | None:
+    """The real paths of the work tree's top, the git folder and the common git folder git
+    finds from ``root``; None outside a work tree (or with no git at all)."""
+    args = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+    try:
+        done = _run(root, args, timeout=_QUICK)
+    except AgentMemoryError:
+        return None
+    lines = done.stdout.decode(errors="surrogateescape").splitlines()
+    if done.returncode != 0 or len(lines) != 3 or not all(lines):
+        return None
+    top, git_dir, common = ((root / line).resolve() for line in lines)  # relative: to root
+    return top, git_dir, common
+
+
+def _run(
+    root: Path | None, args: Sequence[str], timeout: float = _SLOW
+) -> subprocess.CompletedProcess[bytes]:
     # Imported here: subprocess (with signal, selectors) costs 3-4 ms, a twentieth of the tool's
     # start-up, and the merge driver imports this module for a fallback it rarely runs.
     import subprocess
 
     try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, check=False, timeout=timeout
+        )
     except FileNotFoundError:
         raise AgentMemoryError("git: not found; this command runs git") from None
+    except subprocess.TimeoutExpired:
+        raise AgentMemoryError(
+            f"git {args[0]}: no answer in {timeout:.0f} s (a FIFO or a hung file system in the "
+            "repository?); stopped it",
+            str(root or "."),
+        ) from None
 
 
 def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
@@ -106,7 +127,8 @@ def committed(root: Path, rel: str) -> bool:
     if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         return False  # not in a work tree: no process to start (the MCP server asks often)
     try:
-        done = _run(root, ["ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel])
+        args = ["ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel]
+        done = _run(root, args, timeout=_QUICK)
     except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0 and bool(done.stdout.strip())

@@ -64,13 +64,17 @@ class Journal:
         try:
             self._write_all(writes, targets)
         except OSError as exc:
-            self.roll_back()
-            raise os_error(exc, _rel(self.root, exc.filename) or "repo") from None
+            rel = _rel(self.root, exc.filename) or "repo"
+            try:
+                self.roll_back()
+            except (OSError, AgentMemoryError) as failed:
+                raise _stuck(self.root, exc, rel, failed) from None
+            raise os_error(exc, rel) from None
         _remove_emptied(self.root, [t for e, t in zip(writes, targets, strict=True) if not e.after])
-        self._step()
+        self.step()
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
-        self._step()
+        self.step()
         shutil.rmtree(self.path)
 
     def _commit(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
@@ -93,7 +97,7 @@ class Journal:
             write_synced(fd, data)
         finally:
             os.close(fd)
-        self._step()
+        self.step()
         (self.path / _UNCOMMITTED).replace(self.path / _ENTRIES)
         fsync_dir(self.path)
 
@@ -133,10 +137,11 @@ class Journal:
         for index, entry in reversed(list(enumerate(entries))):
             target = self.root / entry.path
             remove_temps(target)
-            if entry.existed:
+            original = originals[offsets[index] : offsets[index + 1]]
+            if entry.existed and not (exists[index] and _holds(target, entry.path, original)):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(target, originals[offsets[index] : offsets[index + 1]])
-            elif exists[index]:
+                atomic_write(target, original)
+            elif not entry.existed and exists[index]:
                 target.unlink()
             for directory in entry.created_dirs:
                 with contextlib.suppress(OSError):
@@ -145,7 +150,8 @@ class Journal:
         fsync_dir(self.path)
         self.path.rmdir()
 
-    def _step(self) -> None:
+    def step(self) -> None:
+        """One durable step of this run (the crash matrix can stop the run just before it)."""
         self._steps += 1
         if os.environ.get(_FAULT_ENV) == str(self._steps):
             import signal  # the crash matrix only
@@ -154,7 +160,7 @@ class Journal:
 
     def _write_all(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         for edit, target in zip(writes, targets, strict=True):
-            self._step()
+            self.step()
             try:
                 if edit.after is None:
                     target.unlink()
@@ -163,7 +169,7 @@ class Journal:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     atomic_write(target, edit.after)
             except OSError as exc:
-                exc.filename = exc.filename or str(target)  # a full disk names no file
+                exc.filename = str(target)  # not its temp file; a full disk names no file at all
                 raise
 
 
@@ -172,6 +178,28 @@ def _refused(why: str) -> AgentMemoryError:
         f"{why}; nothing was restored from it — it holds the originals of files an interrupted "
         f"run was changing: inspect it, then delete it (rm -r {JOURNAL_DIR}) to go on",
         JOURNAL_DIR,
+    )
+
+
+def _holds(target: Path, rel: str, original: bytes) -> bool:
+    """Whether ``target`` still holds its original: a file the plan never got to (or could not
+    write: an immutable one) is left alone, so a rollback after a clean failure never fails on
+    it and the journal goes."""
+    return read_regular(target, rel, follow=False) == original
+
+
+def _stuck(root: Path, exc: OSError, rel: str, failed: Exception) -> AgentMemoryError:
+    """A write failed and so did restoring what was written before it: the journal stays."""
+    meaning = os.strerror(exc.errno) if exc.errno else str(exc)
+    if isinstance(failed, OSError):
+        where = _rel(root, failed.filename2 or failed.filename) or "the repo"
+        failed_line = f"{os.strerror(failed.errno) if failed.errno else failed}: {where}"
+    else:
+        failed_line = str(failed)
+    return AgentMemoryError(
+        f"{meaning}; rolling back failed too ({failed_line}): the originals stay in "
+        f"{JOURNAL_DIR} — fix that, then run agent-memory recover",
+        rel,
     )
 
 

@@ -1,7 +1,11 @@
-"""The merge driver's three files: read whole, and the result written over OURS (git's %A).
+"""The merge driver's three files, and the result written over OURS (git's %A).
 
-Git makes these temporary files itself, next to the work tree; they are still opened without
-following a symlink, and only regular files are read or written.
+Git writes the three versions to temporary files of its own (``.merge_file_XXXXXX`` in the work
+tree's top folder), runs the driver, then opens %A again by its name, reads it as the merge's
+result and deletes the three. So the versions are read like any file the shell reads (without
+following a link, without blocking: regular files only, at most ``MAX_FILE_BYTES``), and the
+result replaces OURS atomically — a driver killed at any moment leaves OURS whole, as it was or
+as merged, never empty.
 """
 
 from __future__ import annotations
@@ -11,36 +15,43 @@ import stat
 from pathlib import Path
 
 from ..errors import AgentMemoryError
+from .files import atomic_write, kind, read_fd
+
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_UNTOUCHED = "nothing merged: OURS is left as it was, and git reports a conflict"
 
 
 def read_version(path: Path) -> bytes:
-    fd = _open(path, os.O_RDONLY)
+    """One version's bytes; a FIFO, device, socket or folder, a symlink, or a file over
+    ``MAX_FILE_BYTES`` is one line (git then keeps OURS and reports a conflict)."""
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        fd = os.open(path, _FLAGS)
+    except OSError as exc:
+        raise AgentMemoryError(f"{_unopened(path, exc)}; {_UNTOUCHED}", str(path)) from None
+    try:
+        return read_fd(fd, str(path))
+    except AgentMemoryError as exc:
+        raise AgentMemoryError(f"{exc.message}; {_UNTOUCHED}", exc.path) from None
     finally:
         os.close(fd)
+
+
+def _unopened(path: Path, exc: OSError) -> str:
+    """Why ``path`` did not open: what it is when it is not a file (a socket, a link)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode):
+        return f"is {kind(mode)}, not a regular file"
+    return f"cannot be opened ({exc.strerror})"
 
 
 def write_result(path: Path, data: bytes) -> None:
-    fd = _open(path, os.O_WRONLY)
+    """Replace OURS with the merge: a temp file beside it with OURS's mode, renamed over it."""
     try:
-        os.ftruncate(fd, 0)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-
-
-def _open(path: Path, flags: int) -> int:
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW)
+        atomic_write(path, data)
     except OSError as exc:
-        raise AgentMemoryError(f"cannot be opened ({exc.strerror})", str(path)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise AgentMemoryError("is not a regular file", str(path))
-    return fd
+        raise AgentMemoryError(
+            f"cannot be written ({exc.strerror}); {_UNTOUCHED}", str(path)
+        ) from None

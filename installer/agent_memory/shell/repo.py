@@ -224,6 +224,10 @@ class Repo:
             with self.locked(wait):
                 pass
 
+    def crash_point(self) -> None:
+        """A durable step outside the journal (the git config), counted with the journal's."""
+        self._journal.step()
+
     def apply(self, plan: Plan, wait: float = 0.0) -> None:
         """Apply every write of ``plan`` or none; refuses if a file changed since it was read."""
         writes = plan.writes

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ...errors import InputError
 from ...layout import GITATTRIBUTES, GITATTRIBUTES_MARKERS
+from ...parse.text import decode
 from ..plan import FileEdit, Outcome, Plan
-from .blocks import upsert_block
+from .blocks import find_blocks, upsert_block
 
 _REASONS = {
     Outcome.CREATED: "memory files merge by fact id (MERGE.md)",
@@ -19,3 +21,16 @@ def attributes_plan(existing: bytes | None, template: bytes) -> Plan:
     if outcome is Outcome.UNCHANGED:
         return Plan(())
     return Plan.of([FileEdit(GITATTRIBUTES, existing, after, outcome, _REASONS[outcome])])
+
+
+def routes_to_driver(existing: bytes | None) -> bool | None:
+    """Whether ``.gitattributes`` holds our block, so the merge driver's git config is wanted
+    (``recover`` makes the config match it); None when its markers are broken (nothing to go by:
+    the config is left as it is)."""
+    if existing is None:
+        return False
+    try:
+        lines = decode(GITATTRIBUTES, existing).lines
+        return bool(find_blocks(GITATTRIBUTES, lines, GITATTRIBUTES_MARKERS))
+    except InputError:
+        return None

@@ -7,7 +7,7 @@ templates, Mode B climbs the ladder rung by rung, then re-syncs and re-stamps.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -205,11 +205,13 @@ def migration(
     current: str,
     keep_vendor_files: bool,
     links: Links = NO_LINKS,
+    kept: Callable[[str], bytes | None] = lambda _path: None,
 ) -> Plan:
     """Mode C (MIGRATE.md): consolidate, import the stores, then install as Mode A would."""
     before = {**files, **sources}
     agents = physical(links, AGENTS_MD)
-    found = rules.migrate(sources, before.get(agents), today, keep_vendor_files, links)
+    found = rules.migrate(sources, before.get(agents), today, keep_vendor_files, links, kept)
+    before |= found.kept
     changes: Changes = {
         path: Change(data, _outcome(before.get(path), data), found.reasons[path])
         for path, data in found.files.items()

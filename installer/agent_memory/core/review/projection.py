@@ -20,7 +20,7 @@ from . import archive as archive_files
 from . import moves
 from .edits import (
     Edit,
-    append_to_section,
+    append_to_sections,
     apply_edits,
     fact_lines,
     footer_edit,
@@ -102,25 +102,28 @@ def _rewrite(
         path = f"{ARCHIVE_DIR}/{quarter}"
         if path not in texts:
             texts[path] = decode(path, archive_files.new_quarter(quarter[:-3]))
-        for title, swept in ((archive_files.FACTS, False), (archive_files.COMPLETED, True)):
-            moved = [line for v in archived if v.swept == swept for line in _moved_lines(docs, v)]
-            if moved:
-                texts[path] = append_to_section(path, texts[path], title, moved, sections(path))
+        kinds = ((archive_files.FACTS, False), (archive_files.COMPLETED, True))
+        moved = [
+            (t, [ln for v in archived if v.swept == s for ln in _moved_lines(docs, v)])
+            for t, s in kinds
+        ]
+        texts[path] = append_to_sections(
+            path, texts[path], [m for m in moved if m[1]], sections(path)
+        )
     restored = sorted(
         (v for v in verdicts if v.move == "restore"),
         key=lambda v: (v.path, v.fact.start),
     )
-    recreated = set()
+    back: dict[str, list[str]] = {}  # section → the lines returning to it, in file order
     for verdict in restored:
         thread = moves.thread_file(verdict.came_from)
         if thread is not None and thread not in texts:  # DESIGN §13: its file comes back
             texts[thread] = Text(False, tuple(_moved_lines(docs, verdict)))
-            recreated.add(verdict.id)
-    restored = [v for v in restored if v.id not in recreated]
-    for title in sorted({v.section for v in restored}):
-        moved = [line for v in restored if v.section == title for line in _moved_lines(docs, v)]
-        texts[CONTINUITY] = append_to_section(
-            CONTINUITY, texts[CONTINUITY], title, moved, sections(CONTINUITY)
+        else:
+            back.setdefault(verdict.section, []).extend(_moved_lines(docs, verdict))
+    if back:
+        texts[CONTINUITY] = append_to_sections(
+            CONTINUITY, texts[CONTINUITY], sorted(back.items()), sections(CONTINUITY)
         )
     return texts
 

@@ -28,8 +28,9 @@ class Summary(NamedTuple):
         def ids(values: Sequence[str]) -> str:
             return f" ({', '.join(values)})" if values else ""
 
+        unused = frozenset(self.unused)  # one lookup per change: linear in the changes
         changes = [
-            f"{i}: {a}→{b}" + (" (working_window passed without a use)" if i in self.unused else "")
+            f"{i}: {a}→{b}" + (" (working_window passed without a use)" if i in unused else "")
             for i, a, b in self.tier_changes
         ]
         lines = [

@@ -10,12 +10,13 @@ a pointer; scoped rules stay; the verbatim original of every file rewritten is k
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from ... import patterns, resources
+from ...errors import InputError
 from ...layout import AGENTS_MD, VENDORS
 from ...parse import frontmatter
 from ...parse.markdown import FENCE, HEADING
@@ -25,6 +26,7 @@ from .stores import Fact, store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
 POINTER_TEMPLATE = "templates/pointer.md"
+_MAX_COPIES = 100  # copies of one file in .agent/migrated/: a bound on the names tried
 
 _IMPORT = patterns.compile(r"^@\S+\s*$")
 _MARKER = patterns.compile(r"^\s*(?:[-*+]|[0-9]+[.)])\s+(?:\[[ xX]\]\s+)?")
@@ -44,6 +46,7 @@ class Migration:
     linked: dict[str, str] = field(default_factory=dict)  # a source that is a link: why skipped
     # Per consolidated file: (path, lines moved to AGENTS.md, lines already said there).
     moved: list[tuple[str, int, int]] = field(default_factory=list)
+    kept: dict[str, bytes] = field(default_factory=dict)  # copies there already, byte for byte
 
 
 def migrate(
@@ -52,12 +55,14 @@ def migrate(
     today: dt.date,
     keep_vendor_files: bool,
     links: Mapping[str, str] = MappingProxyType({}),
+    kept: Callable[[str], bytes | None] = lambda _path: None,
 ) -> Migration:
     """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md.
 
     ``links`` maps each source that is a symlink to the in-repo path it leads to: a link is
     never read as a file of its own (its target is, or is AGENTS.md), and AGENTS.md's text is
-    written to the file it really is.
+    written to the file it really is. ``kept`` reads what ``.agent/migrated/`` already holds at
+    a path (None: nothing), so that no copy is written over a file there.
     """
     out = Migration()
     agents_path = links.get(AGENTS_MD, AGENTS_MD)
@@ -76,9 +81,11 @@ def migrate(
             continue  # AGENTS.md's own text (or a file AGENTS.md links to), or scoped
         elif source in STORES:
             out.facts.extend(store_facts(path, source, sources[path], today.isoformat()))
-            _keep_original(out, path, sources[path], "memory store imported; left in place")
+            _keep_original(out, path, sources[path], "memory store imported; left in place", kept)
         else:
-            sections += _instruction(out, path, source, sources[path], said, keep_vendor_files)
+            sections += _instruction(
+                out, path, source, sources[path], said, keep_vendor_files, kept
+            )
     if sections:
         out.files[agents_path] = _consolidated(agents_text, sections, newline)
         out.reasons[agents_path] = _moved_reason(out.moved)
@@ -86,7 +93,13 @@ def migrate(
 
 
 def _instruction(
-    out: Migration, path: str, source: Source, data: bytes, said: Said, keep: bool
+    out: Migration,
+    path: str,
+    source: Source,
+    data: bytes,
+    said: Said,
+    keep: bool,
+    kept: Callable[[str], bytes | None],
 ) -> list[str]:
     """An instruction file: pointer and consolidated section, or (``keep``) just our block."""
     text = decode(path, data)
@@ -108,8 +121,8 @@ def _instruction(
     section, moved, noted = _section(path, body, said)
     out.moved.append((path, moved, noted))
     out.files[path] = _pointer(source, split, imports, text)
-    out.reasons[path] = f"text moved to AGENTS.md; original in {MIGRATED_DIR}/{path}"
-    _keep_original(out, path, data, "verbatim original")
+    copy = _keep_original(out, path, data, "verbatim original", kept)
+    out.reasons[path] = f"text moved to AGENTS.md; original in {copy}"
     return [section] if section else []
 
 
@@ -134,9 +147,38 @@ def _vendor_template(source: Source) -> str:
     return VENDORS[source.vendor][1]
 
 
-def _keep_original(out: Migration, path: str, data: bytes, reason: str) -> None:
-    out.files[f"{MIGRATED_DIR}/{path}"] = data
-    out.reasons[f"{MIGRATED_DIR}/{path}"] = reason
+def _keep_original(
+    out: Migration, path: str, data: bytes, reason: str, kept: Callable[[str], bytes | None]
+) -> str:
+    """Copy ``path``'s original into ``.agent/migrated/``; where it is kept."""
+    copy, there = copy_path(path, data, kept)
+    if there is not None:
+        out.kept[copy] = there  # the plan knows it: unchanged, never created over it
+    out.files[copy] = data
+    out.reasons[copy] = reason
+    return copy
+
+
+def copy_path(
+    path: str, data: bytes, kept: Callable[[str], bytes | None]
+) -> tuple[str, bytes | None]:
+    """Where the original of ``path`` is kept, and what is there already: ``.agent/migrated/
+    <path>``, or ``<name>-2``, ``-3``… (before the extension) when that holds other bytes — a
+    file of the user's, or an earlier migration's copy of other text — which is never written
+    over. A copy holding these very bytes is the one kept already (nothing is written)."""
+    folder, _, name = f"{MIGRATED_DIR}/{path}".rpartition("/")
+    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
+    for number in range(1, _MAX_COPIES + 1):
+        copy = f"{folder}/{name}" if number == 1 else f"{folder}/{stem}-{number}{dot}{extension}"
+        there = kept(copy)
+        if there is None or there == data:
+            return copy, there
+    raise InputError(
+        f"{MIGRATED_DIR}/{path}",
+        None,
+        f"and {_MAX_COPIES - 1} numbered copies of it hold other text",
+        f"move the old copies out of {MIGRATED_DIR}/ and run again",
+    )
 
 
 def _always_on(source: Source, data: Any) -> bool:

@@ -1,0 +1,97 @@
+"""The merge driver's entry in the repository's own git config (MERGE.md): set by ``enable``,
+unset by ``disable``, made to match ``.gitattributes`` by ``recover`` — and only ever in the
+repository whose work tree holds the target.
+
+A ``.git`` *file* (``gitdir: <path>``) may name any git folder, and ``git config --local`` then
+writes into that repository. Two kinds are this folder's own: a linked worktree's (``git worktree
+add``: its git folder names this ``.git`` file back, and the config it shares with the main
+repository is legitimately this one's too) and a submodule's (its git folder's ``core.worktree``
+is this folder). Any other ``.git`` file or link is another repository's: its config is left
+alone and the report says why.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..core.install.attributes import routes_to_driver
+from ..errors import LockedError
+from ..layout import GITATTRIBUTES, MERGE_DRIVER, MERGE_DRIVER_KEY
+from .files import read_regular
+from .git import git_dirs, local_config, unset_local_config
+from .repo import Repo
+
+
+def reconcile(repo: Repo, wanted: bool, dry: bool) -> str:
+    """Set the driver (``wanted``) or unset ours in this repo's own git config; what happened,
+    for the report: "" when there was nothing to do, or no work tree."""
+    dirs = git_dirs(repo.root)
+    if dirs is None:
+        return ""
+    foreign = _foreign(repo.root, *dirs)
+    if foreign:  # nothing of ours is there to unset: enable never writes to it
+        return (
+            f"not set: {foreign} — if it is this folder's, set it by hand (MERGE.md)"
+            if wanted
+            else ""
+        )
+    ours = local_config(repo.root, MERGE_DRIVER_KEY) == MERGE_DRIVER
+    if ours == wanted:  # a value of the user's own is never unset
+        return "already set" if wanted else ""
+    done = f"set to {MERGE_DRIVER!r}" if wanted else "unset"
+    if dry:
+        return f"would be {done}"
+    repo.crash_point()
+    if wanted:
+        local_config(repo.root, MERGE_DRIVER_KEY, MERGE_DRIVER)
+    else:
+        unset_local_config(repo.root, MERGE_DRIVER_KEY)
+    return done
+
+
+def match_attributes(repo: Repo) -> str:
+    """``recover``: the driver set exactly when ``.gitattributes`` holds our block — a run killed
+    between its plan and its git config left the two apart. A live run is left alone (it sets
+    the config itself as it ends). Nothing to change takes no lock (nor writes its file)."""
+
+    def change(dry: bool) -> str:
+        wanted = routes_to_driver(repo.read(GITATTRIBUTES))
+        done = "" if wanted is None else reconcile(repo, wanted, dry)
+        return "" if done in ("", "already set") or done.startswith("not set") else done
+
+    if not change(dry=True):
+        return ""
+    try:
+        with repo.locked():
+            return change(dry=False)
+    except LockedError:
+        return ""
+
+
+def _foreign(root: Path, top: Path, git_dir: Path, common: Path) -> str:
+    """Why the config git writes from ``root`` is another repository's ("" when it is ours)."""
+    if top != root and top not in root.parents:
+        return f"git's work tree here is {top}, which does not hold this folder"
+    dot_git = top / ".git"
+    try:
+        mode = os.lstat(dot_git).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISDIR(mode):
+        return "" if dot_git.resolve() == git_dir else f"git uses {git_dir}, not {dot_git}"
+    if not stat.S_ISREG(mode):
+        return f"{dot_git} is not a folder or a gitdir file"
+    if git_dir != common:  # a linked worktree: its folder names its .git file back
+        back = read_regular(git_dir / "gitdir", f"{git_dir}/gitdir", follow=False) or b""
+        named = back.decode(errors="surrogateescape").strip()
+        if named and (git_dir / named).resolve() == dot_git.resolve():
+            return ""
+        return f"{dot_git} points to {git_dir}, a worktree of {common} checked out elsewhere"
+    worktree = local_config(root, "core.worktree")  # a submodule's git folder names its folder
+    if worktree and (git_dir / worktree).resolve() == top:
+        return ""
+    if git_dir.name == ".git":
+        return f"{dot_git} points to {git_dir}, the repository of {git_dir.parent}"
+    return f"{dot_git} points to {git_dir}, a repository that does not name this folder"
