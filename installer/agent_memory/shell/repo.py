@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import JOURNAL_DIR
-from .files import no_symlink_on_the_way, os_error, read_fd, read_regular
+from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
 from .lock import Lock
 
@@ -63,8 +63,8 @@ class Repo:
             )
         return resolved
 
-    def read(self, rel: str) -> bytes | None:
-        return read_regular(self.real(rel), rel)
+    def read(self, rel: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+        return read_regular(self.real(rel), rel, limit=limit)
 
     def links(self, paths: Iterable[str]) -> dict[str, str]:
         """Each of ``paths`` that is a symlink (or under one) → the in-repo path it leads to.
