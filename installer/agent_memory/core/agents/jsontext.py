@@ -65,7 +65,7 @@ class BadJSON(ValueError):
 
 
 def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(f"{name} is JavaScript's, not JSON's")
 
 
 _STRICT = json.JSONDecoder(parse_constant=_no_constant)
@@ -84,9 +84,9 @@ def load(text: str) -> Doc:
     except RecursionError:
         raise BadJSON(text, start, "nested too deeply") from None
     except json.JSONDecodeError as exc:
-        raise BadJSON(text, exc.pos, exc.msg) from None
-    except ValueError as exc:  # a NaN or an Infinity, which JSON does not have
-        raise BadJSON(text, start, str(exc)) from None
+        raise BadJSON(text, exc.pos, f"is not JSON ({exc.msg})") from None
+    except ValueError as exc:  # a NaN or an Infinity
+        raise BadJSON(text, start, f"is not JSON ({exc})") from None
     if _skip(plain, end) != len(plain):
         raise BadJSON(text, end, "text after the JSON value")
     return Doc(text, plain)
@@ -180,7 +180,7 @@ def append(doc: Doc, container: Node, key: str | None, item: object) -> Doc:
         last, at = container.bounds[-3], container.bounds[-1]
         line_start = text.rfind("\n", 0, last) + 1
         indent = _indent_of(text, last)
-        lead = ",\n" + indent if not text[line_start:last].strip() else ", "
+        lead = ",\n" + indent if not doc.plain[line_start:last].strip() else ", "
     else:
         indent, lead, at = _indent_of(text, container.start) + "  ", "", container.start + 1
     head = json.dumps(key) + ": " if key is not None else ""
