@@ -21,7 +21,7 @@ from ..errors import AgentMemoryError, RefusedError
 from ..layout import JOURNAL_DIR
 from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
-from .lock import Lock
+from .lock import Lock, stop_if_called_off
 
 # Logs are opened without following links and without blocking (a FIFO must not hang a run).
 _LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -231,6 +231,7 @@ class Repo:
         with self.locked(wait):
             seen: set[Path] = set()
             targets = [self._check_writable(edit, seen) for edit in writes]
+            stop_if_called_off()  # the last moment a run may stop with nothing written
             self._journal.apply(writes, targets)
 
     def _check_writable(self, edit: FileEdit, seen: set[Path]) -> Path:

@@ -162,17 +162,29 @@ TOOLS = MappingProxyType(
 )
 
 
-def call(session: McpSession, name: str, arguments: object) -> dict[str, Any]:
-    """Run tool ``name``; raises ``AgentMemoryError`` for anything the caller must fix."""
+def named(name: str) -> Tool:
+    """The tool called ``name``; ``AgentMemoryError`` when there is none."""
     tool = TOOLS.get(name)
     if tool is None:
         raise AgentMemoryError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
+    return tool
+
+
+def check(name: str, arguments: object) -> Tool:
+    """Tool ``name``, once ``arguments`` match its input schema (nothing is read before)."""
+    tool = named(name)
     checker = jsonschema.Draft202012Validator(tool.input_schema)
     error = jsonschema.exceptions.best_match(checker.iter_errors(arguments))
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
         at = f" (at {where})" if where else ""
         raise AgentMemoryError(f"{name}: {error.message}{at}; MCP.md lists the arguments")
+    return tool
+
+
+def call(session: McpSession, name: str, arguments: object) -> dict[str, Any]:
+    """Run tool ``name``; raises ``AgentMemoryError`` for anything the caller must fix."""
+    tool = check(name, arguments)
     assert isinstance(arguments, Mapping)
     return tool.run(session, arguments)
 
