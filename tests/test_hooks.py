@@ -112,7 +112,16 @@ def test_remove_after_the_user_edited_the_file_keeps_their_edit(enabled: Path) -
 def test_bad_settings_are_one_line_and_nothing_written(enabled: Path, tmp_path: Path) -> None:
     where = enabled / ".claude/settings.json"
     where.parent.mkdir()
-    for bad in ('{"hooks": [1, 2]}', '{"hooks": {"SessionEnd": {}}}', '{"a": 1,', "[1]"):
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    twice = '{"hooks": {}, "hooks": {}}'  # the agent reads the last, we would edit the first
+    for bad in (
+        '{"hooks": [1, 2]}',
+        '{"hooks": {"SessionEnd": {}}}',
+        '{"a": 1,',
+        "[1]",
+        deep,
+        twice,
+    ):
         where.write_text(bad)
         before = tree(enabled)
         done = run_console("hooks", "install", enabled, "--agent", "claude", cwd=tmp_path)

@@ -118,9 +118,10 @@ def install(text: str | None, agent: str) -> tuple[str, frozenset[str]]:
 
 def _add_groups(doc: Doc, hooks: Node, agent: str) -> tuple[Doc, frozenset[str]]:
     """Our group at the end of each event's list, unless one identical to it is there."""
-    added = set()
+    added, read = set(), doc
     for event, group in AGENTS[agent].events.items():
-        hooks = jsontext.reopen(doc, hooks)  # our edits are inside it: it starts where it did
+        if doc is not read:  # our edits are inside it: it starts where it did
+            hooks, read = jsontext.reopen(doc, hooks), doc
         groups = _groups(doc, hooks, event)
         if groups is None:
             doc = jsontext.append(doc, hooks, event, [group])
@@ -194,12 +195,12 @@ def _take_out(
     ``hooks`` is the settings' ``hooks`` as read from ``doc``."""
     if hooks is None:
         return doc
-    edited = doc
+    read = doc
     for event, group in reversed(list(AGENTS[agent].events.items())):
         if event not in groups and event + _LIST not in containers:
             continue
-        if edited is not doc:  # our edits are inside it: it starts where it did
-            hooks, edited = jsontext.reopen(doc, hooks), doc
+        if doc is not read:  # our edits are inside it: it starts where it did
+            hooks, read = jsontext.reopen(doc, hooks), doc
         found = _groups(doc, hooks, event)
         if found is None:
             continue
