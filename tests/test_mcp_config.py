@@ -235,7 +235,13 @@ def test_whatever_install_writes_is_toml_meaning_the_file_plus_our_server(
     servers = before.setdefault("mcp_servers", {})
     servers["agent-memory"] = {"command": "agent-memory", "args": ["mcp"]}
     assert _toml_same(after, before)
-    removed = remove("codex", installed)
+    if mcp_config.TOML_BEGIN not in text:  # appended: taken out exactly
+        assert remove("codex", installed) == (text.encode() or None)
+        return
+    try:  # put where the user's block was: taken out, or refused, never invalid
+        removed = remove("codex", installed)
+    except ConfigError:
+        return
     assert removed is None or isinstance(tomllib.loads(removed.decode()), dict)
 
 

@@ -178,13 +178,14 @@ def remove_toml(data: bytes | None) -> bytes | None:
             raise ConfigError(_own(f"[mcp_servers.{NAME}] is", "take it out by hand"))
         return data
     doc = _toml(text)
-    if not after and before.endswith("\n"):
+    if not after and before.endswith("\n") and not before.endswith("\r\n"):
         before = before[:-1]  # the line end install put before the block
     rest = before + after
     expected = {**doc, "mcp_servers": dict(doc.get("mcp_servers", {}))}
     expected["mcp_servers"].pop(NAME, None)
-    if not expected["mcp_servers"] and "mcp_servers" not in _toml(rest):
-        del expected["mcp_servers"]  # our table's header was all that made it
+    with contextlib.suppress(ConfigError):  # then _same says what is wrong
+        if not expected["mcp_servers"] and "mcp_servers" not in _toml(rest):
+            del expected["mcp_servers"]  # our table's header was all that made it
     _same(rest, expected, "take")
     return rest.encode() if rest else None
 
