@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import os
+import queue
+import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -69,3 +73,52 @@ def enabled_repo(root: Path) -> Path:
 
 def today() -> str:
     return dt.datetime.now(tz=dt.timezone.utc).date().isoformat()
+
+
+class RawServer:
+    """``agent-memory mcp`` spoken to line by line, as a client that sends anything would."""
+
+    def __init__(self, repo: Path, *options: str) -> None:
+        self.process = subprocess.Popen(
+            [*console_command(), "mcp", str(repo), *options],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": str(PROJECT / "installer")},
+        )
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._collect, daemon=True).start()
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        assert "result" in self.ask(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+        )
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+
+    def _collect(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.answers.put(line)
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float = 20) -> dict[str, Any]:
+        """The next line the server writes; a server that answers nothing fails the test."""
+        answer = json.loads(self.answers.get(timeout=timeout))
+        assert isinstance(answer, dict)
+        return answer
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.send(json.dumps(message).encode() + b"\n")
+        return self.receive()
+
+    def close(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=20)

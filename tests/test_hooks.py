@@ -6,6 +6,7 @@ import difflib
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,16 @@ def test_remove_after_the_user_edited_the_file_keeps_their_edit(enabled: Path) -
 def test_bad_settings_are_one_line_and_nothing_written(enabled: Path, tmp_path: Path) -> None:
     where = enabled / ".claude/settings.json"
     where.parent.mkdir()
-    for bad in ('{"hooks": [1, 2]}', '{"hooks": {"SessionEnd": {}}}', '{"a": 1,', "[1]"):
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    twice = '{"hooks": {}, "hooks": {}}'  # the agent reads the last, we would edit the first
+    for bad in (
+        '{"hooks": [1, 2]}',
+        '{"hooks": {"SessionEnd": {}}}',
+        '{"a": 1,',
+        "[1]",
+        deep,
+        twice,
+    ):
         where.write_text(bad)
         before = tree(enabled)
         done = run_console("hooks", "install", enabled, "--agent", "claude", cwd=tmp_path)
@@ -199,11 +209,12 @@ def test_install_then_remove_is_the_identity(
 ) -> None:
     settings_doc = {**other, "hooks": events} if events or indent == 2 else other
     text = json.dumps(settings_doc, indent=indent) + ("\n" if indent else "")
-    installed = hooks.install(text, agent)
+    installed, added = hooks.install(text, agent)
     assert _only_insertions(text, installed)
-    assert hooks.install(installed, agent) == installed
-    restored, exact = hooks.remove(installed, agent, hooks.sha256(text))
+    assert hooks.install(installed, agent) == (installed, frozenset())
+    restored, exact = hooks.remove(installed, agent, hooks.sha256(text), added)
     assert (restored, exact) == (text, True)
+    assert hooks.remove(installed, agent, hooks.sha256(text), None) == (text, True)
 
 
 @settings(max_examples=300, deadline=None)
@@ -218,12 +229,20 @@ def test_the_span_reader_agrees_with_json_and_fails_only_with_one_error(text: st
     except ValueError:
         expected = ValueError
     try:
-        node = jsontext.parse(text)
+        doc = jsontext.load(text)
     except jsontext.BadJSON:
         assert expected is ValueError or "/" in text  # comments: read by us, not by json
         return
-    if "/" not in text:
-        assert jsontext.value(text, node) == expected
+    if "/" in text:
+        return
+    node = jsontext.parse(doc)
+    assert jsontext.value(doc, node) == expected
+    spans = zip(node.bounds[1::3], node.bounds[2::3], strict=True)
+    found = [json.loads(text[start:end]) for start, end in spans]
+    if isinstance(expected, dict):
+        assert dict(zip(node.keys, found, strict=True)) == expected
+    elif isinstance(expected, list):
+        assert found == expected
 
 
 def test_disable_says_when_a_settings_file_changed_since_install(enabled: Path) -> None:
@@ -240,3 +259,100 @@ def test_disable_says_when_a_settings_file_changed_since_install(enabled: Path) 
     assert "changed since install: took out our hooks, kept the rest" in done.output
     assert '"env": {"A": "1"}' in where.read_text()
     assert "agent-memory" not in where.read_text()
+
+
+def test_remove_edits_only_the_agents_own_settings_never_a_file_the_stamp_names(
+    enabled: Path,
+) -> None:
+    """The stamp is input (a clone's committed file): its ``## Agent hooks`` line may name a
+    session log holding our groups, and remove must leave that log as it is."""
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    log = enabled / "memory/sessions/2026-01-01-000000-x.md"
+    groups = {event: [group] for event, group in hooks.AGENTS["claude"].events.items()}
+    log.write_text(json.dumps({"model": "x", "hooks": groups}, indent=2))
+    stamp = enabled / ".agent/version.md"
+    stamp.write_text(
+        stamp.read_text().replace(".claude/settings.json |", f"{log.relative_to(enabled)} |")
+    )
+    before = log.read_bytes()
+    result = cli("hooks", "remove", enabled, "--agent", "claude")
+    assert result.exit_code == 0, result.output
+    assert log.read_bytes() == before
+    assert not (enabled / ".claude/settings.json").exists()  # install created it: it goes
+
+
+@pytest.mark.parametrize("edited", [False, True])
+def test_remove_takes_out_only_what_install_added(enabled: Path, edited: bool) -> None:
+    """A group identical to ours that was there before install (install left it alone) and an
+    event list the user had, empty, stay after remove, also when the file changed since."""
+    ours = hooks.AGENTS["gemini"].events
+    where = enabled / hooks.AGENTS["gemini"].path
+    where.parent.mkdir()
+    start = json.dumps(ours["SessionStart"])
+    where.write_text(
+        f'{{\n  "hooks": {{\n    "SessionStart": [{start}],\n    "SessionEnd": []\n  }}\n}}\n'
+    )
+    original = where.read_text()
+    assert cli("hooks", "install", enabled, "--agent", "gemini").exit_code == 0
+    if edited:
+        where.write_text(where.read_text().replace("{", '{\n  "theme": "dark",', 1))
+    assert cli("hooks", "remove", enabled, "--agent", "gemini").exit_code == 0
+    expected = original.replace("{", '{\n  "theme": "dark",', 1) if edited else original
+    assert where.read_text() == expected
+
+
+def test_a_line_from_before_added_was_recorded_still_gives_the_bytes_back(enabled: Path) -> None:
+    where = enabled / hooks.AGENTS["claude"].path
+    where.parent.mkdir()
+    where.write_text(CLAUDE_SETTINGS)
+    before = tree(enabled)
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    stamp = enabled / ".agent/version.md"
+    line = next(x for x in stamp.read_text().splitlines() if x.startswith("- claude: "))
+    assert line.endswith(" | added SessionStart, PreCompact list, SessionEnd list")
+    stamp.write_text(stamp.read_text().replace(line, line.split(" | added ")[0]))  # as 5.0.0 wrote
+    assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
+    assert tree(enabled) == before
+
+
+def _big_settings(size: int) -> str:
+    """A settings file of at most ``size`` bytes (and not much less) in the costliest shape:
+    many small items (a long allow-list, many hook events, a long list our group goes in)."""
+    group = {"hooks": [{"type": "command", "command": "x"}]}
+
+    def settings(n: int) -> str:
+        events = {f"Event{i}": [] for i in range(n)}
+        hooks = {**events, "SessionStart": [group] * n}
+        return json.dumps({"permissions": {"allow": ["Bash(x)"] * n}, "hooks": hooks})
+
+    n = size // 100
+    return settings(n * size // len(settings(n)) - 100)
+
+
+def test_a_settings_file_of_a_megabyte_is_edited_in_linear_time(enabled: Path) -> None:
+    """HOOKS.md's bound: a file just under 1 MiB, item-dense, installed and removed in seconds
+    (the span reader was once a Python pass per value, and remove ran a dozen of them)."""
+    where = enabled / hooks.AGENTS["claude"].path
+    where.parent.mkdir()
+    text = _big_settings(jsontext.MAX_BYTES - 4096)
+    assert jsontext.MAX_BYTES - 20000 < len(text) <= jsontext.MAX_BYTES - 4096
+    where.write_text(text)
+    started = time.monotonic()
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
+    assert time.monotonic() - started < 8
+    assert where.read_text() == text
+
+
+def test_a_settings_file_over_the_bound_is_one_line(enabled: Path, tmp_path: Path) -> None:
+    where = enabled / hooks.AGENTS["gemini"].path
+    where.parent.mkdir()
+    where.write_text(_big_settings(8 << 20))
+    before = tree(enabled)
+    started = time.monotonic()
+    done = run_console("hooks", "install", enabled, "--agent", "gemini", cwd=tmp_path)
+    assert time.monotonic() - started < 5
+    assert done.returncode == 1 and done.stderr.splitlines() == [
+        "agent-memory: .gemini/settings.json: is larger than 1 MiB; refusing to read it"
+    ]
+    assert tree(enabled) == before

@@ -14,7 +14,7 @@ from agent_memory.commands.mcp.tools import TOOLS
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
 from conftest import cli, run_console, tree
-from mcp_client import FOOT, IDS, call, connect, enabled_repo, today
+from mcp_client import FOOT, IDS, RawServer, call, connect, enabled_repo, today
 
 LOG_NAME = re.compile(r"^memory/sessions/\d{4}-\d{2}-\d{2}-\d{6}-mcp(-\d+)?\.md$")
 
@@ -202,4 +202,68 @@ def test_context_is_the_cli_markdown_and_explain_is_its_json_summary(tmp_path: P
             assert error and printed.returncode == 1 and text == printed.stderr.strip()
 
     anyio.run(session)
+    assert tree(root) == before
+
+
+def _tools_call(ident: int, arguments: str, name: str = "memory_recall") -> bytes:
+    head = f'{{"jsonrpc": "2.0", "id": {ident}, "method": "tools/call", "params": '
+    return f'{head}{{"name": "{name}", "arguments": {arguments}}}}}\n'.encode()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+UNANSWERABLE_ARGUMENTS = [
+    '{"query": "\\ud800"}',  # a lone surrogate
+    '{"query": "\\udc00 and \\ud83d"}',
+    '{"query": ' + DEEP + "}",
+    '{"query": ' + "[" * 70 + "]" * 70 + "}",  # deeper than the bound, not than Python's
+    '{"query": NaN}',
+    '{"query": 1' + "0" * 5000 + "}",
+    "[1]",
+    '"outbox"',
+    "7",
+]
+
+
+def test_every_line_gets_an_answer_and_the_server_goes_on(tmp_path: Path) -> None:
+    """MCP.md: whatever a line holds, the client is answered — a parse error for a line that is
+    not JSON (or too long), a tool error under the call's id for arguments it cannot take —
+    and the next call works. Nothing is written."""
+    root = enabled_repo(tmp_path / "repo")
+    before = tree(root)
+    server = RawServer(root)
+    try:
+        for garbage in (
+            b"{not json\n",
+            b"\xff\xfe\n",
+            b"[]\n",
+            b'{"a": 1}\n',
+            b"x" * (1 << 21) + b"\n",
+        ):
+            answer = server.receive() if server.send(garbage) is None else None
+            assert answer is not None and answer["id"] is None, answer
+            assert answer["error"]["code"] in (-32700, -32600), answer
+        for n, arguments in enumerate(UNANSWERABLE_ARGUMENTS, start=1):
+            server.send(_tools_call(n, arguments))
+            answer = server.receive()
+            assert answer["id"] == n and answer["result"]["isError"] is True, (arguments, answer)
+            text = answer["result"]["content"][0]["text"]
+            assert text.startswith("agent-memory: memory_recall: ") and "\n" not in text
+        server.send(_tools_call(50, '{"query": "X"}').replace(b"X", b"\xc3\x28"))  # not UTF-8
+        assert server.receive()["result"]["isError"] is True
+        answer = server.ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 51,
+                "method": "ping",
+                "params": {"x": json.loads("[" * 80 + "]" * 80)},
+            }
+        )
+        assert answer["id"] == 51 and answer["error"]["code"] == -32600
+        answer = server.ask(
+            {"jsonrpc": "2.0", "id": 52, "method": "tools/call",
+             "params": {"name": "memory_recall", "arguments": {"query": "outbox"}}}
+        )  # fmt: skip
+        assert answer["id"] == 52 and answer["result"]["structuredContent"]["facts"]
+    finally:
+        assert server.close() == 0
     assert tree(root) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -11,14 +12,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import anyio
+import pytest
 
 from agent_memory.commands.mcp.tools import McpSession, call
 from agent_memory.errors import LockedError
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
 from agent_memory.shell.lock import Lock
-from conftest import PROJECT, cli
-from mcp_client import IDS, connect, console_command, enabled_repo, today
+from conftest import PROJECT, cli, tree
+from mcp_client import IDS, RawServer, connect, console_command, enabled_repo, today
 from mcp_client import call as call_tool
 
 
@@ -91,3 +93,52 @@ def test_a_lock_held_too_long_is_a_tool_error_naming_the_holder(tmp_path: Path) 
     session = McpSession(root, wait=0.3)
     done = call(session, "memory_reference", {"ids": ["fact-1"]})
     assert done.result is not None and done.result.report.summary["outcome"] == "changed"
+
+
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [("memory_reference", {"ids": ["fact-1"]}), ("memory_fact_add", {"text": "Cancelled fact"})],
+)
+def test_a_call_cancelled_while_it_waits_for_the_lock_writes_nothing(
+    tmp_path: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    """notifications/cancelled for a call that waits for the repo's lock: once the lock is
+    free it must not write (the client was told nothing happened), and it gets no answer."""
+    root = enabled_repo(tmp_path / "repo").resolve()
+    before = tree(root)
+    lock = Lock(root)
+    lock.acquire(0)
+    server = RawServer(root, "--wait", "30")
+    try:
+        params = {"name": tool, "arguments": arguments}
+        server.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+            ).encode()
+            + b"\n"
+        )
+        time.sleep(0.5)  # the call is waiting for the lock
+        cancel = {"requestId": 7, "reason": "the user pressed escape"}
+        server.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+            ).encode()
+            + b"\n"
+        )
+        time.sleep(0.5)
+        lock.release()
+        answer = server.ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 8,
+                "method": "tools/call",
+                "params": {"name": "memory_status", "arguments": {}},
+            }
+        )
+        assert answer["id"] == 8 and not answer["result"].get("isError"), answer
+        time.sleep(0.5)
+    finally:
+        lock.release()
+        assert server.close() == 0
+    assert server.answers.empty()  # the cancelled call was never answered
+    assert tree(root) == before

@@ -72,6 +72,15 @@ class LockedError(AgentMemoryError):
         )
 
 
+class CalledOffError(AgentMemoryError):
+    """The caller called the run off (a cancelled MCP call) before it wrote anything."""
+
+    check = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("called off before it wrote anything; nothing was written")
+
+
 def refuse_errors(problems: Iterable[Problem], fix: str) -> None:
     """Stop on the first error among ``problems`` (a file the command cannot act on safely),
     as one line naming its file and line and ending with ``fix``."""

@@ -7,7 +7,7 @@ what they did in the manifest's ``## Agent hooks`` section (``core/agents/hooks.
 from __future__ import annotations
 
 from .. import resources
-from ..core.agents import hooks
+from ..core.agents import hooks, jsontext
 from ..core.agents.jsontext import BadJSON
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
@@ -25,15 +25,15 @@ _TRUST = {
 def hooks_install(repo: Repo, agent: str, options: Options) -> Result:
     manifest = _manifest(repo)
     where = hooks.AGENTS[agent].path
-    before = repo.read(where)
+    before = _read(repo, where)
     text = _text(where, before)
     try:
-        after = hooks.install(text, agent)
+        after, added = hooks.install(text, agent)
     except (BadJSON, hooks.NotAnObject) as exc:
         line = exc.line if isinstance(exc, BadJSON) else None
         raise InputError(where, line, str(exc), "fix the file, then install again") from None
-    original = hooks.recorded(manifest).get(agent, (where, hooks.sha256(text)))[1]
-    stamped = hooks.record(manifest, agent, (where, original))
+    entry = _entry(hooks.recorded(manifest).get(agent), where, text, added)
+    stamped = hooks.record(manifest, agent, entry)
     edits = [
         _edit(where, before, after.encode("utf-8"), f"{agent} hooks"),
         _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
@@ -42,21 +42,34 @@ def hooks_install(repo: Repo, agent: str, options: Options) -> Result:
     return _settled(repo, "hooks install", edits, options, notes)
 
 
+def _entry(
+    previous: hooks.Record | None, where: str, text: str | None, added: frozenset[str]
+) -> hooks.Record:
+    """The manifest's line after an install: the file as it was before the first install, and
+    everything installs have added since (a file install creates starts the record afresh)."""
+    if previous is None or text is None:
+        return hooks.Record(where, hooks.sha256(text), added)
+    merged = None if previous.added is None else previous.added | added
+    return hooks.Record(where, previous.original, merged)
+
+
 def hooks_remove(repo: Repo, agent: str, options: Options) -> Result:
     manifest = _manifest(repo)
     entry = hooks.recorded(manifest).get(agent)
     if entry is None:
         nothing = (f"no {agent} hooks recorded; nothing to remove",)
         return _settled(repo, "hooks remove", [], options, nothing)
-    where, original = entry
-    before = repo.read(where)
+    where = hooks.AGENTS[agent].path  # never the path the line names: the stamp is input
+    before = _read(repo, where)
     edits = [_edit(MANIFEST, manifest.encode(), hooks.record(manifest, agent, None).encode(), "")]
     notes: tuple[str, ...] = ()
     if before is not None:
         try:
-            after, exact = hooks.remove(_text(where, before) or "", agent, original)
+            text = _text(where, before) or ""
+            after, exact = hooks.remove(text, agent, entry.original, entry.added)
         except (BadJSON, hooks.NotAnObject) as exc:
-            raise InputError(where, None, str(exc), "fix the file, then remove again") from None
+            line = exc.line if isinstance(exc, BadJSON) else None
+            raise InputError(where, line, str(exc), "fix the file, then remove again") from None
         data = after.encode("utf-8") if after is not None else None
         edits.append(_edit(where, before, data, f"{agent} hooks removed"))
         if not exact:
@@ -73,6 +86,11 @@ def _manifest(repo: Repo) -> str:
             MANIFEST,
         )
     return data.decode("utf-8", errors="replace")
+
+
+def _read(repo: Repo, where: str) -> bytes | None:
+    """An agent's settings, read only up to the size ``jsontext`` edits (HOOKS.md)."""
+    return repo.read(where, limit=jsontext.MAX_BYTES)
 
 
 def _text(where: str, data: bytes | None) -> str | None:

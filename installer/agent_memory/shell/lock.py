@@ -13,15 +13,37 @@ import fcntl
 import os
 import stat
 import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
-from ..errors import LockedError, RefusedError
+from ..errors import CalledOffError, LockedError, RefusedError
 from ..layout import LOCK_FILE
 from .files import kind, os_error, read_regular
 
 # Never follow a link (a committed symlink would point the lock at a file elsewhere), never block
 # on a FIFO put in its place.
 _FLAGS = os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+# Whether the caller of this run has called it off (the MCP server's cancelled call): asked while
+# the run waits for the lock and just before it writes, so that a run called off writes nothing.
+_CALLED_OFF: ContextVar[Callable[[], bool]] = ContextVar("called_off", default=lambda: False)
+
+
+@contextlib.contextmanager
+def unless_called_off(called_off: Callable[[], bool]) -> Iterator[None]:
+    """Runs in this block stop, writing nothing, once ``called_off()`` is true."""
+    token = _CALLED_OFF.set(called_off)
+    try:
+        yield
+    finally:
+        _CALLED_OFF.reset(token)
+
+
+def stop_if_called_off() -> None:
+    if _CALLED_OFF.get()():
+        raise CalledOffError
 
 
 class Lock:
@@ -38,6 +60,7 @@ class Lock:
     def acquire(self, wait: float) -> None:
         deadline = time.monotonic() + wait
         while True:
+            stop_if_called_off()
             fd = self._try()
             if fd is not None:
                 break

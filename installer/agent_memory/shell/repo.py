@@ -19,9 +19,9 @@ from typing import NamedTuple
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import JOURNAL_DIR
-from .files import no_symlink_on_the_way, os_error, read_fd, read_regular
+from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
-from .lock import Lock
+from .lock import Lock, stop_if_called_off
 
 # Logs are opened without following links and without blocking (a FIFO must not hang a run).
 _LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -64,8 +64,8 @@ class Repo:
             )
         return resolved
 
-    def read(self, rel: str) -> bytes | None:
-        return read_regular(self.real(rel), rel)
+    def read(self, rel: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+        return read_regular(self.real(rel), rel, limit=limit)
 
     def links(self, paths: Iterable[str]) -> dict[str, str]:
         """Each of ``paths`` that is a symlink (or under one) → the in-repo path it leads to.
@@ -236,6 +236,7 @@ class Repo:
         with self.locked(wait):
             seen: set[Path] = set()
             targets = [self._check_writable(edit, seen) for edit in writes]
+            stop_if_called_off()  # the last moment a run may stop with nothing written
             self._journal.apply(writes, targets)
 
     def check_writes(self, plan: Plan) -> None:

@@ -8,32 +8,45 @@ wrote. Opt-in: ``enable`` never registers the server.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ... import resources
-from ...core.agents import mcp_config
+from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
 from ..report import Report, Result
 from ..settle import Options, settle
+from .serve import INSTALL_SDK, sdk_installed
 
 
 def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: bool) -> Result:
     command = "mcp remove" if removing else "mcp install"
     plan = Plan.of(_edit(repo, agent, removing) for agent in dict.fromkeys(agents))
     settled = settle(repo, [plan], options, "unchanged")
-    summary = {"agents": list(dict.fromkeys(agents)), "files": [e.path for e in plan.writes]}
+    summary: dict[str, Any] = {"agents": list(dict.fromkeys(agents))}
+    summary["files"] = [e.path for e in plan.writes]
+    notes: tuple[str, ...] = ()
+    if not removing:
+        # Registered all the same: the file is committed, and teammates may have the SDK.
+        summary["sdk_installed"] = sdk_installed()
+        notes = () if summary["sdk_installed"] else (_NO_SDK,)
     report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
-    return Result(report, settled.exit_code, settled.diff)
+    return Result(report._replace(closing=notes), settled.exit_code, settled.diff)
+
+
+_NO_SDK = (
+    f"warning: the MCP SDK is not installed here, so no agent can start the server; {INSTALL_SDK}"
+)
 
 
 def _edit(repo: Repo, agent: str, removing: bool) -> FileEdit:
     rel = mcp_config.FILES[agent][0]
-    before = repo.read(rel)
+    before = repo.read(rel, limit=jsontext.MAX_BYTES)  # an agent's configuration: kilobytes
     try:
         after = mcp_config.remove(agent, before) if removing else mcp_config.install(agent, before)
     except mcp_config.ConfigError as exc:
-        raise AgentMemoryError(str(exc), rel) from None
+        raise AgentMemoryError(str(exc), rel, exc.line) from None
     if after == before:
         outcome = Outcome.UNCHANGED
     elif after is None:

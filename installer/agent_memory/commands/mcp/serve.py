@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from ... import resources
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
@@ -9,6 +11,12 @@ from ..report import Report, Result
 
 # The modules the optional extra brings; any other missing module is a real error.
 _EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
+INSTALL_SDK = "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
+
+
+def sdk_installed() -> bool:
+    """Whether ``agent-memory mcp`` can start here, asked without importing the SDK."""
+    return all(importlib.util.find_spec(name) is not None for name in _EXTRA)
 
 
 def serve(repo: Repo, wait: float) -> Result:
@@ -19,9 +27,6 @@ def serve(repo: Repo, wait: float) -> Result:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
-        raise AgentMemoryError(
-            "the MCP SDK is not installed; "
-            "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
-        ) from None
+        raise AgentMemoryError(f"the MCP SDK is not installed; {INSTALL_SDK}") from None
     run(repo.root, wait)
     return Result(Report("mcp", resources.version(), repo.shown, "stopped"), 0)

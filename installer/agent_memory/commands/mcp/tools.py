@@ -181,26 +181,35 @@ def call(session: McpSession, name: str, arguments: object) -> Answer:
     tool = TOOLS.get(name)
     journal = tool.journal if tool is not None else Journal.READS
 
-    def run(repo: Repo) -> Result:
+    def checked(repo: Repo) -> Result:
+        refused = refusal(name, arguments)
+        if refused is not None:
+            raise AgentMemoryError(refused)
         assert tool is not None and isinstance(arguments, Mapping)
         summary = tool.run(session, repo, arguments)
         return Result(Report(name, resources.version(), repo.shown, "ok", None, (), summary), 0)
-
-    def checked(repo: Repo) -> Result:
-        _check(name, tool, arguments)
-        return run(repo)
 
     options = Options(wait=session.wait)
     return answer(Command(name, journal), session.path, Call(checked, options), False)
 
 
-def _check(name: str, tool: Tool | None, arguments: object) -> None:
-    """Refuse an unknown tool, and arguments its input schema does not allow."""
+def refusal(name: str, arguments: object, problem: str | None = None) -> str | None:
+    """Why a call of ``name`` is refused before anything is read — no such tool, ``problem``,
+    or arguments its input schema does not allow — or None."""
+    tool = TOOLS.get(name)
     if tool is None:
-        raise AgentMemoryError(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
+        return f"no tool {name!r}; the tools are {', '.join(TOOLS)}"
+    if problem is not None:
+        return f"{name}: {problem}; MCP.md lists the arguments"
     checker = jsonschema.Draft202012Validator(tool.input_schema)
     error = jsonschema.exceptions.best_match(checker.iter_errors(arguments))
-    if error is not None:
-        where = "/".join(map(str, error.absolute_path))
-        at = f" (at {where})" if where else ""
-        raise AgentMemoryError(f"{name}: {error.message}{at}; MCP.md lists the arguments")
+    if error is None:
+        return None
+    where = "/".join(map(str, error.absolute_path))
+    at = f" (at {where})" if where else ""
+    return f"{name}: {error.message}{at}; MCP.md lists the arguments"
+
+
+def error_line(message: str) -> str:
+    """A tool error's text: the line the CLI prints for the same error."""
+    return f"agent-memory: {message}"

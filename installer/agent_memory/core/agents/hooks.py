@@ -2,10 +2,12 @@
 
 Install appends our matcher groups (one per event) to the user's settings without touching
 another byte; a file that does not exist is created. The manifest's ``## Agent hooks`` section
-records, per agent, the file and the sha256 of its bytes before install (``absent`` if none), so
-``hooks remove`` (and ``disable``) can give those exact bytes back: among the ways of taking our
-groups out, the one whose hash is the recorded one is the original. If the user has edited the
-file since, only our groups go and the rest stays as they left it. HOOKS.md § Hooks per agent.
+records, per agent, the sha256 of the file's bytes before install (``absent`` if none) and what
+install added, so ``hooks remove`` (and ``disable``) take out exactly that, in the reverse order:
+the file's bytes from before install when nothing else changed since, and when the user edited
+it, their edits stay. A group identical to ours that install found is the user's and stays.
+The line also names the file, but only the agent's own settings path is ever edited: the
+manifest is a committed file, input like any other. HOOKS.md § Hooks per agent.
 """
 
 from __future__ import annotations
@@ -13,16 +15,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ... import patterns
 from . import jsontext
-from .jsontext import Node
+from .jsontext import Doc, Node
 
 SECTION = "## Agent hooks"
-_LINE = patterns.compile(r"^- (?P<agent>[a-z]+): (?P<path>\S+) \| original (?P<original>\S+)\s*$")
+_LINE = patterns.compile(
+    r"^- (?P<agent>[a-z]+): (?P<path>\S+) \| original (?P<original>\S+)"
+    r"(?: \| added (?P<added>[A-Za-z ,]+))?\s*$"
+)
+_NOTHING = "nothing"
 
 
 class AgentHooks(NamedTuple):
@@ -82,121 +88,192 @@ class NotAnObject(ValueError):
     """The settings (or its ``hooks``, or an event's value) are not the shape the agent reads."""
 
 
+# What install added, as the manifest records it: ``hooks`` (the whole object), ``<event> list``
+# (an event's list, holding our group) or ``<event>`` (our group, at the end of the user's list).
+HOOKS = "hooks"
+_LIST = " list"
+
+
 def sha256(data: str | None) -> str:
     return "absent" if data is None else "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
-def install(text: str | None, agent: str) -> str:
-    """The settings with our groups in them (unchanged when they are there already)."""
-    ours = AGENTS[agent].events
-    lists = {event: [group] for event, group in ours.items()}
+def install(text: str | None, agent: str) -> tuple[str, frozenset[str]]:
+    """The settings with our groups in them, and what that added (nothing when they are there
+    already: a group the user has that is identical to ours is theirs, and stays theirs)."""
+    lists = {event: [group] for event, group in AGENTS[agent].events.items()}
     if text is None:
-        return json.dumps({"hooks": lists}, indent=2) + "\n"
-    root = _object(text, jsontext.parse(text), "the settings")
-    hooks = root.member("hooks")
+        return json.dumps({"hooks": lists}, indent=2) + "\n", frozenset({HOOKS})
+    doc = jsontext.load(text)
+    root, hooks = _hooks(doc)
     if hooks is None:
-        return jsontext.append(text, root, "hooks", lists)
-    _object(text, hooks, '"hooks"')
-    for event, group in ours.items():
-        hooks = _object(text, jsontext.parse(text), "").member("hooks")
-        assert hooks is not None
-        groups = hooks.member(event)
+        doc, added = jsontext.append(doc, root, "hooks", lists), frozenset({HOOKS})
+    else:
+        doc, added = _add_groups(doc, hooks, agent)
+    if len(doc.text) > jsontext.MAX_BYTES:  # remove must be able to read what we write
+        too_big = f"would be larger than {jsontext.MAX_BYTES >> 20} MiB with our hooks"
+        raise jsontext.BadJSON(doc.text, None, too_big)
+    return doc.text, added
+
+
+def _add_groups(doc: Doc, hooks: Node, agent: str) -> tuple[Doc, frozenset[str]]:
+    """Our group at the end of each event's list, unless one identical to it is there."""
+    added, read = set(), doc
+    for event, group in AGENTS[agent].events.items():
+        if doc is not read:  # our edits are inside it: it starts where it did
+            hooks, read = jsontext.reopen(doc, hooks), doc
+        groups = _groups(doc, hooks, event)
         if groups is None:
-            text = jsontext.append(text, hooks, event, [group])
-        elif groups.kind != "array":
-            raise NotAnObject(f'"hooks"."{event}" is not a list; the agent would not read it')
-        elif all(jsontext.value(text, item.node) != group for item in groups.items):
-            text = jsontext.append(text, groups, None, group)
-    return text
+            doc = jsontext.append(doc, hooks, event, [group])
+            added.add(event + _LIST)
+        elif group not in _values(doc, groups):
+            doc = jsontext.append(doc, groups, None, group)
+            added.add(event)
+    return doc, frozenset(added)
 
 
-def _object(text: str, node: Node | None, what: str) -> Node:
-    if node is None or node.kind != "object":
-        raise NotAnObject(f"{what} is not a JSON object")
-    return node
+def _hooks(doc: Doc) -> tuple[Node, Node | None]:
+    """The settings' root object and its ``hooks`` object (None when it has none)."""
+    root = jsontext.parse(doc)
+    if root.kind != "object":
+        raise NotAnObject("the settings are not a JSON object")
+    hooks = jsontext.member(doc, root, "hooks")
+    if hooks is not None and hooks.kind != "object":
+        raise NotAnObject('"hooks" is not a JSON object')
+    return root, hooks
 
 
-def remove(text: str, agent: str, original: str) -> tuple[str | None, bool]:
-    """The settings without our groups, and whether that is exactly the file before install
-    (``original`` is its recorded sha256; None: the file did not exist)."""
-    if original == "absent" and text == install(None, agent):
+def _groups(doc: Doc, hooks: Node, event: str) -> Node | None:
+    groups = jsontext.member(doc, hooks, event)
+    if groups is not None and groups.kind != "array":
+        raise NotAnObject(f'"hooks"."{event}" is not a list; the agent would not read it')
+    return groups
+
+
+def _values(doc: Doc, groups: Node) -> list[object]:
+    found = jsontext.value(doc, groups)
+    assert isinstance(found, list)
+    return found
+
+
+def remove(
+    text: str, agent: str, original: str, added: frozenset[str] | None
+) -> tuple[str | None, bool]:
+    """The settings without what install ``added``, and whether that is exactly the file before
+    install (``original`` is its recorded sha256, ``absent`` when install created it).
+
+    ``added`` is None in a line written before it was recorded: then our group of every event
+    goes, and each container that leaves empty may be one install created. Among those
+    choices, the one whose hash is the recorded one is the original; else all of them go.
+    """
+    if original == "absent" and text == install(None, agent)[0]:
         return None, True
-    candidates = list(_removals(text, agent))
-    for candidate in candidates:
-        if sha256(candidate) == original:
-            return candidate, True
-    return min(candidates, key=len), False  # ours out, and the lists they leave empty
+    events = AGENTS[agent].events
+    doc = jsontext.load(text)
+    if added is not None:
+        whole = HOOKS in added
+        lists = {e + _LIST for e in events if whole or e + _LIST in added}
+        groups = {e for e in events if e in added or e + _LIST in lists}
+        containers = lists | ({HOOKS} if whole else set())
+        after = _take_out(doc, _hooks(doc)[1], agent, groups, containers).text
+        return after, sha256(after) == original
+    doc = _take_out(doc, _hooks(doc)[1], agent, set(events), set())
+    hooks = _hooks(doc)[1]
+    for chosen in _choices(doc, hooks, agent):
+        after = _take_out(doc, hooks, agent, set(), set(chosen)).text
+        if sha256(after) == original:
+            return after, True
+    return after, False  # the last choice: every container left empty goes
 
 
-def _removals(text: str, agent: str) -> Iterator[str]:
-    """Our groups taken out; then each combination of also taking out the containers that held
-    only them (an event list, ``hooks``), which install may have created."""
-    ours = AGENTS[agent].events
-    text = _without_groups(text, ours)
-    yield text
-    root = jsontext.parse(text)
-    hooks = root.member("hooks")
-    if hooks is None or hooks.kind != "object":
-        return
-    empty = [k for k in ours if (node := hooks.member(k)) is not None and not node.items]
-    for size in range(1, len(empty) + 1):
-        for chosen in itertools.combinations(empty, size):
-            trimmed = text
-            for event in chosen:
-                found = jsontext.parse(trimmed).member("hooks")
-                assert found is not None
-                index = next(i for i, item in enumerate(found.items) if item.key == event)
-                trimmed = jsontext.delete(trimmed, found, index)
-            yield trimmed
-            top = jsontext.parse(trimmed)
-            found = top.member("hooks")
-            if found is not None and not found.items:
-                index = next(i for i, item in enumerate(top.items) if item.key == "hooks")
-                yield jsontext.delete(trimmed, top, index)
+def _take_out(
+    doc: Doc, hooks: Node | None, agent: str, groups: set[str], containers: set[str]
+) -> Doc:
+    """``doc`` without our group of each event in ``groups`` (the last one identical to it),
+    then without each of ``containers`` that this leaves empty: install's edits undone in the
+    reverse order. What the user added since stays, and so does what install found there.
+    ``hooks`` is the settings' ``hooks`` as read from ``doc``."""
+    if hooks is None:
+        return doc
+    read = doc
+    for event, group in reversed(list(AGENTS[agent].events.items())):
+        if event not in groups and event + _LIST not in containers:
+            continue
+        if doc is not read:  # our edits are inside it: it starts where it did
+            hooks, read = jsontext.reopen(doc, hooks), doc
+        found = _groups(doc, hooks, event)
+        if found is None:
+            continue
+        mine = [i for i, item in enumerate(_values(doc, found)) if item == group]
+        gone = mine[-1:] if event in groups else []
+        if gone:
+            doc = jsontext.delete(doc, found, gone[0])
+        if event + _LIST in containers and found.size == len(gone):  # left empty
+            doc = _delete_member(doc, jsontext.reopen(doc, hooks), event)
+    if HOOKS in containers and not jsontext.reopen(doc, hooks).size:
+        doc = _delete_member(doc, jsontext.parse(doc), "hooks")
+    return doc
 
 
-def _without_groups(text: str, ours: Mapping[str, dict[str, Any]]) -> str:
-    for event, group in ours.items():
-        while True:
-            hooks = jsontext.parse(text).member("hooks")
-            groups = hooks.member(event) if hooks is not None and hooks.kind == "object" else None
-            if groups is None or groups.kind != "array":
-                break
-            index = next(
-                (
-                    i
-                    for i, item in enumerate(groups.items)
-                    if jsontext.value(text, item.node) == group
-                ),
-                None,
-            )
-            if index is None:
-                break
-            text = jsontext.delete(text, groups, index)
-    return text
+def _choices(doc: Doc, hooks: Node | None, agent: str) -> list[tuple[str, ...]]:
+    """Each set of our containers that are empty in ``doc`` (which install may have created),
+    smallest first, all of them last."""
+    if hooks is None:
+        return [()]
+    events = AGENTS[agent].events
+    lists = [e for e in events if (found := _groups(doc, hooks, e)) is not None and not found.size]
+    empty = [e + _LIST for e in lists]
+    if set(hooks.keys) <= set(lists):
+        empty.append(HOOKS)
+    return [c for size in range(len(empty) + 1) for c in itertools.combinations(empty, size)]
+
+
+def _delete_member(doc: Doc, container: Node, key: str) -> Doc:
+    return jsontext.delete(doc, container, container.keys.index(key))
 
 
 # -- the manifest's record -----------------------------------------------------------------------
 
 
-def recorded(manifest: str) -> dict[str, tuple[str, str]]:
-    """agent -> (settings path, sha256 of its bytes before install) from the manifest."""
+class Record(NamedTuple):
+    """One agent's line of the manifest's ``## Agent hooks``: input like any committed file."""
+
+    path: str  # the settings file install wrote; never edited by that name (the stamp is input)
+    original: str  # the sha256 of its bytes before install, or ``absent``
+    added: frozenset[str] | None  # what install added; None in a line written before 5.1
+
+
+def recorded(manifest: str) -> dict[str, Record]:
+    """agent -> what its line in the manifest records."""
     found = {}
     inside = False
     for line in manifest.splitlines():
         if line.startswith("## "):
             inside = line.strip() == SECTION
         elif inside and (match := _LINE.match(line)):
-            found[match["agent"]] = (match["path"], match["original"])
+            agent, added = match["agent"], match["added"]
+            tokens = None if added is None else _tokens(agent, added.strip())
+            found[agent] = Record(match["path"], match["original"], tokens)
     return found
 
 
-def record(manifest: str, agent: str, entry: tuple[str, str] | None) -> str:
+def _order(agent: str) -> list[str]:
+    """Every token install may record for ``agent``, in the order the line lists them."""
+    events = AGENTS[agent].events if agent in AGENTS else {}
+    return [HOOKS, *(f"{event}{kind}" for event in events for kind in (_LIST, ""))]
+
+
+def _tokens(agent: str, added: str) -> frozenset[str]:
+    said = set() if added == _NOTHING else {token.strip() for token in added.split(",")}
+    return frozenset(said & set(_order(agent)))
+
+
+def record(manifest: str, agent: str, entry: Record | None) -> str:
     """The manifest with ``agent``'s line set to ``entry`` (None: removed, with the section if
     it is left empty). Every other line is kept as it was."""
     lines = manifest.splitlines(keepends=True)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    new = f"- {agent}: {entry[0]} | original {entry[1]}{newline}" if entry else None
+    new = f"- {agent}: {_line(agent, entry)}{newline}" if entry else None
     head = next((i for i, line in enumerate(lines) if line.strip() == SECTION), None)
     if head is None:
         if new is None:
@@ -210,3 +287,11 @@ def record(manifest: str, agent: str, entry: tuple[str, str] | None) -> str:
         start = head - 1 if head > 0 and not lines[head - 1].strip() else head
         return "".join(lines[:start] + lines[end:])
     return "".join(lines[: head + 1] + body + lines[end:])
+
+
+def _line(agent: str, entry: Record) -> str:
+    line = f"{entry.path} | original {entry.original}"
+    if entry.added is None:
+        return line
+    tokens = [token for token in _order(agent) if token in entry.added]
+    return f"{line} | added {', '.join(tokens) or _NOTHING}"

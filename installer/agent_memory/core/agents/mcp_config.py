@@ -5,18 +5,26 @@ JSON files (Claude Code's ``.mcp.json``, Gemini CLI's ``.gemini/settings.json``)
 file stays as the user wrote it, and ``remove`` deletes exactly what ``install`` inserted. Codex
 CLI's ``.codex/config.toml`` gets a marked block appended (no TOML writer is a dependency of
 ours): ``[mcp_servers.agent-memory]`` between ``# agent-memory:begin`` and ``# agent-memory:end``.
-An install that finds our entry as it would write it returns the input unchanged.
+An install that finds our entry as it would write it returns the input unchanged; an
+``agent-memory`` server that is not ours (another command, args or env) is the user's, and
+neither ``install`` nor ``remove`` touches it (MCP.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import re
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
-from ... import patterns
+from . import jsontext
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib  # type: ignore[import-not-found]  # absent where mypy runs
 
 NAME = "agent-memory"
 SERVERS = "mcpServers"
@@ -41,6 +49,10 @@ TOML_BLOCK = (
 class ConfigError(ValueError):
     """The file is not in a shape we can edit without changing what the user wrote."""
 
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
 
 def entry(agent: str) -> dict[str, Any]:
     """Our server entry in ``agent``'s JSON file (Claude names the transport, Gemini infers it)."""
@@ -56,169 +68,149 @@ def install(agent: str, data: bytes | None) -> bytes:
 
 def remove(agent: str, data: bytes | None) -> bytes | None:
     """The file without our entry; None when the file was only ours (or absent)."""
-    return remove_toml(data) if FILES[agent][1] == "toml" else remove_json(data)
+    return remove_toml(data) if FILES[agent][1] == "toml" else remove_json(data, entry(agent))
+
+
+def _own(what: str, todo: str) -> str:
+    return f"has an {NAME} server of its own ({what} not what mcp install writes); {todo}"
 
 
 # -- JSON ------------------------------------------------------------------------------------
 
-_WS = patterns.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-
-
-class _Member(NamedTuple):
-    key: str
-    start: int  # the key's opening quote
-    value_start: int
-    value_end: int
-
 
 def install_json(data: bytes | None, ours: Mapping[str, Any]) -> bytes:
+    """The file with our entry in ``mcpServers``: one member inserted, every other byte kept."""
     value = json.dumps(dict(ours), ensure_ascii=False)
     if data is None or not data.strip():
         return f'{{\n  "{SERVERS}": {{\n    "{NAME}": {value}\n  }}\n}}\n'.encode()
-    text, doc = _load(data)
-    servers = doc.get(SERVERS)
-    if servers is not None and not isinstance(servers, dict):
-        raise ConfigError(f"{SERVERS} is not an object; fix it, then run again")
-    if isinstance(servers, dict) and servers.get(NAME) == dict(ours):
-        return data
-    top = text.index("{")
-    members, close = _members(text, top)
-    unit = _indent(text, members, top)
-    found = {m.key: m for m in members}
-    if SERVERS not in found:
-        inner = f'{{\n{unit * 2}"{NAME}": {value}\n{unit}}}'
-        return _insert(text, top, members, close, f'"{SERVERS}": {inner}', unit, 1).encode()
-    outer = found[SERVERS]
-    inner_members, inner_close = _members(text, outer.value_start)
-    mine = {m.key: m for m in inner_members}.get(NAME)
-    if mine is not None:  # an entry of ours the user changed: ours again
-        return (text[: mine.value_start] + value + text[mine.value_end :]).encode()
-    member = f'"{NAME}": {value}'
-    edited = _insert(text, outer.value_start, inner_members, inner_close, member, unit, 2)
-    return edited.encode()
+    doc, root, servers = _servers(data)
+    if servers is None:
+        return jsontext.append(doc, root, SERVERS, {NAME: dict(ours)}).text.encode()
+    mine = jsontext.member(doc, servers, NAME)
+    if mine is None:
+        return jsontext.append(doc, servers, NAME, dict(ours)).text.encode()
+    if jsontext.value(doc, mine) != dict(ours):
+        raise ConfigError(_own("its command, args or settings are", "leave it, or take it out"))
+    return data
 
 
-def remove_json(data: bytes | None) -> bytes | None:
+def remove_json(data: bytes | None, ours: Mapping[str, Any]) -> bytes | None:
+    """The file without our entry (and without an ``mcpServers`` it leaves empty); None when
+    install created the file. An entry that is not ours stays, and says so."""
     if data is None:
         return None
-    text, doc = _load(data)
-    servers = doc.get(SERVERS)
-    if not isinstance(servers, dict) or NAME not in servers:
+    doc, root, servers = _servers(data)
+    mine = jsontext.member(doc, servers, NAME) if servers is not None else None
+    if servers is None or mine is None:
         return data
-    top = text.index("{")
-    members, _ = _members(text, top)
-    outer = next(m for m in members if m.key == SERVERS)
-    inner, _ = _members(text, outer.value_start)
-    if len(inner) > 1:
-        gone = next(m for m in inner if m.key == NAME)
-        return _delete(text, outer.value_start, inner, gone).encode()
-    if text.encode() == install_json(None, servers[NAME]):
+    if jsontext.value(doc, mine) != dict(ours):
+        raise ConfigError(_own("its command, args or settings are", "take it out by hand"))
+    if data == install_json(None, ours):
         return None  # the file install created: it goes
+    if servers.size > 1:
+        return jsontext.delete(doc, servers, servers.keys.index(NAME)).text.encode()
     # mcpServers held only ours: it goes too (an mcpServers the user left empty goes with it).
-    return _delete(text, top, members, outer).encode()
+    return jsontext.delete(doc, root, root.keys.index(SERVERS)).text.encode()
 
 
-def _load(data: bytes) -> tuple[str, dict[str, Any]]:
+def _servers(data: bytes) -> tuple[jsontext.Doc, jsontext.Node, jsontext.Node | None]:
+    """The file read as JSON: the document, its root object and its ``mcpServers``."""
     try:
-        text = data.decode("utf-8")
-        doc = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(
-            f"is not plain JSON ({exc}); fix it, or add the entry by hand (MCP.md)"
-        ) from None
-    if not isinstance(doc, dict):
+        doc = jsontext.load(data.decode("utf-8"))
+        root = jsontext.parse(doc)
+        servers = jsontext.member(doc, root, SERVERS) if root.kind == "object" else None
+    except UnicodeDecodeError:
+        raise ConfigError("is not UTF-8 text; fix it, then run again") from None
+    except jsontext.BadJSON as exc:
+        raise ConfigError(f"{exc}; fix it, then run again", exc.line) from None
+    if root.kind != "object":
         raise ConfigError("is not a JSON object; fix it, then run again")
-    return text, doc
-
-
-def _members(text: str, start: int) -> tuple[list[_Member], int]:
-    """The members of the object whose ``{`` is at ``start``, and the index of its ``}``.
-
-    Only called on text ``json.loads`` accepted, so every step below finds what it expects.
-    """
-    members: list[_Member] = []
-    at = _skip(text, start + 1)
-    while text[at] != "}":
-        key, after = _DECODER.raw_decode(text, at)
-        value_start = _skip(text, _skip(text, after) + 1)  # past the colon
-        _, value_end = _DECODER.raw_decode(text, value_start)
-        members.append(_Member(key, at, value_start, value_end))
-        at = _skip(text, value_end)
-        if text[at] == ",":
-            at = _skip(text, at + 1)
-    return members, at
-
-
-def _skip(text: str, at: int) -> int:
-    """The index of the first character at or after ``at`` that is not JSON whitespace."""
-    match = _WS.match(text, at)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
-
-
-def _indent(text: str, members: list[_Member], top: int) -> str:
-    """The file's indentation unit: what precedes its first member on its line (else 2 spaces)."""
-    if members:
-        line_start = text.rfind("\n", top, members[0].start) + 1
-        unit = text[line_start : members[0].start] if line_start else ""
-        if unit and not unit.strip():
-            return unit
-    return "  "
-
-
-def _insert(
-    text: str, opening: int, members: list[_Member], close: int, member: str, unit: str, depth: int
-) -> str:
-    if members:
-        end = members[-1].value_end
-        return f"{text[:end]},\n{unit * depth}{member}{text[end:]}"
-    return f"{text[: opening + 1]}\n{unit * depth}{member}\n{unit * (depth - 1)}{text[close:]}"
-
-
-def _delete(text: str, opening: int, members: list[_Member], gone: _Member) -> str:
-    """``text`` without ``gone`` and the separator ``_insert`` put before it."""
-    index = members.index(gone)
-    if index > 0:
-        return text[: members[index - 1].value_end] + text[gone.value_end :]
-    if len(members) > 1:
-        return text[: gone.start] + text[members[1].start :]
-    return text[: opening + 1] + text[_skip(text, gone.value_end) :]
+    if servers is not None and servers.kind != "object":
+        raise ConfigError(f"{SERVERS} is not an object; fix it, then run again")
+    return doc, root, servers
 
 
 # -- TOML ------------------------------------------------------------------------------------
 
-_FOREIGN_TABLE = patterns.compile(
-    r'^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*"?agent-memory"?[ \t]*\]', re.M
-)
+# The server as the TOML block declares it, read back.
+_OURS_TOML = MappingProxyType({"command": COMMAND["command"], "args": list(COMMAND["args"])})
 
 
 def install_toml(data: bytes | None) -> bytes:
+    """The file with our block: where it was, else appended after a blank line.
+
+    Every shape TOML allows for the same table (a quoted or dotted key, a ``[mcp_servers]``
+    table, an inline table) is recognised by reading the file with the standard TOML parser,
+    and the result is read back: it must mean the file plus our server, nothing else, or the
+    file is left as it is with one line saying why.
+    """
     text = _toml_text(data)
     before, block, after = _toml_split(text)
     if block == TOML_BLOCK:
         return data or b""
-    if block is None and _FOREIGN_TABLE.search(text):
-        raise ConfigError(
-            f"already has a [mcp_servers.{NAME}] table of its own; leave it, or remove it "
-            "and run again"
-        )
+    doc = _toml(text)
+    servers = doc.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError("has an mcp_servers that is not a table; fix it, then run again")
+    if block is None and NAME in servers:
+        raise ConfigError(_own(f"[mcp_servers.{NAME}] is", "leave it, or take it out by hand"))
     if block is not None:
-        return (before + TOML_BLOCK + after).encode()
-    separator = "" if not text else "\n" if text.endswith("\n") else "\n\n"
-    return (text + separator + TOML_BLOCK).encode()
+        result = before + TOML_BLOCK + after
+    else:
+        result = text + ("\n" if text else "") + TOML_BLOCK  # a blank line, or an end of line
+    expected = {**doc, "mcp_servers": {**servers, NAME: dict(_OURS_TOML)}}
+    _same(result, expected, "add")
+    return result.encode()
 
 
 def remove_toml(data: bytes | None) -> bytes | None:
+    """The file without our block (None when nothing else is left); a table of the user's own
+    stays, and says so."""
     if data is None:
         return None
-    before, block, after = _toml_split(_toml_text(data))
+    text = _toml_text(data)
+    before, block, after = _toml_split(text)
     if block is None:
+        servers: object = None
+        with contextlib.suppress(ConfigError):  # not TOML: nothing of ours in it either
+            servers = _toml(text).get("mcp_servers")
+        if isinstance(servers, dict) and NAME in servers:
+            raise ConfigError(_own(f"[mcp_servers.{NAME}] is", "take it out by hand"))
         return data
-    if not after and before.endswith("\n\n"):
-        before = before[:-1]  # the blank line install put before the block
+    doc = _toml(text)
+    if not after and before.endswith("\n") and not before.endswith("\r\n"):
+        before = before[:-1]  # the line end install put before the block
     rest = before + after
+    expected = {**doc, "mcp_servers": dict(doc.get("mcp_servers", {}))}
+    expected["mcp_servers"].pop(NAME, None)
+    with contextlib.suppress(ConfigError):  # then _same says what is wrong
+        if not expected["mcp_servers"] and "mcp_servers" not in _toml(rest):
+            del expected["mcp_servers"]  # our table's header was all that made it
+    _same(rest, expected, "take")
     return rest.encode() if rest else None
+
+
+def _same(result: str, expected: Mapping[str, Any], verb: str) -> None:
+    """Refuse unless ``result`` reads as ``expected``: the edit changes our table only."""
+    try:
+        same = _toml(result) == expected
+    except ConfigError:
+        same = False
+    if not same:
+        raise ConfigError(
+            f"cannot {verb} our [mcp_servers.{NAME}] block without changing what the rest of the "
+            "file means (mcp_servers is an inline table, or text after the block belongs to "
+            "it); edit the file by hand (MCP.md)"
+        )
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """The file as the standard TOML parser reads it (floats kept as written: NaN = NaN)."""
+    try:
+        doc: dict[str, Any] = tomllib.loads(text, parse_float=str)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"is not valid TOML ({exc}); fix it, then run again") from None
+    return doc
 
 
 def _toml_text(data: bytes | None) -> str:

@@ -125,7 +125,7 @@ def _hook_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
     stamp = files.get(MANIFEST)
     text = stamp.decode("utf-8", errors="replace") if stamp is not None else ""
     edits = []
-    for agent, (_recorded, original) in sorted(hooks.recorded(text).items()):
+    for agent, entry in sorted(hooks.recorded(text).items()):
         if agent not in hooks.AGENTS:
             continue  # not an agent we install hooks for: nothing of ours to take out
         path = hooks.AGENTS[agent].path  # never a path the stamp names: it is input
@@ -139,7 +139,7 @@ def _hook_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
             if data is None:
                 continue
         try:
-            after, exact = hooks.remove(data.decode("utf-8"), agent, original)
+            after, exact = hooks.remove(data.decode("utf-8"), agent, entry.original, entry.added)
         except (UnicodeDecodeError, BadJSON, hooks.NotAnObject) as exc:
             line = exc.line if isinstance(exc, BadJSON) else None
             raise InputError(
