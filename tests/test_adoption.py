@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from agent_memory.parse import facts, manifest
+from agent_memory.resources import version
 from conftest import PROJECT, cli, stats, tree
 
 EXAMPLE = PROJECT / "examples/handrun-4x-repo"
@@ -15,6 +16,8 @@ FIXTURES = PROJECT / "tests/fixtures/handrun"
 TODAY = "2026-08-25"
 # The hand-run memory-lint's check of the stamp (HANDRUN.md: CI runs it).
 HANDRUN_LINT_VERSION = re.compile(r"^- \*\*version:\*\*\s*(\d+\.\d+\.\d+)", re.MULTILINE)
+
+CURRENT = version()  # the release this tool stamps
 
 
 def adopted(tmp_path: Path, source: Path = EXAMPLE / "before", today: str = TODAY) -> Path:
@@ -78,8 +81,8 @@ def test_adoption_loses_nothing_touches_no_log_and_is_idempotent(tmp_path: Path)
     assert fact_ids(before) == fact_ids(repo)
     assert not text_lines(before) - text_lines(repo)
     for rel in old:  # nothing of theirs deleted; what was replaced is kept verbatim
-        assert rel in new or new[f".agent/backup/5.0.0/{rel}"] == old[rel]
-    assert new[".agent/backup/5.0.0/.agent/schema.md"] == old[".agent/schema.md"]
+        assert rel in new or new[f".agent/backup/{CURRENT}/{rel}"] == old[rel]
+    assert new[f".agent/backup/{CURRENT}/.agent/schema.md"] == old[".agent/schema.md"]
     snapshot = stats(repo)
     again = cli("enable", repo, "--today", "2026-09-01")
     assert "up to date" in again.output and stats(repo) == snapshot
@@ -99,7 +102,7 @@ def test_the_report_names_the_backup_of_a_hand_run_file_not_a_2x_original(
     line = next(
         line
         for line in output.splitlines()
-        if line.endswith("untouched; the original is in .agent/backup/5.0.0/CLAUDE.md)")
+        if line.endswith(f"untouched; the original is in .agent/backup/{CURRENT}/CLAUDE.md)")
     )
     assert "CLAUDE.md" in line and "2.x" not in output
     assert "AGENTS.md is now " in output
@@ -107,7 +110,7 @@ def test_the_report_names_the_backup_of_a_hand_run_file_not_a_2x_original(
 
 def test_the_stamp_keeps_its_style_and_passes_the_hand_run_lint(tmp_path: Path) -> None:
     stamp = (adopted(tmp_path) / ".agent/version.md").read_text()
-    assert HANDRUN_LINT_VERSION.search(stamp).group(1) == "5.0.0"  # type: ignore[union-attr]
+    assert HANDRUN_LINT_VERSION.search(stamp).group(1) == CURRENT  # type: ignore[union-attr]
     assert "- **enabled_with:**  4.14.1\n" in stamp and "- **vendors:**       claude\n" in stamp
     assert stamp.startswith((EXAMPLE / "before/.agent/version.md").read_text().split("- **")[0])
     assert "- 2026-08-25: 4.38.0 → 5.0.0 (rung 5.0.0: adoption of a repo enabled by hand)" in stamp
@@ -178,7 +181,7 @@ def test_our_3_0_0_repo_climbs_one_rung_and_changes_no_memory_file(tmp_path: Pat
     repo.mkdir()
     assert cli("enable", repo, "--today", "2026-06-01").exit_code == 0
     stamp = repo / ".agent/version.md"
-    stamp.write_text(stamp.read_text().replace("5.0.0", "3.0.0"))
+    stamp.write_text(stamp.read_text().replace(CURRENT, "3.0.0"))
     memory = {p: d for p, d in tree(repo).items() if p.startswith("memory/")}
     result = cli("enable", repo, "--today", "2026-06-13")
     assert "from 3.0.0 (mode B)" in result.output

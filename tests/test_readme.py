@@ -48,7 +48,7 @@ def test_the_daily_loop_transcript_still_runs_as_shown(tmp_path: Path) -> None:
 
 
 def test_the_readme_stays_a_newcomers_page() -> None:
-    assert len(README.encode()) <= 10 * 1024, "README.md is over 10 KB: move detail to docs/"
+    assert len(README.encode()) <= 10_000, "README.md is over 10 KB: move detail to docs/"
 
 
 def test_the_test_command_is_the_one_ci_runs() -> None:

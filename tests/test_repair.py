@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 
 from agent_memory.parse import manifest
+from agent_memory.resources import version
 from conftest import build_tree, cli, stats
 
 TODAY = "2026-06-13"
 BEGIN = "<!-- agent-memory:begin -->"
+
+CURRENT = version()  # the release this tool stamps
 
 
 def enabled(repo: Path) -> Path:
@@ -48,7 +51,7 @@ def test_agents_md_replaced_by_other_text_gets_its_block_back(repo: Path) -> Non
     assert_found_then_repaired(repo, "AGENTS.md", "bootstrap")
     text = (repo / "AGENTS.md").read_text()
     assert text.startswith("# Rules\n\n" + BEGIN) and text.endswith("Someone rewrote this file.\n")
-    backup = repo / ".agent/backup/5.0.0/AGENTS.md"
+    backup = repo / f".agent/backup/{CURRENT}/AGENTS.md"
     assert backup.read_text() == "# Rules\n\nSomeone rewrote this file.\n"
 
 
@@ -59,7 +62,7 @@ def test_a_damaged_block_is_repaired_and_the_file_backed_up(repo: Path) -> None:
     claude.write_text(damaged)
     assert_found_then_repaired(repo, "CLAUDE.md", "bootstrap")
     assert "@AGENTS.md\n" in claude.read_text()
-    assert (repo / ".agent/backup/5.0.0/CLAUDE.md").read_text() == damaged
+    assert (repo / f".agent/backup/{CURRENT}/CLAUDE.md").read_text() == damaged
 
 
 def test_a_doubled_block_is_made_one(repo: Path) -> None:
@@ -76,7 +79,7 @@ def test_an_edited_managed_file_is_backed_up_and_replaced(repo: Path) -> None:
     enabled(repo)
     (repo / ".agent/schema.md").write_text("# my schema\n")
     assert_found_then_repaired(repo, ".agent/schema.md", "bootstrap")
-    assert (repo / ".agent/backup/5.0.0/.agent/schema.md").read_text() == "# my schema\n"
+    assert (repo / f".agent/backup/{CURRENT}/.agent/schema.md").read_text() == "# my schema\n"
 
 
 def test_a_missing_managed_file_is_put_back(repo: Path) -> None:

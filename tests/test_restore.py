@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.resources import version
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
 EXAMPLES = PROJECT / "examples"
@@ -31,6 +32,8 @@ CLAUDE_SETTINGS = """{
     }
 }
 """
+
+CURRENT = version()  # the release this tool stamps
 
 
 def without_copies(state: dict[str, bytes]) -> dict[str, bytes]:
@@ -179,7 +182,7 @@ def test_a_file_changed_since_disable_is_kept_and_the_rest_restored(tmp_path: Pa
     # Everything else as it was (the repair that put the block back copied AGENTS.md first).
     rest = {p: d for p, d in after.items() if p != "AGENTS.md"}
     assert rest == {p: d for p, d in enabled.items() if p != "AGENTS.md"} | {
-        ".agent/backup/5.0.0/AGENTS.md": b"# Shop\n\nUse tabs.\n\nWritten after disable.\n"
+        f".agent/backup/{CURRENT}/AGENTS.md": b"# Shop\n\nUse tabs.\n\nWritten after disable.\n"
     }
     assert cli("enable", repo, "--check", "--today", "2026-04-03").exit_code == 0
 
@@ -208,12 +211,14 @@ def test_copies_of_an_older_version_come_back_and_climb_the_ladder(tmp_path: Pat
     cli("enable", repo, "--today", "2026-04-01")
     cli("disable", repo, "--today", "2026-04-02")
     stamp = repo / ".agent/backup/disable-2026-04-02/.agent/version.md"
-    stamp.write_text(stamp.read_text().replace("- version:       5.0.0", "- version:       3.0.0"))
+    stamp.write_text(
+        stamp.read_text().replace(f"- version:       {CURRENT}", "- version:       3.0.0")
+    )
     result = cli("enable", repo, "--today", "2026-04-03")
     assert result.exit_code == 0, result.output
-    assert "(mode B: 3.0.0, upgraded to 5.0.0)" in result.output
+    assert f"(mode B: 3.0.0, upgraded to {CURRENT})" in result.output
     text = (repo / ".agent/version.md").read_text()
-    assert "- version:       5.0.0" in text and "2026-04-03" in text
+    assert f"- version:       {CURRENT}" in text and "2026-04-03" in text
     assert cli("enable", repo, "--check", "--today", "2026-04-03").exit_code == 0
 
 
@@ -249,7 +254,7 @@ def _fifo(repo: Path, _outside: Path) -> None:
 
 def _future(repo: Path, _outside: Path) -> None:
     stamp = repo / FOLDER / ".agent/version.md"
-    stamp.write_text(stamp.read_text().replace("5.0.0", "99.0.0"))
+    stamp.write_text(stamp.read_text().replace(CURRENT, "99.0.0"))
 
 
 def _evil_vendor(repo: Path, _outside: Path) -> None:

@@ -16,11 +16,14 @@ from packaging.version import Version
 from agent_memory.core.install.ladder import Ladder, Rung
 from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.parse import facts, manifest
+from agent_memory.resources import version
 from agent_memory.upgrade.rungs import default_ladder
 from conftest import PROJECT, build_tree, cli, run_console, stats, tree
 
 EXAMPLE = PROJECT / "examples/legacy-2x-repo"
 TODAY = "2026-06-13"
+
+CURRENT = version()  # the release this tool stamps
 
 
 def legacy_copy(tmp_path: Path) -> Path:
@@ -71,7 +74,7 @@ def test_upgrade_keeps_logs_and_fact_texts(tmp_path: Path) -> None:
         # Every old line, in order (AGENTS.md gets the block at its top, after its title).
         kept = iter(new[path].splitlines(keepends=True))
         assert all(line in kept for line in old[path].splitlines(keepends=True))
-        assert new[f".agent/backup/5.0.0/{path}"] == old[path]
+        assert new[f".agent/backup/{CURRENT}/{path}"] == old[path]
 
 
 def test_a_review_right_after_the_upgrade_changes_no_footer(tmp_path: Path) -> None:
@@ -164,7 +167,7 @@ def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (repo / "memory/toy.log").read_text() == "rung 2.1.0\nrung 2.2.0\nrung 5.0.0\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert str(stamp.version) == "5.0.0"
+    assert str(stamp.version) == CURRENT  # the last toy rung is below: the re-sync stamps the tool
     assert stamp.history == (
         "2026-06-13: 2.0.0 → 2.1.0 (rung 2.1.0: toy 2.1.0)",
         "2026-06-13: 2.1.0 → 2.2.0 (rung 2.2.0: toy 2.2.0)",
@@ -195,9 +198,11 @@ def test_user_edited_managed_file_is_backed_up_before_it_is_replaced(repo: Path)
     result = cli("enable", repo, "--today", TODAY)
     assert result.exit_code == 0
     assert re.search(r"backed up and replaced +\.agent/schema\.md", result.output)
-    assert (repo / ".agent/backup/5.0.0/.agent/schema.md").read_bytes() == b"# my edited schema\n"
+    assert (
+        repo / f".agent/backup/{CURRENT}/.agent/schema.md"
+    ).read_bytes() == b"# my edited schema\n"
     stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
-    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", "5.0.0")
+    assert (stamp.enabled_with, stamp.mode, str(stamp.version)) == ("2.5.0", "C", CURRENT)
     assert stamp.last_upgraded == TODAY
 
 
@@ -310,8 +315,8 @@ def test_a_2x_file_is_recognised_whatever_its_markup(tmp_path: Path, phrase: str
     claude.write_text(text)
     result = cli("enable", repo, "--today", TODAY)
     assert result.exit_code == 0, result.output
-    assert (repo / ".agent/backup/5.0.0/CLAUDE.md").read_text() == text
-    assert "the original is in .agent/backup/5.0.0/CLAUDE.md" in result.output
+    assert (repo / f".agent/backup/{CURRENT}/CLAUDE.md").read_text() == text
+    assert f"the original is in .agent/backup/{CURRENT}/CLAUDE.md" in result.output
 
 
 def test_the_2x_phrase_reader_stays_linear_on_hostile_markup() -> None:

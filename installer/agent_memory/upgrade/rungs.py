@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..core.install.ladder import Ladder
-from . import adopt, v3_0_0, v5_0_0
+from . import adopt, v3_0_0, v5_0_0, v5_1_0
 
-RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG)
+RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG, v5_1_0.RUNG)
 ADOPTION = adopt.RUNG
 
 

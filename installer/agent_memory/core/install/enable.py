@@ -271,8 +271,8 @@ def upgrade_steps(
     # The version is bumped in the same plan that records the rung, so it alone says where to
     # resume. A release that changed no installed file has no rung: it only re-syncs.
     rungs: list[Rung | None] = [*ladder.between(installed, current)] or [None]
-    if detected.handrun and ladder.adoption is not None:
-        rungs = [ladder.adoption]
+    if detected.handrun and ladder.adoption is not None:  # adopted, then our ladder above it
+        rungs = [ladder.adoption, *ladder.between(ladder.adoption.target, current)]
     for index, rung in enumerate(rungs):
         target = rung.target if rung else current
         upgraded = rung.upgrade(state, today) if rung else {}
@@ -298,7 +298,8 @@ def upgrade_steps(
         plan = plan_of(state, changes)
         state = apply_changes(state, changes, links)
         yield plan
-        stamp = manifest.parse(new_stamp)
+        parsed = manifest.parse(new_stamp)  # hand-run: no vendors line until the last step
+        stamp = parsed if parsed.vendors else parsed._replace(vendors=stamp.vendors)
         installed = target
 
 
