@@ -45,8 +45,11 @@ def kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def read_regular(path: Path, rel: str, *, follow: bool = True) -> bytes | None:
-    """The bytes of the regular file at ``path``, None when there is none."""
+def read_regular(
+    path: Path, rel: str, *, follow: bool = True, limit: int = MAX_FILE_BYTES
+) -> bytes | None:
+    """The bytes of the regular file at ``path``, None when there is none; a file larger than
+    ``limit`` bytes is refused, unread."""
     flags = _READ_FLAGS if follow else _READ_FLAGS | os.O_NOFOLLOW
     try:
         fd = os.open(path, flags)
@@ -57,12 +60,12 @@ def read_regular(path: Path, rel: str, *, follow: bool = True) -> bytes | None:
             raise RefusedError("is a symlink where agent-memory expects a real file", rel) from None
         raise os_error(exc, rel) from None
     try:
-        return read_fd(fd, rel)
+        return read_fd(fd, rel, limit)
     finally:
         os.close(fd)
 
 
-def read_fd(fd: int, rel: str) -> bytes:
+def read_fd(fd: int, rel: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """Everything an open file (opened with O_NONBLOCK) holds, if it is a regular file of
     bounded size.
 
@@ -72,10 +75,10 @@ def read_fd(fd: int, rel: str) -> bytes:
     decide (a FIFO without a writer reads as empty at once: O_NONBLOCK never lets it hang).
     """
     try:
-        first = os.read(fd, _FIRST_READ)
+        first = os.read(fd, min(_FIRST_READ, limit + 1))
     except OSError:
         first = None
-    if first and len(first) < _FIRST_READ:
+    if first and len(first) < min(_FIRST_READ, limit + 1):
         return first
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
@@ -84,8 +87,8 @@ def read_fd(fd: int, rel: str) -> bytes:
         raise RefusedError(
             f"is {kind(info.st_mode)}, not a regular file; replace it with a file", rel
         )
-    if info.st_size > MAX_FILE_BYTES:
-        raise RefusedError(f"is larger than {MAX_FILE_BYTES >> 20} MiB; refusing to read it", rel)
+    if info.st_size > limit:
+        raise RefusedError(f"is larger than {_size(limit)}; refusing to read it", rel)
     chunks = [first or b""]
     total = len(chunks[0])
     try:
@@ -95,11 +98,15 @@ def read_fd(fd: int, rel: str) -> bytes:
         while chunk := os.read(fd, max(info.st_size + 1 - total, _FIRST_READ)):
             chunks.append(chunk)
             total += len(chunk)
-            if total > MAX_FILE_BYTES:  # it grew while we read it
-                raise RefusedError(f"grew past {MAX_FILE_BYTES >> 20} MiB while read", rel)
+            if total > limit:  # it grew while we read it
+                raise RefusedError(f"grew past {_size(limit)} while read", rel)
     except OSError as exc:
         raise os_error(exc, rel) from None
     return b"".join(chunks)
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit} bytes"
 
 
 def no_symlink_on_the_way(root: Path, rel: str) -> bool:

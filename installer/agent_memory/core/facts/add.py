@@ -46,7 +46,7 @@ def add_fact(
     are (``footer.ids_in``: those files are not parsed, and an id anywhere in them is taken).
     """
     _refuse_errors(continuity)
-    body = _body_lines(text)
+    body = body_lines(text)
     title = _section_title(continuity, section or (THREADS if thread else DEFAULT_SECTION))
     taken = dict(elsewhere)
     taken.update((f.id, f"{continuity.path}:{f.line}") for f in continuity.facts if f.id)
@@ -69,7 +69,7 @@ def _refuse_errors(continuity: Document) -> None:
     )
 
 
-def _body_lines(text: str) -> list[str]:
+def body_lines(text: str) -> list[str]:
     lines = [" ".join(line.split()) for line in text.strip().splitlines()]
     lines = [line for line in lines if line]
     if not lines:

@@ -56,7 +56,13 @@ def explain(inputs: Inputs, fact_id: str) -> Explanation:
     fact, fields = judged.fact, judged.fields
     archived = judged.path.startswith(ARCHIVE_DIR + "/")  # pinning holds where a fact lives
     decision = tiers.decide(
-        fields, judged.section, fact.task, judged.since, inputs.policy, archived
+        fields,
+        judged.section,
+        fact.task,
+        judged.since,
+        inputs.policy,
+        archived,
+        inputs.today.isoformat(),
     )
     if judged.promoted:
         decision = tiers.Decision("core", "auto-core")
@@ -159,8 +165,15 @@ def lines(found: Explanation) -> list[str]:
             f"next: {found.move.tier} (rule {found.move.rule}) after {found.move.sessions} more "
             "session logs that do not name it"
         )
+    elif found.decision.rule == "0":
+        out.append("next: stays archived (superseded is final)")
+    elif found.decision.rule == "expired":
+        out.append("next: stays archived until its valid-until gets a later date")
     elif found.fields["tier"] == "archived":
         out.append("next: comes back when a session log names it (reactivated by the review)")
     else:
         out.append("next: never moves on its own (pinned)")
+    until = found.fields.get("valid-until")
+    if until is not None and found.decision.rule != "expired":
+        out.append(f"valid until {until}: the first review after that date archives it")
     return out

@@ -251,7 +251,7 @@ def _judge(
         new.pop("done", None)
     supersede.apply(new, events.links)
     in_archive = item.doc.path.startswith(ARCHIVE_DIR + "/")
-    tier = tiers.decide(new, item.section, fact.task, since, inputs.policy, in_archive).tier
+    tier = tiers.decide(new, item.section, fact.task, since, inputs.policy, in_archive, today).tier
     promoted = (
         tier not in ("core", "archived", supersede.SUPERSEDED)
         and fact_id in promotable
@@ -359,8 +359,9 @@ def _summary(
             (v.id, v.old_tier, v.fields["tier"]) for v in verdicts if v.old_tier != v.fields["tier"]
         )
     )
-    archived = ids(lambda v: v.move == "archive" and not v.swept)
-    swept = ids(lambda v: v.move == "archive" and v.swept)
+    expired = ids(lambda v: v.move == "archive" and tiers.expired(v.fields, v.fields["archived"]))
+    archived = ids(lambda v: v.move == "archive" and not v.swept and v.id not in expired)
+    swept = ids(lambda v: v.move == "archive" and v.swept and v.id not in expired)
     return Summary(
         date=inputs.today.isoformat(),
         through=newest,
@@ -371,9 +372,10 @@ def _summary(
         tier_changes=changes,
         candidates=ids(lambda v: v.fields["tier"] == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
-        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept or expired else "",
         unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
         reason=inputs.reason,
+        expired=expired,
     )
 
 
