@@ -4,6 +4,7 @@ one line that names the id and writes nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
@@ -12,7 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts, footer
 from conftest import PROJECT, build_tree, cli, tree
 
@@ -31,7 +35,7 @@ CONTINUITY = """# Continuity
 ## Key Decisions
 - Cache sessions in Redis
   {cache}
-- Deploy with `make ship` <!-- id: ship | created: 2026-03-01 | last_used: 2026-03-01 | uses: 1 | tier: working -->
+- Deploy with `make ship` {ship}
 - Use Node 20
   with corepack
   {node} <!-- a note of the user's -->
@@ -51,6 +55,7 @@ def repo(tmp_path: Path) -> Path:
         outbox=FOOT.format("outbox", "core"),
         cache=FOOT.format("cache-v1", "working"),
         node=FOOT.format("node-20", "working"),
+        ship=FOOT.format("ship", "working"),
         rate=FOOT.format("rate-limit", "active"),
     )
     build_tree(root, {"memory/continuity.md": text, "src/cache.py": "def get():\n    pass\n"})
@@ -131,7 +136,7 @@ def test_a_footer_command_gives_the_bytes_of_its_by_hand_form(
     repo: Path, tmp_path: Path, args: list[str], fact_id: str, changes: dict[str, str]
 ) -> None:
     hand = twin(repo, tmp_path)
-    code, out, err = run(repo, *args)
+    code, _, err = run(repo, *args)
     assert code == 0, err
     assert changes, "the bullet names the fields it sets"
     by_hand(hand, "memory/continuity.md", fact_id, dict(changes))
@@ -228,7 +233,8 @@ def test_archive_then_review_then_restore_by_hand_or_by_command(repo: Path, tmp_
     continuity = continuity.replace(f"\n{marker}", f"{fact}\n{marker}", 1)
     (hand / "memory/continuity.md").write_text(continuity)
     index = hand / "memory/archive/INDEX.md"
-    index.write_text("".join(l for l in index.read_text().splitlines(True) if "cache-v1" not in l))
+    kept = [line for line in index.read_text().splitlines(True) if "cache-v1" not in line]
+    index.write_text("".join(kept))
     assert tree(repo) == tree(hand)
     assert "remove its line from INDEX.md" in bullet("restore")
 
@@ -251,7 +257,7 @@ def test_archive_then_restore_before_a_review_gives_the_bytes_back(repo: Path) -
         (["fact", "pin", "cache-v2"], "did you mean 'cache-v1'?"),
         (["fact", "supersede", "cache-v1", "cache-v1"], "'cache-v1' with itself"),
         (["fact", "supersede", "cache-v1"], "its id as NEW, or --text TEXT"),
-        (["fact", "archive", "outbox"], "'outbox' is pinned (tier: core); run agent-memory fact unpin"),
+        (["fact", "archive", "outbox"], "'outbox' is pinned (tier: core); run agent-memory"),
         (["fact", "retract", "ship", "--reason", "a | b"], "--reason holds '|'"),
         (["fact", "edit", "ship", "[ ] now a task"], "would not read back as the same one fact"),
         (["fact", "edit", "ship", "a <!-- comment -->"], "holds an HTML comment"),
@@ -269,7 +275,7 @@ def test_each_refusal_is_one_line_and_writes_nothing(
 ) -> None:
     before = tree(repo)
     code, out, err = run(repo, *args)
-    assert code == 1 and out == ""
+    assert (code, out) == (1, "")
     assert len(err.splitlines()) == 1 and said in err, err
     assert tree(repo) == before
 
@@ -312,3 +318,115 @@ def test_dry_run_check_and_json(repo: Path) -> None:
         "core",
     )
     assert shown["text"].startswith("- Deploy with `make ship` <!-- id: ship")
+
+
+# Each tool, its arguments, and the words after ``fact <what>`` of the same command line.
+MCP_CASES = [
+    ("edit", {"id": "ship", "text": "Deploy with make"}, ["ship", "Deploy with make"]),
+    ("supersede", {"id": "cache-v1", "new": "node-20"}, ["cache-v1", "node-20"]),
+    ("retract", {"id": "ship", "reason": "gone"}, ["ship", "--reason", "gone"]),
+    ("archive", {"id": "ship"}, ["ship"]),
+    ("restore", {"id": "ship"}, ["ship"]),
+    ("pin", {"id": "ship"}, ["ship"]),
+    ("unpin", {"id": "outbox"}, ["outbox"]),
+    ("expire", {"id": "ship", "until": "2027-01-01"}, ["ship", "2027-01-01"]),
+    ("relate", {"id": "ship", "other": "node-20"}, ["ship", "node-20"]),
+    ("cite", {"id": "ship", "place": "src/cache.py:2"}, ["ship", "src/cache.py:2"]),
+    ("recite", {"id": "ship"}, ["ship"]),
+    ("supersede", {"id": "ship"}, ["ship"]),
+    ("pin", {"id": "nope"}, ["nope"]),
+]
+
+
+@pytest.mark.parametrize(("what", "arguments", "argv"), MCP_CASES, ids=[c[0] for c in MCP_CASES])
+def test_each_mcp_tool_does_what_its_command_does(
+    repo: Path, tmp_path: Path, what: str, arguments: dict[str, str], argv: list[str]
+) -> None:
+    from agent_memory.commands.mcp.tools import McpSession, call
+
+    served = twin(repo, tmp_path)
+    code, out, err = run(repo, "fact", what, *argv, "--json", today=None)
+    done = call(McpSession(served), f"memory_fact_{what}", arguments)
+    assert tree(repo) == tree(served)
+    if code == 0:
+        summary = json.loads(out)["summary"]
+        assert done.result is not None, done.err
+        assert done.result.report.summary == {**summary, "outcome": json.loads(out)["outcome"]}
+    else:
+        assert done.error is not None and done.err.strip() == err.strip()
+
+
+lines_of_text = st.sampled_from(["plain words", "`code` here", "a | b", "é", "  indented", ""])
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> tuple[bytes, list[str]]:
+    """A continuity.md of facts in both footer forms, with prose, comments and either line end."""
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    lines, ids = ["# Continuity", "", "## Key Decisions"], []
+    for n in range(draw(st.integers(1, 5))):
+        fact_id = f"fact-{n}"
+        ids.append(fact_id)
+        foot = FOOT.format(fact_id, draw(st.sampled_from(["working", "active"])))
+        box = draw(st.sampled_from(["", "[ ] ", "[x] "]))
+        more = [f"  {line}" for line in draw(st.lists(lines_of_text, max_size=2)) if line]
+        if draw(st.booleans()):
+            lines += [f"- {box}Fact {n} {foot}", *more]
+        else:
+            lines += [f"- {box}Fact {n}", *more, f"  {foot} <!-- kept -->"]
+        lines += draw(st.sampled_from([[], [""], ["Some prose."]]))
+    end = newline if draw(st.booleans()) else ""
+    return (newline.join(lines) + end).encode(), ids
+
+
+@settings(max_examples=200, deadline=None)
+@given(memories(), st.data())
+def test_a_curation_changes_its_footer_or_its_text_and_no_other_byte(
+    memory: tuple[bytes, list[str]], data: st.DataObject
+) -> None:
+    from agent_memory.core.facts import footers
+    from agent_memory.core.facts.curate import locate, rewrite
+    from agent_memory.core.facts.edit import edit_text
+
+    raw, ids = memory
+    doc = facts.parse("memory/continuity.md", raw)
+    place = locate([doc], data.draw(st.sampled_from(ids)))
+    other = locate([doc], data.draw(st.sampled_from(ids)))
+    changes = {
+        "retract": lambda: footers.retract(place, "not true"),
+        "archive": lambda: footers.archive(place),
+        "pin": lambda: footers.pin(place),
+        "expire": lambda: footers.expire(place, dt.date(2027, 1, 1)),
+        "relate": lambda: footers.relate(place, other),
+    }
+    what = data.draw(st.sampled_from([*changes, "edit"]))
+    old = raw.decode().splitlines(keepends=True)
+    if what == "edit":
+        text = data.draw(st.sampled_from(["New words", "Two\nlines `x`", "é"]))
+        new = edit_text(place, text).encode().decode().splitlines(keepends=True)
+        footer_line = old[place.fact.footer_line or 0]
+        kept = footer_line[footer_line.index("<!--") :].rstrip("\r\n")  # the file's end may move
+        assert (
+            kept
+            in new[
+                place.fact.start
+                + (0 if place.fact.footer_line == place.fact.start else len(text.splitlines()))
+            ]
+        )
+        assert new[: place.fact.start] == old[: place.fact.start]
+        assert new[len(new) - (len(old) - place.fact.end) :] == old[place.fact.end :]
+        return
+    try:
+        change = changes[what]()
+    except AgentMemoryError:
+        return  # a refusal (relating a fact to itself) writes nothing
+    edits = rewrite([(place, change.fields)], what, [], (None, b""))
+    if not edits:
+        return
+    new = (edits[0].after or b"").decode().splitlines(keepends=True)
+    line = place.fact.footer_line or 0
+    assert len(new) == len(old)
+    assert [n for n, (a, b) in enumerate(zip(old, new, strict=True)) if a != b] == [line]
+    start, end = place.fact.footer_span
+    assert new[line][:start] == old[line][:start]
+    assert new[line].endswith(old[line][end:])

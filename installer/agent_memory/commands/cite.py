@@ -31,7 +31,10 @@ def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Re
     """Cite ``FILE[:A-B]`` as it is in the work tree now."""
     memory = memory_read(repo)
     place = locate(memory.documents, fact_id)
-    done = footers.cite(place, cite_now(repo, place_text))
+    citation = cite_now(repo, place_text)
+    same = {c.path for c in footers.cited(place)} & {citation.path}
+    stale = [s.citation.place for s in statuses(place.fact, work_tree(repo, same)) if s.stale]
+    done = footers.cite(place, citation, stale)
     reason = f"fact cite: {fact_id}"
     edits = rewrite([(place, done.fields)], reason, memory.archives, index_of(memory))
     return finish(repo, "fact cite", edits, options, place, done.said)

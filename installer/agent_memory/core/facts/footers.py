@@ -199,14 +199,19 @@ def supersede(old: Place, new: Place, by_of: Mapping[str, str]) -> tuple[Change,
     return Change(fields, said), Change(successor, said)
 
 
-def cite(place: Place, citation: Citation) -> Change:
-    """``citation`` appended to ``cites``; one of the same place is replaced where it stands
-    (the lines cited anew)."""
+def cite(place: Place, citation: Citation, stale: Sequence[str] = ()) -> Change:
+    """``citation`` appended to ``cites``; one of the same place, or a stale one of the same
+    file (``stale``: their places), is replaced where the first of them stands."""
     fields = place.fields
     have = list(cited(place))
-    places = [c.place for c in have]
-    if citation.place in places:
-        have[places.index(citation.place)] = citation
+    replaced = [
+        i
+        for i, c in enumerate(have)
+        if c.place == citation.place or (c.path == citation.path and c.place in stale)
+    ]
+    if replaced:
+        have[replaced[0]] = citation
+        have = [c for i, c in enumerate(have) if i not in replaced[1:]]
     else:
         have.append(citation)
     fields["cites"] = render_value(have)
