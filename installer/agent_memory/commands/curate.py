@@ -60,7 +60,7 @@ def index_of(memory: Memory) -> tuple[bytes | None, bytes]:
     return memory.archive_index, resources.data(INDEX_TEMPLATE)
 
 
-def _day(repo: Repo, memory: Memory, options: Options) -> dt.date:
+def _day(memory: Memory, options: Options) -> dt.date:
     return review_date(options.today, memory.sessions.newest)
 
 
@@ -87,12 +87,16 @@ def finish(
 
 
 def footer_command(
-    repo: Repo, name: str, fact_id: str, options: Options, change: Callable[[Place], footers.Change]
+    repo: Repo,
+    name: str,
+    fact_id: str,
+    options: Options,
+    change: Callable[[Place, Memory], footers.Change],
 ) -> Result:
-    """A command that only rewrites one fact's footer."""
+    """A command that only rewrites one fact's footer (``change`` may look at the memory)."""
     memory = memory_read(repo)
     place = locate(memory.documents, fact_id)
-    done = change(place)
+    done = change(place, memory)
     edits = rewrite(
         [(place, done.fields)], f"fact {name}: {fact_id}", memory.archives, index_of(memory)
     )
@@ -100,25 +104,28 @@ def footer_command(
 
 
 def fact_retract(repo: Repo, fact_id: str, reason: str, options: Options) -> Result:
-    return footer_command(repo, "retract", fact_id, options, lambda p: footers.retract(p, reason))
+    return footer_command(
+        repo, "retract", fact_id, options, lambda p, _: footers.retract(p, reason)
+    )
 
 
 def fact_archive(repo: Repo, fact_id: str, options: Options) -> Result:
-    return footer_command(repo, "archive", fact_id, options, footers.archive)
+    return footer_command(repo, "archive", fact_id, options, lambda p, _: footers.archive(p))
 
 
 def fact_pin(repo: Repo, fact_id: str, options: Options) -> Result:
-    return footer_command(repo, "pin", fact_id, options, footers.pin)
+    return footer_command(repo, "pin", fact_id, options, lambda p, _: footers.pin(p))
 
 
 def fact_expire(repo: Repo, fact_id: str, until: dt.date, options: Options) -> Result:
-    return footer_command(repo, "expire", fact_id, options, lambda p: footers.expire(p, until))
+    return footer_command(repo, "expire", fact_id, options, lambda p, _: footers.expire(p, until))
 
 
 def fact_relate(repo: Repo, fact_id: str, other_id: str, options: Options) -> Result:
-    memory = memory_read(repo)
-    other = locate(memory.documents, other_id)
-    return footer_command(repo, "relate", fact_id, options, lambda p: footers.relate(p, other))
+    def relate(place: Place, memory: Memory) -> footers.Change:
+        return footers.relate(place, locate(memory.documents, other_id))
+
+    return footer_command(repo, "relate", fact_id, options, relate)
 
 
 def _inputs(repo: Repo, memory: Memory, day: dt.date) -> Inputs:
@@ -147,7 +154,7 @@ def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
     place = locate(memory.documents, fact_id)
     tier = place.fields.get("tier", "")
     if tier == "core":
-        tier = recomputed_tier(_inputs(repo, memory, _day(repo, memory, options)), place, ["tier"])
+        tier = recomputed_tier(_inputs(repo, memory, _day(memory, options)), place, ["tier"])
     done = footers.unpin(place, tier)
     edits = rewrite(
         [(place, done.fields)], f"fact unpin: {fact_id}", memory.archives, index_of(memory)
@@ -160,7 +167,7 @@ def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
     where the review's reactivation would, when the rules then keep it there."""
     memory = memory_read(repo)
     place = locate(memory.documents, fact_id)
-    day = _day(repo, memory, options)
+    day = _day(memory, options)
     footers.refuse_restore(place, day.isoformat())
     if not place.archived:
         tier = place.fields.get("tier", "")
@@ -175,8 +182,8 @@ def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
     if tier in ("archived", "superseded"):
         raise AgentMemoryError(
             f"{fact_id!r} has not been used for longer than archive_window allows, so the next "
-            f"review would archive it again; name it under Referenced in a session log (the "
-            "review then brings it back), and pin it if it must stay"
+            "review would archive it again; name it under Referenced in a session log, and the "
+            "review brings it back"
         )
     fields = {k: v for k, v in place.fields.items() if k not in dropped} | {"tier": tier}
     continuity = memory.continuity
@@ -247,13 +254,13 @@ def _supersede_by_new(
         section,
         successor.id,
         thread,
-        _day(repo, memory, options),
+        _day(memory, options),
     )
     grown = facts.parse(CONTINUITY, added.after)
     new = locate([grown], added.id)
     old_now = locate([grown], old.id) if old.doc.path == CONTINUITY else old
     done = footers.supersede(old_now, new, {})
-    found = footer_edits([(old_now, done[0].fields), (new, done[1].fields)], "")
+    found = footer_edits([(old_now, done[0].fields), (new, done[1].fields)])
     texts: dict[str, tuple[facts.Document | None, Text]] = {}
     for path, (doc, lines) in found.items():
         original = continuity if path == CONTINUITY else doc

@@ -56,7 +56,7 @@ def at_revision(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, Source]
         elif entry.mode in _MODES or entry.kind != "blob":
             found[path] = Skipped(f"{_MODES.get(entry.mode, 'is not a file')} at {rev}")
         elif entry.size is None or entry.size > LIMIT:
-            found[path] = Skipped(f"is larger than {LIMIT >> 20} MiB at {rev}; not read")
+            found[path] = Skipped(f"is larger than {LIMIT >> 20} MiB at {rev}")
         else:
             readable[path] = entry.object
     contents = git.blobs(repo.root, sorted(set(readable.values())))

@@ -74,7 +74,7 @@ def refuse_broken(doc: Document) -> None:
 
 
 def footer_edits(
-    changes: Iterable[tuple[Place, Mapping[str, str]]], reason: str
+    changes: Iterable[tuple[Place, Mapping[str, str]]],
 ) -> dict[str, tuple[Document, list[Edit]]]:
     """The line edits that give each fact its new footer, by file (a footer already as asked
     is left alone)."""
@@ -98,7 +98,7 @@ def rewrite(
     ``index`` (INDEX.md, its template) let the index follow an archived fact's change."""
     texts = {
         path: (doc, apply_edits(doc.text, edits))
-        for path, (doc, edits) in footer_edits(changes, reason).items()
+        for path, (doc, edits) in footer_edits(changes).items()
     }
     return file_edits(texts, reason, archives, index)
 
