@@ -247,3 +247,21 @@ def test_a_retracted_fact_is_accepted_and_a_later_log_naming_it_warned(repo: Pat
     assert "references 'config', retracted" in out
     code, out, _ = am(repo, "review", "--today", "2026-04-03")
     assert code == 0 and "Reactivated: 0" in out
+
+
+@pytest.mark.parametrize("rev", [None, "HEAD"])
+def test_what_one_run_reads_of_cited_files_is_bounded(
+    repo: Path, rev: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_memory.shell import cited
+    from agent_memory.shell.repo import Repo
+
+    build_tree(repo, {"src/a.py": "a" * 60, "src/b.py": "b" * 60})
+    git = ["git", "-C", str(repo), "-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], check=True)
+    monkeypatch.setattr(cited, "BUDGET", 100)
+    found = cited.sources(Repo(repo), iter(["src/b.py", "src/a.py", "src/gone.py"]), rev)
+    assert found["src/a.py"] == b"a" * 60
+    assert isinstance(found["src/b.py"], cited.Skipped) and "MiB" in found["src/b.py"].reason
+    assert found["src/gone.py"] is None

@@ -21,18 +21,32 @@ from .files import read_regular
 from .repo import Repo
 
 LIMIT = 8 << 20  # a cited file larger than this is not source code a fact describes
+BUDGET = 256 << 20  # the bytes one run reads of cited files, all told: memory stays bounded
+_OVER = Skipped(f"was not read: the files cited before it, in path order, hold {BUDGET >> 20} MiB")
 _MODES = {"120000": "is a symlink", "160000": "is a submodule", "040000": "is a directory"}
 
 
 def work_tree(repo: Repo, paths: Iterable[str]) -> dict[str, Source]:
-    """What each path holds in the work tree: its bytes, None when it is gone, or Skipped."""
-    return {path: _read(repo, path) for path in paths}
+    """What each path holds in the work tree: its bytes, None when it is gone, or Skipped (past
+    ``BUDGET`` bytes in all, in path order, the rest are not read)."""
+    found: dict[str, Source] = {}
+    total = 0
+    for path in sorted(set(paths)):
+        problem = path_problem(path)
+        if problem is not None:
+            source: Source = Skipped(f"is not a path inside the repo ({problem})")
+        elif total > BUDGET:
+            source = _OVER if repo.exists(path) else None
+        else:
+            source = _read(repo, path)
+        if isinstance(source, bytes):
+            total += len(source)
+            source = source if total <= BUDGET else _OVER
+        found[path] = source
+    return found
 
 
 def _read(repo: Repo, path: str) -> Source:
-    problem = path_problem(path)
-    if problem is not None:
-        return Skipped(f"is not a path inside the repo ({problem})")
     try:
         real = repo.real(path)  # a link that leads outside the repo is refused here
         return read_regular(real, path, follow=False, limit=LIMIT)
@@ -43,11 +57,13 @@ def _read(repo: Repo, path: str) -> Source:
 def at_revision(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, Source]:
     """What each path holds at git revision ``rev``: its bytes, None when it is not there, or
     Skipped (a symlink, a submodule, a directory, a blob past ``LIMIT``)."""
-    wanted = sorted(p for p in set(paths) if path_problem(p) is None)
+    every = sorted(set(paths))
+    wanted = [p for p in every if path_problem(p) is None]
     listed = git.entries(repo.root, rev, wanted) if wanted else {}
     found: dict[str, Source] = {}
     readable: dict[str, str] = {}
-    for path in paths:
+    total = 0
+    for path in every:
         entry = listed.get(path)
         if path_problem(path) is not None:
             found[path] = Skipped(f"is not a path inside the repo ({path_problem(path)})")
@@ -57,7 +73,10 @@ def at_revision(repo: Repo, rev: str, paths: Iterable[str]) -> dict[str, Source]
             found[path] = Skipped(f"{_MODES.get(entry.mode, 'is not a file')} at {rev}")
         elif entry.size is None or entry.size > LIMIT:
             found[path] = Skipped(f"is larger than {LIMIT >> 20} MiB at {rev}")
+        elif total + entry.size > BUDGET:
+            found[path] = _OVER
         else:
+            total += entry.size
             readable[path] = entry.object
     contents = git.blobs(repo.root, sorted(set(readable.values())))
     found.update((path, contents[obj]) for path, obj in readable.items())
