@@ -15,6 +15,7 @@ from ..core.checks.citations import Status, statuses
 from ..core.facts import footers
 from ..core.facts.curate import Place, locate, rewrite
 from ..core.facts.relations import line, related
+from ..core.review import moves
 from ..errors import AgentMemoryError
 from ..parse.cites import Citation, Skipped, cite, parse_place
 from ..parse.text import strip_eol
@@ -107,7 +108,7 @@ def fact_show(repo: Repo, fact_id: str) -> Result:
         for doc, f in near
     ]
     lines = [
-        f"{place.where}  [{summary['tier']}]  {place.fact.section}",
+        f"{place.where}  [{summary['tier']}]  {summary['section']}",
         *summary["text"].splitlines(),
         *(f"cites: {state.words()}" for state in found),
         *(f"related: {line(doc, f)}" for doc, f in near),
@@ -122,7 +123,7 @@ def _summary(place: Place, found: list[Status]) -> dict[str, Any]:
         "id": place.id,
         "path": place.doc.path,
         "line": fact.line,
-        "section": fact.section,
+        "section": moves.section_of(fact.field("from")) or fact.section,
         "tier": fact.field("tier") or "working",
         "text": "\n".join(strip_eol(text) for text in place.doc.text.lines[fact.start : fact.end]),
         "footer": dict(fact.fields),
