@@ -14,13 +14,17 @@ if TYPE_CHECKING:
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
 
 
-def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
-    """(status letter, path) of each file under ``folder`` that differs from revision ``base``."""
+def changed_paths(
+    root: Path, base: str, folder: str, shown: str | None = None
+) -> list[tuple[str, str]]:
+    """(status letter, path) of each file under ``folder`` that differs from revision ``base``;
+    ``shown``: the repo as the user named it, for the error."""
     args = ["diff", "--name-status", "--no-renames", "--relative", "--end-of-options", base]
     done = _run(root, [*args, "--", folder])
     if done.returncode != 0:
         raise AgentMemoryError(
-            f"{_last_error(done)}; run inside a git repo that has that revision", str(root)
+            f"{_last_error(done)}; run inside a git repo that has that revision",
+            str(root) if shown is None else shown,
         )
     rows = []
     for line in done.stdout.decode(errors="replace").splitlines():
@@ -77,13 +81,13 @@ def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
         return {}
     done = _run(root, ["cat-file", "--batch"], "".join(f"{o}\n" for o in objects).encode())
     if done.returncode != 0:
-        raise AgentMemoryError(f"git cat-file: {_last_error(done)}", str(root))
+        raise AgentMemoryError(f"git cat-file: {_last_error(done)}")
     found, out, at = {}, done.stdout, 0
     for wanted in objects:
         end = out.find(b"\n", at)
         header = out[at:end].split() if end != -1 else []
         if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
-            raise AgentMemoryError(f"git cat-file: {wanted} is not a blob", str(root))
+            raise AgentMemoryError(f"git cat-file: {wanted} is not a blob")
         size = int(header[2])
         found[wanted] = out[end + 1 : end + 1 + size]
         at = end + 1 + size + 1
