@@ -18,7 +18,7 @@ def check_logs(repo: Repo, base: str) -> Result:
     except by the one append ``review --session`` makes (its ``## Memory Review`` summary)."""
     findings = []
     appended = 0
-    for status, name in changed_paths(repo.root, base, SESSIONS_DIR, repo.shown):
+    for status, name in changed_paths(repo.root, base, SESSIONS_DIR):
         if status not in ("M", "D", "T") or session_date(name.rsplit("/", 1)[-1]) is None:
             continue
         if status == "M" and is_review_append(blob(repo.root, base, name), repo.read(name) or b""):

@@ -14,18 +14,13 @@ if TYPE_CHECKING:
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
 
 
-def changed_paths(
-    root: Path, base: str, folder: str, shown: str | None = None
-) -> list[tuple[str, str]]:
-    """(status letter, path) of each file under ``folder`` that differs from revision ``base``;
-    ``shown``: the repo as the user named it, for the error."""
+def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
+    """(status letter, path) of each file under ``folder`` that differs from revision ``base``
+    (the error names no path: the report names the repo, as the user gave it)."""
     args = ["diff", "--name-status", "--no-renames", "--relative", "--end-of-options", base]
     done = _run(root, [*args, "--", folder])
     if done.returncode != 0:
-        raise AgentMemoryError(
-            f"{_last_error(done)}; run inside a git repo that has that revision",
-            str(root) if shown is None else shown,
-        )
+        raise AgentMemoryError(f"{_last_error(done)}; run inside a git repo that has that revision")
     rows = []
     for line in done.stdout.decode(errors="replace").splitlines():
         status, _, name = line.partition("\t")
