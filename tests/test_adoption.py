@@ -97,7 +97,7 @@ def test_the_report_names_the_backup_of_a_hand_run_file_not_a_2x_original(
     repo = tmp_path / "after"
     shutil.copytree(EXAMPLE / "before", repo)
     dry = cli("enable", repo, "--dry-run", "--today", TODAY).output
-    assert "AGENTS.md would be " in dry and " is now " not in dry
+    assert "AGENTS.md would be " in dry and "AGENTS.md is now " not in dry
     output = cli("enable", repo, "--today", TODAY).output
     line = next(
         line

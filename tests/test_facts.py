@@ -103,7 +103,13 @@ def test_five_thousand_facts_parse_completely() -> None:
 
 
 line_text = st.lists(
-    st.sampled_from([*"abc -*+#>`~[]x|:!<>\t\r", "<!--", "-->", "id: a", "\ufeff", "- [ ] "]),
+    st.sampled_from(
+        [
+            *"abc -*+#>`~[]x|:!<>\t\r",
+            *("<!--", "-->", "id: a", "\ufeff", "- [ ] ", "see: a, b", "cites: /x@0"),
+            *("valid-until: 2026-01-01", "cites: a.py:1-2@0123456789ab"),
+        ]
+    ),
     max_size=12,
 ).map("".join)
 

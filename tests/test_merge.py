@@ -79,6 +79,24 @@ def test_a_fact_archived_on_one_side_and_reviewed_on_the_other_is_archived() -> 
     assert (merged.data, merged.conflicts) == (ours, 0)
 
 
+def test_a_retraction_or_supersession_survives_a_review_on_the_other_side() -> None:
+    """``superseded`` is a decision (``fact retract``, ``fact supersede``, a log line), not a
+    count: the next review never recomputes it, so a merge never trades it for a livelier tier."""
+    base = doc(BASE_MARK, fact("a"), fact("b"))
+    retracted = fact("a", tier="superseded").replace(" -->", " | reason: wrong -->")
+    ours = doc(
+        BASE_MARK,
+        retracted,
+        fact("b", tier="superseded").replace(" -->", " | superseded-by: a -->"),
+    )
+    theirs = doc(BASE_MARK, fact("a", tier="active"), fact("b", tier="core"))
+    for first, second in ((ours, theirs), (theirs, ours)):
+        merged = merge_file("memory/continuity.md", base, first, second)
+        read = facts.parse("m", merged.data).facts
+        assert merged.conflicts == 0
+        assert [f.field("tier") for f in read] == ["superseded", "superseded"]
+
+
 def test_only_the_fact_both_sides_rewrote_is_marked() -> None:
     base = doc(BASE_MARK, fact("a"), fact("b"))
     ours = doc(BASE_MARK, fact("a", "Use Drizzle for the ORM"), fact("b", uses=2))

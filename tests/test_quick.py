@@ -197,6 +197,7 @@ def test_a_line_answered_quickly_prints_and_writes_what_click_does(
         ["explain", "outbox-writes", "quiet", "--full", "--today", "2026-06-01"],
         ["fact", "add", "A new fact", "quiet", "--today", "2026-06-01"],
         ["lint", "due"],
+        ["check-logs", "quiet"],  # no git here: the error names the repo as given
     ],
 )
 def test_the_agents_lines_are_answered_quickly(

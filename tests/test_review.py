@@ -41,6 +41,13 @@ def histories(draw: st.DrawFn) -> tuple[dict[str, str], list[list[dict[str, str]
         foot = footer(fact_id, START.isoformat())
         if core:
             foot = foot.replace(" | tier: working", core)
+        # DECAY.md § Expiry and § Relations: a date somewhere in the history, a related fact.
+        until = draw(st.sampled_from([None, None, *range(0, 160, 20)]))
+        if until is not None:
+            day_until = (START + dt.timedelta(days=until)).isoformat()
+            foot = foot.replace(" -->", f" | valid-until: {day_until} -->")
+        if draw(st.booleans()):
+            foot = foot.replace(" -->", " | see: fact-0 -->")
         by_section[section].append(f"- {box}Fact {fact_id} text\n  {foot}\n")
     body = "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n" + "".join(
         f"## {s}\n{''.join(lines)}\n" for s, lines in by_section.items()
@@ -110,6 +117,12 @@ def footers(root: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
+def expired_outside_the_archive(root: Path, today: str) -> list[str]:
+    """The facts whose valid-until is before the review date and that a review left live."""
+    doc = facts.parse("memory/continuity.md", (root / "memory/continuity.md").read_bytes())
+    return [f.id or "" for f in doc.facts if (f.field("valid-until") or "9999") < today]
+
+
 def today_after(batch_index: int) -> str:
     return (START + dt.timedelta(days=40 * (batch_index + 1))).isoformat()
 
@@ -132,6 +145,7 @@ def test_incremental_equals_full_idempotent_and_nothing_lost(tmp_path_factory, h
             k: v for k, v in tree(root).items() if k.startswith("memory/sessions/")
         } == logs_before
         assert fact_texts(root) == texts
+        assert not expired_outside_the_archive(root, today_after(index))
         expected = expected_usage(root)
         assert footers(root) == {i: expected[i] for i in footers(root)}
         after = tree(root)

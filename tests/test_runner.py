@@ -36,6 +36,18 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("recall",): ["outbox"],
     ("explain",): ["outbox-writes", "--today", TODAY],
     ("fact", "add"): ["A fact from a subdirectory", "--today", TODAY],
+    ("fact", "edit"): ["outbox-writes", "Outbox writes go through the outbox", "--today", TODAY],
+    ("fact", "supersede"): ["outbox-writes", "--text", "Writes go through a queue"],
+    ("fact", "retract"): ["outbox-writes", "--reason", "the outbox is gone", "--today", TODAY],
+    ("fact", "archive"): ["outbox-writes", "--today", TODAY],
+    ("fact", "restore"): ["outbox-writes", "--today", TODAY],
+    ("fact", "pin"): ["outbox-writes", "--today", TODAY],
+    ("fact", "unpin"): ["outbox-writes", "--today", TODAY],
+    ("fact", "expire"): ["outbox-writes", "2026-12-31", "--today", TODAY],
+    ("fact", "relate"): ["outbox-writes", "replica-reads", "--today", TODAY],
+    ("fact", "cite"): ["replica-reads", "memory/decay-policy.md:2-3", "--today", TODAY],
+    ("fact", "recite"): ["outbox-writes", "--today", TODAY],
+    ("fact", "show"): ["outbox-writes"],
     ("session", "new"): ["--now", "2026-05-09T10:00:00"],
     ("session", "capture"): ["--agent", "claude", "--transcript"],
     ("check-logs",): [],
@@ -60,7 +72,10 @@ def repo(tmp_path: Path) -> Path:
     root = git_init(tmp_path / "repo")
     assert cli("enable", root, "--today", TODAY).exit_code == 0
     fact = ["Outbox writes go through one table", root, "--id", "outbox-writes"]
+    fact += ["--cite", "memory/decay-policy.md:1-3"]
     assert cli("fact", "add", *fact, "--today", TODAY).exit_code == 0
+    other = ["Reads go to the replicas", root, "--id", "replica-reads", "--today", TODAY]
+    assert cli("fact", "add", *other).exit_code == 0
     assert cli("session", "new", root, "--now", "2026-05-09T09:00:00").exit_code == 0
     (root / "src/deep").mkdir(parents=True)
     return root

@@ -29,7 +29,19 @@ SHAPES = {
     "count": ["0", "12", "999999999"],
     "tier": ["archived", "archive-candidate", "superseded", "core"],
     "any": ["Key Decisions", "open-threads/t.md", "hand", "a: b", "a -- b", "why, and how"],
+    "see": ["fact-1", "fact-1, release-2.4.1-shipped"],
+    "cites": ["src/a.py:3-9@0123456789ab", "a b/c.md@abcdefabcdef, x.py:1-1@000000000000"],
 }
+# Values of the 5.1.0 fields that the general parser refuses: the fast path must decline them.
+ODD_NEW = [
+    "fact-1,,Bad_Id",
+    "/etc/passwd@0123456789ab",
+    "../up.py@0123456789ab",
+    "a.py:9-3@0123456789ab",
+    "a.py@012345",
+    "a.py:0-2@0123456789ab",
+    "fact-1 , fact-2",
+]
 TEXTS = ["Fact about the system", "**Bold** decision", "Fix #12 | and: more", "\u00e9 accent"]
 ODD_TEXTS = [
     "trailing space ",
@@ -73,8 +85,10 @@ def documents(odd: bool) -> st.SearchStrategy[list[str]]:
     def value(key: str) -> st.SearchStrategy[str]:
         if key in ("uses", "base_uses"):
             return mostly(SHAPES["count"], ODD)
-        if key in ("created", "last_used", "done", "archived", "base_last_used"):
+        if key in ("created", "last_used", "done", "archived", "base_last_used", "valid-until"):
             return mostly(SHAPES["date"], ODD)
+        if key in ("see", "cites"):
+            return mostly(SHAPES[key], [*ODD, *ODD_NEW])
         return mostly(SHAPES.get(key, SHAPES["any"]), ODD)
 
     keys = mostly(list(CANONICAL[1:]), ["Uses", "colour", "tier ", "id"])

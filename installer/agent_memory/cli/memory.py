@@ -51,8 +51,8 @@ def _status(v: Values, _progress: Progress) -> Built:
 def _lint(v: Values, _progress: Progress) -> Built:
     from ..commands.lint import lint
 
-    only = v["only"]
-    return v["path"], Call(lambda repo: lint(repo, only))
+    only, rev = v["only"], v["rev"]
+    return v["path"], Call(lambda repo: lint(repo, only, rev))
 
 
 def _context(v: Values, _progress: Progress) -> Built:
@@ -79,7 +79,9 @@ def _explain(v: Values, _progress: Progress) -> Built:
 def _fact_add(v: Values, _progress: Progress) -> Built:
     from ..commands.fact import FactOptions, fact_add
 
-    fact = FactOptions(v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"])
+    fact = FactOptions(
+        v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"]
+    )
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
 
@@ -128,9 +130,16 @@ LINES: tuple[Declared, ...] = (
                 "only",
                 Kind.TEXT,
                 ("--only",),
-                "Report only this check (repeatable): secret, …",
+                "Report only this check (repeatable): secret, stale, …",
                 multiple=True,
                 metavar="CHECK",
+            ),
+            Param(
+                "rev",
+                Kind.TEXT,
+                ("--rev",),
+                "Check what facts cite against this git revision instead of the work tree.",
+                metavar="REV",
             ),
             JSON,
         ),
@@ -230,6 +239,21 @@ LINES: tuple[Declared, ...] = (
                 Kind.FLAG,
                 ("--thread",),
                 "An open thread `- [ ]` (default: in Open Threads).",
+            ),
+            Param(
+                "cite",
+                Kind.TEXT,
+                ("--cite",),
+                "Cite FILE (lines A to B) as the code it describes (repeatable).",
+                multiple=True,
+                metavar="FILE[:A-B]",
+            ),
+            Param(
+                "until",
+                Kind.DATE,
+                ("--until",),
+                "Valid until this date: the first review after it archives the fact.",
+                metavar="YYYY-MM-DD",
             ),
             *WRITING,
         ),

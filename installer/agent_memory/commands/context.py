@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import resources
 from ..core.agents import context as viewing
 from ..core.review.triggers import due_reasons
+from ..shell.cited import stale_marks
 from ..shell.load import extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -23,7 +24,9 @@ def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
     if live.continuity is None:
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy)
-    text = viewing.render(live.continuity, due, max_bytes, extras(repo))
+    found = extras(repo)
+    marks = stale_marks(repo, (live.continuity, *found))
+    text = viewing.render(live.continuity, due, max_bytes, found, marks)
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}
     report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)

@@ -6,12 +6,15 @@ import datetime as dt
 from collections.abc import Mapping
 
 from .. import resources
+from ..core.checks.citations import citations, mark, statuses
 from ..core.facts.explain import explain as explaining
 from ..core.facts.explain import lines
+from ..core.facts.relations import line, related, related_ids, see_of
 from ..parse import facts
 from ..parse.dates import today
 from ..parse.memory import Memory
 from ..parse.sessions import SessionRefs
+from ..shell.cited import work_tree
 from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -27,6 +30,10 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
     memory = _with_archives(repo, memory, fact_id, logs[1])
     found = explaining(review_inputs(repo, memory, continuity, logs, today(day)), fact_id)
     verdict = found.verdict
+    docs = _with_related(repo, memory, fact_id)
+    near = related(docs, fact_id)
+    place = next(f for doc in docs for f in doc.facts if f.id == fact_id)
+    cited = statuses(place, work_tree(repo, {c.path for c in citations(place)}))
     summary = {
         "id": verdict.id,
         "path": verdict.path,
@@ -39,11 +46,35 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
         "events": [event._asdict() for event in found.events],
         "sessions_since_last_use": verdict.idle,
         "next": found.move._asdict() if found.move else None,
+        "cites": [{"place": s.citation.place, "state": s.state, "words": s.words()} for s in cited],
+        "stale": mark(cited),
+        "related": [f.id for _doc, f in near],
     }
+    text = [
+        *lines(found),
+        *(f"cites: {state.words()}" for state in cited),
+        *(f"related: {line(doc, f)}" for doc, f in near),
+    ]
     report = Report(
-        "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(lines(found))
+        "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(text)
     )
     return Result(report, 0)
+
+
+def _with_related(repo: Repo, memory: Memory, fact_id: str) -> tuple[facts.Document, ...]:
+    """The documents read, and the archive files holding the facts its ``see`` names (a
+    relation is shown beside the fact, whether the related fact is live or archived)."""
+    docs = memory.documents
+    wanted = set(related_ids(fact_id, see_of(docs))) - {
+        f.id for doc in docs for f in doc.facts if f.id
+    }
+    read = {doc.path for doc in docs}
+    more = [
+        facts.parse(rel, data)
+        for rel, data in archive_files(repo)
+        if rel not in read and any(i.encode() in data for i in wanted)
+    ]
+    return (*docs, *more)
 
 
 def _with_archives(

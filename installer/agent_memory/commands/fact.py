@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import NamedTuple
 
 from .. import resources
 from ..core.facts.add import add_fact
+from ..core.facts.footers import with_fields
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.footer import ids_in
 from ..shell.load import archive_files, extra_files, newest_log
 from ..shell.repo import Repo
+from .cite import cited
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -22,6 +25,8 @@ class FactOptions(NamedTuple):
     id: str | None = None
     thread: bool = False
     new_section: bool = False  # a section neither continuity.md nor the schema has is meant
+    cites: tuple[str, ...] = ()  # FILE[:A-B], each cited as the work tree has it
+    until: dt.date | None = None  # valid-until
 
 
 def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
@@ -38,6 +43,8 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day,
         fact.new_section,
     )  # fmt: skip
+    if fact.cites or fact.until is not None:
+        new = new._replace(after=with_fields(new, cited(repo, fact.cites), fact.until))
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
     edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit])

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .. import resources
 from ..core.checks import lint as linting
+from ..core.checks.citations import cited_paths, mentioned
 from ..core.install import enable
 from ..core.install.bootstrap import check_vendors, physical
 from ..core.install.pointers import stale_pointers
@@ -21,6 +22,8 @@ from ..layout import (
     SESSIONS_DIR,
 )
 from ..parse.manifest import parse as parse_manifest
+from ..parse.memory import Memory
+from ..shell.cited import existing, sources
 from ..shell.load import load
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -50,13 +53,24 @@ def _bootstrap(repo: Repo) -> list[Problem]:
     return damage(plan) + budget(AGENTS_MD, agents)
 
 
-def lint(repo: Repo, only: Sequence[str] = ()) -> Result:
-    """``only``: the checks to report (the pre-commit secret guard asks for ``secret``)."""
+def code_of(repo: Repo, memory: Memory, rev: str | None) -> linting.Code:
+    """The files the live facts cite and which paths they name exist (DECAY.md § Citations), in
+    the work tree or at ``rev``."""
+    live = memory.documents[: len(memory.documents) - len(memory.archives)]
+    named = list(mentioned(live))
+    cited = sources(repo, cited_paths(live), rev)
+    return linting.Code(cited, existing(repo, named, rev), f" at {rev}" if rev else "")
+
+
+def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result:
+    """``only``: the checks to report (the pre-commit secret guard asks for ``secret``);
+    ``rev``: check citations against that git revision instead of the work tree (for CI)."""
     memory = load(repo)
     texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     present = [(p, data) for p, data in texts if data is not None]
-    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present)
+    code = code_of(repo, memory, rev)
+    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present, code)
     findings += _bootstrap(repo)
     findings += stale_pointers(*repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL]))
     if only:

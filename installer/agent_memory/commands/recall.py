@@ -30,9 +30,14 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     """Exit 1 when nothing matches, so a script can tell."""
     found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
     found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
-    hits = searching.search(query, [ix for ix in found if ix is not None], limit)
-    text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
-    summary = {"query": query, "hits": [asdict(h) for h in hits]}
+    indexes = [ix for ix in found if ix is not None]
+    hits = searching.search(query, indexes, limit)
+    near = searching.related(hits, indexes)
+    text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
+    summary = {
+        "query": query,
+        "hits": [asdict(h) | {"related": [r.id for r in near.get(h.id, ())]} for h in hits],
+    }
     outcome = "found" if hits else "not found"
     report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)

@@ -12,6 +12,7 @@ from ..layout import BACKUP_DIR, DISABLE_FOLDER, MANIFEST
 from ..parse import manifest
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
+from ..shell.cited import stale_marks
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
@@ -39,11 +40,9 @@ def status(repo: Repo) -> Result:
     memory, continuity = memory_of(repo)
     installed = _installed(repo, memory)
     # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
-    live = [
-        f
-        for doc in memory.documents[: len(memory.documents) - len(memory.archives)]
-        for f in doc.facts
-    ]
+    live_docs = memory.documents[: len(memory.documents) - len(memory.archives)]
+    live = [f for doc in live_docs for f in doc.facts]
+    stale = stale_marks(repo, live_docs)
     tiers = dict(sorted(Counter(f.field("tier") or "(no footer)" for f in live).items()))
     review = last_review(continuity)
     through = cursor(review, memory.logs)
@@ -67,6 +66,7 @@ def status(repo: Repo) -> Result:
         "advice": advice(continuity, memory.sessions, policy),
         "archived_facts": sum(len(doc.facts) for doc in memory.archives),
         "archive_files": len(memory.archives),
+        "stale": len(stale),
     }
     text = (
         f"installed {installed}, tool {data['tool']}",
@@ -78,6 +78,14 @@ def status(repo: Repo) -> Result:
         f"archive: {data['archived_facts']} facts in {data['archive_files']} files",
         "review: due — " + "; ".join(reasons) if reasons else "review: not due",
         *(f"advice: {note}" for note in data["advice"]),
+        *(
+            [
+                f"stale: {len(stale)} facts cite code that changed since; "
+                "agent-memory lint --only stale lists them"
+            ]
+            if stale
+            else []
+        ),
     )
     outcome = "due" if reasons else "ok"
     report = Report("status", resources.version(), repo.shown, outcome, None, (), data, text)

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError, Problem
+from . import cites
 from .dates import parse_date
 
 CANONICAL = (
@@ -19,8 +20,10 @@ CANONICAL = (
     "last_used",
     "uses",
     "tier",
+    "valid-until",
     "superseded-by",
     "supersedes",
+    "see",
     "done",
     "from",
     "archived",
@@ -28,11 +31,14 @@ CANONICAL = (
     "origin",
     "reason",
     "note",
+    "cites",
     "base_uses",
     "base_last_used",
 )
 _KNOWN = frozenset(CANONICAL)
-DATE_FIELDS = frozenset({"created", "last_used", "done", "archived", "base_last_used"})
+DATE_FIELDS = frozenset(
+    {"created", "last_used", "done", "archived", "base_last_used", "valid-until"}
+)
 COUNT_FIELDS = frozenset({"uses", "base_uses"})
 TIERS = ("core", "active", "working", "archive-candidate", "archived", "superseded")
 # Ids are kebab-case; the hand-run line also wrote dots (``release-2.4.1-shipped``), which are
@@ -165,6 +171,12 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
             problems.append(
                 _problem("footer-value", f"tier: {value!r} is not one of {', '.join(TIERS)}")
             )
+        elif key == "see" and not all(ID.match(part) for part in listed(value) or ("",)):
+            problems.append(
+                _problem("footer-value", f"see: {value[:80]!r} is not ids separated by commas")
+            )
+        elif key == "cites" and (wrong := cites.parse_value(value)[1]) is not None:
+            problems.append(_problem("footer-value", wrong))
         elif key not in _KNOWN:
             problems.append(
                 _problem(
@@ -172,6 +184,11 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
                 )
             )
     return problems
+
+
+def listed(value: str | None) -> tuple[str, ...]:
+    """The items of a comma-separated field (``see``, ``supersedes``), blanks dropped."""
+    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
 
 
 def render(fields: Mapping[str, str], original: Fields = ()) -> str:

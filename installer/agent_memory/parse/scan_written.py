@@ -14,7 +14,7 @@ from itertools import compress
 
 from .. import patterns
 from .dates import parse_date
-from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields
+from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields, validate
 
 # A bullet's text starts with a letter (or bold) and holds no "<", ">" or "`": nothing in it can
 # open a block, a comment or a code span, or end the line's meaning early.
@@ -42,6 +42,8 @@ _LINE = patterns.compile(
     r"|\n"
 )
 _DATES = tuple(n for n, key in enumerate(CANONICAL) if key in DATE_FIELDS)
+# Fields whose values have a grammar of their own: a footer holding one is checked whole.
+_CHECKED = tuple(n for n, key in enumerate(CANONICAL) if key in ("see", "cites"))
 _FIELDS = 5  # the index in groups() of the first field
 PROJECT_STATE = "project state"
 
@@ -85,6 +87,8 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
             ):
                 return None
             fields = tuple(compress(zip(CANONICAL, values, strict=True), values))
+            if any(values[n] is not None for n in _CHECKED) and validate(fields):
+                return None
             task = groups[2].lower() if groups[2] is not None else None
             items.append((title, line, task, groups[3].strip(), groups[4], fields))
             line += 2

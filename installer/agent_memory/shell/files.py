@@ -49,7 +49,8 @@ def kind(mode: int) -> str:
 def read_regular(
     path: Path, rel: str, *, follow: bool = True, limit: int = MAX_FILE_BYTES
 ) -> bytes | None:
-    """The bytes of the regular file at ``path`` (at most ``limit``), None when there is none."""
+    """The bytes of the regular file at ``path``, None when there is none; a file larger than
+    ``limit`` bytes is refused, unread."""
     flags = _READ_FLAGS if follow else _READ_FLAGS | os.O_NOFOLLOW
     try:
         fd = os.open(path, flags)
@@ -75,7 +76,7 @@ def read_fd(fd: int, rel: str, limit: int = MAX_FILE_BYTES) -> bytes:
     decide (a FIFO without a writer reads as empty at once: O_NONBLOCK never lets it hang).
     """
     try:
-        first = os.read(fd, _FIRST_READ)
+        first = os.read(fd, min(_FIRST_READ, limit + 1))
     except OSError:
         first = None
     if first and len(first) < min(_FIRST_READ, limit + 1):

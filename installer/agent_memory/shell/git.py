@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import AgentMemoryError
 
@@ -14,16 +14,16 @@ if TYPE_CHECKING:
 # Every git run is bounded in time: a FIFO for a config file or a hung mount never hangs us.
 _QUICK = 10.0  # seconds: questions about the repository and its config
 _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
+_PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
-    """(status letter, path) of each file under ``folder`` that differs from revision ``base``."""
+    """(status letter, path) of each file under ``folder`` that differs from revision ``base``
+    (the error names no path: the report names the repo, as the user gave it)."""
     args = ["diff", "--name-status", "--no-renames", "--relative", "--end-of-options", base]
     done = _run(root, [*args, "--", folder])
     if done.returncode != 0:
-        raise AgentMemoryError(
-            f"{_last_error(done)}; run inside a git repo that has that revision", str(root)
-        )
+        raise AgentMemoryError(f"{_last_error(done)}; run inside a git repo that has that revision")
     rows = []
     for line in done.stdout.decode(errors="replace").splitlines():
         status, _, name = line.partition("\t")
@@ -37,6 +37,59 @@ def blob(root: Path, base: str, path: str) -> bytes:
     if done.returncode != 0:
         raise AgentMemoryError(f"git cat-file: {_last_error(done)}", path)
     return done.stdout
+
+
+class Entry(NamedTuple):
+    """A path of a revision's tree, as ``git ls-tree -l`` lists it."""
+
+    mode: str
+    kind: str  # blob, tree, commit
+    object: str
+    size: int | None  # a blob's bytes
+
+
+def entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, Entry]:
+    """The tree entries of ``paths`` (relative to ``root``) at revision ``rev``; a path missing
+    there is absent. Paths are literal (no pathspec magic) and never read as options."""
+    found: dict[str, Entry] = {}
+    for first in range(0, len(paths), _PATHS_PER_CALL):
+        chunk = paths[first : first + _PATHS_PER_CALL]
+        args = ["--literal-pathspecs", "ls-tree", "-z", "-l", "--end-of-options", rev, "--"]
+        done = _run(root, [*args, *chunk])
+        if done.returncode != 0:
+            raise AgentMemoryError(
+                f"git ls-tree: {_last_error(done)}; pass a revision of this repo (git log "
+                "shows them)",
+                rev,
+            )
+        for record in done.stdout.split(b"\0"):
+            head, tab, name = record.partition(b"\t")
+            parts = head.split()
+            if not tab or len(parts) != 4:
+                continue
+            size = int(parts[3]) if parts[3].isdigit() else None
+            entry = Entry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
+            found[name.decode("utf-8", errors="replace")] = entry
+    return found
+
+
+def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
+    """The bytes of each blob object (ids from ``entries``), read by one ``git cat-file``."""
+    if not objects:
+        return {}
+    done = _run(root, ["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in objects).encode())
+    if done.returncode != 0:
+        raise AgentMemoryError(f"git cat-file: {_last_error(done)}")
+    found, out, at = {}, done.stdout, 0
+    for wanted in objects:
+        end = out.find(b"\n", at)
+        header = out[at:end].split() if end != -1 else []
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            raise AgentMemoryError(f"git cat-file: {wanted} is not a blob")
+        size = int(header[2])
+        found[wanted] = out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return found
 
 
 def file_before(root: Path, moment: str, path: str) -> bytes | None:
@@ -98,7 +151,10 @@ def git_dirs(root: Path) -> tuple[Path, Path, Path] | None:
 
 
 def _run(
-    root: Path | None, args: Sequence[str], timeout: float = _SLOW
+    root: Path | None,
+    args: Sequence[str],
+    timeout: float = _SLOW,
+    stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     # Imported here: subprocess (with signal, selectors) costs 3-4 ms, a twentieth of the tool's
     # start-up, and the merge driver imports this module for a fallback it rarely runs.
@@ -106,7 +162,12 @@ def _run(
 
     try:
         return subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, check=False, timeout=timeout
+            ["git", *args],
+            cwd=root,
+            input=stdin,
+            capture_output=True,
+            check=False,
+            timeout=timeout,
         )
     except FileNotFoundError:
         raise AgentMemoryError("git: not found; this command runs git") from None

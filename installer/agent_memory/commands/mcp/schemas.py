@@ -41,6 +41,7 @@ RECALL_OUT: Mapping[str, Any] = {
                     "where": {"type": "string"},
                     "section": {"type": "string"},
                     "score": {"type": "number"},
+                    "related": {"type": "array", "items": {"type": "string"}},
                 },
                 "required": ["id", "tier", "text", "where", "section", "score"],
             },
@@ -60,6 +61,7 @@ STATUS_OUT: Mapping[str, Any] = {
         "sessions_since_review": {"type": "integer"},
         "last_review": {"type": ["string", "null"]},
         "due": {"type": "array", "items": {"type": "string"}},
+        "stale": {"type": "integer"},
     },
     "required": ["installed", "tool", "facts", "tiers", "due"],
 }
@@ -167,6 +169,89 @@ EXPLAIN_OUT: Mapping[str, Any] = {
                 "rule": {"type": "string"},
             },
         },
+        "stale": {"type": "string"},
+        "related": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["id", "path", "line", "section", "tier", "rule", "footer", "recomputed"],
+}
+
+# The curation tools (DECAY.md § Curating facts): each names the fact by ``id``.
+_FACT_ID: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": 200}
+
+
+def _curating(**more: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The input schema of a curation tool: ``id``, and its own arguments (all required)."""
+    return {
+        "type": "object",
+        "properties": {"id": _FACT_ID, **more},
+        "required": ["id", *more],
+        "additionalProperties": False,
+    }
+
+
+_TEXT: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": 4000}
+
+FACT_ID_IN = _curating()
+FACT_EDIT_IN = _curating(text=_TEXT)
+FACT_RETRACT_IN = _curating(reason={"type": "string", "minLength": 1, "maxLength": 300})
+FACT_EXPIRE_IN = _curating(until={"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"})
+FACT_RELATE_IN = _curating(other=_FACT_ID)
+FACT_CITE_IN = _curating(place={"type": "string", "minLength": 1, "maxLength": 1100})
+FACT_SUPERSEDE_IN: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"id": _FACT_ID, "new": _FACT_ID, "text": _TEXT, "new_id": _FACT_ID},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+
+CURATED_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "path": {"type": "string"},
+        "footer": _FIELDS,
+        "message": {"type": "string"},
+        "outcome": {"type": "string"},
+        "successor": {"type": "string"},
+    },
+    "required": ["id", "path", "footer", "message", "outcome"],
+}
+
+FACT_SHOW_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "path": {"type": "string"},
+        "line": {"type": "integer"},
+        "section": {"type": "string"},
+        "tier": {"type": "string"},
+        "text": {"type": "string"},
+        "footer": _FIELDS,
+        "cites": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "place": {"type": "string"},
+                    "state": {"type": "string"},
+                    "words": {"type": "string"},
+                },
+                "required": ["place", "state", "words"],
+            },
+        },
+        "related": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "tier": {"type": "string"},
+                    "where": {"type": "string"},
+                    "text": {"type": "string"},
+                },
+                "required": ["id", "tier", "where", "text"],
+            },
+        },
+    },
+    "required": ["id", "path", "line", "section", "tier", "text", "footer", "cites", "related"],
 }

@@ -21,9 +21,12 @@ import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 from ... import resources
 from ...core.agents.recall import Index
 from ...errors import AgentMemoryError
+from ...parse.dates import parse_date
 from ...shell.memo import FileMemo
 from ...shell.repo import Repo
+from .. import cite as cite_command
 from .. import context as context_command
+from .. import curate as curate_command
 from .. import explain as explain_command
 from .. import fact as fact_command
 from .. import recall as recall_command
@@ -80,6 +83,8 @@ def _recall(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[st
         }
         for h in hits
     ]
+    for fact, hit in zip(facts, hits, strict=True):
+        fact["related"] = hit["related"]
     return {"query": args["query"], "facts": facts}
 
 
@@ -115,6 +120,144 @@ def _context(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict
 
 def _explain(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     return dict(explain_command.explain(repo, args["id"], False, None).report.summary)
+
+
+def _curated(result: Result) -> dict[str, Any]:
+    return {**result.report.summary, "outcome": result.report.outcome}
+
+
+def _curating(
+    command: Callable[..., Result], *names: str
+) -> Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]:
+    """A curation tool: the command called with the fact's id, then ``names``'s arguments."""
+
+    def run(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+        values = [args[name] for name in names]
+        return _curated(command(repo, args["id"], *values, Options(wait=session.wait)))
+
+    return run
+
+
+def _fact_expire(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    until = parse_date(args["until"])
+    if until is None:
+        raise AgentMemoryError(f"until: {args['until']!r} is not a date (YYYY-MM-DD)")
+    return _curated(curate_command.fact_expire(repo, args["id"], until, Options(wait=session.wait)))
+
+
+def _fact_supersede(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    text = args.get("text")
+    successor = curate_command.Successor(text, args.get("new_id")) if text is not None else None
+    options = Options(wait=session.wait)
+    return _curated(
+        curate_command.fact_supersede(repo, args["id"], args.get("new"), successor, options)
+    )
+
+
+def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(cite_command.fact_show(repo, args["id"]).report.summary)
+
+
+_CURATION = (
+    Tool(
+        "memory_fact_show",
+        "A fact as written, with its footer, where it lives, its citations (stale or not) and "
+        "its related facts.",
+        schemas.FACT_ID_IN,
+        schemas.FACT_SHOW_OUT,
+        _fact_show,
+    ),
+    Tool(
+        "memory_fact_edit",
+        "Give a fact new text; its id and footer stay as they are.",
+        schemas.FACT_EDIT_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_edit, "text"),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_supersede",
+        "Supersede a fact by another (new: its id) or by a new fact written from text; the "
+        "next review archives the old one.",
+        schemas.FACT_SUPERSEDE_IN,
+        schemas.CURATED_OUT,
+        _fact_supersede,
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_retract",
+        "Retract a fact that is no longer true and that nothing replaces, saying why.",
+        schemas.FACT_RETRACT_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_retract, "reason"),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_archive",
+        "Archive a fact by hand; the next review moves it to the archive.",
+        schemas.FACT_ID_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_archive),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_restore",
+        "Undo an archive by hand, or bring an archived fact back where it came from.",
+        schemas.FACT_ID_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_restore),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_pin",
+        "Pin a fact (tier: core): it never decays.",
+        schemas.FACT_ID_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_pin),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_unpin",
+        "Unpin a fact: its tier is again what the decay rules give it.",
+        schemas.FACT_ID_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_unpin),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_expire",
+        "Make a fact valid until a date: the first review after it archives the fact.",
+        schemas.FACT_EXPIRE_IN,
+        schemas.CURATED_OUT,
+        _fact_expire,
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_relate",
+        "Relate a fact to another (see: other); recall and explain show one beside the other.",
+        schemas.FACT_RELATE_IN,
+        schemas.CURATED_OUT,
+        _curating(curate_command.fact_relate, "other"),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_cite",
+        "Cite the code a fact describes (place: FILE or FILE:A-B, from the repo's top); lint "
+        "then says when those lines change.",
+        schemas.FACT_CITE_IN,
+        schemas.CURATED_OUT,
+        _curating(cite_command.fact_cite, "place"),
+        Journal.WRITES,
+    ),
+    Tool(
+        "memory_fact_recite",
+        "Update a fact's citations whose cited lines moved.",
+        schemas.FACT_ID_IN,
+        schemas.CURATED_OUT,
+        _curating(cite_command.fact_recite),
+        Journal.WRITES,
+    ),
+)
 
 
 TOOLS = MappingProxyType(
@@ -170,6 +313,7 @@ TOOLS = MappingProxyType(
                 schemas.EXPLAIN_OUT,
                 _explain,
             ),
+            *_CURATION,
         )
     }
 )

@@ -8,7 +8,8 @@ view says how many and how to reach them, so nothing is silently hidden.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...parse import footer
@@ -36,8 +37,9 @@ def group_of(fact: Fact) -> int | None:
     return None
 
 
-def fact_text(doc: Document, fact: Fact) -> str:
-    """The fact's lines without its footer comment, and its id in backticks after the bullet."""
+def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
+    """The fact's lines without its footer comment, and its id in backticks after the bullet
+    (and ``mark``, a stale citation, after the id)."""
     lines = []
     for index in range(fact.start, fact.end):
         line = doc.text.lines[index]
@@ -50,6 +52,8 @@ def fact_text(doc: Document, fact: Fact) -> str:
         return ""
     if fact.id is not None:
         lines[0] += f" `{fact.id}`"
+    if mark:
+        lines[0] += f" _({mark})_"
     return "\n".join(lines) + "\n"
 
 
@@ -58,9 +62,11 @@ def render(
     due: Sequence[str],
     max_bytes: int = CONTEXT_BYTES,
     extra: Sequence[Document] = (),
+    marks: Mapping[str, str] = MappingProxyType({}),
 ) -> str:
     """The view of ``doc`` (and of ``extra``: the one-file open threads and vision.md) with the
-    review's due reasons; at most ``max_bytes`` of UTF-8."""
+    review's due reasons; at most ``max_bytes`` of UTF-8. ``marks``: what to say after a
+    fact's id (its stale citations)."""
     review = (
         "## Review\n\n- due: " + "; ".join(due) + " — run `agent-memory review`\n"
         if due
@@ -69,7 +75,7 @@ def render(
     shown: list[tuple[int, str]] = []
     for each, fact in ((d, f) for d in (doc, *extra) for f in d.facts):
         where = group_of(fact)
-        text = fact_text(each, fact) if where is not None else ""
+        text = fact_text(each, fact, marks.get(fact.id or "", "")) if where is not None else ""
         if where is not None and text:
             shown.append((where, text))
     shown.sort(key=lambda entry: entry[0])  # stable: document order within a group

@@ -17,7 +17,8 @@ from types import MappingProxyType
 
 from ... import patterns
 from ...parse.facts import Document
-from ...parse.footer import TIERS, without_footers
+from ...parse.footer import TIERS, listed, without_footers
+from ..facts.relations import related_ids
 
 _WORD = patterns.compile(r"[a-z0-9]+")
 K1 = 1.2
@@ -33,6 +34,7 @@ class Hit:
     section: str
     first_line: str
     score: float
+    see: tuple[str, ...] = ()  # the ids its footer relates it to (DECAY.md § Relations)
 
 
 def words(text: str) -> list[str]:
@@ -80,7 +82,8 @@ def index(doc: Document) -> Index:
         tier = fact.field("tier") or "working"
         for term, count in terms.items():
             postings.setdefault(term, []).append((len(hits), count))
-        hits.append(Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0))
+        see = listed(fact.field("see"))
+        hits.append(Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0, see))
         lengths.append(sum(terms.values()))
     frozen = {term: tuple(pairs) for term, pairs in postings.items()}
     return Index(tuple(hits), tuple(lengths), sum(lengths), MappingProxyType(frozen))
@@ -127,8 +130,27 @@ def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
 
 
 def _with_score(hit: Hit, score: float) -> Hit:
-    return Hit(hit.id, hit.tier, hit.path, hit.line, hit.section, hit.first_line, score)
+    return Hit(hit.id, hit.tier, hit.path, hit.line, hit.section, hit.first_line, score, hit.see)
 
 
-def lines(hits: Sequence[Hit]) -> list[str]:
-    return [f"{h.id}  [{h.tier}]  {h.path}:{h.line}  {h.first_line}" for h in hits]
+def related(hits: Sequence[Hit], indexes: Sequence[Index]) -> dict[str, list[Hit]]:
+    """Each hit's related facts (those it sees, then those seeing it): shown beside it, which
+    is not a use."""
+    every = {h.id: h for ix in indexes for h in ix.hits}
+    sees = {h.id: h.see for h in every.values() if h.see}
+    if not sees:
+        return {}
+    return {h.id: [every[i] for i in related_ids(h.id, sees) if i in every] for h in hits}
+
+
+def lines(
+    hits: Sequence[Hit], near: Mapping[str, Sequence[Hit]] = MappingProxyType({})
+) -> list[str]:
+    out = []
+    for h in hits:
+        out.append(f"{h.id}  [{h.tier}]  {h.path}:{h.line}  {h.first_line}")
+        out += [
+            f"  related: {r.id}  [{r.tier}]  {r.path}:{r.line}  {r.first_line}"
+            for r in near.get(h.id, ())
+        ]
+    return out

@@ -6,9 +6,12 @@ import difflib
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence, Set
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
+from ...parse.cites import Source
 from ...parse.continuity import cursor, last_review
 from ...parse.facts import Document, conflict_markers, id_clashes
 from ...parse.footer import ID
@@ -16,10 +19,20 @@ from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
+from .citations import mentioned, missing_paths, stale_problems
 from .secrets import scan
-from .supersessions import log_problems, superseded_since, supersession_problems
+from .supersessions import log_problems, see_problems, superseded_since, supersession_problems
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
+
+
+class Code(NamedTuple):
+    """What the facts say of the code, as the shell read it: the cited files, which of the paths
+    the facts name exist, and where both were read ("" the work tree, " at REV")."""
+
+    cited: Mapping[str, Source] = MappingProxyType({})
+    existing: frozenset[str] = frozenset()
+    at: str = ""
 
 
 def lint(
@@ -27,6 +40,7 @@ def lint(
     manifest: tuple[str, bytes | None],
     logs: Iterable[tuple[str, bytes]],
     texts: Iterable[tuple[str, bytes]],
+    code: Code | None = None,
 ) -> list[Problem]:
     """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
     found: list[Problem] = list(memory.problems)
@@ -37,6 +51,11 @@ def lint(
     known = known_ids(docs)
     found += _facts(docs)
     found += supersession_problems(docs, known)
+    found += see_problems(docs)
+    if code is not None:
+        live = docs[: len(docs) - len(memory.archives)]
+        found += stale_problems(live, code.cited, code.at)
+        found += missing_paths(mentioned(live), code.existing)
     for doc in docs:
         found += secrets(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}

@@ -52,7 +52,7 @@ def add_fact(
     A section that is neither in the file nor in the schema is made only with ``new_section``.
     """
     _refuse_errors(continuity)
-    body = _body_lines(text)
+    body = body_lines(text)
     wanted = section or (THREADS if thread else DEFAULT_SECTION)
     title = _section_title(continuity, wanted, new_section)
     taken = dict(elsewhere)
@@ -76,7 +76,7 @@ def _refuse_errors(continuity: Document) -> None:
     )
 
 
-def _body_lines(text: str) -> list[str]:
+def body_lines(text: str) -> list[str]:
     lines = [" ".join(line.split()) for line in text.strip().splitlines()]
     lines = [line for line in lines if line]
     if not lines:

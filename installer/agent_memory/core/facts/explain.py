@@ -53,8 +53,15 @@ def lines(found: Explanation) -> list[str]:
             f"next: {found.move.tier} (rule {found.move.rule}) after {found.move.sessions} more "
             "session logs that do not name it"
         )
+    elif verdict.rule == "0":
+        out.append("next: stays archived (superseded is final)")
+    elif verdict.rule == "expired":
+        out.append("next: stays archived until its valid-until gets a later date")
     elif verdict.tier == "archived":
         out.append("next: comes back when a session log names it (reactivated by the review)")
     else:
         out.append("next: never moves on its own (pinned)")
+    until = verdict.fields.get("valid-until")
+    if until is not None and verdict.rule != "expired":
+        out.append(f"valid until {until}: the first review after that date archives it")
     return out

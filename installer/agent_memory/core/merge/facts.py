@@ -199,6 +199,8 @@ def _pick(key: str, ours: str | None, theirs: str | None) -> str | None:
     if key == "uses" and f"{ours}{theirs}".isascii() and ours.isdigit() and theirs.isdigit():
         return ours if int(ours) >= int(theirs) else theirs
     if key == "tier":
+        if "superseded" in (ours, theirs):  # a decision, which no review recomputes
+            return "superseded"
         rank = {tier: i for i, tier in enumerate(TIERS)}
         return min(ours, theirs, key=lambda tier: (rank.get(tier, len(rank)), tier))
     return max(ours, theirs) if key in ("last_used", "done", "archived") else min(ours, theirs)

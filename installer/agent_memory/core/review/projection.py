@@ -17,7 +17,7 @@ from ...parse.facts import Document, Section
 from ...parse.text import Text, decode
 from ..plan import FileEdit, Outcome, Plan
 from . import archive as archive_files
-from . import moves
+from . import moves, tiers
 from .edits import (
     Edit,
     append_to_sections,
@@ -152,8 +152,9 @@ def _summary(
         return tuple(sorted(v.id for v in verdicts if pick(v)))
 
     changes = tuple(sorted((v.id, v.old_tier, v.tier) for v in verdicts if v.old_tier != v.tier))
-    archived = ids(lambda v: v.move == "archive" and not v.swept)
-    swept = ids(lambda v: v.move == "archive" and v.swept)
+    expired = ids(lambda v: v.move == "archive" and tiers.expired(v.fields, v.fields["archived"]))
+    archived = ids(lambda v: v.move == "archive" and not v.swept and v.id not in expired)
+    swept = ids(lambda v: v.move == "archive" and v.swept and v.id not in expired)
     return Summary(
         date=inputs.today.isoformat(),
         through=newest,
@@ -164,9 +165,10 @@ def _summary(
         tier_changes=changes,
         candidates=ids(lambda v: v.tier == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
-        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept else "",
+        archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept or expired else "",
         unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
         reason=inputs.reason,
+        expired=expired,
     )
 
 

@@ -21,6 +21,13 @@ class Summary(NamedTuple):
     # rule 4 no longer holds): not a promotion, and the summary says so.
     unused: tuple[str, ...] = ()
     reason: str = ""  # why the review read every log though not asked to (core/review/window.py)
+    expired: tuple[str, ...] = ()  # archived because their ``valid-until`` passed (DECAY.md)
+
+    @property
+    def idle(self) -> tuple[str, ...]:
+        """The unused ids whose tier changed only because no session used them (an expired
+        fact left for its date)."""
+        return tuple(i for i in self.unused if i not in self.expired)
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
@@ -38,6 +45,11 @@ class Summary(NamedTuple):
             f"- Reactivated: {len(self.reactivated)}{ids(self.reactivated)}",
             f"- Archived: {len(self.archived)}{ids(self.archived)}"
             + (f" → {self.archive_file}" if self.archived else ""),
+            *(
+                [f"- Expired: {len(self.expired)}{ids(self.expired)} → {self.archive_file}"]
+                if self.expired
+                else []
+            ),
             f"- Swept threads: {len(self.swept)}{ids(self.swept)}",
             f"- Tier changes: {len(changes)}{ids(changes)}",
             f"- Archive candidates: {len(self.candidates)}{ids(self.candidates)}",

@@ -33,6 +33,8 @@ class Decision(NamedTuple):
 RULES = MappingProxyType(
     {
         "0": "`tier: superseded` in its footer → **superseded** (terminal: see § Supersession).",
+        "expired": "`valid-until` before the review date → **archived**, whatever its tier: the "
+        "fact **expired** (see § Expiry).",
         "1": "`tier: core` in its footer → **core** (a human decision; never demoted).",
         "2": "under `## Architectural Invariants`, or the fact of `memory/vision.md` → **core** "
         "(pinned).",
@@ -45,8 +47,8 @@ RULES = MappingProxyType(
         "warns).",
         "6-thread": "where rule 7 would match it stays **archive-candidate**.",
         "7": "otherwise → **archived**: the fact moves to the archive.",
-        "held": "stays archived until a log names it after its `archived` date: windows did not "
-        "put it there, so windows do not bring it back.",
+        "held": "is archived by the next review and stays archived until a log names it after "
+        "its `archived` date: windows did not put it there, so windows do not bring it back.",
     }
 )
 
@@ -58,18 +60,22 @@ def decide(
     since: Callable[[str], int],
     policy: Policy,
     archived: bool = False,
+    today: str = "",
 ) -> Decision:
     """The tier of a fact whose footer (``created``, ``last_used``, ``uses``, and ``done`` for a
     checked thread) says ``fields``, in ``section``, and the rule that matched first;
     ``since(day)`` counts the logs after it.
 
     ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
-    continuity.md, open-threads/ and vision.md only)."""
+    continuity.md, open-threads/ and vision.md only). ``today``: the review date (none: nothing
+    has expired)."""
     if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
         return Decision(SUPERSEDED, "0")
+    if expired(fields, today):
+        return Decision("archived", "expired")
     if fields.get("tier") == "core":  # 1. human override
         return Decision("core", "1")
-    if archived and held(fields):
+    if held(fields, archived):
         return Decision("archived", "held")
     pinned = not archived
     if pinned and section.lower() in (INVARIANTS, VISION):  # 2. pinned
@@ -91,13 +97,20 @@ def decide(
     return Decision("archived", "7")  # 7.
 
 
-def held(fields: Mapping[str, str]) -> bool:
-    """An archived fact a person archived by hand (``archived-by: hand``, from an adopted repo)
-    stays archived until a log names it after its ``archived`` date: windows did not put it
-    there, so windows do not bring it back."""
-    return fields.get("archived-by") == "hand" and fields.get("last_used", "") <= fields.get(
-        "archived", ""
-    )
+def expired(fields: Mapping[str, str], today: str) -> bool:
+    """DECAY.md § Expiry: the review date is past the fact's ``valid-until``."""
+    until = fields.get("valid-until")
+    return bool(today) and until is not None and today > until
+
+
+def held(fields: Mapping[str, str], archived: bool = True) -> bool:
+    """A fact a person archived by hand (``archived-by: hand``: ``fact archive``, or the
+    adoption of a repo enabled by hand) is archived by the next review and stays archived until
+    a log names it after its ``archived`` date: windows did not put it there, so windows do not
+    bring it back."""
+    if fields.get("archived-by") != "hand":
+        return False
+    return not archived or fields.get("last_used", "") <= fields.get("archived", "")
 
 
 def at_birth(fields: Mapping[str, str], section: str, task: str | None) -> str:

@@ -240,7 +240,7 @@ def _judge(
         new.pop("done", None)
     supersede.apply(new, events.links)
     in_archive = item.doc.path.startswith(ARCHIVE_DIR + "/")
-    decision = tiers.decide(new, item.section, fact.task, since, inputs.policy, in_archive)
+    decision = tiers.decide(new, item.section, fact.task, since, inputs.policy, in_archive, today)
     if (
         decision.tier not in ("core", "archived", supersede.SUPERSEDED)
         and fact_id in promotable

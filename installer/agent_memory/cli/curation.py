@@ -1,0 +1,215 @@
+"""Command lines that keep facts true: fact edit, supersede, retract, archive, restore, pin, unpin,
+expire, relate, cite, recite and show (DECAY.md § Curating facts).
+
+Each ``build`` imports its command's module when the command runs (``table.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..commands.report import Result
+from ..commands.runner import Call, Command, Journal
+from .declared import JSON, PATH, WRITING, Declared, Kind, Param, Values, options
+
+if TYPE_CHECKING:
+    from ..commands.settle import Options
+    from ..shell.repo import Repo
+    from .declared import Built, Progress
+
+FACT_ID = Param("fact_id", Kind.TEXT, required=True, metavar="ID")
+
+
+def _writing(run: Callable[[Repo, Values, Options], Result]) -> Callable[[Values, Progress], Built]:
+    """The build of a writing line: its values and options handed to ``run`` with the repo."""
+
+    def build(v: Values, _progress: Progress) -> Built:
+        opts = options(v)
+        return v["path"], Call(lambda repo: run(repo, v, opts), opts)
+
+    return build
+
+
+def _edit(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_edit
+
+    return fact_edit(repo, v["fact_id"], v["text"], opts)
+
+
+def _supersede(v: Values, _progress: Progress) -> Built:
+    from ..commands.curate import Successor, fact_supersede
+
+    new, path = v["new"], v["path"]
+    if v["text"] is not None and new is not None and path is None:
+        path, new = Path(new), None  # with --text there is no NEW: a second word is PATH
+    successor = Successor(v["text"], v["new_id"]) if v["text"] is not None else None
+    opts = options(v)
+    old = v["fact_id"]
+    return path, Call(lambda repo: fact_supersede(repo, old, new, successor, opts), opts)
+
+
+def _retract(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_retract
+
+    return fact_retract(repo, v["fact_id"], v["reason"], opts)
+
+
+def _archive(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_archive
+
+    return fact_archive(repo, v["fact_id"], opts)
+
+
+def _restore(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_restore
+
+    return fact_restore(repo, v["fact_id"], opts)
+
+
+def _pin(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_pin
+
+    return fact_pin(repo, v["fact_id"], opts)
+
+
+def _unpin(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_unpin
+
+    return fact_unpin(repo, v["fact_id"], opts)
+
+
+def _expire(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_expire
+
+    return fact_expire(repo, v["fact_id"], v["until"], opts)
+
+
+def _relate(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.curate import fact_relate
+
+    return fact_relate(repo, v["fact_id"], v["other"], opts)
+
+
+def _cite(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.cite import fact_cite
+
+    return fact_cite(repo, v["fact_id"], v["place"], opts)
+
+
+def _recite(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.cite import fact_recite
+
+    return fact_recite(repo, v["fact_id"], opts)
+
+
+def _show(v: Values, _progress: Progress) -> Built:
+    from ..commands.cite import fact_show
+
+    fact_id = v["fact_id"]
+    return v["path"], Call(lambda repo: fact_show(repo, fact_id))
+
+
+def _line(
+    words: str, help: str, build: Callable[[Values, Progress], Built], *params: Param
+) -> Declared:
+    """A writing ``fact`` line: ID, its own parameters, PATH and the writing options."""
+    name = f"fact {words}"
+    command = Command(name, Journal.WRITES)
+    return Declared(("fact", words), help, command, (FACT_ID, *params, PATH, *WRITING), build)
+
+
+PLACE = Param("place", Kind.TEXT, required=True, metavar="FILE[:A-B]")
+
+LINES: tuple[Declared, ...] = (
+    _line(
+        "edit",
+        "Give fact ID the new TEXT; its id and footer stay as they are.",
+        _writing(_edit),
+        Param("text", Kind.TEXT, required=True),
+    ),
+    _line(
+        "supersede",
+        "Supersede fact ID by fact NEW, or by a new fact written from --text (what a log's "
+        "`- Superseded: ID → NEW` line does).\n\nWith --text, leave NEW out (a second word is "
+        "then PATH).",
+        _supersede,
+        Param("new", Kind.TEXT, metavar="NEW"),
+        Param(
+            "text",
+            Kind.TEXT,
+            ("--text",),
+            "Write the successor as a new fact with this text (in ID's section).",
+            metavar="TEXT",
+        ),
+        Param(
+            "new_id",
+            Kind.TEXT,
+            ("--id",),
+            "The new fact's id (default: derived from its words).",
+            metavar="NEW_ID",
+        ),
+    ),
+    _line(
+        "retract",
+        "Retract fact ID: no longer true and nothing replaces it (archived by the next review, "
+        "never reactivated).",
+        _writing(_retract),
+        Param(
+            "reason",
+            Kind.TEXT,
+            ("--reason",),
+            "Why it no longer holds (kept in its footer and its INDEX line).",
+            required=True,
+            metavar="TEXT",
+        ),
+    ),
+    _line(
+        "archive",
+        "Archive fact ID by hand (`archived-by: hand`); the next review moves it.",
+        _writing(_archive),
+    ),
+    _line(
+        "restore",
+        "Undo `fact archive ID`, or move an archived fact back where it came from.",
+        _writing(_restore),
+    ),
+    _line("pin", "Pin fact ID (`tier: core`): it never decays.", _writing(_pin)),
+    _line(
+        "unpin",
+        "Unpin fact ID: its tier is again what the decay rules give it.",
+        _writing(_unpin),
+    ),
+    _line(
+        "expire",
+        "Make fact ID valid until DATE: the first review after it archives the fact.",
+        _writing(_expire),
+        Param("until", Kind.DATE, required=True, metavar="DATE"),
+    ),
+    _line(
+        "relate",
+        "Relate fact ID to fact OTHER (`see: OTHER`): recall and explain show it beside ID.",
+        _writing(_relate),
+        Param("other", Kind.TEXT, required=True, metavar="OTHER"),
+    ),
+    _line(
+        "cite",
+        "Cite FILE (lines A to B) as what fact ID describes: lint then says when they change.",
+        _writing(_cite),
+        PLACE,
+    ),
+    _line(
+        "recite",
+        "Update fact ID's citations whose lines moved (lint's `stale` says which).",
+        _writing(_recite),
+    ),
+    Declared(
+        ("fact", "show"),
+        "Show fact ID as written, with its footer, where it lives, its citations and its "
+        "related facts.",
+        Command("fact show", Journal.READS),
+        (FACT_ID, PATH, JSON),
+        _show,
+    ),
+)
