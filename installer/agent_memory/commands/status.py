@@ -9,8 +9,9 @@ from .. import resources
 from ..core.review.tiers import decays
 from ..core.review.triggers import unread
 from ..layout import MANIFEST
-from ..parse import manifest
+from ..parse import facts, manifest
 from ..parse.continuity import cursor, last_review
+from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
@@ -18,12 +19,13 @@ from .settle import memory_of
 
 
 def status(repo: Repo) -> Result:
-    memory, continuity = memory_of(repo)
+    # The archive is counted, not parsed: it may hold thousands of facts.
+    memory, continuity = memory_of(repo, archives=False)
+    archive = archive_files(repo)
+    archived = sum(facts.fact_count(rel, data) for rel, data in archive)
     stamp = repo.read(MANIFEST)
-    found = manifest.parse(stamp) if stamp is not None else None
-    installed = "2.x (no stamp)" if found is None else str(found.version)
-    if found is not None and not found.ours:
-        installed += " (enabled by hand; agent-memory enable adopts it)"
+    version, ours = manifest.shown(stamp) if stamp is not None else ("2.x (no stamp)", True)
+    installed = version if ours else f"{version} (enabled by hand; agent-memory enable adopts it)"
     # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
     live = [
         f
@@ -33,7 +35,7 @@ def status(repo: Repo) -> Result:
     tiers = dict(sorted(Counter(f.field("tier") or "(no footer)" for f in live).items()))
     review = last_review(continuity)
     through = cursor(review, memory.logs)
-    reasons, _ = why_due(repo, memory)
+    reasons, _ = why_due(repo, memory, archive)
     policy = memory.policy
     data: dict[str, Any] = {
         "installed": installed,
@@ -50,8 +52,8 @@ def status(repo: Repo) -> Result:
         "sessions_since_review": unread(review, memory.sessions),
         "review_every": policy.review_every,
         "due": reasons,
-        "archived_facts": sum(len(doc.facts) for doc in memory.archives),
-        "archive_files": len(memory.archives),
+        "archived_facts": archived,
+        "archive_files": len(archive),
     }
     text = (
         f"installed {installed}, tool {data['tool']}",
