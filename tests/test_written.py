@@ -7,7 +7,7 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.parse import facts
+from agent_memory.parse import facts, scan_written
 from agent_memory.parse.footer import CANONICAL
 from agent_memory.parse.text import decode
 
@@ -196,3 +196,53 @@ def test_only_a_file_long_enough_to_pay_for_it_takes_the_fast_path() -> None:
         assert facts.parse("m.md", long) == expected
     with mock.patch.object(facts.scan_written, "scan", refuse):
         assert len(facts.parse("m.md", _archive(3)).facts) == 3
+
+
+# What ``count`` must not take for plain: text that opens a block, an HTML block or a code span,
+# lines between a bullet and its comment, a comment of two lines.
+COUNT_ODD = [
+    "- - -",
+    "- > quote",
+    "- 1. one",
+    "- # heading",
+    "- <div>",
+    "-",
+    "- ",
+    "  <!-- a",
+    "  -->",
+    "  <!-- x --> <!-- y -->",
+    "  <!-- a > b -->",
+    "  <!-- id: z -->",
+    "<!-- id: top -->",
+    "## Project State",
+    "## project state",
+    "## Project State #",
+    "## Project State ",
+    "# Archive",
+    "#",
+    "## ",
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.one_of(documents(odd=True), st.lists(st.sampled_from([*COUNT_ODD, *ODD_LINES, "- A"]))),
+    st.booleans(),
+)
+@example(["## Facts", "- A fact", "- - -", "- B"], True)
+@example(["## Project State", "- A", "## Facts", "- B", "  <!-- note -->", "# Top", "- C"], True)
+@example(["## Project State #", "- A"], True)  # a closing sequence is no part of the title
+@example(["## Project State ", "- A"], True)
+@example(["## Facts", "  <!-- a", "- B", "  <!-- b -->"], True)  # an HTML block holds "- B"
+def test_the_count_is_the_general_parsers(lines: list[str], end: bool) -> None:
+    data = ("\n".join(lines) + ("\n" if end else "")).encode()
+    found = scan_written.count(data.decode())
+    if found is not None:
+        assert found == len(general(data).facts)
+    assert facts.fact_count("m.md", data) == len(general(data).facts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents(odd=False))
+def test_the_count_takes_the_shape_the_review_writes(lines: list[str]) -> None:
+    assert scan_written.count("".join(f"{line}\n" for line in lines)) is not None

@@ -9,7 +9,7 @@ holding it. No lock: every write the tool makes is an atomic rename.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from .. import resources
 from ..core.plan import Plan
@@ -26,31 +26,38 @@ from ..shell.repo import Repo
 from .report import Report, Result
 
 
-def why_due(repo: Repo, memory: Memory) -> tuple[list[str], Mapping[str, SessionRefs]]:
+def why_due(
+    repo: Repo, memory: Memory, archive: Sequence[tuple[str, bytes]] | None = None
+) -> tuple[list[str], Mapping[str, SessionRefs]]:
     """Why a review is due, and the unread logs' references if it took reading them.
 
     A pending reactivation is only worth reading logs for when nothing else makes the review
     due; then the window is shorter than ``review_every`` logs, so the check stays cheap.
+    ``archive``: the archive's files, when ``memory`` was read without them.
     """
     reasons = due_reasons(memory.continuity, memory.sessions, memory.policy)
     if reasons or memory.continuity is None:
         return reasons, {}
     refs = references(repo, unread(memory.continuity, memory.sessions))
-    reactivating = pending_reactivations(memory.archives, refs.values())
+    named = {fact_id for found in refs.values() for fact_id in found.used}
+    archives = memory.archives if archive is None else holding(archive, named)
+    reactivating = pending_reactivations(archives, refs.values())
     return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating), refs
 
 
 def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRefs]) -> list[str]:
-    """``pending_reactivations`` without parsing the whole archive: only the quarter files that
-    hold the bytes of an id the logs name (and continuity.md does not hold) can hold its fact."""
+    """``pending_reactivations`` without the archive files that hold no id the logs name (and
+    continuity.md does not hold)."""
     kept = known_ids([live])
-    named = {fact_id.encode() for refs in unread for fact_id in refs.used if fact_id not in kept}
-    held = [
-        facts.parse(rel, data)
-        for rel, data in (archive_files(repo) if named else ())
-        if any(needle in data for needle in named)
-    ]
-    return pending_reactivations(held, unread)
+    named = {fact_id for refs in unread for fact_id in refs.used if fact_id not in kept}
+    return pending_reactivations(holding(archive_files(repo) if named else [], named), unread)
+
+
+def holding(files: Sequence[tuple[str, bytes]], ids: Collection[str]) -> list[facts.Document]:
+    """The files that can hold a fact with one of ``ids``, parsed: a fact's file holds the
+    bytes of its id, and the archive may hold thousands of facts."""
+    needles = [fact_id.encode() for fact_id in ids]
+    return [facts.parse(rel, data) for rel, data in files if any(n in data for n in needles)]
 
 
 def not_due(repo: Repo) -> Result | None:

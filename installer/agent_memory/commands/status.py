@@ -9,36 +9,39 @@ from .. import resources
 from ..core.review.tiers import decays
 from ..core.review.triggers import advice, unread
 from ..layout import BACKUP_DIR, DISABLE_FOLDER, MANIFEST
-from ..parse import manifest
+from ..parse import facts, manifest
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
 from ..shell.cited import stale_marks
+from ..shell.load import archive_files
 from ..shell.repo import Repo
 from .due import why_due
 from .report import Report, Result
 from .settle import memory_of
 
 
-def _installed(repo: Repo, memory: Memory) -> str:
+def _installed(repo: Repo, memory: Memory, archived: bool) -> str:
     """What the repo is on, in words; without a stamp, what enable would take it for (ENABLE.md
-    Step 1): a repo disable left, a layer enabled by hand, or a 2.x layer."""
+    Step 1): a repo disable left, a layer enabled by hand, or a 2.x layer. ``archived``: the
+    archive holds files (``memory`` is read without them)."""
     stamp = repo.read(MANIFEST)
     if stamp is not None:
-        found = manifest.parse(stamp)
-        if found.ours:
-            return str(found.version)
-        return f"{found.version} (enabled by hand; agent-memory enable adopts it)"
+        version, ours = manifest.shown(stamp)
+        return version if ours else f"{version} (enabled by hand; agent-memory enable adopts it)"
     folders = [n for n in repo.list_dir(BACKUP_DIR) if DISABLE_FOLDER.match(n)]
     if any(repo.exists(f"{BACKUP_DIR}/{name}/{MANIFEST}") for name in folders):
         return f"none (disabled; agent-memory enable gives the repo back from {BACKUP_DIR}/)"
-    if any(f.id for doc in memory.documents for f in doc.facts) or memory.archives:
+    if any(f.id for doc in memory.documents for f in doc.facts) or archived:
         return "an unstamped layer enabled by hand (agent-memory enable adopts it)"
     return "2.x (no stamp)"
 
 
 def status(repo: Repo) -> Result:
-    memory, continuity = memory_of(repo)
-    installed = _installed(repo, memory)
+    # The archive is counted, not parsed: it may hold thousands of facts.
+    memory, continuity = memory_of(repo, archives=False)
+    archive = archive_files(repo)
+    archived = sum(facts.fact_count(rel, data) for rel, data in archive)
+    installed = _installed(repo, memory, bool(archive))
     # Live facts: continuity.md, the one-file threads and vision.md (DESIGN §13).
     live_docs = memory.documents[: len(memory.documents) - len(memory.archives)]
     live = [f for doc in live_docs for f in doc.facts]
@@ -46,7 +49,7 @@ def status(repo: Repo) -> Result:
     tiers = dict(sorted(Counter(f.field("tier") or "(no footer)" for f in live).items()))
     review = last_review(continuity)
     through = cursor(review, memory.logs)
-    reasons, _ = why_due(repo, memory)
+    reasons, _ = why_due(repo, memory, archive)
     policy = memory.policy
     data: dict[str, Any] = {
         "installed": installed,
@@ -64,8 +67,8 @@ def status(repo: Repo) -> Result:
         "review_every": policy.review_every,
         "due": reasons,
         "advice": advice(continuity, memory.sessions, policy),
-        "archived_facts": sum(len(doc.facts) for doc in memory.archives),
-        "archive_files": len(memory.archives),
+        "archived_facts": archived,
+        "archive_files": len(archive),
         "stale": len(stale),
     }
     text = (

@@ -86,32 +86,9 @@ def _keys(
 
 
 def parse(data: bytes) -> Manifest:
-    text = decode(MANIFEST, data)
-    if not text.body.strip():
-        raise InputError(
-            MANIFEST, 1, "is empty", "restore it from git, or delete it to re-detect the install"
-        )
-    sections = _sections(text.lines)
-    keys = _keys(text.lines, sections)
-    if "version" not in keys:
-        raise InputError(
-            MANIFEST,
-            1,
-            "has no '- version: X.Y.Z' line",
-            "restore it from git, or delete it to re-detect the install",
-        )
+    text, sections, keys = _read(data)
     raw_version, line = keys["version"]
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        version = Version(raw_version)
-    except InvalidVersion:
-        raise InputError(
-            MANIFEST,
-            line,
-            f"version {raw_version!r} is not a version number",
-            "write the installed version as X.Y.Z (see the upgrade history), or restore from git",
-        ) from None
+    version = _version(raw_version, line)
     managed: dict[str, str] = {}
     for index in sections.get(_MANAGED_HEADING, (0, []))[1]:
         bare = strip_eol(text.lines[index]).strip()
@@ -137,6 +114,56 @@ def parse(data: bytes) -> Manifest:
         ours=_ours(sections, keys),
         version_line=line,
     )
+
+
+def shown(data: bytes) -> tuple[str, bool]:
+    """``str(parse(data).version)`` and ``parse(data).ours``, what ``status`` shows; a plain
+    release (``5.0.0``) is already as packaging writes it, and packaging is not imported."""
+    _, sections, keys = _read(data)
+    raw_version, line = keys["version"]
+    if not plain_release(raw_version):
+        raw_version = str(_version(raw_version, line))
+    return raw_version, _ours(sections, keys)
+
+
+def plain_release(version: str) -> bool:
+    """Whether ``version`` is numbers without leading zeros between dots (``str(Version(v))``
+    is then ``v``)."""
+    numbers = version.split(".")
+    return all(n.isascii() and n.isdigit() and (n == "0" or n[0] != "0") for n in numbers)
+
+
+def _read(data: bytes) -> tuple[Text, dict[str, tuple[int, list[int]]], dict[str, tuple[str, int]]]:
+    """The stamp's text, sections and top keys; refused when it is empty or has no version."""
+    text = decode(MANIFEST, data)
+    if not text.body.strip():
+        raise InputError(
+            MANIFEST, 1, "is empty", "restore it from git, or delete it to re-detect the install"
+        )
+    sections = _sections(text.lines)
+    keys = _keys(text.lines, sections)
+    if "version" not in keys:
+        raise InputError(
+            MANIFEST,
+            1,
+            "has no '- version: X.Y.Z' line",
+            "restore it from git, or delete it to re-detect the install",
+        )
+    return text, sections, keys
+
+
+def _version(raw: str, line: int) -> Version:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(raw)
+    except InvalidVersion:
+        raise InputError(
+            MANIFEST,
+            line,
+            f"version {raw!r} is not a version number",
+            "write the installed version as X.Y.Z (see the upgrade history), or restore from git",
+        ) from None
 
 
 def render_new(

@@ -6,6 +6,10 @@ file is only ``#`` and ``##`` headings, blank lines and facts of two lines: a bu
 and, under it, a footer of known fields in canonical order. One regular expression reads those
 lines; ``scan`` answers for a file made of nothing else (None for any other file, which the
 general parser reads), and a property test holds its answer to the general parser's.
+
+``count`` answers less, for less: only how many facts such a file holds (``status`` shows the
+archive's count), without the expression (about 60M instructions for 1,000 facts; the count
+costs 2M).
 """
 
 from __future__ import annotations
@@ -95,3 +99,43 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
         else:
             line += 1
     return (headings, items) if position == len(body) else None
+
+
+def count(body: str) -> int | None:
+    """How many facts the general parser finds in ``body``, or None unless every line is a
+    ``#`` or ``##`` heading, a blank line, a bullet of plain text (as above, "- " and a letter)
+    or a comment on one line indented by two (``  <!--…-->``, a footer or not). Then the facts
+    are the bullets under an h2 other than Project State, whatever the comments say."""
+    if not body.endswith("\n") or "\r" in body or "\0" in body:
+        return None
+    found = 0
+    counting = False
+    for line in body[:-1].split("\n"):
+        if line.startswith("- "):
+            if not _plain_bullet(line[2:]):
+                return None
+            found += counting
+        elif line.startswith("  <!--"):
+            if not line.endswith("-->") or _marks(line[6:-3]):
+                return None
+        elif line:
+            level = 1 if line.startswith("# ") else 2 if line.startswith("## ") else 0
+            title = line[level + 1 :]
+            if not level or title != title.strip() or "#" in title or _marks(title):
+                return None
+            counting = level == 2 and title.lower() != PROJECT_STATE
+    return found
+
+
+def _plain_bullet(text: str) -> bool:
+    """A bullet's text that opens nothing (``_TEXT``, after an optional task box)."""
+    if text[:1] == "[" and text[1:2] in (" ", "x", "X") and text[2:4] == "] ":
+        text = text[4:]
+    if text.startswith("**"):
+        text = text[2:]
+    return text[:1].isalpha() and not _marks(text)
+
+
+def _marks(text: str) -> bool:
+    """Whether ``text`` holds a character that can open or close HTML or code."""
+    return "<" in text or ">" in text or "`" in text
