@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from agent_memory.parse.cites import cite
-from measure import byte_compile, print_ratios
+from measure import byte_compile, interleaved, print_ratios
 from review_bench import TODAY, TOOL, build
 
 SOURCE = "".join(f"def function_{n}(value):\n    return value + {n}\n\n" for n in range(14))
@@ -44,29 +40,6 @@ def _put_back(root: Path, saved: dict[Path, bytes]) -> None:
             path.unlink()
     for path, data in saved.items():
         path.write_bytes(data)
-
-
-def timed(
-    commands: dict[str, tuple[list[str], list[list[str]]]], runs: int, reset: Callable[[], None]
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Median wall and CPU time of each command, in turn; ``reset`` and the command's own
-    preparation (the second item) run untimed before it."""
-    wall: dict[str, list[float]] = {name: [] for name in commands}
-    cpu: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs):
-        for name, (command, before) in commands.items():
-            reset()
-            for step in before:
-                subprocess.run(step, check=True, capture_output=True)
-            started_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            wall[name].append(time.perf_counter() - started)
-            ended = resource.getrusage(resource.RUSAGE_CHILDREN)
-            used = ended.ru_utime - started_cpu.ru_utime + ended.ru_stime - started_cpu.ru_stime
-            cpu[name].append(used)
-    median = statistics.median
-    return {n: median(v) for n, v in wall.items()}, {n: median(v) for n, v in cpu.items()}
 
 
 def cited_repo(root: Path, files: int, facts: int, logs: int) -> None:
@@ -100,14 +73,8 @@ def lint_ratio(args: argparse.Namespace, tmp: Path) -> None:
     cited_repo(plain, args.files, args.facts, args.logs)
     shutil.copytree(plain, cited)
     _cite_all(cited, args.facts, args.files)
-    wall, cpu = timed(
-        {
-            "plain": ([*TOOL, "lint", str(plain)], []),
-            "cited": ([*TOOL, "lint", str(cited)], []),
-        },
-        args.runs,
-        lambda: None,
-    )
+    commands = {"plain": [*TOOL, "lint", str(plain)], "cited": [*TOOL, "lint", str(cited)]}
+    wall, cpu = interleaved(commands, args.runs)
     print(f"lint, {args.facts} facts, {args.files} source files, {args.logs} logs")
     print_ratios({"plain": "lint, no citation", "cited": "lint, every fact citing"}, wall, cpu)
 
@@ -125,21 +92,29 @@ def curation_ratios(args: argparse.Namespace, tmp: Path) -> None:
 
     cite = fact("cite", "fact-1", "src/pkg1/module_1.py:4-5")
     commands = {
-        "version": ([*TOOL, "--version"], []),
-        "edit": (fact("edit", "fact-1", "Fact 1, said better"), []),
-        "supersede": (fact("supersede", "fact-1", "fact-2"), []),
-        "retract": (fact("retract", "fact-1", "--reason", "not true"), []),
-        "archive": (fact("archive", "fact-1"), []),
-        "restore": (fact("restore", "fact-1"), [fact("archive", "fact-1")]),
-        "pin": (fact("pin", "fact-1"), []),
-        "unpin": (fact("unpin", "fact-1"), [fact("pin", "fact-1")]),
-        "expire": (fact("expire", "fact-1", "2031-01-01"), []),
-        "relate": (fact("relate", "fact-1", "fact-2"), []),
-        "cite": (cite, []),
-        "recite": (fact("recite", "fact-1"), [cite]),
-        "show": ([*TOOL, "fact", "show", "fact-1", repo], []),
+        "version": [*TOOL, "--version"],
+        "edit": fact("edit", "fact-1", "Fact 1, said better"),
+        "supersede": fact("supersede", "fact-1", "fact-2"),
+        "retract": fact("retract", "fact-1", "--reason", "not true"),
+        "archive": fact("archive", "fact-1"),
+        "restore": fact("restore", "fact-1"),
+        "pin": fact("pin", "fact-1"),
+        "unpin": fact("unpin", "fact-1"),
+        "expire": fact("expire", "fact-1", "2031-01-01"),
+        "relate": fact("relate", "fact-1", "fact-2"),
+        "cite": cite,
+        "recite": fact("recite", "fact-1"),
+        "show": [*TOOL, "fact", "show", "fact-1", repo],
     }
-    wall, cpu = timed(commands, args.runs, lambda: _put_back(root, saved))
+    # A command that undoes another has that other run first, untimed.
+    first = {"restore": fact("archive", "fact-1"), "unpin": fact("pin", "fact-1"), "recite": cite}
+
+    def prepare(name: str) -> None:
+        _put_back(root, saved)
+        if name in first:
+            subprocess.run(first[name], check=True, capture_output=True)
+
+    wall, cpu = interleaved(commands, args.runs, prepare)
     print(f"\ncuration commands, {args.facts} facts, {args.logs} logs (reviewed)")
     labels = {
         name: "agent-memory --version" if name == "version" else f"fact {name}" for name in commands

@@ -51,17 +51,22 @@ def median_cpu(command: list[str], runs: int) -> float:
 
 
 def interleaved(
-    commands: dict[str, list[str]], runs: int
+    commands: dict[str, list[str]],
+    runs: int,
+    prepare: Callable[[str], object] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Median wall time and median CPU time (user + system) of each command, the commands run
     in turn ``runs`` times: a burst of load from elsewhere then slows every command alike
-    instead of the one that happened to be running."""
+    instead of the one that happened to be running. ``prepare(name)`` runs, untimed, before
+    each run of a command (a writing command's files put back)."""
     import resource
 
     wall: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
+            if prepare is not None:
+                prepare(name)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             subprocess.run(command, check=True, capture_output=True)

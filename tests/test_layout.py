@@ -44,8 +44,6 @@ def _layer(module: str) -> int:
 DEFERRED = {
     # the MCP SDK takes about a second to import; only `agent-memory mcp` pays for it
     "commands.mcp.serve": {"commands.mcp.server"},
-    # the review's modules cost 60M instructions; review --if-due, when not due, never needs them
-    "commands.review_entry": {"commands.review"},
 }
 
 
