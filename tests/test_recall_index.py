@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from agent_memory.commands.recall import build_index, read_index, recall
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import Document, parse
-from agent_memory.parse.footer import FOOTER, TIERS
+from agent_memory.parse.footer import FOOTER, TIERS, without_footers
 from agent_memory.shell.memo import RACY_NS, FileMemo
 from agent_memory.shell.repo import Repo
 from conftest import build_tree
@@ -51,7 +52,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
                 k1, b = searching.K1, searching.B
                 score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         if score > 0:
-            scored.append(searching._with_score(hit, round(score, 6)))
+            scored.append(hit._replace(score=round(score, 6)))
     rank = {tier: i for i, tier in enumerate(TIERS)}
     scored.sort(key=lambda h: (-h.score, rank.get(h.tier, len(rank)), h.id))
     return scored[:limit]
@@ -85,6 +86,37 @@ def test_the_index_ranks_exactly_as_plain_bm25(
 ) -> None:
     docs = [_document(f"d{i}.md", facts, 100 * i) for i, facts in enumerate(documents)]
     assert searching.recall(query, docs, limit) == plain_recall(query, docs, limit)
+
+
+@given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\u212a\u0130\u00e9\u0663"))
+def test_words_are_the_runs_of_a_z_and_0_9_in_the_lowered_text(text: str) -> None:
+    assert searching.words(text) == re.findall("[a-z0-9]+", text.lower())
+
+
+_LINES = [
+    "- A fact",
+    "- A fact <!-- id: on-the-bullet | tier: core --> and after",
+    "  <!-- id: a | tier: core -->",
+    "  <!-- id: unclosed | tier: core",
+    "  <!-- a note -->",
+    "  <!-- id: c --> and <!-- id: d -->",
+    "  <!-- id: e --> trailing",
+    "  `<!-- id: shown -->`",
+    "  more text",
+    "  ```",
+    "```",
+    "",
+    "## Facts",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=10), st.sampled_from(["\n", "\r\n"]))
+def test_a_facts_text_is_its_lines_without_footers(lines: list[str], newline: str) -> None:
+    doc = parse("m.md", newline.join(["## Facts", *lines, ""]).encode())
+    for fact in doc.facts:
+        body = "".join(doc.text.lines[fact.start : fact.end])
+        assert searching.text(doc.text.lines, fact) == without_footers(body)
 
 
 def _archive(n: int, word: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
 
 from .. import resources
 from ..core.agents import recall as searching
@@ -32,7 +31,7 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
     hits = searching.search(query, [ix for ix in found if ix is not None], limit)
     text = tuple(searching.lines(hits)) or (f"no fact matches {query!r}",)
-    summary = {"query": query, "hits": [asdict(h) for h in hits]}
+    summary = {"query": query, "hits": [h._asdict() for h in hits]}
     outcome = "found" if hits else "not found"
     report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)
