@@ -44,4 +44,3 @@ def test_what_status_shows_is_what_the_parse_reads(version: str, ours: bool) -> 
         assert str(raised.value) == str(error)
         return
     assert manifest.shown(data) == (str(stamp.version), stamp.ours)
-
