@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -184,3 +186,41 @@ def test_sections_shifted_by_fact_edits_are_where_a_new_parse_finds_them(
     after = apply_edits(doc.text, edits)
     again = facts.parse_text("c.md", after)
     assert shift_sections(doc.sections, edits) == again.sections
+
+
+_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
+
+
+def _markers(text: str) -> list[int]:
+    """The lines the conflict check reports, by its pattern alone (a bare ``=======`` only
+    inside a conflict), line by line."""
+    found, inside = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        if _CONFLICT.match(line) and (line[:7] != "=======" or inside):
+            inside = line[:7] != ">>>>>>>"
+            found.append(number)
+    return found
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<<<<<<< ours",
+                "=======",
+                "||||||| base",
+                ">>>>>>> theirs",
+                "<<<<<<",
+                "a =======",
+                "========",
+                "<<<<<<<",
+                "text",
+                "",
+                "- <<<<<<< x",
+            ]
+        ),
+        max_size=8,
+    ).map("\n".join)
+)
+def test_conflict_markers_are_the_lines_the_pattern_matches(text: str) -> None:
+    assert [p.line for p in facts.conflict_markers("m.md", text)] == _markers(text)
