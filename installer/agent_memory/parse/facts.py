@@ -144,9 +144,8 @@ def parse(path: str, data: bytes, section: str | None = None) -> Document:
 
 def fact_count(path: str, data: bytes) -> int:
     """``len(parse(path, data).facts)``; a file in the review's shape is counted, not parsed."""
-    text = decode(path, data)
-    found = scan_written.count(text.body) if len(text.lines) <= MAX_DOCUMENT_LINES else None
-    return len(parse_text(path, text).facts) if found is None else found
+    found = scan_written.count(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
+    return len(parse(path, data).facts) if found is None else found
 
 
 def parse_text(path: str, text: Text, section: str | None = None) -> Document:

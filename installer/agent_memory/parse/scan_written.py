@@ -97,27 +97,32 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
     return (headings, items) if position == len(body) else None
 
 
-def count(body: str) -> int | None:
-    """How many facts the general parser finds in ``body``, or None unless every line is a
-    ``#`` or ``##`` heading, a blank line, a bullet of plain text (as above, "- " and a letter)
-    or a comment on one line indented by two (``  <!--…-->``, a footer or not). Then the facts
-    are the bullets under an h2 other than Project State, whatever the comments say."""
+def count(data: bytes) -> int | None:
+    """How many facts the general parser finds in a file, or None unless it is UTF-8 text
+    whose every line is a ``#`` or ``##`` heading, a blank line, a bullet of plain text (as
+    above, "- " and a letter) or a comment on one line indented by two (``  <!--…-->``, a
+    footer or not). Then the facts are the bullets under an h2 other than Project State,
+    whatever the comments and the rest of the lines say: blocks open at the start of a line."""
+    try:
+        body = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
     if not body.endswith("\n") or "\r" in body or "\0" in body:
         return None
     found = 0
     counting = False
     for line in body[:-1].split("\n"):
-        if line.startswith("- "):
+        if line[:2] == "- ":
             if not _plain_bullet(line[2:]):
                 return None
             found += counting
-        elif line.startswith("  <!--"):
-            if not line.endswith("-->") or _marks(line[6:-3]):
+        elif line[:6] == "  <!--":
+            if line[-3:] != "-->":  # else an HTML block could run on over the lines below
                 return None
         elif line:
-            level = 1 if line.startswith("# ") else 2 if line.startswith("## ") else 0
+            level = 1 if line[:2] == "# " else 2 if line[:3] == "## " else 0
             title = line[level + 1 :]
-            if not level or title != title.strip() or "#" in title or _marks(title):
+            if not level or title != title.strip() or "#" in title:
                 return None
             counting = level == 2 and title.lower() != PROJECT_STATE
     return found
@@ -125,13 +130,10 @@ def count(body: str) -> int | None:
 
 def _plain_bullet(text: str) -> bool:
     """A bullet's text that opens nothing (``_TEXT``, after an optional task box)."""
+    if text[:1].isalpha():
+        return True
     if text[:1] == "[" and text[1:2] in (" ", "x", "X") and text[2:4] == "] ":
         text = text[4:]
     if text.startswith("**"):
         text = text[2:]
-    return text[:1].isalpha() and not _marks(text)
-
-
-def _marks(text: str) -> bool:
-    """Whether ``text`` holds a character that can open or close HTML or code."""
-    return "<" in text or ">" in text or "`" in text
+    return text[:1].isalpha()
