@@ -28,14 +28,15 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
         held = [facts.parse(rel, data) for rel, data in files if needle in data]
         held = held or [facts.parse(rel, data) for rel, data in files]  # to suggest a near id
         memory = memory._replace(archives=tuple(held))
-    names = memory.logs if full else unread(memory.continuity, memory.sessions)
+    logs = memory.logs  # sorted first: the unread ones are then found by a bisect
+    names = logs if full else unread(memory.continuity, memory.sessions)
     inputs = Inputs(
         continuity=continuity,
         archives=memory.archives,
         archive_index=memory.archive_index,
         index_template=b"",
         policy=memory.policy,
-        logs=memory.logs,
+        logs=logs,
         refs=references(repo, names),
         full=full,
         today=today(day),
