@@ -7,7 +7,6 @@ from collections.abc import Callable
 from .. import resources
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
-from ..parse import facts
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -22,7 +21,7 @@ def read_index(repo: Repo, rel: str) -> searching.Index | None:
 
 
 def build_index(rel: str, raw: bytes) -> searching.Index:
-    return searching.index(facts.parse(rel, raw))
+    return searching.read(rel, raw)
 
 
 def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
