@@ -151,7 +151,8 @@ def _lines(data: bytes) -> list[str] | None:
 
 
 def _items(lines: Sequence[str]) -> list[tuple[str, int, int]] | None:
-    """Each fact's section, first line and the line after its last comment (``count``)."""
+    """Each fact's section, bullet line and the line after its last comment line, or None
+    unless every line is of a kind ``count`` reads."""
     found: list[tuple[str, int]] = []
     ends: list[int] = []
     title: str | None = None  # the section bullets are facts of; None: none here
@@ -176,7 +177,7 @@ def _items(lines: Sequence[str]) -> list[tuple[str, int, int]] | None:
                 return None
             title = heading if level == 2 and heading.lower() != PROJECT_STATE else None
             open_item = False
-    return [(title, start, end) for (title, start), end in zip(found, ends, strict=True)]
+    return [(section, start, end) for (section, start), end in zip(found, ends, strict=True)]
 
 
 def _plain_bullet(text: str) -> bool:
