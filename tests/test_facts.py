@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -260,3 +261,49 @@ def test_many_edits_and_sections_shift_in_linear_time() -> None:
     assert len(apply_edits(text, edits).lines) == 200_000
     assert shift_sections(sections, edits)[-1] == facts.Section("S999", 199_800, 199_802)
     assert time.process_time() - started < 1.0
+
+
+_CONFLICT = re.compile(r"^(<{7}|\|{7}|>{7})(?: |$)|^={7}$")
+
+
+def _markers(text: str) -> list[int]:
+    """The lines the conflict check reports, by its pattern alone (a bare ``=======`` only
+    inside a conflict), line by line."""
+    found, inside = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        if _CONFLICT.match(line) and (line[:7] != "=======" or inside):
+            inside = line[:7] != ">>>>>>>"
+            found.append(number)
+    return found
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<<<<<<< ours",
+                "=======",
+                "||||||| base",
+                ">>>>>>> theirs",
+                "<<<<<<",
+                "a =======",
+                "========",
+                "<<<<<<<",
+                "text",
+                "",
+                "- <<<<<<< x",
+            ]
+        ),
+        max_size=8,
+    ).map("\n".join)
+)
+def test_conflict_markers_are_the_lines_the_pattern_matches(text: str) -> None:
+    assert [p.line for p in facts.conflict_markers("m.md", text)] == _markers(text)
+
+
+@given(st.text(" |:idtermfoIDTFx-\u0130\u00a0", max_size=40))
+@example(" ID : a | id: b | Tier: core | from: | FROM: x ")
+def test_the_fields_read_without_checks_are_the_parsed_fields(body: str) -> None:
+    keys = ("id", "tier", "from")
+    parsed = dict(footer.parse_fields(body)[0])
+    assert footer.fields_of(body, keys) == {key: parsed[key] for key in keys if key in parsed}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -14,11 +15,13 @@ from hypothesis import strategies as st
 from agent_memory.commands.recall import build_index, read_index, recall
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
+from agent_memory.parse import facts, scan_written
 from agent_memory.parse.facts import Document, parse
-from agent_memory.parse.footer import FOOTER, TIERS
+from agent_memory.parse.footer import FOOTER, TIERS, without_footers
 from agent_memory.shell.memo import RACY_NS, FileMemo
 from agent_memory.shell.repo import Repo
 from conftest import build_tree
+from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
 
@@ -51,7 +54,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
                 k1, b = searching.K1, searching.B
                 score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         if score > 0:
-            scored.append(searching._with_score(hit, round(score, 6)))
+            scored.append(hit._replace(score=round(score, 6)))
     rank = {tier: i for i, tier in enumerate(TIERS)}
     scored.sort(key=lambda h: (-h.score, rank.get(h.tier, len(rank)), h.id))
     return scored[:limit]
@@ -85,6 +88,37 @@ def test_the_index_ranks_exactly_as_plain_bm25(
 ) -> None:
     docs = [_document(f"d{i}.md", facts, 100 * i) for i, facts in enumerate(documents)]
     assert searching.recall(query, docs, limit) == plain_recall(query, docs, limit)
+
+
+@given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\u212a\u0130\u00e9\u0663"))
+def test_words_are_the_runs_of_a_z_and_0_9_in_the_lowered_text(text: str) -> None:
+    assert searching.words(text) == re.findall("[a-z0-9]+", text.lower())
+
+
+_LINES = [
+    "- A fact",
+    "- A fact <!-- id: on-the-bullet | tier: core --> and after",
+    "  <!-- id: a | tier: core -->",
+    "  <!-- id: unclosed | tier: core",
+    "  <!-- a note -->",
+    "  <!-- id: c --> and <!-- id: d -->",
+    "  <!-- id: e --> trailing",
+    "  `<!-- id: shown -->`",
+    "  more text",
+    "  ```",
+    "```",
+    "",
+    "## Facts",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=10), st.sampled_from(["\n", "\r\n"]))
+def test_a_facts_text_is_its_lines_without_footers(lines: list[str], newline: str) -> None:
+    doc = parse("m.md", newline.join(["## Facts", *lines, ""]).encode())
+    for fact in doc.facts:
+        body = "".join(doc.text.lines[fact.start : fact.end])
+        assert searching.text(doc.text.lines, fact) == without_footers(body)
 
 
 def _archive(n: int, word: str) -> str:
@@ -158,3 +192,61 @@ def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: P
     os.mkfifo(root / "other.md")
     with pytest.raises(AgentMemoryError, match="not a regular file"):
         Repo(root).read_keyed("other.md")
+
+
+def _seen(ix: searching.Index) -> tuple[object, ...]:
+    """All a search can read of an index."""
+    terms = {term for entry in range(len(ix)) for term in ix._terms[entry]}
+    postings = {term: ix.postings(term) for term in sorted(terms)}
+    return [ix.hit(entry, 0.0) for entry in range(len(ix))], ix.lengths, ix.words, postings
+
+
+# Facts of a file in the review's shape, their footers written by hand, and the lines around
+# them that make a reader of such files give up or read them otherwise.
+_BULLETS = ["- A plain fact", "- [x] Done **bold**", "- **B** and more", "- Fact <!-- id: h -->"]
+_FOOTERS = [
+    "  <!-- id: a-1 | tier: core | from: Old Section -->",
+    "  <!-- id: j | created: 2026-01-05 | last_used: 2026-01-09 | uses: 2 | tier: active"
+    " | see: a-1, b -->",
+    "  <!-- id: b | Tier: active | tier: core | FROM:  x y -->",
+    "  <!-- ID: c | tier: core -->",  # no footer: the finder looks for a lower-case id
+    "  <!-- id: d | from: -->",
+    "  <!-- note: no id -->",
+    "  <!-- --> | id: e -->",  # the comment ends before the id
+    "  <!-- id: f --> <!-- id: g -->",
+    "  <!-- tier: core | id: h-->",
+    "  <!-->",
+]
+_AROUND = ["", "## Facts", "## Project State", "# Archive", "  <!-- id: i -->", "text", "```"]
+_blocks = st.one_of(
+    st.tuples(st.sampled_from(_BULLETS), st.sampled_from(_FOOTERS)).map(list),
+    st.sampled_from(_BULLETS).map(lambda bullet: [bullet]),
+    st.sampled_from(_AROUND).map(lambda line: [line]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        documents(odd=True),
+        st.lists(_blocks, max_size=8).map(lambda blocks: [ln for block in blocks for ln in block]),
+    ),
+    st.booleans(),
+)
+def test_a_file_read_for_its_index_is_indexed_as_parsed(lines: list[str], end: bool) -> None:
+    data = ("\n".join(["## Facts", *lines]) + ("\n" if end else "")).encode()
+    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))
+
+
+def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
+    data = b"## Facts\n- A fact\n  <!-- id: a -->\n" + b"\n" * facts.MAX_DOCUMENT_LINES
+    with pytest.raises(AgentMemoryError, match="lines"):
+        parse("m.md", data)
+    with pytest.raises(AgentMemoryError, match="lines"):
+        searching.read("m.md", data)
+
+
+def test_an_archive_as_the_review_writes_it_is_read_not_parsed() -> None:
+    data = _archive(30, "cats").encode()
+    assert scan_written.cited(data) is not None
+    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))

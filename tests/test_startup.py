@@ -2,7 +2,8 @@
 
 Their speed is measured in benchmarks/; what is checked here, on every run, is the cause of the
 slow-downs found there: a library loaded for nothing (OpenSSL through hashlib is 5 ms, packaging
-4 ms, json 3 ms, markdown-it and ruamel.yaml more) on a path that never uses it.
+4 ms, json 3 ms, markdown-it and ruamel.yaml more, dataclasses brings inspect, shutil brings bz2
+and lzma, tempfile its random source) on a path that never uses it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import pytest
 from conftest import PROJECT
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
-HEAVY = {"hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib", "json"}
+HEAVY = {
+    *("hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib", "json"),
+    *("dataclasses", "inspect", "shutil", "tempfile", "click"),
+}
 # Runs the command in-process, then names every top-level module the run loaded.
 _PROBE = """
 import sys
@@ -38,7 +42,9 @@ print(" ".join(sorted({name.split(".")[0] for name in sys.modules})), file=sys.s
         (["review", "--if-due"], set()),
         (["explain", "outbox-writes"], set()),
         (["status"], set()),
-        (["fact", "add", "A new fact", "--today", "2026-06-01"], {"json"}),  # the journal's
+        (["recall", "outbox"], set()),
+        # the journal's format, the temporary files it writes and the folder it removes
+        (["fact", "add", "A new fact", "--today", "2026-06-01"], {"json", "tempfile", "shutil"}),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )
@@ -56,3 +62,21 @@ def test_daily_commands_load_no_library_they_do_not_use(
     assert ran.returncode == 0, ran.stderr
     loaded = set(ran.stderr.splitlines()[-1].split())
     assert loaded & (HEAVY - allowed) == set()
+
+
+def test_status_reads_a_stamp_without_packaging(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    (repo / ".agent").mkdir()
+    (repo / ".agent/version.md").write_text(
+        "# agent-memory install manifest\n- version: 5.0.0\n- vendors: none\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", _PROBE, "status", str(repo)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "installed 5.0.0" in ran.stdout
+    assert "packaging" not in ran.stderr.splitlines()[-1].split()

@@ -75,7 +75,7 @@ def _aborted() -> NoReturn:
 def _echo(text: str, stream: TextIO) -> None:
     """What click.echo does with text: terminal escapes are removed from output that does not
     go to a terminal (the test of this module holds it to click's own)."""
-    if text and not stream.isatty():
+    if "\033" in text and not stream.isatty():  # an escape starts with one; else no compiling
         text = _ANSI.sub("", text)
     stream.write(text)
     stream.flush()

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
 
 from .. import resources
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
-from ..parse import facts
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -23,7 +21,7 @@ def read_index(repo: Repo, rel: str) -> searching.Index | None:
 
 
 def build_index(rel: str, raw: bytes) -> searching.Index:
-    return searching.index(facts.parse(rel, raw))
+    return searching.read(rel, raw)
 
 
 def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
@@ -36,7 +34,7 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
     summary = {
         "query": query,
-        "hits": [asdict(h) | {"related": [r.id for r in near.get(h.id, ())]} for h in hits],
+        "hits": [h._asdict() | {"related": [r.id for r in near.get(h.id, ())]} for h in hits],
     }
     outcome = "found" if hits else "not found"
     report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)

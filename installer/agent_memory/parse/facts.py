@@ -91,6 +91,8 @@ def id_clashes(docs: Iterable[Document]) -> Iterator[tuple[Document, Fact, str]]
 
 def conflict_markers(path: str, text: str) -> list[Problem]:
     """Leftover merge-conflict markers; a bare ``=======`` counts only inside a conflict."""
+    if not any(mark * 7 in text for mark in "<|>"):  # no conflict opens: no pattern to compile
+        return []
     found = []
     inside = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -142,9 +144,8 @@ def parse(path: str, data: bytes, section: str | None = None) -> Document:
 
 def fact_count(path: str, data: bytes) -> int:
     """``len(parse(path, data).facts)``; a file in the review's shape is counted, not parsed."""
-    text = decode(path, data)
-    found = scan_written.count(text.body) if len(text.lines) <= MAX_DOCUMENT_LINES else None
-    return len(parse_text(path, text).facts) if found is None else found
+    found = scan_written.count(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
+    return len(parse(path, data).facts) if found is None else found
 
 
 def parse_text(path: str, text: Text, section: str | None = None) -> Document:

@@ -6,7 +6,7 @@ the canonical order, unknown fields after the known ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from .. import patterns
@@ -88,6 +88,11 @@ def find(line: str) -> Found | None:
     return None
 
 
+def names_an_id(body: str) -> bool:
+    """Whether a comment's body makes it a footer (``find``)."""
+    return _ID_KEY.search(body) is not None
+
+
 def without_footers(text: str) -> str:
     """``text`` with each footer replaced by a space (``FOOTER.sub(" ", text)``, linear)."""
     lines = text.split("\n")
@@ -145,6 +150,17 @@ def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
     found = tuple(fields.items())
     problems.extend(validate(found))
     return found, problems
+
+
+def fields_of(body: str, keys: Collection[str]) -> dict[str, str]:
+    """The values of ``keys`` in ``parse_fields(body)``, without its checks."""
+    found: dict[str, str] = {}
+    for segment in body.split("|"):
+        key, colon, value = segment.partition(":")
+        key = key.strip().lower()
+        if colon and key in keys and key not in found:
+            found[key] = value.strip()
+    return found
 
 
 def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:

@@ -44,11 +44,12 @@ def sorted_logs(listed: Iterable[str]) -> list[str]:
 
 
 class LogNames:
-    __slots__ = ("_listed", "_logs")
+    __slots__ = ("_later", "_listed", "_logs")
 
     def __init__(self, listed: Iterable[str]) -> None:
         self._listed = tuple(listed)  # in the file system's order
         self._logs: tuple[str, ...] | None = None
+        self._later: tuple[str, list[str]] | None = None  # a name, the names sorting after it
 
     @property
     def logs(self) -> tuple[str, ...]:
@@ -76,7 +77,7 @@ class LogNames:
         """The logs sorting after ``name``, in order, each name compared once."""
         if self._logs is not None:
             return self._logs[bisect.bisect_right(self._logs, name) :]
-        return tuple(sorted(n for n in self._listed if n > name and SESSION_NAME.match(n)))
+        return tuple(filter(SESSION_NAME.match, sorted(self._after(name))))
 
     def beyond(self, name: str, read: int) -> int:
         """How many more logs sort at or before ``name`` than ``read`` (0 when not more).
@@ -84,6 +85,16 @@ class LogNames:
         Every log name starts with a digit, so the names from "0" to ``name`` bound the count
         from above; only when that bound exceeds ``read`` are the names matched one by one.
         """
-        if self._logs is None and sum(1 for n in self._listed if "0" <= n <= name) <= read:
-            return 0
+        if self._logs is None:
+            below = sum(map("0".__gt__, self._listed))  # dot-files and the like
+            bound = len(self._listed) - len(self._after(name)) - below if name >= "0" else 0
+            if bound <= read:
+                return 0
         return max(0, bisect.bisect_right(self.logs, name) - read)
+
+    def _after(self, name: str) -> list[str]:
+        """The names sorting after ``name``, in C (the session-start commands ask about one
+        name twice: the last review's mark)."""
+        if self._later is None or self._later[0] != name:
+            self._later = (name, list(filter(name.__lt__, self._listed)))
+        return self._later[1]

@@ -7,18 +7,21 @@ and, under it, a footer of known fields in canonical order. One regular expressi
 lines; ``scan`` answers for a file made of nothing else (None for any other file, which the
 general parser reads), and a property test holds its answer to the general parser's.
 
-``count`` answers less, for less: only how many facts such a file holds (``status`` shows the
-archive's count), without the expression (about 60M instructions for 1,000 facts; the count
-costs 2M).
+The expression checks every field of every footer (about 60M instructions for 1,000 facts).
+Two readers ask less of such a file, for less, without it: ``count``, how many facts it holds
+(``status`` shows the archive's count; 4M), and ``cited``, each fact's bullet and footer as
+``recall`` indexes them (its fields are read, not checked). Each is held by a property test to
+the general parser's answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
 
 from .. import patterns
 from .dates import parse_date
-from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields, validate
+from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields, names_an_id, validate
 
 # A bullet's text starts with a letter (or bold) and holds no "<", ">" or "`": nothing in it can
 # open a block, a comment or a code span, or end the line's meaning early.
@@ -101,41 +104,92 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
     return (headings, items) if position == len(body) else None
 
 
-def count(body: str) -> int | None:
-    """How many facts the general parser finds in ``body``, or None unless every line is a
-    ``#`` or ``##`` heading, a blank line, a bullet of plain text (as above, "- " and a letter)
-    or a comment on one line indented by two (``  <!--…-->``, a footer or not). Then the facts
-    are the bullets under an h2 other than Project State, whatever the comments say."""
+def count(data: bytes) -> int | None:
+    """How many facts the general parser finds in a file, or None unless it is UTF-8 text
+    whose every line is a ``#`` or ``##`` heading, a blank line, a bullet of plain text (as
+    above, "- " and a letter) or a comment on one line indented by two (``  <!--…-->``, a
+    footer or not). Then the facts are the bullets under an h2 other than Project State,
+    whatever the comments and the rest of the lines say: blocks open at the start of a line."""
+    lines = _lines(data)
+    found = _items(lines) if lines is not None else None
+    return len(found) if found is not None else None
+
+
+# (section, the bullet's line index, the bullet, its text, its footer's body or None)
+Cited = tuple[str, int, str, str, str | None]
+
+
+def cited(data: bytes) -> list[Cited] | None:
+    """What a reader of facts' ids and words needs of a file ``count`` answers for, when each
+    fact is its bullet alone or with one comment right under it (its footer when the comment
+    names an id) and no bullet holds a comment; else None."""
+    lines = _lines(data)
+    found = _items(lines) if lines is not None else None
+    if lines is None or found is None:
+        return None
+    facts: list[Cited] = []
+    for section, start, end in found:
+        bullet = lines[start]
+        comment = lines[start + 1] if end == start + 2 else ""
+        if end > start + 2 or "<!--" in bullet or comment.count("-->") > 1:
+            return None  # lines or comments among which the parser finds the footer: its turn
+        body = comment[6:-3] if comment and names_an_id(comment[6:-3]) else None
+        text = bullet[6:] if bullet[2:6] in _TASKS else bullet[2:]
+        facts.append((section, start, bullet, text.strip(), body))
+    return facts
+
+
+_TASKS = ("[ ] ", "[x] ", "[X] ")
+
+
+def _lines(data: bytes) -> list[str] | None:
+    """The lines of a file (without their ends), or None unless it is UTF-8 text whose lines
+    end with LF, the last too."""
+    try:
+        body = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
     if not body.endswith("\n") or "\r" in body or "\0" in body:
         return None
-    found = 0
-    counting = False
-    for line in body[:-1].split("\n"):
-        if line.startswith("- "):
+    return body[:-1].split("\n")
+
+
+def _items(lines: Sequence[str]) -> list[tuple[str, int, int]] | None:
+    """Each fact's section, bullet line and the line after its last comment line, or None
+    unless every line is of a kind ``count`` reads."""
+    found: list[tuple[str, int]] = []
+    ends: list[int] = []
+    title: str | None = None  # the section bullets are facts of; None: none here
+    open_item = False  # whether the last bullet was a fact
+    for index, line in enumerate(lines):
+        if line[:2] == "- ":
             if not _plain_bullet(line[2:]):
                 return None
-            found += counting
-        elif line.startswith("  <!--"):
-            if not line.endswith("-->") or _marks(line[6:-3]):
+            open_item = title is not None
+            if title is not None:
+                found.append((title, index))
+                ends.append(index + 1)
+        elif line[:6] == "  <!--":
+            if line[-3:] != "-->":  # else an HTML block could run on over the lines below
                 return None
+            if open_item:
+                ends[-1] = index + 1
         elif line:
-            level = 1 if line.startswith("# ") else 2 if line.startswith("## ") else 0
-            title = line[level + 1 :]
-            if not level or title != title.strip() or "#" in title or _marks(title):
+            level = 1 if line[:2] == "# " else 2 if line[:3] == "## " else 0
+            heading = line[level + 1 :]
+            if not level or heading != heading.strip() or "#" in heading:
                 return None
-            counting = level == 2 and title.lower() != PROJECT_STATE
-    return found
+            title = heading if level == 2 and heading.lower() != PROJECT_STATE else None
+            open_item = False
+    return [(section, start, end) for (section, start), end in zip(found, ends, strict=True)]
 
 
 def _plain_bullet(text: str) -> bool:
     """A bullet's text that opens nothing (``_TEXT``, after an optional task box)."""
-    if text[:1] == "[" and text[1:2] in (" ", "x", "X") and text[2:4] == "] ":
+    if text[:1].isalpha():
+        return True
+    if text[:4] in _TASKS:
         text = text[4:]
     if text.startswith("**"):
         text = text[2:]
-    return text[:1].isalpha() and not _marks(text)
-
-
-def _marks(text: str) -> bool:
-    """Whether ``text`` holds a character that can open or close HTML or code."""
-    return "<" in text or ">" in text or "`" in text
+    return text[:1].isalpha()

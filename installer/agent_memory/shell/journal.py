@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,7 +74,7 @@ class Journal:
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
         self.step()
-        shutil.rmtree(self.path)
+        _remove_tree(self.path)
 
     def _commit(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         """The journal, made durable: one file, one fsync, renamed into place."""
@@ -105,7 +104,7 @@ class Journal:
         """Drop a journal that never committed (nothing was written to the repo yet)."""
         with contextlib.suppress(OSError):
             if not (self.path / _ENTRIES).exists():
-                shutil.rmtree(self.path)
+                _remove_tree(self.path)
 
     def roll_back(self) -> None:
         """Restore every original the journal holds, newest write first, then drop it."""
@@ -233,3 +232,10 @@ def _missing_dirs(root: Path, target: Path) -> list[str]:
         missing.append(parent.relative_to(root).as_posix())
         parent = parent.parent
     return missing
+
+
+def _remove_tree(path: Path) -> None:
+    """Delete a journal's folder and all it holds."""
+    import shutil  # 6M instructions (it loads bz2 and lzma): paid only by a run that writes
+
+    shutil.rmtree(path)

@@ -10,23 +10,22 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
-from ... import patterns
-from ...parse.facts import Document
-from ...parse.footer import TIERS, listed, without_footers
+from ...parse import facts, scan_written
+from ...parse.facts import MAX_DOCUMENT_LINES, Document, Fact
+from ...parse.footer import TIERS, fields_of, listed, without_footers
 from ..facts.relations import related_ids
 
-_WORD = patterns.compile(r"[a-z0-9]+")
+# Every byte but those of a-z and 0-9 made a space: the words of UTF-8 text split out in C.
+_SPACES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32 for b in range(256))
 K1 = 1.2
 B = 0.75
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     id: str
     tier: str
     path: str
@@ -38,55 +37,130 @@ class Hit:
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    """The runs of a-z and 0-9 in the lowered text: ``re.findall("[a-z0-9]+", text.lower())``
+    (a property test holds it there), split out in C: no byte of another character is one of
+    theirs."""
+    lowered = text.lower().encode("utf-8", "surrogatepass")
+    return lowered.translate(_SPACES).decode("ascii").split()
 
 
-@dataclass(frozen=True, slots=True)
+# What a search reads of a fact: id, tier, section, line, first line, words, related ids
+Cited = tuple[str, str, str, int, str, list[str], tuple[str, ...]]
+_READ = ("id", "tier", "from", "see")  # the footer's fields a search reads
+
+
 class Index:
-    """One document's facts ready for searching: what BM25 needs, counted once.
+    """One document's facts ready for searching: each fact's words, read once.
 
     Indexes of several documents are searched together (``search``), so a caller may keep the
-    index of a file that has not changed (the MCP server does) and the result is the same.
+    index of a file that has not changed (the MCP server does) and the result is the same. A
+    word's postings and BM25's length terms are worked out when a search first asks for them,
+    and kept: a command asks for a few words, a kept index is asked again. A hit is built only
+    for a fact listed.
     """
 
-    hits: tuple[Hit, ...]  # each fact's hit, score 0
-    lengths: tuple[int, ...]  # words per fact
-    words: int  # words in all facts
-    postings: Mapping[str, tuple[tuple[int, int], ...]]  # word -> (fact, occurrences) pairs
-    # BM25's length term of each fact for the last average length searched with: the same as
-    # long as no memory file changes, so a kept index computes it once, not once per query.
-    norms: dict[float, list[float]] = field(default_factory=dict, compare=False)
+    __slots__ = (
+        "_firsts",
+        "_lines",
+        "_norms",
+        "_postings",
+        "_sections",
+        "_terms",
+        "ids",
+        "lengths",
+        "path",
+        "sees",
+        "tiers",
+        "words",
+    )
+
+    def __init__(self, path: str, cited: Sequence[Cited]) -> None:
+        self.path = path
+        columns = tuple(zip(*cited, strict=True)) or ((),) * 7
+        self.ids, self.tiers, self._sections, self._lines, self._firsts, self._terms = columns[:6]
+        self.sees: tuple[tuple[str, ...], ...] = columns[6]
+        self.lengths = [len(found) for found in self._terms]
+        self.words = sum(self.lengths)
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._norms: dict[float, list[float]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(fact, occurrences) for each fact whose words hold ``term``."""
+        found = self._postings.get(term)
+        if found is None:
+            found = self._postings[term] = [
+                (entry, terms.count(term))
+                for entry, terms in enumerate(self._terms)
+                if term in terms
+            ]
+        return found
 
     def norms_for(self, average: float) -> list[float]:
-        found = self.norms.get(average)
+        """BM25's length term of each fact, for the last average length searched with (the same
+        as long as no memory file changes)."""
+        found = self._norms.get(average)
         if found is None:
-            self.norms.clear()
-            found = self.norms[average] = [
+            self._norms.clear()
+            found = self._norms[average] = [
                 K1 * (1 - B + B * length / average) for length in self.lengths
             ]
         return found
 
+    def hit(self, entry: int, score: float) -> Hit:
+        tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
+        first, see = self._firsts[entry], self.sees[entry]
+        return Hit(self.ids[entry], tier, self.path, line, section, first, score, see)
+
 
 def index(doc: Document) -> Index:
     """The index of a document's facts; facts without an id cannot be cited: skipped."""
-    hits: list[Hit] = []
-    lengths: list[int] = []
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for fact in doc.facts:
-        if fact.id is None:
-            continue
-        body = "".join(doc.text.lines[fact.start : fact.end])
-        text = without_footers(body)
-        section = fact.field("from") or fact.section
-        terms = Counter(words(f"{text} {fact.id} {section}"))
-        tier = fact.field("tier") or "working"
-        for term, count in terms.items():
-            postings.setdefault(term, []).append((len(hits), count))
-        see = listed(fact.field("see"))
-        hits.append(Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0, see))
-        lengths.append(sum(terms.values()))
-    frozen = {term: tuple(pairs) for term, pairs in postings.items()}
-    return Index(tuple(hits), tuple(lengths), sum(lengths), MappingProxyType(frozen))
+    lines = doc.text.lines
+    return Index(doc.path, [_cite(lines, fact) for fact in doc.facts if fact.id is not None])
+
+
+def _cite(lines: Sequence[str], fact: Fact) -> Cited:
+    fields = dict(fact.fields)
+    fact_id, section = fact.id or "", fields.get("from") or fact.section  # from: before the archive
+    found = words(f"{text(lines, fact)} {fact_id} {section}")
+    tier, see = fields.get("tier") or "working", listed(fields.get("see"))
+    return fact_id, tier, section, fact.line, fact.first_line, found, see
+
+
+def read(path: str, data: bytes) -> Index:
+    """The index of a memory file. One in the review's shape is read for what a search needs
+    (``scan_written.cited``: 53M instructions for 1,000 facts, where parsing and indexing them
+    cost 93M); any other is parsed. A property test holds both ways to the same index."""
+    found = scan_written.cited(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
+    if found is None:
+        return index(facts.parse(path, data))
+    cited: list[Cited] = []
+    for section, start, bullet, first, body in found:
+        fields = fields_of(body, _READ) if body is not None else {}
+        fact_id = fields.get("id")
+        if fact_id is not None:
+            where = fields.get("from") or section
+            found_words = words(f"{bullet} {fact_id} {where}")  # its footer holds no other word
+            tier = fields.get("tier") or "working"
+            see = listed(fields.get("see"))
+            cited.append((fact_id, tier, where, start + 2, first, found_words, see))
+    return Index(path, cited)
+
+
+def text(lines: Sequence[str], fact: Fact) -> str:
+    """The fact's lines without its footers (``without_footers``). When the one comment in them
+    is its footer, that is cut where the parser found it: stripping every line costs 25K
+    instructions a fact."""
+    body = "".join(lines[fact.start : fact.end])
+    if fact.footer_line is None or body.count("<!--") != 1:
+        return without_footers(body)
+    start, end = fact.footer_span
+    if lines[fact.footer_line][end - 3 : end] != "-->":  # unclosed: it runs to the line's end
+        return without_footers(body)
+    offset = sum(map(len, lines[fact.start : fact.footer_line]))
+    return f"{body[: offset + start]} {body[offset + end :]}"
 
 
 def recall(query: str, docs: Iterable[Document], limit: int) -> list[Hit]:
@@ -97,20 +171,20 @@ def recall(query: str, docs: Iterable[Document], limit: int) -> list[Hit]:
 def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
     """The best ``limit`` facts for ``query``: highest score, then tier (core first), then id."""
     wanted = list(dict.fromkeys(words(query)))
-    total = sum(len(ix.hits) for ix in indexes)
+    total = sum(len(ix) for ix in indexes)
     if not total or not wanted:
         return []
     average = sum(ix.words for ix in indexes) / total
-    accumulated = [[0.0] * len(ix.hits) for ix in indexes]
+    accumulated = [[0.0] * len(ix) for ix in indexes]
     saturation = K1 + 1
     for term in wanted:
-        frequency = sum(len(ix.postings.get(term, ())) for ix in indexes)
+        frequency = sum(len(ix.postings(term)) for ix in indexes)
         if not frequency:
             continue
         idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         for scores, ix in zip(accumulated, indexes, strict=True):
             norms = ix.norms_for(average)
-            for entry, tf in ix.postings.get(term, ()):
+            for entry, tf in ix.postings(term):
                 scores[entry] += idf * tf * saturation / (tf + norms[entry])
     best = heapq.nlargest(limit, itertools.chain.from_iterable(accumulated))
     if not best or best[0] <= 0:
@@ -121,26 +195,25 @@ def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
     rank = {tier: i for i, tier in enumerate(TIERS)}
     ranked = []
     for k, scores in enumerate(accumulated):
+        tiers, ids = indexes[k].tiers, indexes[k].ids
         for entry in [e for e, score in enumerate(scores) if score > floor]:
-            hit = indexes[k].hits[entry]
-            key = -round(scores[entry], 6), rank.get(hit.tier, len(rank)), hit.id, k, entry
+            key = -round(scores[entry], 6), rank.get(tiers[entry], len(rank)), ids[entry], k, entry
             ranked.append(key)
     ranked.sort()  # ties in all three keys: document order, as the facts are read
-    return [_with_score(indexes[k].hits[entry], -neg) for neg, _, _, k, entry in ranked[:limit]]
-
-
-def _with_score(hit: Hit, score: float) -> Hit:
-    return Hit(hit.id, hit.tier, hit.path, hit.line, hit.section, hit.first_line, score, hit.see)
+    return [indexes[k].hit(entry, -neg) for neg, _, _, k, entry in ranked[:limit]]
 
 
 def related(hits: Sequence[Hit], indexes: Sequence[Index]) -> dict[str, list[Hit]]:
     """Each hit's related facts (those it sees, then those seeing it): shown beside it, which
-    is not a use."""
-    every = {h.id: h for ix in indexes for h in ix.hits}
-    sees = {h.id: h.see for h in every.values() if h.see}
+    is not a use. Only the facts named are built as hits."""
+    sees = {ix.ids[e]: see for ix in indexes for e, see in enumerate(ix.sees) if see}
     if not sees:
         return {}
-    return {h.id: [every[i] for i in related_ids(h.id, sees) if i in every] for h in hits}
+    place = {fact_id: (ix, e) for ix in indexes for e, fact_id in enumerate(ix.ids)}
+    return {
+        h.id: [place[i][0].hit(place[i][1], 0.0) for i in related_ids(h.id, sees) if i in place]
+        for h in hits
+    }
 
 
 def lines(
