@@ -22,16 +22,18 @@ HEAVY = {
     *("hashlib", "packaging", "ruamel", "markdown_it", "subprocess", "difflib", "json"),
     *("dataclasses", "inspect", "shutil", "tempfile", "click"),
 }
-# Runs the command in-process, then names every top-level module the run loaded.
+# Runs the command in-process, then names every top-level module the run loaded. What the
+# interpreter loaded before (a site-packages .pth file may load shutil and tempfile) is not ours.
 _PROBE = """
 import sys
+before = {name.split(".")[0] for name in sys.modules}
 from agent_memory.cli import entry
 sys.argv = ["agent-memory", *sys.argv[1:]]
 try:
     entry()
 except SystemExit:
     pass
-print(" ".join(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
+print(" ".join(sorted({name.split(".")[0] for name in sys.modules} - before)), file=sys.stderr)
 """
 
 
