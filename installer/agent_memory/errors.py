@@ -8,7 +8,8 @@ one line it formats and exits 1.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+
+from .records import NamedTuple
 
 
 class Problem(NamedTuple):

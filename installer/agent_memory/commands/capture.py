@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from .. import resources
 from ..core.agents import capture as capturing
@@ -21,6 +21,7 @@ from ..parse import facts, hookinput, transcripts
 from ..parse.facts import Document
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import moment, one_line
+from ..records import NamedTuple
 from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from .. import resources
 from ..core.facts import footers
@@ -33,6 +32,7 @@ from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.memory import Memory
 from ..parse.text import Text
+from ..records import NamedTuple
 from ..shell.load import load
 from ..shell.logs import references, unread
 from ..shell.repo import Repo

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import NamedTuple
 
 from .. import resources
 from ..core.facts.add import add_fact
@@ -12,6 +11,7 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.footer import ids_in
+from ..records import NamedTuple
 from ..shell.load import archive_files, extra_files, newest_log
 from ..shell.repo import Repo
 from .cite import cited

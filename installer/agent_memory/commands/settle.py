@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
 
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
@@ -17,6 +16,7 @@ from ..layout import SESSIONS_DIR
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
+from ..records import NamedTuple
 from ..shell.discovery import search
 from ..shell.load import load
 from ..shell.repo import Repo

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 
 class Outcome(str, Enum):

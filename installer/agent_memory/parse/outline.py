@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .. import patterns
+from ..records import NamedTuple
 from .text import strip_eol
 
 if TYPE_CHECKING:

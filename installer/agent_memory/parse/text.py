@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..errors import InputError
+from ..records import NamedTuple
 
 BOM = "\ufeff"
 

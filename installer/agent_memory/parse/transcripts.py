@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from .. import patterns
+from ..records import NamedTuple
 from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..errors import AgentMemoryError
+from ..records import NamedTuple
 
 if TYPE_CHECKING:
     import subprocess

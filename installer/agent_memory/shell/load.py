@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core.review.archive import QUARTER_FILE
 from ..errors import Problem
 from ..layout import (
@@ -19,6 +17,7 @@ from ..parse import facts, policy
 from ..parse.lognames import LogNames
 from ..parse.memory import Memory
 from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
+from ..records import NamedTuple
 from .repo import Repo
 
 

@@ -20,7 +20,6 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
 
 from ... import patterns
 from ...parse.facts import Document
@@ -29,6 +28,7 @@ from ...parse.newlog import log_name as make_log_name
 from ...parse.sessions import read_refs
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
 from ...parse.untrusted import moment, one_line
+from ...records import NamedTuple
 from ..checks.secrets import redact
 
 # Bytes that can be part of a token stay; every other byte becomes a space.

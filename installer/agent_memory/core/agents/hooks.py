@@ -17,9 +17,10 @@ import itertools
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from ... import patterns
+from ...records import NamedTuple
 from . import jsontext
 from .jsontext import Doc, Node
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -22,6 +21,7 @@ from ...errors import InputError, RefusedError
 from ...layout import DISABLE_FOLDER, MANIFEST
 from ...parse import manifest
 from ...parse.dates import parse_date
+from ...records import NamedTuple
 from ..plan import FileEdit, Outcome, Plan
 from .bootstrap import check_vendors
 from .disable import plan_disable

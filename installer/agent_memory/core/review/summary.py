@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+
+from ...records import NamedTuple
 
 
 class Summary(NamedTuple):

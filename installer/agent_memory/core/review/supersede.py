@@ -9,7 +9,8 @@ incremental one, over footers that already carry the earlier pairs) gives the sa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Set
-from typing import NamedTuple
+
+from ...records import NamedTuple
 
 SUPERSEDED = "superseded"
 BY = "superseded-by"
