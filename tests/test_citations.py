@@ -265,3 +265,22 @@ def test_what_one_run_reads_of_cited_files_is_bounded(
     assert found["src/a.py"] == b"a" * 60
     assert isinstance(found["src/b.py"], cited.Skipped) and "MiB" in found["src/b.py"].reason
     assert found["src/gone.py"] is None
+
+
+def test_an_archived_fact_relating_to_a_live_one_is_shown_beside_it(repo: Path) -> None:
+    # explain and fact show parse only the archive files that name the fact as a whole id.
+    archived = (
+        "# Archive 2026-Q1\n\n## Facts\n"
+        "- The old loader read in chunks.\n"
+        "  <!-- id: chunked-read | created: 2026-01-01 | last_used: 2026-01-02 | uses: 1"
+        " | tier: archived | see: read-whole | from: Key Decisions | archived: 2026-03-01 -->\n"
+        "- A near id, related to nothing.\n"
+        "  <!-- id: read-whole-2 | created: 2026-01-01 | last_used: 2026-01-02 | uses: 1"
+        " | tier: archived | see: read-whole.v2 | from: Key Decisions | archived: 2026-03-01 -->\n"
+    )
+    build_tree(repo, {"memory/archive/2026-Q1.md": archived})
+    for command in (["explain", "read-whole"], ["fact", "show", "read-whole"]):
+        code, out, _ = am(repo, *command)
+        assert code == 0
+        assert "related: chunked-read  [archived]  memory/archive/2026-Q1.md:5" in out
+        assert "read-whole-2" not in out

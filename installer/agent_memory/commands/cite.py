@@ -20,6 +20,7 @@ from ..errors import AgentMemoryError
 from ..parse.cites import Citation, Skipped, cite, parse_place
 from ..parse.text import strip_eol
 from ..shell.cited import work_tree
+from ..shell.load import with_related
 from ..shell.repo import Repo
 from .curate import finish, index_of, memory_read
 from .report import Report, Result
@@ -30,7 +31,7 @@ _TOP = "paths are relative to the repo's top, as `git ls-files` shows them"
 
 def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Result:
     """Cite ``FILE[:A-B]`` as it is in the work tree now."""
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     citation = cite_now(repo, place_text)
     same = {c.path for c in footers.cited(place)} & {citation.path}
@@ -66,7 +67,7 @@ def cite_now(repo: Repo, place_text: str) -> Citation:
 def fact_recite(repo: Repo, fact_id: str, options: Options) -> Result:
     """Citations whose block moved follow it; any other stale one is refused, naming what to
     do (lines that changed need a person to check the fact)."""
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     cited = footers.cited(place)
     if not cited:
@@ -92,11 +93,11 @@ def fact_recite(repo: Repo, fact_id: str, options: Options) -> Result:
 
 def fact_show(repo: Repo, fact_id: str) -> Result:
     """The fact as written (footer included), where it lives, its citations, its relations."""
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     cited = footers.cited(place)
     found = statuses(place.fact, work_tree(repo, {c.path for c in cited})) if cited else []
-    near = related(memory.documents, fact_id)
+    near = related(with_related(repo, memory.documents, fact_id), fact_id)
     summary = _summary(place, found)
     summary["related"] = [
         {

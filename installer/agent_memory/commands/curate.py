@@ -25,7 +25,6 @@ from ..core.facts.edit import edit_text, moved_back
 from ..core.plan import FileEdit, Plan
 from ..core.review import moves
 from ..core.review.edits import apply_edits
-from ..core.review.inputs import Inputs
 from ..core.review.supersede import BY
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
@@ -33,10 +32,10 @@ from ..parse import facts
 from ..parse.memory import Memory
 from ..parse.text import Text
 from ..records import NamedTuple
-from ..shell.load import load
-from ..shell.logs import references, unread
+from ..shell.load import load, load_archives
 from ..shell.repo import Repo
 from .report import Report, Result
+from .review_inputs import judged
 from .settle import Options, not_enabled, review_date, settle
 
 INDEX_TEMPLATE = "templates/memory/archive/INDEX.md"
@@ -49,10 +48,15 @@ class Successor(NamedTuple):
     id: str | None = None
 
 
-def memory_read(repo: Repo) -> Memory:
-    memory = load(repo)
+def memory_read(repo: Repo, *named: str) -> Memory:
+    """The memory; with ``named``, its archive is parsed only when one of those facts is not
+    live. A command that changes live facts only edits no archive file (INDEX.md follows those),
+    and parsing an archive of 1,000 facts was half of such a command's own work."""
+    memory = load(repo, archives=not named)
     if memory.continuity is None:
         raise not_enabled(repo)
+    if named and not set(named) <= memory.known_ids:
+        return memory._replace(archives=load_archives(repo))
     return memory
 
 
@@ -92,9 +96,11 @@ def footer_command(
     fact_id: str,
     options: Options,
     change: Callable[[Place, Memory], footers.Change],
+    also: Sequence[str] = (),
 ) -> Result:
-    """A command that only rewrites one fact's footer (``change`` may look at the memory)."""
-    memory = memory_read(repo)
+    """A command that only rewrites one fact's footer (``change`` may look at the memory, at the
+    fact itself and at those of ``also``)."""
+    memory = memory_read(repo, fact_id, *also)
     place = locate(memory.documents, fact_id)
     done = change(place, memory)
     edits = rewrite(
@@ -125,36 +131,20 @@ def fact_relate(repo: Repo, fact_id: str, other_id: str, options: Options) -> Re
     def relate(place: Place, memory: Memory) -> footers.Change:
         return footers.relate(place, locate(memory.documents, other_id))
 
-    return footer_command(repo, "relate", fact_id, options, relate)
+    return footer_command(repo, "relate", fact_id, options, relate, (other_id,))
 
 
-def _inputs(repo: Repo, memory: Memory, day: dt.date) -> Inputs:
-    """What the review's rules need to give a fact its tier now: the logs the last review has
-    not read, counted (as ``explain`` does)."""
-    continuity = memory.continuity
-    if continuity is None:  # pragma: no cover - _memory refused it
-        raise not_enabled(repo)
-    return Inputs(
-        continuity=continuity,
-        archives=memory.archives,
-        archive_index=memory.archive_index,
-        index_template=b"",
-        policy=memory.policy,
-        logs=memory.logs,
-        refs=references(repo, unread(continuity, memory.sessions)),
-        full=False,
-        today=day,
-        threads=memory.threads,
-        vision=memory.vision,
-    )
+def _tier(repo: Repo, memory: Memory, place: Place, day: dt.date, without: list[str]) -> str:
+    """The tier the review's rules give the fact once its footer lacks ``without``."""
+    return recomputed_tier(judged(repo, memory, place.id, False, day)[1], place, without)
 
 
 def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     tier = place.fields.get("tier", "")
     if tier == "core":
-        tier = recomputed_tier(_inputs(repo, memory, _day(memory, options)), place, ["tier"])
+        tier = _tier(repo, memory, place, _day(memory, options), ["tier"])
     done = footers.unpin(place, tier)
     edits = rewrite(
         [(place, done.fields)], f"fact unpin: {fact_id}", memory.archives, index_of(memory)
@@ -165,20 +155,20 @@ def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
 def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
     """Undo ``fact archive`` (the review has not moved it yet), or move an archived fact back
     where the review's reactivation would, when the rules then keep it there."""
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     day = _day(memory, options)
     footers.refuse_restore(place, day.isoformat())
     if not place.archived:
         tier = place.fields.get("tier", "")
         if place.fields.get("archived-by") == "hand":
-            tier = recomputed_tier(_inputs(repo, memory, day), place, ["archived-by", "tier"])
+            tier = _tier(repo, memory, place, day, ["archived-by", "tier"])
         done = footers.restore_live(place, tier)
         reason = f"fact restore: {fact_id}"
         edits = rewrite([(place, done.fields)], reason, memory.archives, index_of(memory))
         return finish(repo, "fact restore", edits, options, place, done.said)
     dropped = ["archived-by", "from", "archived", "tier"]
-    tier = recomputed_tier(_inputs(repo, memory, day), place, dropped)
+    tier = _tier(repo, memory, place, day, dropped)
     if tier in ("archived", "superseded"):
         raise AgentMemoryError(
             f"{fact_id!r} has not been used for longer than archive_window allows, so the next "
@@ -201,7 +191,7 @@ def _destination(place: Place) -> str:
 
 
 def fact_edit(repo: Repo, fact_id: str, text: str, options: Options) -> Result:
-    memory = memory_read(repo)
+    memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
     after = edit_text(place, text)
     texts: dict[str, tuple[facts.Document | None, Text]] = {place.doc.path: (place.doc, after)}
@@ -215,7 +205,9 @@ def fact_supersede(
 ) -> Result:
     """What the log line ``- Superseded: old → new`` does, now; ``successor``: write the new
     fact first (in the old one's section)."""
-    memory = memory_read(repo)
+    memory = memory_read(repo, old_id, new_id) if new_id is not None else memory_read(repo)
+    if new_id is not None and BY in locate(memory.documents, new_id).fields:
+        memory = memory_read(repo)  # the chain of successors runs through the archive too
     docs = memory.documents
     old = locate(docs, old_id)
     if (new_id is None) == (successor is None):

@@ -70,6 +70,7 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
     position = line = 0
     title: str | None = None  # the section here (an h2), if any
     state = False  # whether that is Project State
+    days: set[str] = set()  # the footers' dates found real so far: most repeat
     for match in _LINE.finditer(body):
         if match.start() != position:
             return None  # a line of any other shape
@@ -87,11 +88,7 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
             line += 1
         elif groups[3] is not None:
             values = groups[_FIELDS:-1]
-            if (
-                title is None
-                or state
-                or any(values[n] is not None and parse_date(values[n]) is None for n in _DATES)
-            ):
+            if title is None or state or not _real_days(values, days):
                 return None
             fields = tuple(compress(zip(CANONICAL, values, strict=True), values))
             if any(values[n] is not None for n in _CHECKED) and validate(fields):
@@ -102,6 +99,17 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
         else:
             line += 1
     return (headings, items) if position == len(body) else None
+
+
+def _real_days(values: Sequence[str | None], days: set[str]) -> bool:
+    """Whether every date among a footer's ``values`` is a real one (``days``: those known)."""
+    for n in _DATES:
+        day = values[n]
+        if day is not None and day not in days:
+            if parse_date(day) is None:
+                return False
+            days.add(day)
+    return True
 
 
 def count(data: bytes) -> int | None:

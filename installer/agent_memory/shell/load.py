@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
+from ..core.facts.relations import related_ids, see_of
 from ..core.review.archive import QUARTER_FILE
 from ..errors import Problem
 from ..layout import (
@@ -15,7 +19,7 @@ from ..layout import (
 )
 from ..parse import facts, policy
 from ..parse.lognames import LogNames
-from ..parse.memory import Memory
+from ..parse.memory import Memory, known_ids
 from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from ..records import NamedTuple
 from .repo import Repo
@@ -52,7 +56,7 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
     found = extras(repo)
     return Memory(
         continuity,
-        _archives(repo) if archives else (),
+        load_archives(repo) if archives else (),
         repo.read(ARCHIVE_INDEX),
         found_policy,
         problems,
@@ -92,6 +96,40 @@ def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
     return [(path, repo.read(path) or b"") for path in archive_paths(repo)]
 
 
-def _archives(repo: Repo) -> tuple[facts.Document, ...]:
+def load_archives(repo: Repo) -> tuple[facts.Document, ...]:
     """The archive's quarter files, parsed, in file-name order."""
     return tuple(facts.parse(path, data) for path, data in archive_files(repo))
+
+
+def archives_naming(
+    repo: Repo, ids: Iterable[str], skip: Iterable[str] = ()
+) -> tuple[facts.Document, ...]:
+    """The archive's quarter files (but ``skip``) in which any of ``ids`` stands as a whole id,
+    parsed. The archive may hold thousands of facts; a command about a few parses only these."""
+    wanted = [re.compile(re.escape(i.encode()) + _ID_ENDS) for i in sorted(set(ids))]
+    left = set(skip)
+    return tuple(
+        facts.parse(path, data)
+        for path, data in (archive_files(repo) if wanted else [])
+        if path not in left and any(_whole(found, data) for found in wanted)
+    )
+
+
+# What may not follow an id that stands whole (no more of an id), nor come before one.
+_ID_ENDS = rb"(?![A-Za-z0-9_]|[.-][A-Za-z0-9])"
+_ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def _whole(found: re.Pattern[bytes], data: bytes) -> bool:
+    # The id is searched as a literal (fast), the byte before it checked here: a pattern that
+    # starts with a look-behind is tried at every position of the file.
+    return any(m.start() == 0 or data[m.start() - 1] not in _ID_BYTES for m in found.finditer(data))
+
+
+def with_related(
+    repo: Repo, docs: tuple[facts.Document, ...], fact_id: str
+) -> tuple[facts.Document, ...]:
+    """``docs``, and the archive files not among them holding facts related to ``fact_id``:
+    those its ``see`` names and those whose ``see`` names it (shown live or archived)."""
+    wanted = set(related_ids(fact_id, see_of(docs))) - known_ids(docs) | {fact_id}
+    return (*docs, *archives_naming(repo, wanted, skip={doc.path for doc in docs}))
