@@ -79,7 +79,9 @@ def _from_hook(stdin: IO[str] | None) -> Path | None:
 
 
 def _nothing(repo: Repo, why: str) -> Result:
-    return _report(Path(repo.shown), "unchanged", (f"nothing to capture: {why}",), {})
+    """Exit 0 and one line on stderr: the hook did its job, and nothing was written."""
+    result = _report(Path(repo.shown), "unchanged", (), {"nothing_to_capture": why})
+    return result._replace(note=f"agent-memory: nothing to capture: {why}\n")
 
 
 class _Read(NamedTuple):
