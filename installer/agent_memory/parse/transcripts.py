@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import patterns
+from .packed import Packed
 from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")
@@ -328,8 +329,8 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
     """Messages by id in order of first appearance, each as last written; ``$set.messages``
     replaces them all (a resume lists the whole history again) and ``$rewindTo`` drops a message
     and every later one. Each message is kept as its ``Record`` (None when it is not the
-    agent's): the fold holds what capture reads, not the transcript."""
-    messages: dict[str, Record | None] = {}
+    agent's), packed: the fold holds what capture reads, not the transcript."""
+    messages = Packed()
     for entry in entries:
         if isinstance(entry, Bad):
             yield entry
@@ -340,24 +341,20 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
             yield Meta(session, start, None, _str(obj.get("projectHash")))
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
         if isinstance(listed, list):
-            before, messages = messages, {}
+            before, messages = messages, Packed()
             for message in listed:
                 _fold(messages, number, message, before)
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
-            keys = list(messages)
-            messages = {k: messages[k] for k in keys[: keys.index(rewind) if rewind in keys else 0]}
+            keys = messages.keys()
+            messages.keep(keys[: keys.index(rewind) if rewind in keys else 0])
         if "type" in obj:
             _fold(messages, number, obj)
-    yield from (record for record in messages.values() if record is not None)
+    for line, time, texts, calls, files in messages.values():
+        yield Record(line, time, texts, tuple(Call(*call) for call in calls), files)
 
 
-def _fold(
-    messages: dict[str, Record | None],
-    number: int,
-    message: Any,
-    before: Mapping[str, Record | None] | None = None,
-) -> None:
+def _fold(messages: Packed, number: int, message: Any, before: Packed | None = None) -> None:
     """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
     string or a number, or it is no message. A copy that changed nothing, and every message a
     ``$set`` lists again (``before`` holds them), keeps the line it was read at: it is not new
@@ -368,11 +365,12 @@ def _fold(
     record = _gemini_record(number, message) if message.get("type") == "gemini" else None
     old = (messages if before is None else before).get(str(key))
     if record is not None and old is not None and (before is not None or old[1:] == record[1:]):
-        record = record._replace(line=old.line)
-    messages[str(key)] = record
+        record = (old[0], *record[1:])
+    messages.put(str(key), record)
 
 
-def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
+def _gemini_record(number: int, message: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A message of the agent's as ``Record``'s fields, in plain tuples (``Packed`` holds it)."""
     content = message.get("content")
     parts = content if isinstance(content, list) else [content]
     texts = tuple(
@@ -389,5 +387,5 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         path = args.get("file_path") or args.get("absolute_path")
         wrote = name in _GEMINI_EDITS and call.get("status") == "success"
         files = (path,) if wrote and isinstance(path, str) else ()
-        calls.append(Call(name, tuple(strings(args)), files))
-    return Record(number, timestamp(message.get("timestamp")), texts, tuple(calls))
+        calls.append((name, tuple(strings(args)), files))
+    return (number, timestamp(message.get("timestamp")), texts, tuple(calls), ())
