@@ -567,6 +567,6 @@ def test_whatever_the_transcript_holds_the_log_reads_back_as_the_session(
     assert (refs.used, refs.created) == ({"post-only-mutations", "new-fact"}, {"new-fact"})
     name = "2026-11-20-091400-claude-s.md"
     [before] = parts.parts([(name, data)], session.session_id or "s")
-    assert (before.name, before.first_line, before.last_line, before.ours) == (name, 3, 9, True)
+    assert (before.name, before.first_line, before.last_line) == (name, 3, 9)
     assert before.created == {"new-fact"}
     assert parts.parts([(name, data)], (session.session_id or "s") + "x") == []

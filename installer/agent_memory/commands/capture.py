@@ -91,13 +91,15 @@ class _Read(NamedTuple):
     resume: parts.Resume
 
 
-def _capture(repo: Repo, transcript: Path, agent: str | None, session_id: str | None) -> Result:
+def _capture(
+    repo: Repo, transcript: Path, agent: str | None, session_id: str | None, reopen: bool = True
+) -> Result:
     memory = load(repo)
     if memory.continuity is None:
         raise not_enabled(repo)
     shown = one_line(str(transcript))
     try:
-        read = _read(repo, memory, _main(transcript), agent, session_id)
+        read = _read(repo, memory, _main(transcript), agent, session_id, reopen)
     except transcripts.NotATranscript as exc:
         raise InputError(shown, None, str(exc), "pass a transcript file") from None
     session, resume = read.session, read.resume
@@ -116,6 +118,8 @@ def _capture(repo: Repo, transcript: Path, agent: str | None, session_id: str | 
     log = capturing.render(read.agent, session, name, files, found)
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel) if reopened else None
+    if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it
+        return _capture(repo, transcript, agent, session_id, reopen=False)
     if before is None and repo.exists(rel):  # a log of that name not written from these lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)
     lines_read = f"lines {session.first_line}-{session.last_line}"
@@ -133,9 +137,15 @@ def _capture(repo: Repo, transcript: Path, agent: str | None, session_id: str | 
 
 
 def _read(
-    repo: Repo, memory: Memory, transcript: Path, agent: str | None, session_id: str | None
+    repo: Repo,
+    memory: Memory,
+    transcript: Path,
+    agent: str | None,
+    session_id: str | None,
+    reopen: bool,
 ) -> _Read:
-    """The transcript read once: its session, the session's logs, where this capture starts."""
+    """The transcript read once: its session, the session's logs, where this capture starts
+    (``reopen``: in the session's open log, if it has one)."""
     agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
     head, meta = _until_session_id(items)
     session_id = meta.session_id if meta is not None else session_id
@@ -146,7 +156,7 @@ def _read(
     suffixes = parts.log_suffixes(agent, session_id)
     ours = [name for name in memory.logs if name.endswith(suffixes)]
     found = parts.parts(repo.read_each(SESSIONS_DIR, ours), session_id)
-    last_open = bool(found) and still_open(repo, memory, found[-1].name)
+    last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
     session = capturing.collect(

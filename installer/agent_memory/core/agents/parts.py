@@ -28,8 +28,6 @@ _SESSION = patterns.compile(r"^- session: .*$", re.M)
 _COVERED = patterns.compile(r"^- transcript lines: ([0-9]{1,18})-([0-9]{1,18})$", re.M)
 _END = patterns.compile(r"^- end: (.*)$", re.M)
 _HEADING = patterns.compile(r"^#.*$", re.M)
-# The sections a captured log holds: a log with another heading holds someone else's text too.
-SECTIONS = ("## Session", "## Files Changed", "## Memory References")
 _SLUG_CHARS = 8
 _NAME_TRIES = 100  # names tried for a new part: the seconds after its first record's
 
@@ -43,7 +41,6 @@ class Part(NamedTuple):
     last_line: int
     end: str | None
     created: frozenset[str]
-    ours: bool  # holds only what capture writes (no section someone added)
 
 
 class Resume(NamedTuple):
@@ -89,20 +86,22 @@ def parts(logs: Iterable[tuple[str, bytes]], session_id: str) -> list[Part]:
         first, last = (int(covered.group(1)), int(covered.group(2))) if covered else (0, 0)
         when = end.group(1) if end else None
         created = frozenset(read_refs(data).created)
-        found.append(Part(name, first, last, when, created, _ours(text, name)))
+        found.append(Part(name, first, last, when, created))
     return sorted(found, key=lambda part: (part.last_line, part.name))
 
 
-def _ours(text: str, name: str) -> bool:
-    allowed = {f"# Session {name[:-3]}", *SECTIONS}
-    return all(heading.rstrip() in allowed for heading in _HEADING.findall(text))
+def rewritable(old: bytes, new: str) -> bool:
+    """Whether ``new`` may replace the open log ``old``: every heading of ``old`` is one of
+    ``new``'s. A log someone added a section to holds their text, which a rewrite would lose:
+    it is closed like one a review read."""
+    headings = set(_HEADING.findall(new))
+    return all(h in headings for h in _HEADING.findall(old.decode("utf-8", errors="replace")))
 
 
 def resume(found: Sequence[Part], last_open: bool) -> Resume:
     """Where the next capture starts, given the session's parts and whether the last of them is
-    still open (no review read it, git does not hold it). A part someone added a section to
-    is closed too: rewriting it would lose their text."""
-    reopened = found[-1] if found and last_open and found[-1].ours else None
+    still open (no review read it, git does not hold it, ``rewritable``)."""
+    reopened = found[-1] if found and last_open else None
     closed = [part for part in found if part is not reopened]
     created = frozenset().union(*(part.created for part in closed))
     if not closed:
