@@ -265,13 +265,15 @@ def test_hooks_md_names_every_edit_tool_capture_reads_and_ships_in_the_wheel() -
 
 _KEYS = st.sampled_from(
     ["type", "message", "content", "payload", "sessionId", "timestamp", "id", "toolCalls",
-     "args", "input", "name", "text", "role", "$set", "$rewindTo", "messages", "arguments"]
+     "args", "input", "name", "text", "role", "$set", "$rewindTo", "messages", "arguments",
+     "changes", "move_path", "success", "cmd", "isSidechain", "status"]
 )  # fmt: skip
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.sampled_from(
         ["assistant", "user", "gemini", "text", "tool_use", "session_meta", "response_item",
          "message", "function_call", "apply_patch", "success", "post-only-mutations",
-         "2026-11-20T09:14:00Z"]
+         "2026-11-20T09:14:00Z", "event_msg", "patch_apply_end", "exec_command",
+         "*** Begin Patch\n*** Add File: a.py\n"]
     ) | st.text(st.characters(codec=None, exclude_categories=()), max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
     max_leaves=12,

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agent_memory.commands.capture import capture_transcript
+from agent_memory.errors import InputError
 from agent_memory.parse.sessions import read_refs
+from agent_memory.shell.repo import Repo
 from conftest import cli, tree
 from test_capture import FIXTURES, TRANSCRIPTS, USED, _git, _uses, memory_repo
 
@@ -291,3 +294,23 @@ def test_a_transcript_a_person_names_that_is_not_there_is_an_error(memory_repo: 
     done = cli("session", "capture", memory_repo, "--transcript", memory_repo / "no.jsonl")
     assert done.exit_code == 1 and done.output.count("\n") == 1
     assert tree(memory_repo) == before
+
+
+def test_the_hook_commands_entry_takes_the_hook_s_session_id(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """``capture_transcript`` (repo, transcript, agent, session id) is what the hook commands
+    call: the hook's session id stands in for a transcript's that is missing, and one of the
+    wrong shape is no id at all."""
+    lines = TRANSCRIPTS["claude"].read_text().splitlines(keepends=True)
+    nameless = tmp_path / "nameless.jsonl"
+    nameless.write_text("".join(line.replace(CLAUDE_ID, "") for line in lines))
+    repo = Repo(memory_repo)
+    with repo.locked():
+        bad = "x" * 200
+        with pytest.raises(InputError, match="names no session id"):
+            capture_transcript(repo, nameless, "claude", bad)
+        done = capture_transcript(repo, nameless, "claude", CLAUDE_ID)
+        nothing = capture_transcript(repo, None)
+    assert done.report.summary["path"].endswith("-claude-7d3f2c1e.md")
+    assert nothing.note == "agent-memory: nothing to capture: the hook names no transcript\n"

@@ -20,7 +20,7 @@ from ..core.agents import parts
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
-from ..parse import facts, hookinput, transcripts
+from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..parse.transcripts import Item, Meta
@@ -61,12 +61,12 @@ def capture_transcript(
     """What a hook asks for: the session of ``transcript`` (as the agent's hook names it; None
     when it names none) captured. No transcript, or none at that path, is nothing to capture:
     the agent fires hooks for runs that are no session (``claude mcp list``). ``session_id`` is
-    the hook's, for a transcript that does not name its own."""
+    the hook's, for a transcript that does not name its own (one of the wrong shape is none)."""
     if transcript is None:
         return _nothing(repo, "the hook names no transcript")
     if not present(transcript):
         return _nothing(repo, f"{one_line(str(transcript))} does not exist")
-    return _capture(repo, transcript, agent, session_id)
+    return _capture(repo, transcript, agent, untrusted.session_id(session_id))
 
 
 def _from_hook(stdin: IO[str] | None) -> Path | None:
