@@ -16,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.agents import capture as capturing
+from agent_memory.core.agents import parts
 from agent_memory.core.agents.capture import collect, named_ids
 from agent_memory.parse import transcripts
 from agent_memory.parse.footer import ID
 from agent_memory.parse.sessions import read_refs
+from agent_memory.parse.untrusted import moment
 from conftest import PROJECT, cli, run_console, tree
 
 FIXTURES = PROJECT / "tests/fixtures/transcripts"
@@ -112,7 +114,7 @@ def test_same_transcript_same_bytes_and_a_second_capture_writes_nothing(
     assert tree(memory_repo) == before
 
 
-def test_a_cut_transcript_gives_a_marked_partial_log_and_the_rest_comes_later(
+def test_a_cut_transcript_gives_a_marked_partial_log_the_rest_completes(
     memory_repo: Path,
 ) -> None:
     cut = cli(
@@ -128,12 +130,11 @@ def test_a_cut_transcript_gives_a_marked_partial_log_and_the_rest_comes_later(
     assert "- Referenced: post-only-mutations\n" in text  # not recovered from the cut
     assert "- memory/continuity.md" not in text
     rest = cli("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["claude"])
-    second = rest.output.splitlines()[0]
-    assert second != rel and second.endswith("-claude-7d3f2c1e.md")
-    later = (memory_repo / second).read_bytes()
-    assert read_refs(later).used == USED  # the agent names post-only-mutations again
-    assert b"- transcript lines: 15-" in later and b"incomplete" not in later
-    assert (memory_repo / rel).read_text() == text  # the first log is never touched
+    assert rest.output.splitlines()[0] == rel  # the session's open log, rewritten whole
+    whole = (memory_repo / rel).read_bytes()
+    assert read_refs(whole).used == USED
+    assert b"- transcript lines: 5-20\n" in whole and b"incomplete" not in whole
+    assert len(list((memory_repo / "memory/sessions").glob("*.md"))) == 1
 
 
 def test_facts_added_or_reworded_since_the_session_start_are_listed(memory_repo: Path) -> None:
@@ -264,13 +265,15 @@ def test_hooks_md_names_every_edit_tool_capture_reads_and_ships_in_the_wheel() -
 
 _KEYS = st.sampled_from(
     ["type", "message", "content", "payload", "sessionId", "timestamp", "id", "toolCalls",
-     "args", "input", "name", "text", "role", "$set", "$rewindTo", "messages", "arguments"]
+     "args", "input", "name", "text", "role", "$set", "$rewindTo", "messages", "arguments",
+     "changes", "move_path", "success", "cmd", "isSidechain", "status"]
 )  # fmt: skip
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.sampled_from(
         ["assistant", "user", "gemini", "text", "tool_use", "session_meta", "response_item",
          "message", "function_call", "apply_patch", "success", "post-only-mutations",
-         "2026-11-20T09:14:00Z"]
+         "2026-11-20T09:14:00Z", "event_msg", "patch_apply_end", "exec_command",
+         "*** Begin Patch\n*** Add File: a.py\n"]
     ) | st.text(st.characters(codec=None, exclude_categories=()), max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
     max_leaves=12,
@@ -295,8 +298,9 @@ def test_no_transcript_crashes_the_reader(
     except transcripts.NotATranscript:
         return
     assert session.named in ((), ("post-only-mutations",))
-    if session.session_id and session.start:  # what capture would write: it encodes
-        name = capturing.log_name(agent, session, frozenset())
+    if session.session_id and session.start and moment(session.start):  # it encodes
+        name = parts.log_name(agent, session.session_id, session.start, frozenset())
+        assert name is not None
         capturing.render(
             agent, session, name, session.files, capturing.Changes((), ())
         ).text.encode()
@@ -563,7 +567,8 @@ def test_whatever_the_transcript_holds_the_log_reads_back_as_the_session(
     ]  # fmt: skip
     refs = read_refs(data)
     assert (refs.used, refs.created) == ({"post-only-mutations", "new-fact"}, {"new-fact"})
-    before = capturing.earlier([("x.md", data)], session.session_id or "s")
-    assert (before.logs, before.last_line) == (("x.md",), 9)
-    other = capturing.earlier([("x.md", data)], (session.session_id or "s") + "x")
-    assert other.logs == ()
+    name = "2026-11-20-091400-claude-s.md"
+    [before] = parts.parts([(name, data)], session.session_id or "s")
+    assert (before.name, before.first_line, before.last_line) == (name, 3, 9)
+    assert before.created == {"new-fact"}
+    assert parts.parts([(name, data)], (session.session_id or "s") + "x") == []

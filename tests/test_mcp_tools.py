@@ -193,6 +193,17 @@ def test_a_committed_log_is_left_alone_and_check_logs_stays_clean(tmp_path: Path
     assert cli("check-logs", root).exit_code == 0
 
 
+def test_a_staged_log_is_left_alone_as_capture_leaves_it(tmp_path: Path) -> None:
+    """One rule for both (DESIGN §19): a log staged for the next commit is what git records."""
+    root = git_init(enabled_repo(tmp_path / "repo"))
+    session = McpSession(root)
+    first = tool(session, "memory_reference", {"ids": ["fact-1"]})["log"]
+    subprocess.run(["git", "-C", str(root), "add", first], check=True)
+    kept = (root / first).read_bytes()
+    later = tool(session, "memory_reference", {"ids": ["fact-2"]})["log"]
+    assert later != first and (root / first).read_bytes() == kept
+
+
 @pytest.mark.parametrize("args", [["mcp"], ["mcp", "--wait", "1"], ["mcp", "serve"]])
 def test_mcp_path_serves_and_a_bad_path_is_one_line(tmp_path: Path, args: list[str]) -> None:
     result = cli(*args, tmp_path / "missing")

@@ -86,8 +86,8 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("session", "capture"),
         "Write memory/sessions/<start>-<agent>-<session>.md from an agent's transcript: the "
-        "ids\nthe agent named, the facts it added or changed, the files it changed; never "
-        "overwrites.",
+        "ids\nthe agent named, the facts it added or changed, the files it changed; one log per "
+        "session,\nrewritten until a review reads it or git records it.",
         Command("session capture", Journal.WRITES),
         (
             PATH,

@@ -1,9 +1,11 @@
 """``agent-memory session capture``: write the session log from the agent's transcript.
 
-The one file it may create is a new ``memory/sessions/<start>-<agent>-<session>.md``; an existing
-log is never touched (the plan's ``before`` is "absent", which the applier re-checks under the
-lock). With ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin,
-and another run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
+The one file it writes is the session's log in ``memory/sessions/``: a new one, or the session's
+own log while it is still open (``own_log``: no review read it, git does not hold it), rewritten
+with the whole part (``core.agents.parts``). A log a review read or git holds is never touched
+(the plan's ``before`` is what was read, which the applier re-checks under the lock). With
+``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin, and another
+run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
 """
 
 from __future__ import annotations
@@ -14,18 +16,21 @@ from typing import IO
 
 from .. import resources
 from ..core.agents import capture as capturing
+from ..core.agents import parts
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
-from ..parse import facts, hookinput, transcripts
+from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.facts import Document
+from ..parse.memory import Memory
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import moment, one_line
 from ..records import NamedTuple
 from ..shell.git import file_before
 from ..shell.load import load
 from ..shell.repo import Repo
-from ..shell.stream import hook_input, lines
+from ..shell.stream import files_in, hook_input, lines, present
+from .own_log import still_open
 from .report import Report, Result
 from .settle import Options, not_enabled, settle
 
@@ -33,6 +38,10 @@ from .settle import Options, not_enabled, settle
 # (it clamps any longer timeout), which must also cover start-up and the capture itself.
 HOOK_WAIT = 1.5
 _HEAD_MAX = 1000  # records read before the one that names the session, at most
+# Claude Code writes a subagent's work to <session>/subagents/agent-<id>.jsonl beside the
+# session's <session>.jsonl; agent-acompact-* files are its compaction, not work.
+_SUBAGENTS = "subagents"
+_SUBAGENTS_MAX = 1000
 
 
 class CaptureOptions(NamedTuple):
@@ -42,61 +51,157 @@ class CaptureOptions(NamedTuple):
 
 
 def capture(repo: Repo, options: CaptureOptions) -> Result:
-    transcript = options.transcript or _from_hook(options.hook)
-    return _capture(repo, Path(repo.shown), transcript, options.agent)
+    if options.transcript is not None:  # named by a person: a file that is not there is a typo
+        return _capture(repo, options.transcript, options.agent, None)
+    return capture_transcript(repo, _from_hook(options.hook), options.agent)
 
 
-def _from_hook(stdin: IO[str] | None) -> Path:
+def capture_transcript(
+    repo: Repo, transcript: Path | None, agent: str | None = None, session_id: str | None = None
+) -> Result:
+    """What a hook asks for: the session of ``transcript`` (as the agent's hook names it; None
+    when it names none) captured. No transcript, or none at that path, is nothing to capture:
+    the agent fires hooks for runs that are no session (``claude mcp list``). ``session_id`` is
+    the hook's, for a transcript that does not name its own (one of the wrong shape is none)."""
+    if transcript is None:
+        return _nothing(repo, "the hook names no transcript")
+    if not present(transcript):
+        return _nothing(repo, f"{one_line(str(transcript))} does not exist")
+    return _capture(repo, transcript, agent, untrusted.session_id(session_id))
+
+
+def _from_hook(stdin: IO[str] | None) -> Path | None:
     """The transcript named by a hook's stdin payload (all three agents call it the same)."""
     if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("pass --transcript FILE, or --hook with the hook's JSON on stdin")
     most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
-    return Path(hookinput.transcript_path(hook_input(stdin, hookinput.whole, most, seconds)))
+    where = hookinput.transcript_path(hook_input(stdin, hookinput.whole, most, seconds))
+    return None if where is None else Path(where)
 
 
-def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Result:
+def _nothing(repo: Repo, why: str) -> Result:
+    """Exit 0 and one line on stderr: the hook did its job, and nothing was written."""
+    result = _report(Path(repo.shown), "unchanged", (), {"nothing_to_capture": why})
+    return result._replace(note=f"agent-memory: nothing to capture: {why}\n")
+
+
+class _Read(NamedTuple):
+    agent: str
+    session: capturing.Session
+    found: list[parts.Part]
+    resume: parts.Resume
+
+
+def _capture(
+    repo: Repo, transcript: Path, agent: str | None, session_id: str | None, reopen: bool = True
+) -> Result:
     memory = load(repo)
     if memory.continuity is None:
         raise not_enabled(repo)
-    known = memory.known_ids
     shown = one_line(str(transcript))
     try:
-        agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
-        head, meta = _until_session_id(items)
-        if meta is None or not meta.session_id:
-            raise transcripts.NotATranscript(
-                "names no session id (ASCII letters, digits, '.', '_', ':' and '-')"
-            )
-        suffixes = capturing.log_suffixes(agent, meta.session_id)
-        ours = [name for name in memory.logs if name.endswith(suffixes)]
-        before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours), meta.session_id)
-        session = capturing.collect(_chain(head, items), known, before.last_line)
+        read = _read(repo, memory, _main(transcript), agent, session_id, reopen)
     except transcripts.NotATranscript as exc:
         raise InputError(shown, None, str(exc), "pass a transcript file") from None
+    session, resume = read.session, read.resume
     if session.last_line == 0:
-        said = (
-            f"already captured in {', '.join(before.logs)}"
-            if before.logs
-            else "the agent did nothing"
-        )
-        return _report(path, "unchanged", (f"nothing new to capture: {said}",), {})
+        names = [part.name for part in read.found]
+        said = f"already captured in {', '.join(names)}" if names else "the agent did nothing"
+        return _report(Path(repo.shown), "unchanged", (f"nothing new to capture: {said}",), {})
     if session.start is None or moment(session.start) is None:
         raise InputError(shown, None, "holds no start time", "pass a transcript file")
+    assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
-    found = capturing.changes(start_doc, memory.continuity, session.start, before.created)
+    found = capturing.changes(start_doc, memory.continuity, session.start, resume.created)
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
-    name = capturing.log_name(agent, session, frozenset(memory.logs))
-    log = capturing.render(agent, session, name, files, found)
+    reopened = resume.reopened
+    name = reopened.name if reopened else _new_name(read.agent, session, memory)
+    log = capturing.render(read.agent, session, name, files, found)
     rel = f"{SESSIONS_DIR}/{name}"
-    if repo.exists(rel):  # a log of that name not written from this transcript's lines
+    before = repo.read(rel) if reopened else None
+    if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it
+        return _capture(repo, transcript, agent, session_id, reopen=False)
+    if before is None and repo.exists(rel):  # a log of that name not written from these lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)
-    plan = Plan.of([FileEdit(rel, None, log.text.encode(), Outcome.CREATED, "captured")])
+    lines_read = f"lines {session.first_line}-{session.last_line}"
+    outcome, why = (Outcome.UPDATED, "captured again") if before else (Outcome.CREATED, "captured")
+    plan = Plan.of([FileEdit(rel, before, log.text.encode(), outcome, f"{why}: {lines_read}")])
     settled = settle(repo, [plan], Options(), "unchanged")
     redacted = sum(log.redacted.values())
     said = f"; {redacted} secrets redacted" if redacted else ""
-    closing = (rel, f"captured {agent} session {meta.session_id}{said}")
-    data = {"path": rel, "agent": agent, "redacted": dict(log.redacted)}
-    return _report(path, settled.outcome, closing, data)
+    if settled.outcome == "unchanged":
+        closing: tuple[str, ...] = (f"nothing new to capture: already captured in {name}",)
+    else:
+        closing = (rel, f"captured {read.agent} session {session.session_id}{said}")
+    data = {"path": rel, "agent": read.agent, "redacted": dict(log.redacted)}
+    return _report(Path(repo.shown), settled.outcome, closing, data)
+
+
+def _read(
+    repo: Repo,
+    memory: Memory,
+    transcript: Path,
+    agent: str | None,
+    session_id: str | None,
+    reopen: bool,
+) -> _Read:
+    """The transcript read once: its session, the session's logs, where this capture starts
+    (``reopen``: in the session's open log, if it has one)."""
+    agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
+    head, meta = _until_session_id(items)
+    session_id = meta.session_id if meta is not None else session_id
+    if not session_id:
+        raise transcripts.NotATranscript(
+            "names no session id (ASCII letters, digits, '.', '_', ':' and '-')"
+        )
+    suffixes = parts.log_suffixes(agent, session_id)
+    ours = [name for name in memory.logs if name.endswith(suffixes)]
+    found = parts.parts(repo.read_each(SESSIONS_DIR, ours), session_id)
+    last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
+    resume = parts.resume(found, last_open)
+    side = _subagents(transcript) if agent == "claude" else iter(())
+    session = capturing.collect(
+        _chain(head, items), memory.known_ids, resume.after, side, resume.since
+    )
+    return _Read(agent, session._replace(session_id=session_id), found, resume)
+
+
+def _main(transcript: Path) -> Path:
+    """The session's own transcript for a Claude Code subagent's, when it is there: capturing
+    either captures the session, whose log holds both (its lines are the session's file's)."""
+    folder = transcript.parent
+    if folder.name != _SUBAGENTS or not _is_subagent(transcript.name):
+        return transcript
+    main = folder.parent.with_name(f"{folder.parent.name}.jsonl")
+    return main if present(main) else transcript
+
+
+def _is_subagent(name: str) -> bool:
+    return name.startswith("agent-") and name.endswith(".jsonl") and "acompact" not in name
+
+
+def _subagents(transcript: Path) -> Iterator[Item]:
+    """The items of the subagents' transcripts of the session whose transcript this is."""
+    if transcript.parent.name == _SUBAGENTS:  # a subagent's file captured alone
+        return
+    folder = transcript.with_name(transcript.name.removesuffix(".jsonl")) / _SUBAGENTS
+    for path in files_in(folder, _is_subagent, _SUBAGENTS_MAX):
+        try:
+            _agent, items = transcripts.read(lines(path, transcripts.LINE_MAX), "claude")
+        except transcripts.NotATranscript:  # empty, or not yet written: nothing of its
+            continue
+        yield from items
+
+
+def _new_name(agent: str, session: capturing.Session, memory: Memory) -> str:
+    assert session.session_id and session.start  # the caller checked both
+    name = parts.log_name(agent, session.session_id, session.start, frozenset(memory.logs))
+    if name is None:
+        raise AgentMemoryError(
+            "every name this session's new log could have is taken; remove a stray log",
+            SESSIONS_DIR,
+        )
+    return name
 
 
 def _until_session_id(items: Iterator[Item]) -> tuple[list[Item], Meta | None]:

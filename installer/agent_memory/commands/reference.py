@@ -1,10 +1,10 @@
 """Record that this session used facts: ids under a label in the session's own log.
 
 The MCP server's ``memory_reference`` calls ``reference`` with the log it created earlier in the
-same session (None before its first use). A log is this session's to write only while no review
-has read it and no commit holds it: after that, or when it is gone, the session goes on in a new
-log, so a log a review counted or git recorded never changes. A new log never takes the name of
-an existing one.
+same session (None before its first use). A log is this session's to write only while it is open
+(``own_log``, the rule capture follows too: no review has read it, git does not hold it): after
+that, or when it is gone, the session goes on in a new log, so a log a review counted or git
+recorded never changes. A new log never takes the name of an existing one.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from collections.abc import Sequence
 from .. import resources
 from ..core.agents.references import add_references, nearest
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.review.triggers import window
 from ..errors import AgentMemoryError
 from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
 from ..parse.memory import Memory
 from ..parse.newlog import log_name
-from ..shell.git import committed
 from ..shell.repo import Repo
+from .own_log import still_open
 from .report import Report, Result
 from .session import fresh_log
 from .settle import Options, memory_of, settle
@@ -43,7 +42,8 @@ def reference(
     memory, continuity = memory_of(repo)
     _check_known(ids, memory)
     through = cursor(last_review(continuity), memory.logs)
-    name = _own_log(repo, memory, through, own_log) or _new_name(repo, through, now)
+    mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
+    name = mine or _new_name(repo, through, now)
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel)
     try:
@@ -71,14 +71,6 @@ def _check_known(ids: Sequence[str], memory: Memory) -> None:
         close = nearest(fact_id, known)
         hint = f"did you mean {close!r}?" if close else "memory_recall lists the ids that exist"
         raise AgentMemoryError(f"no fact has the id {fact_id!r} in the memory's files; {hint}")
-
-
-def _own_log(repo: Repo, memory: Memory, through: str | None, own_log: str | None) -> str | None:
-    """This session's log while it may still be written: it exists, no review has read it, and
-    it is not committed (check-logs holds a committed log to its bytes)."""
-    if own_log is None or own_log not in window(memory.logs, through):
-        return None
-    return None if committed(repo.root, f"{SESSIONS_DIR}/{own_log}") else own_log
 
 
 def _new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:

@@ -82,6 +82,7 @@ class Result(NamedTuple):
     report: Report
     exit_code: int
     diff: str = ""
+    note: str = ""  # one line for stderr, where a hook's caller keeps stdout for its own use
 
     def output(self, as_json: bool) -> str:
         """What the command line prints on stdout: the JSON document, or the report's lines and

@@ -28,14 +28,18 @@ def whole(data: bytes) -> bool:
     return _decoded(data) is not _PARTIAL
 
 
-def transcript_path(data: bytes) -> str:
-    """The ``transcript_path`` of the hook's payload ``data``; anything else is one line."""
+def transcript_path(data: bytes) -> str | None:
+    """The ``transcript_path`` of the hook's payload ``data``: None when it is missing, null or
+    empty (a hook fired with no session: ``claude mcp list``, a Codex or Gemini payload without
+    one); a value no file could have, or input that is no JSON object, is one line."""
     payload = _decoded(data)
     if not isinstance(payload, dict):
         raise InputError("<stdin>", None, "the hook's input is not a JSON object", _FIX)
     where = payload.get("transcript_path")
-    if not isinstance(where, str) or not where:
-        raise InputError("<stdin>", None, "the hook's JSON names no transcript_path", _FIX)
+    if where is None or where == "":
+        return None
+    if not isinstance(where, str):
+        raise InputError("<stdin>", None, "the hook's transcript_path is not a string", _FIX)
     unsafe = first_unsafe(where)
     if unsafe is not None or len(where.encode(errors="surrogatepass")) > PATH_MAX:
         what = f"holds {unsafe}" if unsafe else f"is over {PATH_MAX} bytes"

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import patterns
 from ..records import NamedTuple
+from .packed import Packed
 from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")
@@ -49,6 +50,7 @@ class Record(NamedTuple):
     time: str | None
     texts: tuple[str, ...]
     calls: tuple[Call, ...]
+    files: tuple[str, ...] = ()  # files a tool wrote, told by a record of its own (Codex)
 
 
 class Meta(NamedTuple):
@@ -210,7 +212,7 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
     when = timestamp(obj.get("timestamp"))
     if obj.get("sessionId") or when:
         yield Meta(session_id(obj.get("sessionId")), when, _str(obj.get("cwd")))
-    if obj.get("type") != "assistant" or obj.get("isSidechain"):
+    if obj.get("type") != "assistant":  # a subagent's (isSidechain) too: the session's work
         return
     content = _object(obj.get("message")).get("content")
     if isinstance(content, str):
@@ -246,6 +248,10 @@ def _codex(number: int, obj: dict[str, Any]) -> Iterator[Item]:
         yield Meta(session_id(payload.get("id")), start, _str(payload.get("cwd")))
     elif kind == "turn_context":
         yield Meta(None, None, _str(payload.get("cwd")))
+    if kind == "event_msg" and payload.get("type") == "patch_apply_end":
+        files = _patched(payload)
+        if files:
+            yield Record(number, time, (), (), files)
     if kind != "response_item":
         return
     item = payload.get("type")
@@ -272,8 +278,7 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
     texts = tuple(strings(args))
     if name == "apply_patch":
         return Call(name, texts, _patch_files(texts))
-    command = args.get("command") if isinstance(args, dict) else None
-    return Call(name, texts, _shell_patch_files(command))
+    return Call(name, texts, _shell_patch_files(texts))  # shell, exec_command (cmd), …
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
@@ -283,9 +288,8 @@ def _codex_custom(payload: Mapping[str, Any]) -> Call:
 
 
 def _codex_local_shell(payload: Mapping[str, Any]) -> Call:
-    action = _object(payload.get("action"))
-    command = action.get("command")
-    return Call("local_shell", tuple(strings(command)), _shell_patch_files(command))
+    texts = tuple(strings(_object(payload.get("action")).get("command")))
+    return Call("local_shell", texts, _shell_patch_files(texts))
 
 
 _CODEX_CALLS: Mapping[str, Callable[[Mapping[str, Any]], Call]] = {
@@ -299,12 +303,24 @@ def _patch_files(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(m.group(1) for text in texts for m in _PATCH_FILE.finditer(text))
 
 
-def _shell_patch_files(command: Any) -> tuple[str, ...]:
-    """Codex intercepts ``apply_patch`` run through its shell tool (argv or a heredoc)."""
-    texts = tuple(strings(command))
+def _shell_patch_files(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """Codex intercepts ``apply_patch`` run through any of its shell tools (``shell``'s argv,
+    ``exec_command``'s ``cmd``, a heredoc): the files of a patch in any of the call's strings."""
     if any("*** Begin Patch" in text for text in texts):
         return _patch_files(texts)
     return ()
+
+
+def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
+    """The files a ``patch_apply_end`` event says a patch changed (the keys of ``changes``, and
+    where an update moved a file to): whichever tool ran the patch, and only when it applied."""
+    if payload.get("success") is not True:
+        return ()
+    files: list[str] = []
+    for path, change in _object(payload.get("changes")).items():
+        moved = _str(_object(change).get("move_path"))
+        files.extend((path, moved) if moved else (path,))
+    return tuple(files)
 
 
 # -- Gemini CLI ----------------------------------------------------------------------------------
@@ -312,10 +328,10 @@ def _shell_patch_files(command: Any) -> tuple[str, ...]:
 
 def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
     """Messages by id in order of first appearance, each as last written; ``$set.messages``
-    replaces them all and ``$rewindTo`` drops a message and every later one. Each message is
-    kept as its ``Record`` (None when it is not the agent's): the fold holds what capture reads,
-    not the transcript."""
-    messages: dict[str, Record | None] = {}
+    replaces them all (a resume lists the whole history again) and ``$rewindTo`` drops a message
+    and every later one. Each message is kept as its ``Record`` (None when it is not the
+    agent's), packed: the fold holds what capture reads, not the transcript."""
+    messages = Packed()
     for entry in entries:
         if isinstance(entry, Bad):
             yield entry
@@ -326,28 +342,36 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
             yield Meta(session, start, None, _str(obj.get("projectHash")))
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
         if isinstance(listed, list):
-            messages = {}
+            before, messages = messages, Packed()
             for message in listed:
-                _fold(messages, number, message)
+                _fold(messages, number, message, before)
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
-            keys = list(messages)
-            messages = {k: messages[k] for k in keys[: keys.index(rewind) if rewind in keys else 0]}
+            keys = messages.keys()
+            messages.keep(keys[: keys.index(rewind) if rewind in keys else 0])
         if "type" in obj:
             _fold(messages, number, obj)
-    yield from (record for record in messages.values() if record is not None)
+    for line, time, texts, calls, files in messages.values():
+        yield Record(line, time, texts, tuple(Call(*call) for call in calls), files)
 
 
-def _fold(messages: dict[str, Record | None], number: int, message: Any) -> None:
+def _fold(messages: Packed, number: int, message: Any, before: Packed | None = None) -> None:
     """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
-    string or a number, or it is no message."""
+    string or a number, or it is no message. A copy that changed nothing, and every message a
+    ``$set`` lists again (``before`` holds them), keeps the line it was read at: it is not new
+    work, and a later part of the session must not count it again."""
     key = message.get("id") if isinstance(message, dict) else None
-    if isinstance(key, str | int | float) and not isinstance(key, bool):
-        is_agent = message.get("type") == "gemini"
-        messages[str(key)] = _gemini_record(number, message) if is_agent else None
+    if not isinstance(key, str | int | float) or isinstance(key, bool):
+        return
+    record = _gemini_record(number, message) if message.get("type") == "gemini" else None
+    old = (messages if before is None else before).get(str(key))
+    if record is not None and old is not None and (before is not None or old[1:] == record[1:]):
+        record = (old[0], *record[1:])
+    messages.put(str(key), record)
 
 
-def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
+def _gemini_record(number: int, message: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A message of the agent's as ``Record``'s fields, in plain tuples (``Packed`` holds it)."""
     content = message.get("content")
     parts = content if isinstance(content, list) else [content]
     texts = tuple(
@@ -364,5 +388,5 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         path = args.get("file_path") or args.get("absolute_path")
         wrote = name in _GEMINI_EDITS and call.get("status") == "success"
         files = (path,) if wrote and isinstance(path, str) else ()
-        calls.append(Call(name, tuple(strings(args)), files))
-    return Record(number, timestamp(message.get("timestamp")), texts, tuple(calls))
+        calls.append((name, tuple(strings(args)), files))
+    return (number, timestamp(message.get("timestamp")), texts, tuple(calls), ())

@@ -184,13 +184,17 @@ def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
     return (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]
 
 
-def committed(root: Path, rel: str) -> bool:
-    """Whether ``rel`` is in the commit HEAD names; False outside git or before a first commit."""
+def recorded(root: Path, rel: str) -> bool:
+    """Whether git holds ``rel``: in the commit HEAD names or staged for the next one (a staged
+    file is what the next commit records). False outside git, and for a file git does not know."""
     if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         return False  # not in a work tree: no process to start (the MCP server asks often)
-    try:
-        args = ["ls-tree", "--name-only", "--end-of-options", "HEAD", "--", rel]
-        done = _run(root, args, timeout=_QUICK)
+    try:  # --with-tree: a file staged for removal still counts as HEAD's
+        args = ["--literal-pathspecs", "ls-files", "--error-unmatch", "--with-tree=HEAD"]
+        done = _run(root, [*args, "--", rel], timeout=_QUICK)
+        if done.returncode not in (0, 1):  # no HEAD yet: only the index can hold it
+            done = _run(root, ["--literal-pathspecs", "ls-files", "--", rel], timeout=_QUICK)
+            return done.returncode == 0 and bool(done.stdout.strip())
     except AgentMemoryError:  # no git at all
         return False
-    return done.returncode == 0 and bool(done.stdout.strip())
+    return done.returncode == 0

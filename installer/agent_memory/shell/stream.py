@@ -3,6 +3,7 @@ a hook receives on stdin, taken as soon as it is whole."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import select
 import stat
@@ -15,6 +16,7 @@ from ..errors import AgentMemoryError, InputError, RefusedError
 from ..parse.untrusted import one_line
 
 _SKIP = 1 << 16  # bytes read at a time while skipping the rest of a line over the bound
+_LISTED = 10_000  # entries of a folder looked at, at most
 
 
 def lines(path: Path, longest: int) -> Iterator[bytes | None]:
@@ -70,3 +72,30 @@ def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, second
             break
         data += chunk
     return bytes(data)
+
+
+def present(path: Path) -> bool:
+    """Whether anything is at ``path``: a hook may name a transcript the agent never wrote
+    (``claude mcp list`` does). A name no file can have is "present": reading it says why."""
+    try:
+        path.stat()  # a link that leads nowhere names nothing either
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError):
+        return True
+    return True
+
+
+def files_in(folder: Path, keep: Callable[[str], bool], most: int) -> list[Path]:
+    """The regular files of ``folder`` whose names ``keep`` takes, sorted by name: at most
+    ``most`` of them, from its first ``_LISTED`` entries (none when it is no folder)."""
+    try:
+        with os.scandir(folder) as entries:
+            found = sorted(
+                entry.name
+                for entry in itertools.islice(entries, _LISTED)
+                if keep(entry.name) and entry.is_file()
+            )
+    except (OSError, ValueError):
+        return []
+    return [folder / name for name in found[:most]]

@@ -6,26 +6,22 @@ A ``recall`` hit therefore counts when the agent goes on to name it, which is ho
 hits it only saw do not, or every fact a search returned would be kept alive. Facts added or whose
 text changed since the session's start (continuity.md then, from git) count too.
 
-A transcript may be captured in parts (a session that goes on after a capture): each log records
-the session's whole id and the transcript lines it covers, and the next capture of that session
-starts after them, so the same transcript always gives the same logs and a second capture of it
-writes nothing. Every string the transcript supplies reaches the log through ``one_line``: a log
-is never edited, so a value must not be able to add a line to it.
+A session has one log until a review reads it or git records it (``parts``): each log records the
+session's whole id and the transcript lines it covers, and a capture rewrites the session's open
+log or starts a new one after the lines the closed ones cover, so the same transcript always
+gives the same logs and a second capture of it writes nothing. Every string the transcript
+supplies reaches the log through ``one_line``: a value must not be able to add a line to it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import posixpath
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ... import patterns
 from ...parse.facts import Document
 from ...parse.footer import find as find_footer
-from ...parse.newlog import log_name as make_log_name
-from ...parse.sessions import read_refs
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
 from ...parse.untrusted import moment, one_line
 from ...records import NamedTuple
@@ -34,27 +30,12 @@ from ..checks.secrets import redact
 # Bytes that can be part of a token stay; every other byte becomes a space.
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _SEPARATE = bytes(c if c in _TOKEN_BYTES else 32 for c in range(256))
-# A log's own lines, found as the first of their kind: every value capture writes is one line
-# after a "- key: " of its own, so none can start like these before them.
-# (Only ASCII digits are digits, and a count has at most 18 of them.)
-_SESSION = patterns.compile(r"^- session: .*$", re.M)
-_COVERED = patterns.compile(r"^- transcript lines: [0-9]+-([0-9]{1,18})$", re.M)
 _MAX_FILES = 200
-_SLUG_CHARS = 8
 _PIECE = 1 << 20  # bytes of text tokenized at a time, so a huge argument costs a bounded list
 
 
-class Earlier(NamedTuple):
-    """What the logs already captured from this session say: the last line they cover, and the
-    ids they list as created (so a later part does not create them again)."""
-
-    logs: tuple[str, ...]
-    last_line: int
-    created: frozenset[str]
-
-
 class Session(NamedTuple):
-    """What a transcript (or the part after ``Earlier.last_line``) shows the agent did."""
+    """What a transcript (or the part after ``parts.Resume.after``) shows the agent did."""
 
     session_id: str | None
     start: str | None  # the session's start (for the first part) or the part's first record
@@ -70,40 +51,6 @@ class Session(NamedTuple):
     bad_lines: int
     cut_last_line: bool
     long_lines: int = 0  # over LINE_MAX: skipped unread
-
-
-def slug(agent: str, session_id: str, whole: bool = False) -> str:
-    """The log name's tail: the agent and the first 8 letters and digits of the session id
-    (all of them when ``whole``: a name two sessions would share)."""
-    letters = re.sub(r"[^a-z0-9]", "", session_id.lower())
-    return f"{agent}-{letters if whole else letters[:_SLUG_CHARS]}"
-
-
-def log_suffixes(agent: str, session_id: str) -> tuple[str, str]:
-    """How the names of this session's logs end: its slug, short or whole. A log so named may
-    still be another session's (ids can share their first letters): ``earlier`` reads it."""
-    return (f"-{slug(agent, session_id)}.md", f"-{slug(agent, session_id, whole=True)}.md")
-
-
-def session_line(session_id: str) -> str:
-    """The ``- session:`` line a log of this session holds, as ``render`` writes it."""
-    return redact(f"- session: {one_line(session_id)}")[0]
-
-
-def earlier(logs: Iterable[tuple[str, bytes]], session_id: str) -> Earlier:
-    """The parts of session ``session_id`` already captured, from the bytes of the logs that may
-    be its (``log_suffixes``); a log whose session line names another session is not."""
-    own = session_line(session_id)
-    names, last, created = [], 0, set[str]()
-    for name, data in logs:
-        text = data.decode("utf-8", errors="replace")
-        said, covered = _SESSION.search(text), _COVERED.search(text)
-        if said is None or said.group(0) != own:
-            continue
-        names.append(name)
-        last = max(last, int(covered.group(1)) if covered else 0)
-        created |= read_refs(data).created
-    return Earlier(tuple(names), last, frozenset(created))
 
 
 def named_ids(texts: Iterable[str], known: frozenset[bytes]) -> list[str]:
@@ -140,9 +87,17 @@ def _without_comments(text: str) -> str:
     return " ".join(pieces)
 
 
-def collect(items: Iterable[Item], known: frozenset[str], after: int) -> Session:
+def collect(
+    items: Iterable[Item],
+    known: frozenset[str],
+    after: int,
+    side: Iterable[Item] = (),
+    since: str | None = None,
+) -> Session:
     """Fold a transcript's items into a ``Session``; records at or before line ``after`` are
-    the earlier parts' and are skipped."""
+    the earlier parts' and are skipped. ``side`` holds the items of the session's other
+    transcripts (Claude Code's subagents), which have no line of this one: a record of theirs
+    counts in the part whose time holds it, after ``since`` (the earlier parts' end)."""
     meta: dict[str, str] = {}
     encoded = frozenset(i.encode() for i in known)
     named: dict[str, None] = {}
@@ -164,17 +119,32 @@ def collect(items: Iterable[Item], known: frozenset[str], after: int) -> Session
             bad += not item.long
             cut = cut or item.last
             continue
-        first, last = first or item.line, max(last, item.line)
+        first, last = min(first or item.line, item.line), max(last, item.line)
         if item.time:
             first_time, last_time = first_time or item.time, item.time
         _record(item, encoded, named, files, calls)
         messages += bool(item.texts)
+    for item in side:
+        if isinstance(item, Bad):
+            long, bad = long + item.long, bad + (not item.long)
+        elif isinstance(item, Record) and (after == 0 or _later(item.time, since)):
+            _record(item, encoded, named, files, calls)
+            messages += bool(item.texts)
+            last_time = item.time if item.time and _later(item.time, last_time) else last_time
     start = meta.get("start") if after == 0 else first_time or None
     end = last_time or start
     return Session(
         meta.get("session_id"), start, end, meta.get("cwd"), meta.get("project_hash"),
         first, last, tuple(named), tuple(files), messages, calls, bad, cut, long,
     )  # fmt: skip
+
+
+def _later(time: str | None, than: str | None) -> bool:
+    """Whether ``time`` is after ``than`` (any time is after none; no time is after nothing)."""
+    if not than:
+        return True
+    mine, theirs = moment(time) if time else None, moment(than)
+    return mine is not None and theirs is not None and mine > theirs
 
 
 def _record(
@@ -190,6 +160,8 @@ def _record(
         calls[call.name] += 1
         if len(files) < _MAX_FILES:
             files.update(dict.fromkeys(call.files))
+    if len(files) < _MAX_FILES:
+        files.update(dict.fromkeys(record.files))
 
 
 def repo_paths(paths: Sequence[str], cwd: str | None, project_hash: str | None) -> list[str]:
@@ -268,18 +240,6 @@ def _texts(doc: Document) -> dict[str, str]:
     return out
 
 
-def log_name(agent: str, session: Session, taken: frozenset[str]) -> str:
-    """The log's name: the part's start and the session's slug, the whole id in the slug when
-    another log (of a session whose id starts the same, in the same second) has the name."""
-    assert session.session_id and session.start  # the command checks both first
-    when = moment(session.start)
-    assert when is not None
-    name = make_log_name(when, slug(agent, session.session_id))
-    if name in taken:
-        name = make_log_name(when, slug(agent, session.session_id, whole=True))
-    return name
-
-
 class Log(NamedTuple):
     name: str
     text: str
@@ -337,6 +297,6 @@ def _damage(session: Session) -> list[str]:
     if session.cut_last_line:
         out.append(
             "- incomplete: the transcript's last line is cut mid-record (the agent was still "
-            "writing it); a capture after the session ends adds the rest as a new log"
+            "writing it); a capture after the session ends adds the rest"
         )
     return out
