@@ -59,6 +59,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("hook", "pre-compact"): [],
     ("hook", "session-end"): [],
     ("hook", "prompt"): [],
+    ("doctor",): [],
 }
 # Commands that do not take a folder to discover from (git hands merge-file its files; the
 # MCP server's discovery is tested through its tools) or that need more than a sample line.

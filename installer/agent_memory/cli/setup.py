@@ -123,6 +123,12 @@ def _mcp(removing: bool) -> Declared:
     )
 
 
+def _doctor(v: Values, _progress: Progress) -> Built:
+    from ..commands.doctor import doctor
+
+    return v["path"], Call(doctor)
+
+
 LINES: tuple[Declared, ...] = (
     Declared(
         ("enable",),
@@ -201,4 +207,14 @@ LINES: tuple[Declared, ...] = (
     ),
     _mcp(removing=False),
     _mcp(removing=True),
+    Declared(
+        ("doctor",),
+        "Say, per agent, whether our hooks and MCP entry are registered and would run (the "
+        "command on PATH,\nthe agent's trust), the merge driver's state and the newest captured "
+        "session; read-only.\n\nOne line per finding with its fix; exit 1 when something would "
+        "not run.",
+        Command("doctor", Journal.OWN, Needs.ENABLED),
+        (PATH, JSON),
+        _doctor,
+    ),
 )

@@ -92,6 +92,23 @@ def _add_groups(doc: Doc, hooks: Node, groups: Groups) -> tuple[Doc, frozenset[s
     return doc, frozenset(added)
 
 
+def positions(text: str, agent: str) -> dict[str, int]:
+    """Each event whose list holds our group, and where in the list (the agent's index)."""
+    doc = jsontext.load(text)
+    hooks = _hooks(doc)[1]
+    found: dict[str, int] = {}
+    for event, group in AGENTS[agent].events.items():
+        listed = _groups(doc, hooks, event) if hooks is not None else None
+        values = _values(doc, listed) if listed is not None else []
+        if group in values:
+            found[event] = values.index(group)
+    return found
+
+
+def held(text: str, agent: str) -> frozenset[str]:
+    return frozenset(positions(text, agent))
+
+
 def legacy(text: str, agent: str) -> bool:
     """Whether the settings hold a group 5.0.0 installed and none of this release's: then
     they are that install's, and a remove takes those out (an install replaces them)."""
