@@ -227,3 +227,18 @@ def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
     assert found.task == "Add the export button"
     assert not (repo / "pwned").exists()
     assert focus(repo.parent, None).paths == ()  # no git work tree: nothing known
+
+
+def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
+    """The paths and the first prompt, for `context --task/--paths` (DESIGN §22)."""
+    import io
+
+    from agent_memory.commands.hook import session_start
+
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    build_tree(repo, {"src/app.py": "x\n"})
+    payload = {"cwd": str(repo), "hook_event_name": "SessionStart", "prompt": "Fix the login"}
+    result = session_start(io.StringIO(json.dumps(payload)), lambda _repo: pytest.fail("due"))
+    found = result.report.summary["focus"]
+    assert "src/app.py" in found["paths"] and "memory/continuity.md" in found["paths"]
+    assert found["task"] == "Fix the login"
