@@ -9,8 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_memory.core.agents import hooks
+from agent_memory.errors import InputError
+from agent_memory.parse import hookinput
 from agent_memory.shell.git import focus
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
@@ -242,3 +246,28 @@ def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
     found = result.report.summary["focus"]
     assert "src/app.py" in found["paths"] and "memory/continuity.md" in found["paths"]
     assert found["task"] == "Fix the login"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+_FIELDS = st.dictionaries(
+    st.sampled_from(["cwd", "prompt", "hook_event_name", "session_id", "transcript_path"]),
+    _JSON | st.text(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64) | _JSON.map(lambda v: json.dumps(v).encode()) | _FIELDS.map(
+    lambda v: json.dumps(v).encode()))  # fmt: skip
+def test_any_payload_is_read_or_refused_in_one_line(data: bytes) -> None:
+    """A payload is input like a transcript: read, or one ``InputError``, nothing else."""
+    try:
+        found = hookinput.payload(data)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert found.cwd is None or (found.cwd and "\n" not in found.cwd)
+    assert found.prompt is None or len(found.prompt) <= hookinput.PROMPT_MAX
