@@ -271,3 +271,19 @@ def test_any_payload_is_read_or_refused_in_one_line(data: bytes) -> None:
         return
     assert found.cwd is None or (found.cwd and "\n" not in found.cwd)
     assert found.prompt is None or len(found.prompt) <= hookinput.PROMPT_MAX
+
+
+def test_a_prompt_of_a_pasted_log_is_answered_within_the_hooks_time(tmp_path: Path) -> None:
+    """Each distinct word costs a pass over every fact: only the first ones are searched."""
+    import time
+
+    foot = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived"
+    body = "".join(f"- Fact {i} about part{i % 500}\n  {foot.format(i)} -->\n" for i in range(5000))
+    build_tree(
+        tmp_path,
+        {"memory/continuity.md": "# C\n", "memory/archive/2026-Q1.md": "# A\n\n## F\n" + body},
+    )
+    pasted = " ".join(f"word{i}" for i in range(20_000)) + " part7"
+    started = time.monotonic()
+    assert _prompt(tmp_path, pasted) == ""  # part7 is past the words searched
+    assert time.monotonic() - started < 5

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .recall import Hit, Index, search
+from .recall import Hit, Index, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
 MOST = 3  # hits shown at most
 BYTES = 1024  # UTF-8 bytes of the lines at most; hits are cut whole
 _LOOKED_AT = 50  # best hits looked at, the shown ones skipped
+# Distinct words of the prompt searched for, the first ones: a search costs a pass over every
+# fact per word, and a pasted log of thousands of words must not outlast the hook's timeout.
+QUERY_WORDS = 100
 HEAD = "agent-memory: facts that match this prompt (not in the session-start context):"
 
 
@@ -24,6 +27,7 @@ def select(query: str, indexes: Sequence[Index], shown: str) -> list[Hit]:
     not name (as it names every id: in backticks), at most ``MOST`` and ``BYTES``."""
     chosen: list[Hit] = []
     size = len(HEAD.encode()) + 1
+    query = " ".join(list(dict.fromkeys(words(query)))[:QUERY_WORDS])
     for hit in search(query, indexes, _LOOKED_AT):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
