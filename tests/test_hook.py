@@ -149,9 +149,11 @@ def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None
     assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
 
 
-def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path) -> None:
+@pytest.mark.parametrize("undo", ["hooks remove", "disable"])
+def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path, undo: str) -> None:
     """A repo whose hooks 5.0.0 installed (shell snippets): install puts this release's in
-    their place, and remove still gives back the bytes from before the first install."""
+    their place, and remove (or disable) still gives back the bytes from before the first
+    install."""
     where = enabled / ".claude/settings.json"
     where.parent.mkdir()
     original = '{\n  "model": "sonnet"\n}\n'
@@ -167,7 +169,10 @@ def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path) -> None:
     assert "agent-memory hook session-start" in text and '"model": "sonnet"' in text
     assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
     assert where.read_text() == text  # twice changes nothing
-    assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
+    if undo == "disable":
+        assert cli("disable", enabled, "--today", "2026-01-02").exit_code == 0
+    else:
+        assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
     assert where.read_text() == original
 
 
