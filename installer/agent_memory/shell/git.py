@@ -214,18 +214,14 @@ def focus(root: Path, prompt: str | None) -> Focus:
     git call is bounded in time and output, and a name read from git goes back after
     ``--end-of-options``: a branch may be called anything."""
     task = (prompt.strip()[:TASK_MAX] or None) if prompt else None
-    refs = _bounded(root, ["for-each-ref", "--format=%(refname)", "--", *_BASES])
-    named = set(refs.decode(errors="replace").splitlines()) if refs is not None else set()
-    base = next((ref for ref in _BASES if ref in named), None)
-    since = None
-    if base is not None:
-        found = _bounded(root, ["merge-base", "--end-of-options", "HEAD", base])
-        since = found.decode(errors="replace").strip() if found else None
-    since = since or ("HEAD" if _bounded(root, ["rev-parse", "-q", "--verify", "HEAD"]) else None)
-    paths: set[str] = set()
-    if since is not None:
-        diff = ["diff", "--name-only", "-z", "--no-renames", "--relative", "--end-of-options"]
-        paths.update(_names(_bounded(root, [*diff, since, "--"])))
+    diff = ["diff", "--name-only", "-z", "--no-renames", "--relative"]
+    # The work tree against the merge base with the first default branch there is, in one
+    # process (git 2.30's --merge-base); none (or an older git): against HEAD.
+    asked = ([*diff, "--merge-base", "--end-of-options", base, "--"] for base in _BASES)
+    changed = next((out for args in asked if (out := _bounded(root, args)) is not None), None)
+    if changed is None:
+        changed = _bounded(root, [*diff, "--end-of-options", "HEAD", "--"])
+    paths = set(_names(changed))
     paths.update(_names(_bounded(root, ["ls-files", "-z", "--others", "--exclude-standard"])))
     return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
 
