@@ -54,11 +54,13 @@ def interleaved(
     commands: dict[str, list[str]],
     runs: int,
     prepare: Callable[[str], object] | None = None,
+    stdin: dict[str, bytes] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Median wall time and median CPU time (user + system) of each command, the commands run
     in turn ``runs`` times: a burst of load from elsewhere then slows every command alike
     instead of the one that happened to be running. ``prepare(name)`` runs, untimed, before
-    each run of a command (a writing command's files put back)."""
+    each run of a command (a writing command's files put back); ``stdin[name]`` is what a
+    command reads on stdin (a hook's payload)."""
     import resource
 
     wall: dict[str, list[float]] = {name: [] for name in commands}
@@ -69,7 +71,8 @@ def interleaved(
                 prepare(name)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
+            given = (stdin or {}).get(name)
+            subprocess.run(command, check=True, capture_output=True, input=given)
             wall[name].append(time.perf_counter() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime

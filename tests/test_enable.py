@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.parse import manifest
+from agent_memory.shell.merge_driver import installing_command, merge_driver
 from conftest import PROJECT, build_tree, cli, stats, tree
 
 VERSION = (PROJECT / "VERSION").read_text().strip()
@@ -220,7 +221,7 @@ def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: P
         text=True,
         check=True,
     )
-    assert local.stdout == "agent-memory merge-file %O %A %B %P\n"
+    assert local.stdout == MERGE_DRIVER + "\n"
     again = cli("enable", repo, "--today", TODAY)
     assert "up to date" in again.output and "driver already set" in again.output
 
@@ -251,7 +252,7 @@ def _driver(git_dir: Path) -> str:
 
 
 DRIVER_KEY = "merge.agent-memory.driver"
-MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
+MERGE_DRIVER = merge_driver(installing_command())  # this tool, then PATH's, then git's
 
 
 def test_a_gitdir_file_naming_another_repository_gets_no_config(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -65,7 +64,7 @@ def test_install_keeps_every_byte_and_remove_gives_them_back(enabled: Path, agen
     assert result.exit_code == 0, result.output
     text = where.read_text()
     assert _only_insertions(EXISTING[agent], text)
-    for event, group in hooks.AGENTS[agent].events.items():
+    for event, group in hooks.wanted(agent).items():
         assert group in _loads(text)["hooks"][event]
     assert cli("enable", enabled, "--check").exit_code == 0  # the manifest still reads
     installed = tree(enabled)
@@ -144,20 +143,28 @@ def test_dry_run_shows_the_diff_and_writes_nothing(enabled: Path) -> None:
 
 
 @pytest.mark.parametrize("agent", list(EXISTING))
-def test_the_installed_commands_run_context_and_capture(enabled: Path, agent: str) -> None:
-    """What each agent would run: the start hook answers with the context as JSON (alone on
-    stdout, as Gemini requires); the end and pre-compaction hooks write the log from the
-    transcript named on stdin. Claude and Gemini name the project in the environment; Codex
-    runs hooks in the session's directory."""
-    cli("hooks", "install", enabled, "--agent", agent)
+def test_the_installed_commands_run_from_a_subdirectory_with_no_shell(
+    enabled: Path, agent: str
+) -> None:
+    """What each agent would run, started where a session started in a subdirectory runs it:
+    each entry is one program and its words (no variable, ``;`` or redirection), run without a
+    shell; the start hook answers with the context as JSON alone on stdout and nothing on
+    stderr; the end and pre-compaction hooks write the log from the transcript named on stdin
+    and print nothing on either channel (Gemini CLI shows stderr as a message)."""
+    assert cli("hooks", "install", enabled, "--agent", agent, "--prompt-recall").exit_code == 0
     spec = hooks.AGENTS[agent]
     groups = _loads((enabled / spec.path).read_text())["hooks"]
     assert isinstance(groups, dict)
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(enabled), "GEMINI_PROJECT_DIR": str(enabled)}
-    start, compaction, end = (groups[event][-1]["hooks"][0]["command"] for event in spec.events)
-    done = subprocess.run(
-        start, shell=True, cwd=enabled, env=env, capture_output=True, text=True, check=True
-    )
+    commands = [groups[event][-1]["hooks"][0]["command"] for event in spec.events]
+    for command in commands:
+        assert not set(command) & set("$;&|<>\"%'`"), command
+    start, compaction, end, _prompt = (command.split() for command in commands)
+    sub = enabled / "src" / "deep"
+    sub.mkdir(parents=True)
+    event = {"claude": "SessionStart", "codex": "SessionStart", "gemini": "SessionStart"}[agent]
+    payload = json.dumps({"cwd": str(sub), "hook_event_name": event, "session_id": "x"})
+    done = subprocess.run(start, cwd=sub, input=payload, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "SessionStart"
     assert answer["additionalContext"].startswith("# Memory context")
@@ -165,13 +172,10 @@ def test_the_installed_commands_run_context_and_capture(enabled: Path, agent: st
         "claude": "session-basic.jsonl", "codex": "rollout-basic.jsonl",
         "gemini": "session-basic.jsonl",
     }[agent]  # fmt: skip
-    payload = json.dumps({"session_id": "x", "transcript_path": str(transcript)})
+    payload = json.dumps({"cwd": str(sub), "session_id": "x", "transcript_path": str(transcript)})
     for command in (compaction, end):
-        done = subprocess.run(
-            command, shell=True, cwd=enabled, env=env, input=payload, text=True, check=True,
-            capture_output=True,
-        )  # fmt: skip
-        assert done.stdout == ""
+        done = subprocess.run(command, cwd=sub, input=payload, capture_output=True, text=True)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), done.stderr
     logs = [p for p in tree(enabled) if p.startswith("memory/sessions/2026-11-20-091400-")]
     assert len(logs) == 1 and f"-{agent}-" in logs[0]  # the second capture had nothing new
 

@@ -276,3 +276,59 @@ def test_a_driver_stopped_while_it_writes_leaves_ours_whole(tmp_path: Path) -> N
         git(tmp_path, "diff", "--name-only", "--diff-filter=U").stdout == "memory/continuity.md\n"
     )
     assert not list(tmp_path.glob("*.agent-memory-tmp"))
+
+
+def _conflicting_branches(root: Path) -> None:
+    """Two branches that changed one fact's text differently (a conflict by any merge)."""
+    git(root, "init", "-q", "-b", "main")
+    assert cli("enable", root, "--vendor", "none", "--today", day(0)).exit_code == 0
+    history = History.__new__(History)
+    history.root, history.step, history.ids = root, 0, {"main": set()}
+    history.add_fact("main")
+    history.commit("start")
+    git(root, "branch", "other")
+    history.edit("main", 0)
+    history.commit("ours")
+    git(root, "checkout", "-q", "other")
+    history.ids["other"] = set()
+    history.add_fact("other")
+    history.edit("other", 0)
+    history.commit("theirs")
+    git(root, "checkout", "-q", "main")
+
+
+def test_the_driver_enable_sets_works_without_the_tool_on_path(tmp_path: Path) -> None:
+    """enable names the tool that set it: a merge run where agent-memory is not on PATH (no
+    venv activated, a GUI client) still merges by fact id."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _conflicting_branches(root)
+    driver = git(root, "config", "merge.agent-memory.driver").stdout
+    assert "-m agent_memory --version" in driver or "/agent-memory --version" in driver
+    bare = {**ENV, "PATH": str(Path(shutil.which("git") or "/usr/bin/git").parent)}
+    done = subprocess.run(
+        ["git", "merge", "-q", "other"], cwd=root, env=bare, capture_output=True, text=True
+    )
+    text = (root / "memory/continuity.md").read_text()
+    assert done.returncode == 1 and len(CONFLICT.findall(text)) == 1  # only the edited fact
+    assert "f-other-" in text  # the other branch's new fact merged in by id
+
+
+def test_with_no_tool_at_all_git_leaves_conflict_markers(tmp_path: Path) -> None:
+    """The tool that set the driver is gone and none is on PATH: git's own text merge, with
+    its markers, never a silently kept "ours" that a `git add` would commit."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _conflicting_branches(root)
+    from agent_memory.shell.merge_driver import merge_driver
+
+    git(root, "config", "merge.agent-memory.driver", merge_driver("/nonexistent/agent-memory"))
+    bare = {**ENV, "PATH": str(Path(shutil.which("git") or "/usr/bin/git").parent)}
+    done = subprocess.run(
+        ["git", "merge", "-q", "other"], cwd=root, env=bare, capture_output=True, text=True
+    )
+    text = (root / "memory/continuity.md").read_text()
+    assert done.returncode == 1
+    assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text, text
+    status = git(root, "status", "--porcelain").stdout
+    assert "UU memory/continuity.md" in status

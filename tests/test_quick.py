@@ -62,11 +62,14 @@ def quick_answer(argv: list[str]) -> Answer | None:
     """What the quick path prints on stdout and stderr and its exit code; None when it leaves
     the line to click."""
     out, err = io.StringIO(), io.StringIO()
+    stdin, sys.stdin = sys.stdin, io.StringIO()  # as CliRunner's: empty (the hooks read it)
     with contextlib.redirect_stdout(_Utf8(out)), contextlib.redirect_stderr(err):  # type: ignore[type-var]
         try:
             quick.answer(argv)
         except SystemExit as exc:
             return out.getvalue(), err.getvalue(), int(exc.code or 0)
+        finally:
+            sys.stdin = stdin
     assert out.getvalue() == err.getvalue() == "", "declined after printing"
     return None
 

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.resources import version
+from agent_memory.shell.merge_driver import installing_command, merge_driver
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
 EXAMPLES = PROJECT / "examples"
@@ -371,7 +372,7 @@ def test_recover_sets_the_driver_as_the_tree_says_after_a_kill_before_git_config
     assert done.exit_code == 0
     assert _driver(repo) == (set_by_enable if last == "enable" else b"")
     assert json.loads(done.stdout)["summary"]["merge_driver"] == (
-        "set to 'agent-memory merge-file %O %A %B %P'" if last == "enable" else "unset"
+        f"set to {merge_driver(installing_command())!r}" if last == "enable" else "unset"
     )
     assert tree(repo) == state
     again = cli("recover", repo, "--json")  # in line now: nothing more to do

@@ -55,10 +55,18 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("mcp", "serve"): [],
     ("mcp", "install"): ["--agent", "claude"],
     ("mcp", "remove"): ["--agent", "claude"],
+    ("hook", "session-start"): [],
+    ("hook", "pre-compact"): [],
+    ("hook", "session-end"): [],
+    ("hook", "prompt"): [],
+    ("doctor",): [],
 }
 # Commands that do not take a folder to discover from (git hands merge-file its files; the
 # MCP server's discovery is tested through its tools) or that need more than a sample line.
 NO_DISCOVERY = {("merge-file",), ("mcp", "serve"), ("session", "capture")}
+# The hooks find the repo from their payload's cwd (tests/test_hook.py).
+NO_DISCOVERY |= {("hook", event) for event in ("session-start", "pre-compact", "session-end")}
+NO_DISCOVERY |= {("hook", "prompt")}
 
 
 def test_every_declared_command_has_a_sample() -> None:

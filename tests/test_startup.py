@@ -82,3 +82,28 @@ def test_status_reads_a_stamp_without_packaging(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "installed 5.0.0" in ran.stdout
     assert "packaging" not in ran.stderr.splitlines()[-1].split()
+
+
+@pytest.mark.parametrize(
+    ("event", "allowed"),
+    [
+        ("prompt", {"json"}),  # the payload is JSON
+        ("session-start", {"json", "subprocess"}),  # and git is asked what the branch changed
+    ],
+)
+def test_the_hooks_an_agent_runs_each_turn_load_no_library_they_do_not_use(
+    tmp_path: Path, event: str, allowed: set[str]
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    payload = f'{{"cwd": "{repo}", "prompt": "nothing of note", "hook_event_name": "x"}}'
+    ran = subprocess.run(
+        [sys.executable, "-c", _PROBE, "hook", event],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = set(ran.stderr.splitlines()[-1].split())
+    assert loaded & (HEAVY - allowed) == set()

@@ -117,7 +117,13 @@ GITATTRIBUTES = ".gitattributes"
 GITATTRIBUTES_TEMPLATE = "templates/.gitattributes"
 GITATTRIBUTES_MARKERS = GITIGNORE_MARKERS  # the block markers of any file whose comments are #
 MERGE_DRIVER_KEY = "merge.agent-memory.driver"
-MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"
+MERGE_DRIVER = "agent-memory merge-file %O %A %B %P"  # what 5.0.0 set; a clone's by hand
+# After the installing tool (``shell/merge_driver.py``): the tool on PATH, else git's own text
+# merge, which leaves conflict markers; each tried only if it runs at all (MERGE.md).
+MERGE_DRIVER_FALLBACK = (
+    "; elif agent-memory --version >/dev/null 2>&1; then exec agent-memory merge-file %O %A %B %P"
+    "; else exec git merge-file -L ours -L base -L theirs -- %A %O %B; fi"
+)
 
 # The session-start view's size (`context --max-bytes`): its default and its least.
 CONTEXT_BYTES = 8192

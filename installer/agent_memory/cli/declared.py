@@ -111,6 +111,8 @@ def options(values: Values, progress: Progress = None) -> Options:
 GROUPS: Mapping[tuple[str, ...], str] = {
     ("hooks",): "An agent's repo-level hooks: context at session start, capture at its end "
     "(HOOKS.md).",
+    ("hook",): "What an agent's hooks run: one command per event, reading the hook's JSON on "
+    "stdin (HOOKS.md).",
     ("fact",): "Facts in memory/continuity.md.",
     ("session",): "Session logs: the memory's event log.",
     ("mcp",): "Serve the memory to agents as MCP tools (needs the extra: pip install "

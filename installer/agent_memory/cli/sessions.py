@@ -140,7 +140,8 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("merge-file",),
         "Git merge driver: merge BASE, OURS and THEIRS of memory file PATH by fact id, into "
-        "OURS.\n\nConfigured by `enable` as `agent-memory merge-file %O %A %B %P`; exit 1 when "
+        "OURS.\n\nConfigured by `enable` as `agent-memory merge-file %O %A %B %P` (behind the "
+        "tool's own path; MERGE.md); exit 1 when "
         "a fact was\nchanged differently on both sides (marked alone, as git marks conflicts).",
         Command("merge-file", Journal.OWN, Needs.HERE),
         (

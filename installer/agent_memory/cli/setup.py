@@ -46,9 +46,10 @@ def _hooks(removing: bool) -> Declared:
     def build(v: Values, _progress: Progress) -> Built:
         from ..commands import hooks
 
-        run = hooks.hooks_remove if removing else hooks.hooks_install
-        agent, opts = v["agent"], options(v)
-        return v["path"], Call(lambda repo: run(repo, agent, opts), opts)
+        agent, opts, prompt = v["agent"], options(v), bool(v.get("prompt_recall"))
+        if removing:
+            return v["path"], Call(lambda repo: hooks.hooks_remove(repo, agent, opts), opts)
+        return v["path"], Call(lambda repo: hooks.hooks_install(repo, agent, opts, prompt), opts)
 
     word = "remove" if removing else "install"
     helps = {
@@ -60,11 +61,18 @@ def _hooks(removing: bool) -> Declared:
     agent = Param(
         "agent", Kind.CHOICE, ("--agent",), "The agent whose hooks.", required=True, choices=AGENTS
     )
+    prompt = Param(
+        "prompt_recall",
+        Kind.FLAG,
+        ("--prompt-recall",),
+        "Also add the prompt hook: on each prompt, the facts matching it that the session was "
+        "not shown.",
+    )
     return Declared(
         ("hooks", word),
         helps[word],
         Command(f"hooks {word}", Journal.WRITES, Needs.ENABLED),
-        (PATH, agent, *WRITING),
+        (PATH, agent, *(() if removing else (prompt,)), *WRITING),
         build,
     )
 
@@ -113,6 +121,12 @@ def _mcp(removing: bool) -> Declared:
         (PATH, agents, CHECK, DRY_RUN, JSON, WAIT),
         build,
     )
+
+
+def _doctor(v: Values, _progress: Progress) -> Built:
+    from ..commands.doctor import doctor
+
+    return v["path"], Call(doctor)
 
 
 LINES: tuple[Declared, ...] = (
@@ -193,4 +207,14 @@ LINES: tuple[Declared, ...] = (
     ),
     _mcp(removing=False),
     _mcp(removing=True),
+    Declared(
+        ("doctor",),
+        "Say, per agent, whether our hooks and MCP entry are registered and would run (the "
+        "command on PATH,\nthe agent's trust), the merge driver's state and the newest captured "
+        "session; read-only.\n\nOne line per finding with its fix; exit 1 when something would "
+        "not run.",
+        Command("doctor", Journal.OWN, Needs.ENABLED),
+        (PATH, JSON),
+        _doctor,
+    ),
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import resources
 from ..core.agents import hooks, jsontext
+from ..core.agents.hook_entries import COMMAND
 from ..core.agents.jsontext import BadJSON
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
@@ -22,24 +23,45 @@ _TRUST = {
 }
 
 
-def hooks_install(repo: Repo, agent: str, options: Options) -> Result:
+def hooks_install(repo: Repo, agent: str, options: Options, prompt: bool = False) -> Result:
+    """Our groups into the agent's settings; the groups a 5.0.0 install left there are taken
+    out first (as ``hooks remove`` would), so the file holds one set of ours, recorded against
+    the bytes from before the first install."""
     manifest = _manifest(repo)
     where = hooks.AGENTS[agent].path
     before = _read(repo, where)
     text = _text(where, before)
+    previous = hooks.recorded(manifest).get(agent)
     try:
-        after, added = hooks.install(text, agent)
+        if previous is not None and text is not None and hooks.legacy(text, agent):
+            text, _ = hooks.remove(text, agent, previous.original, previous.added)
+            previous = previous._replace(added=frozenset())
+        after, added = hooks.install(text, agent, hooks.wanted(agent, prompt))
     except (BadJSON, hooks.NotAnObject) as exc:
         line = exc.line if isinstance(exc, BadJSON) else None
         raise InputError(where, line, str(exc), "fix the file, then install again") from None
-    entry = _entry(hooks.recorded(manifest).get(agent), where, text, added)
+    entry = _entry(previous, where, text, added)
     stamped = hooks.record(manifest, agent, entry)
     edits = [
         _edit(where, before, after.encode("utf-8"), f"{agent} hooks"),
         _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
     ]
-    notes = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
+    trust = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
+    notes = (*trust, *filter(None, [not_on_path()]))
     return _settled(repo, "hooks install", edits, options, notes)
+
+
+def not_on_path(command: str = COMMAND) -> str | None:
+    """The warning when ``command`` does not resolve on PATH here: the agent's settings (and
+    MCP configuration) name it bare, as they are shared across machines (HOOKS.md)."""
+    import shutil  # 2 ms, paid only by the installs
+
+    if shutil.which(command) is not None:
+        return None
+    return (
+        f"warning: {command} is not on PATH here, so the agent will not find it: install it "
+        "where the agent runs (pipx install agent-memory), or activate its environment first"
+    )
 
 
 def _entry(
@@ -47,8 +69,10 @@ def _entry(
 ) -> hooks.Record:
     """The manifest's line after an install: the file as it was before the first install, and
     everything installs have added since (a file install creates starts the record afresh)."""
-    if previous is None or text is None:
+    if previous is None:
         return hooks.Record(where, hooks.sha256(text), added)
+    if text is None:
+        return hooks.Record(where, "absent", added)
     merged = None if previous.added is None else previous.added | added
     return hooks.Record(where, previous.original, merged)
 

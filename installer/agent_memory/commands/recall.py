@@ -26,9 +26,7 @@ def build_index(rel: str, raw: bytes) -> searching.Index:
 
 def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
-    found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
-    found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
-    indexes = [ix for ix in found if ix is not None]
+    indexes = recall_indexes(repo, index_of)
     hits = searching.search(query, indexes, limit)
     near = searching.related(hits, indexes)
     text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
@@ -39,3 +37,10 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     outcome = "found" if hits else "not found"
     report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)
+
+
+def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching.Index]:
+    """The index of every file a search reads: continuity.md, the archive, the side files."""
+    found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
+    found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
+    return [ix for ix in found if ix is not None]

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from ..errors import InputError
-from .untrusted import first_unsafe
+from ..records import NamedTuple
+from .untrusted import first_unsafe, session_id
 
 PAYLOAD_MAX = 1 << 20  # bytes read from stdin at most; the agents send well under 4 KiB
 PAYLOAD_SECONDS = 2.0  # agents write the object as they start the hook
@@ -61,3 +62,45 @@ def _decoded(data: bytes) -> Any:
         return _PARTIAL
     except RecursionError:
         return None
+
+
+class Payload(NamedTuple):
+    """What a hook command reads of its payload; each field None when the agent sent none."""
+
+    cwd: str | None  # where the session runs: the repo is found from there
+    event: str | None  # hook_event_name, answered back as the agent named it
+    session_id: str | None
+    prompt: str | None  # the user's prompt (UserPromptSubmit, BeforeAgent)
+    text: str  # the payload itself, for the command that reads more of it (capture)
+
+
+_HOOK_FIX = "run it from an agent's hook, which writes its JSON on stdin"
+PROMPT_MAX = 1 << 16  # characters of a prompt a search reads; the rest adds no word worth it
+
+
+def payload(data: bytes) -> Payload:
+    """The fields of a hook's payload ``data``; input that is not a JSON object, or a ``cwd``
+    that cannot be a folder's path, is one line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("<stdin>", None, "the hook's input is not UTF-8", _HOOK_FIX) from None
+    found = _decoded(data)
+    if not isinstance(found, dict):
+        raise InputError("<stdin>", None, "the hook's input is not a JSON object", _HOOK_FIX)
+    cwd = found.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise InputError("<stdin>", None, 'the hook\'s "cwd" is not a string', _HOOK_FIX)
+    if cwd:
+        unsafe = first_unsafe(cwd)
+        if unsafe is not None or len(cwd.encode(errors="surrogatepass")) > PATH_MAX:
+            what = f"holds {unsafe}" if unsafe else f"is over {PATH_MAX} bytes"
+            raise InputError("<stdin>", None, f'the hook\'s "cwd" {what}', _HOOK_FIX)
+    event, prompt = found.get("hook_event_name"), found.get("prompt")
+    return Payload(
+        cwd or None,
+        event if isinstance(event, str) else None,
+        session_id(found.get("session_id")),
+        prompt[:PROMPT_MAX] if isinstance(prompt, str) else None,
+        text,
+    )

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 _QUICK = 10.0  # seconds: questions about the repository and its config
 _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
+_FOCUS_SECONDS = 3.0  # each question a session start asks: the hook's budget is 30 s
+_FOCUS_BYTES = 1 << 18  # output read of each (names of about 5,000 files)
+FOCUS_PATHS = 1000  # changed paths a session start passes on at most
+TASK_MAX = 2000  # characters of the first prompt passed on as the task
+# The branch a feature branch is compared with: the remote's default, else a local main.
+_BASES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -198,3 +204,64 @@ def recorded(root: Path, rel: str) -> bool:
     except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0
+
+
+class Focus(NamedTuple):
+    """What a session is about, as far as git and the hook's payload tell (DESIGN §22)."""
+
+    paths: tuple[str, ...]  # changed on the branch since its merge base, or in the work tree
+    task: str | None  # the first prompt, where the payload carries one
+
+
+def focus(root: Path, prompt: str | None) -> Focus:
+    """The paths (relative to ``root``) that the branch changed against its merge base with
+    the default branch, plus the work tree's changes and new files; none outside git. Every
+    git call is bounded in time and output, and a name read from git goes back after
+    ``--end-of-options``: a branch may be called anything."""
+    task = (prompt.strip()[:TASK_MAX] or None) if prompt else None
+    diff = ["diff", "--name-only", "-z", "--no-renames", "--relative"]
+    # The work tree against the merge base with the first default branch there is, in one
+    # process (git 2.30's --merge-base); none (or an older git): against HEAD.
+    asked = ([*diff, "--merge-base", "--end-of-options", base, "--"] for base in _BASES)
+    changed = next((out for args in asked if (out := _bounded(root, args)) is not None), None)
+    if changed is None:
+        changed = _bounded(root, [*diff, "--end-of-options", "HEAD", "--"])
+    paths = set(_names(changed))
+    paths.update(_names(_bounded(root, ["ls-files", "-z", "--others", "--exclude-standard"])))
+    return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
+
+
+def _names(out: bytes | None) -> list[str]:
+    """The NUL-separated names of ``out``; a last one cut by the output bound is dropped."""
+    if not out:
+        return []
+    names = out.split(b"\0")
+    whole = names[:-1] if len(out) < _FOCUS_BYTES else names[:-2]
+    return [name.decode("utf-8", errors="replace") for name in whole if name]
+
+
+def _bounded(root: Path, args: Sequence[str]) -> bytes | None:
+    """git's stdout, at most ``_FOCUS_BYTES`` of it within ``_FOCUS_SECONDS``; None when git
+    fails, is missing, or does not answer in time (the question is then unanswered)."""
+    import subprocess
+    import threading
+
+    try:
+        child = subprocess.Popen(
+            ["git", *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+    except OSError:
+        return None
+    timer = threading.Timer(_FOCUS_SECONDS, child.kill)
+    timer.start()
+    try:
+        assert child.stdout is not None
+        out = child.stdout.read(_FOCUS_BYTES)
+        if len(out) == _FOCUS_BYTES:
+            child.kill()  # the rest is not read: the bound is the answer's size
+        code = child.wait()
+        child.stdout.close()
+    finally:
+        timer.cancel()
+    return out if code == 0 or len(out) == _FOCUS_BYTES else None

@@ -13,12 +13,14 @@ alone and the report says why.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
+import sys
 from pathlib import Path
 
 from ..core.install.attributes import routes_to_driver
 from ..errors import LockedError
-from ..layout import GITATTRIBUTES, MERGE_DRIVER, MERGE_DRIVER_KEY
+from ..layout import GITATTRIBUTES, MERGE_DRIVER, MERGE_DRIVER_FALLBACK, MERGE_DRIVER_KEY
 from .files import read_regular
 from .git import git_dirs, local_config, unset_local_config
 from .repo import Repo
@@ -37,18 +39,50 @@ def reconcile(repo: Repo, wanted: bool, dry: bool) -> str:
             if wanted
             else ""
         )
-    ours = local_config(repo.root, MERGE_DRIVER_KEY) == MERGE_DRIVER
-    if ours == wanted:  # a value of the user's own is never unset
+    value = local_config(repo.root, MERGE_DRIVER_KEY)
+    driver = merge_driver(installing_command())
+    if (value == driver) if wanted else not _ours(value):  # the user's own is never unset
         return "already set" if wanted else ""
-    done = f"set to {MERGE_DRIVER!r}" if wanted else "unset"
+    done = f"set to {driver!r}" if wanted else "unset"
     if dry:
         return f"would be {done}"
     repo.crash_point()
     if wanted:
-        local_config(repo.root, MERGE_DRIVER_KEY, MERGE_DRIVER)
+        local_config(repo.root, MERGE_DRIVER_KEY, driver)
     else:
         unset_local_config(repo.root, MERGE_DRIVER_KEY)
     return done
+
+
+def installing_command() -> str:
+    """The absolute command of the tool running now, as a shell word or two: the console
+    script when that is what ran, else this interpreter with ``-m`` (a venv's python is never
+    resolved: its link is what makes it the venv's)."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name.startswith("agent-memory") and script.is_file():
+        return shlex.quote(str(script.absolute()))
+    return f"{shlex.quote(sys.executable)} -m agent_memory"
+
+
+def merge_driver(installed: str) -> str:
+    """The driver's command: the tool that set it (``installed``, an absolute command), else
+    ``agent-memory`` on PATH, else git's own text merge with conflict markers — each tried only
+    if it runs at all, so a tool gone missing never leaves OURS unmerged and unmarked. git runs
+    a driver with ``sh`` (on Windows, its own)."""
+    return (
+        f"if {installed} --version >/dev/null 2>&1; then exec {installed} merge-file %O %A %B %P"
+        + MERGE_DRIVER_FALLBACK
+    )
+
+
+def _ours(value: str | None) -> bool:
+    """Whether the driver's config is one ``enable`` wrote: 5.0.0's bare command, or the chain
+    of whichever tool set it."""
+    if value is None:
+        return False
+    return value == MERGE_DRIVER or (
+        value.startswith("if ") and value.endswith(MERGE_DRIVER_FALLBACK)
+    )
 
 
 def match_attributes(repo: Repo) -> str:

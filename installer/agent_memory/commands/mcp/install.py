@@ -15,6 +15,7 @@ from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
+from ..hooks import not_on_path
 from ..report import Report, Result
 from ..settle import Options, settle
 from .serve import INSTALL_SDK, sdk_installed
@@ -31,6 +32,7 @@ def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: b
         # Registered all the same: the file is committed, and teammates may have the SDK.
         summary["sdk_installed"] = sdk_installed()
         notes = () if summary["sdk_installed"] else (_NO_SDK,)
+        notes += tuple(filter(None, [not_on_path()]))
     report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)
 

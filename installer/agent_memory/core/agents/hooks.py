@@ -16,12 +16,12 @@ import hashlib
 import itertools
 import json
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from ... import patterns
 from ...records import NamedTuple
 from . import jsontext
+from .hook_entries import AGENTS as AGENTS  # the agents, for the commands that edit them
 from .jsontext import Doc, Node
 
 SECTION = "## Agent hooks"
@@ -30,59 +30,6 @@ _LINE = patterns.compile(
     r"(?: \| added (?P<added>[A-Za-z ,]+))?\s*$"
 )
 _NOTHING = "nothing"
-
-
-class AgentHooks(NamedTuple):
-    path: str  # the settings file, relative to the repo
-    events: Mapping[str, dict[str, Any]]  # event -> the matcher group we add
-
-
-def _group(command: str, timeout: int, matcher: str | None = None, **extra: str) -> dict[str, Any]:
-    handler = {"type": "command", **extra, "command": command, "timeout": timeout}
-    return {**({"matcher": matcher} if matcher else {}), "hooks": [handler]}
-
-
-def _commands(project: str) -> tuple[str, str]:
-    start = f"agent-memory review --if-due {project} >&2; agent-memory context --hook {project}"
-    return start, f"agent-memory session capture --hook {project} >&2"
-
-
-def _agent_hooks() -> Mapping[str, AgentHooks]:
-    claude_start, claude_end = _commands('"${CLAUDE_PROJECT_DIR:-.}"')
-    codex_start, codex_end = _commands(".")
-    gemini_start, gemini_end = _commands('"${GEMINI_PROJECT_DIR:-.}"')
-    named = {"name": "agent-memory"}
-    return MappingProxyType(
-        {
-            "claude": AgentHooks(
-                ".claude/settings.json",
-                {
-                    "SessionStart": _group(claude_start, 30),
-                    "PreCompact": _group(claude_end, 30),
-                    "SessionEnd": _group(claude_end, 30),
-                },
-            ),
-            "codex": AgentHooks(
-                ".codex/hooks.json",
-                {
-                    "SessionStart": _group(codex_start, 30),
-                    "PreCompact": _group(codex_end, 30),
-                    "SessionEnd": _group(codex_end, 30),
-                },
-            ),
-            "gemini": AgentHooks(  # Gemini counts timeouts in milliseconds
-                ".gemini/settings.json",
-                {
-                    "SessionStart": _group(gemini_start, 30000, **named),
-                    "PreCompress": _group(gemini_end, 30000, **named),
-                    "SessionEnd": _group(gemini_end, 30000, **named),
-                },
-            ),
-        }
-    )
-
-
-AGENTS = _agent_hooks()
 
 
 class NotAnObject(ValueError):
@@ -99,10 +46,23 @@ def sha256(data: str | None) -> str:
     return "absent" if data is None else "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
-def install(text: str | None, agent: str) -> tuple[str, frozenset[str]]:
-    """The settings with our groups in them, and what that added (nothing when they are there
-    already: a group the user has that is identical to ours is theirs, and stays theirs)."""
-    lists = {event: [group] for event, group in AGENTS[agent].events.items()}
+Groups = Mapping[str, dict[str, Any]]  # an agent's event -> one of our matcher groups
+
+
+def wanted(agent: str, prompt: bool = False) -> Groups:
+    """The groups an install adds: every event's, the prompt hook's only when asked."""
+    ours = AGENTS[agent]
+    return {e: g for e, g in ours.events.items() if prompt or e not in ours.optional}
+
+
+def install(
+    text: str | None, agent: str, groups: Groups | None = None
+) -> tuple[str, frozenset[str]]:
+    """The settings with our ``groups`` in them (default: ``wanted(agent)``), and what that
+    added (nothing when they are there already: a group the user has that is identical to ours
+    is theirs, and stays theirs)."""
+    groups = wanted(agent) if groups is None else groups
+    lists = {event: [group] for event, group in groups.items()}
     if text is None:
         return json.dumps({"hooks": lists}, indent=2) + "\n", frozenset({HOOKS})
     doc = jsontext.load(text)
@@ -110,27 +70,56 @@ def install(text: str | None, agent: str) -> tuple[str, frozenset[str]]:
     if hooks is None:
         doc, added = jsontext.append(doc, root, "hooks", lists), frozenset({HOOKS})
     else:
-        doc, added = _add_groups(doc, hooks, agent)
+        doc, added = _add_groups(doc, hooks, groups)
     if len(doc.text) > jsontext.MAX_BYTES:  # remove must be able to read what we write
         too_big = f"would be larger than {jsontext.MAX_BYTES >> 20} MiB with our hooks"
         raise jsontext.BadJSON(doc.text, None, too_big)
     return doc.text, added
 
 
-def _add_groups(doc: Doc, hooks: Node, agent: str) -> tuple[Doc, frozenset[str]]:
+def _add_groups(doc: Doc, hooks: Node, groups: Groups) -> tuple[Doc, frozenset[str]]:
     """Our group at the end of each event's list, unless one identical to it is there."""
     added, read = set(), doc
-    for event, group in AGENTS[agent].events.items():
+    for event, group in groups.items():
         if doc is not read:  # our edits are inside it: it starts where it did
             hooks, read = jsontext.reopen(doc, hooks), doc
-        groups = _groups(doc, hooks, event)
-        if groups is None:
+        found = _groups(doc, hooks, event)
+        if found is None:
             doc = jsontext.append(doc, hooks, event, [group])
             added.add(event + _LIST)
-        elif group not in _values(doc, groups):
-            doc = jsontext.append(doc, groups, None, group)
+        elif group not in _values(doc, found):
+            doc = jsontext.append(doc, found, None, group)
             added.add(event)
     return doc, frozenset(added)
+
+
+def positions(text: str, agent: str) -> dict[str, int]:
+    """Each event whose list holds our group, and where in the list (the agent's index)."""
+    doc = jsontext.load(text)
+    hooks = _hooks(doc)[1]
+    found: dict[str, int] = {}
+    for event, group in AGENTS[agent].events.items():
+        listed = _groups(doc, hooks, event) if hooks is not None else None
+        values = _values(doc, listed) if listed is not None else []
+        if group in values:
+            found[event] = values.index(group)
+    return found
+
+
+def held(text: str, agent: str) -> frozenset[str]:
+    return frozenset(positions(text, agent))
+
+
+def legacy(text: str, agent: str) -> bool:
+    """Whether the settings hold a group 5.0.0 installed and none of this release's: then
+    they are that install's, and a remove takes those out (an install replaces them)."""
+    doc = jsontext.load(text)
+    hooks = _hooks(doc)[1]
+    if hooks is None:
+        return False
+    held = [(e, _values(doc, g)) for e in AGENTS[agent].events if (g := _groups(doc, hooks, e))]
+    ours, old = AGENTS[agent].events, AGENTS[agent].legacy
+    return any(old.get(e) in v for e, v in held) and not any(ours[e] in v for e, v in held)
 
 
 def _hooks(doc: Doc) -> tuple[Node, Node | None]:
@@ -163,32 +152,36 @@ def remove(
     """The settings without what install ``added``, and whether that is exactly the file before
     install (``original`` is its recorded sha256, ``absent`` when install created it).
 
-    ``added`` is None in a line written before it was recorded: then our group of every event
-    goes, and each container that leaves empty may be one install created. Among those
-    choices, the one whose hash is the recorded one is the original; else all of them go.
+    What is ours is this release's groups, or 5.0.0's where the file holds only those
+    (``legacy``). ``added`` is None in a line written before it was recorded: then our group of
+    every event goes, and each container that leaves empty may be one install created. Among
+    those choices, the one whose hash is the recorded one is the original; else all of them go.
     """
-    if original == "absent" and text == install(None, agent)[0]:
-        return None, True
-    events = AGENTS[agent].events
+    ours = AGENTS[agent].legacy if legacy(text, agent) else AGENTS[agent].events
+    if original == "absent" and (added is None or HOOKS in added):
+        optional = AGENTS[agent].optional
+        created = (ours, {e: g for e, g in ours.items() if e not in optional})
+        if any(text == install(None, agent, groups)[0] for groups in created):
+            return None, True
     doc = jsontext.load(text)
     if added is not None:
         whole = HOOKS in added
-        lists = {e + _LIST for e in events if whole or e + _LIST in added}
-        groups = {e for e in events if e in added or e + _LIST in lists}
+        lists = {e + _LIST for e in ours if whole or e + _LIST in added}
+        groups = {e for e in ours if e in added or e + _LIST in lists}
         containers = lists | ({HOOKS} if whole else set())
-        after = _take_out(doc, _hooks(doc)[1], agent, groups, containers).text
+        after = _take_out(doc, _hooks(doc)[1], ours, groups, containers).text
         return after, sha256(after) == original
-    doc = _take_out(doc, _hooks(doc)[1], agent, set(events), set())
+    doc = _take_out(doc, _hooks(doc)[1], ours, set(ours), set())
     hooks = _hooks(doc)[1]
-    for chosen in _choices(doc, hooks, agent):
-        after = _take_out(doc, hooks, agent, set(), set(chosen)).text
+    for chosen in _choices(doc, hooks, ours):
+        after = _take_out(doc, hooks, ours, set(), set(chosen)).text
         if sha256(after) == original:
             return after, True
     return after, False  # the last choice: every container left empty goes
 
 
 def _take_out(
-    doc: Doc, hooks: Node | None, agent: str, groups: set[str], containers: set[str]
+    doc: Doc, hooks: Node | None, ours: Groups, groups: set[str], containers: set[str]
 ) -> Doc:
     """``doc`` without our group of each event in ``groups`` (the last one identical to it),
     then without each of ``containers`` that this leaves empty: install's edits undone in the
@@ -197,7 +190,7 @@ def _take_out(
     if hooks is None:
         return doc
     read = doc
-    for event, group in reversed(list(AGENTS[agent].events.items())):
+    for event, group in reversed(list(ours.items())):
         if event not in groups and event + _LIST not in containers:
             continue
         if doc is not read:  # our edits are inside it: it starts where it did
@@ -216,13 +209,12 @@ def _take_out(
     return doc
 
 
-def _choices(doc: Doc, hooks: Node | None, agent: str) -> list[tuple[str, ...]]:
+def _choices(doc: Doc, hooks: Node | None, ours: Groups) -> list[tuple[str, ...]]:
     """Each set of our containers that are empty in ``doc`` (which install may have created),
     smallest first, all of them last."""
     if hooks is None:
         return [()]
-    events = AGENTS[agent].events
-    lists = [e for e in events if (found := _groups(doc, hooks, e)) is not None and not found.size]
+    lists = [e for e in ours if (found := _groups(doc, hooks, e)) is not None and not found.size]
     empty = [e + _LIST for e in lists]
     if set(hooks.keys) <= set(lists):
         empty.append(HOOKS)

@@ -1,0 +1,91 @@
+"""Hook benchmark: each hook command with nothing (or little) to do, as a ratio against
+`agent-memory --version` measured in the same run.
+
+    python benchmarks/hook_bench.py [--logs 10000] [--facts 1000] [--runs 11]
+
+The repo is review_bench's (--facts facts, --logs logs), reviewed once and widened so that no
+review is due, with an archive quarter of 10,000 more facts, committed to git (the session start
+asks git what the branch changed). Each hook reads its payload on
+stdin, as an agent passes it:
+  context       = `context`, and 5.0.0's session-start entry (`sh -c "review --if-due; context
+                  --hook"`), for reference
+  session-start = `hook session-start` (no review due: the context as JSON, and git asked
+                  what the branch changed)
+  pre-compact   = `hook pre-compact` on a transcript already captured
+  prompt, none  = `hook prompt` whose words clear no fact's floor (prints nothing)
+  prompt, hits  = `hook prompt` that names an archived fact (prints it)
+each as wall time and as CPU time (the figure to trust on a busy machine).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from context_bench import widen
+from measure import byte_compile, interleaved, print_ratios
+from review_bench import TOOL, repo_arguments, reviewed_repo
+
+FOOT = "<!-- id: old-{0} | created: 2020-01-01 | last_used: 2020-01-01 | uses: 1 | tier: archived"
+TRANSCRIPT = Path(__file__).parent.parent / "tests/fixtures/transcripts/claude/session-basic.jsonl"
+
+
+def archive(root: Path, count: int) -> None:
+    body = "".join(
+        f"- Old decision {i} about subsystem {i % 97} and module m{i}\n  {FOOT.format(i)} -->\n"
+        for i in range(count)
+    )
+    (root / "memory/archive/2020-Q1.md").write_text("# Archive 2020-Q1\n\n## Facts\n" + body)
+
+
+def main() -> None:
+    args = repo_arguments(runs=11)
+    byte_compile()
+    with reviewed_repo(args.logs, args.facts) as root:
+        widen(root)
+        archive(root, 10_000)
+        for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
+            env = ["-c", "user.name=b", "-c", "user.email=b@b"]
+            subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+        (root / "src.py").write_text("changed\n")  # the session's focus: one new file
+        where = {"cwd": str(root), "session_id": "b"}
+        capture = {**where, "transcript_path": str(TRANSCRIPT)}
+        subprocess.run([*TOOL, "session", "capture", str(root), "--transcript", str(TRANSCRIPT)],
+                       check=True, capture_output=True)  # fmt: skip
+        payloads = {
+            "start": {**where, "hook_event_name": "SessionStart"},
+            "compact": {**capture, "hook_event_name": "PreCompact"},
+            "none": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "please fix it"},
+            "hits": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "module m4242"},
+        }
+        tool = " ".join(TOOL)
+        old = f"{tool} review --if-due {root} >&2; {tool} context --hook {root}"
+        commands = {
+            "version": [*TOOL, "--version"],
+            "context": [*TOOL, "context", str(root)],
+            "old": ["sh", "-c", old],
+            "start": [*TOOL, "hook", "session-start"],
+            "compact": [*TOOL, "hook", "pre-compact"],
+            "none": [*TOOL, "hook", "prompt"],
+            "hits": [*TOOL, "hook", "prompt"],
+        }
+        stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
+        hit = subprocess.run(commands["hits"], input=stdin["hits"], capture_output=True)
+        assert b"old-4242" in hit.stdout, hit.stdout + hit.stderr
+        print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, run in turn")
+        wall, cpu = interleaved(commands, args.runs, stdin=stdin)
+        labels = {
+            "version": "agent-memory --version",
+            "context": "context (for reference)",
+            "old": "5.0.0's session-start entry",
+            "start": "hook session-start (not due)",
+            "compact": "hook pre-compact (captured)",
+            "none": "hook prompt (nothing clears)",
+            "hits": "hook prompt (an archived hit)",
+        }
+        print_ratios(labels, wall, cpu)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""``agent-memory hook <event>``: what an agent's hook runs, with no shell around it.
+
+Each reads the hook's JSON on stdin, finds the repo from its ``cwd`` (a session started in a
+subdirectory finds it above, as git finds its own), does the event's work through the runner,
+and prints exactly what the agent reads: on stdout the JSON of an event whose answer the agent
+adds to the session, nothing at all otherwise — and nothing on stderr unless it fails (Gemini CLI
+shows a hook's stderr as a message to the user when stdout is empty). A failure is one line on
+stderr and exit 1, which every agent reports and goes past (exit 2 would block the prompt).
+HOOKS.md § Hooks per agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from .. import resources
+from ..core.agents import prompt_recall
+from ..errors import AgentMemoryError
+from ..layout import CONTEXT_BYTES
+from ..parse import hookinput
+from ..parse.hookinput import Payload
+from ..shell.git import Focus, focus
+from ..shell.repo import Repo
+from ..shell.stream import hook_input
+from .context import context
+from .due import not_due
+from .recall import recall_indexes
+from .report import Report, Result
+from .runner import Call, Command, Journal, execute
+from .settle import Options
+
+# The work an event needs beyond what this module imports: each costs more to import than a
+# session start may spend when it has nothing to do, so the command line hands it in.
+Run = Callable[[Repo], Result]
+Capture = Callable[[Repo, IO[str]], Result]
+
+_REVIEW = Command("review", Journal.WRITES)
+_CONTEXT = Command("context", Journal.READS)
+_CAPTURE = Command("session capture", Journal.WRITES)
+_RECALL = Command("recall", Journal.READS)
+_EVENT = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}  # when none is named
+_ANSWERED = {"session-start": ("SessionStart",), "prompt": ("UserPromptSubmit", "BeforeAgent")}
+
+
+def read_payload(stdin: IO[str] | None) -> Payload:
+    """The hook's payload, read as soon as its JSON object is whole (HOOKS.md)."""
+    if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
+        raise AgentMemoryError("reads the JSON an agent's hook passes on stdin (HOOKS.md)")
+    most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
+    return hookinput.payload(hook_input(stdin, hookinput.whole, most, seconds))
+
+
+def session_start(stdin: IO[str] | None, review: Run) -> Result:
+    """A review when one is due, then the context, as the JSON the agent adds to the session.
+    A review that cannot run now (another run holds the lock) does not keep the context from
+    the session: the context then says the review is due."""
+    payload = read_payload(stdin)
+    where = _where(payload)
+    with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
+        execute(_REVIEW, where, Call(review, Options(), not_due))
+    shown = execute(_CONTEXT, where, Call(lambda repo: _context(repo, payload)))
+    text = str(shown.report.summary["markdown"])
+    data = {"focus": shown.report.summary["focus"]}
+    return _answer("hook session-start", _event("session-start", payload), text, data)
+
+
+def _context(repo: Repo, payload: Payload) -> Result:
+    """The context, and what the session is about: the paths its branch and work tree
+    changed, and its first prompt when the payload carries one (DESIGN §22: ``context --task``
+    and ``--paths`` take them). git answers in processes of its own while the context is
+    read, so the question costs the session start no wall time of its own."""
+    asked: list[Focus] = []
+    thread = threading.Thread(target=lambda: asked.append(focus(repo.root, payload.prompt)))
+    thread.start()
+    try:
+        shown = context(repo, CONTEXT_BYTES)
+    finally:
+        thread.join()
+    found = asked[0] if asked else Focus((), None)
+    data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
+    return shown._replace(report=shown.report._replace(summary=data))
+
+
+def capture(stdin: IO[str] | None, event: str, run: Capture, wait: float) -> Result:
+    """``session capture`` of the payload's transcript, found from its ``cwd``; silent when it
+    succeeds (its report is in ``--json``'s summary only)."""
+    payload = read_payload(stdin)
+    text = io.StringIO(payload.text)
+    call = Call(lambda repo: run(repo, text), Options(wait=wait))
+    done = execute(_CAPTURE, _where(payload), call)
+    report = done.report._replace(command=f"hook {event}", plan=None, heading=(), closing=())
+    return Result(report, done.exit_code)
+
+
+def prompt(stdin: IO[str] | None) -> Result:
+    """The facts that match the user's prompt and that the session-start context did not show,
+    as the JSON the agent adds to this turn; nothing when none clears the floor."""
+    payload = read_payload(stdin)
+    if not payload.prompt:
+        return _silent("hook prompt")
+    query = payload.prompt
+
+    def hits(repo: Repo) -> Result:
+        shown = str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
+        found = prompt_recall.select(query, recall_indexes(repo), shown)
+        data = {"hits": [hit.id for hit in found]}
+        report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
+        return Result(report._replace(heading=prompt_recall.lines(found)), 0)
+
+    done = execute(_RECALL, _where(payload), Call(hits))
+    if not done.report.heading:
+        return _silent("hook prompt")
+    text = "\n".join(done.report.heading) + "\n"
+    return _answer("hook prompt", _event("prompt", payload), text, done.report.summary)
+
+
+def _where(payload: Payload) -> Path | None:
+    """Where the repo is looked for: the payload's ``cwd`` (the working directory without one)."""
+    return Path(payload.cwd) if payload.cwd else None
+
+
+def _event(name: str, payload: Payload) -> str:
+    """The event the answer names: the one the payload named, when it is one this command
+    answers (Gemini CLI calls the prompt event BeforeAgent), else the common name."""
+    return payload.event if payload.event in _ANSWERED[name] else _EVENT[name]
+
+
+def _answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Result:
+    """The one line every agent reads from a hook that adds context: Claude Code, Codex and
+    Gemini CLI all take ``hookSpecificOutput.additionalContext``."""
+    import json  # 3 ms to import, paid only by the hooks that answer
+
+    answer = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    shown = json.dumps(answer, ensure_ascii=False)
+    report = Report(command, resources.version(), ".", "ok", None, (), data, (shown,))
+    return Result(report, 0)
+
+
+def _silent(command: str) -> Result:
+    return Result(Report(command, resources.version(), ".", "nothing to add"), 0)

@@ -1,0 +1,294 @@
+"""``agent-memory hook <event>``: payloads in, exactly what the agent reads out; the entries
+``hooks install`` writes, and those of 5.0.0 replaced."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.agents import hooks
+from agent_memory.errors import InputError
+from agent_memory.parse import hookinput
+from agent_memory.shell.git import focus
+from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+
+
+@pytest.fixture
+def enabled(repo: Path) -> Path:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    return repo
+
+
+def _hook(event: str, payload: str | bytes, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        ["agent-memory", "hook", event], cwd=cwd, input=payload if isinstance(payload, bytes)
+        else payload.encode(), capture_output=True, check=False,
+    )  # fmt: skip
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+@pytest.mark.parametrize("event", ["session-start", "pre-compact", "session-end", "prompt"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b'{"cwd": 7}',
+        b'{"cwd": "/tmp/a\\nb"}',
+        b'{"cwd": "' + b"a" * 5000 + b'"}',
+        b'{"cwd": "\xff"}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"cwd": "/nonexistent/folder", "prompt": "quasar", "transcript_path": "/t"}',
+    ],
+    ids=[
+        "empty",
+        "text",
+        "array",
+        "cwd-number",
+        "cwd-newline",
+        "cwd-long",
+        "not-utf8",
+        "deep",
+        "no-folder",
+    ],
+)
+def test_a_bad_payload_is_one_line_and_exit_1_never_2(
+    enabled: Path, event: str, payload: bytes
+) -> None:
+    """Exit 2 would block the user's prompt (Claude Code, Codex) or deny it (Gemini CLI)."""
+    before = tree(enabled)
+    done = _hook(event, payload, enabled)
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert tree(enabled) == before
+
+
+def test_a_payload_outside_any_enabled_repo_says_so(tmp_path: Path) -> None:
+    payload = json.dumps({"cwd": str(tmp_path), "hook_event_name": "SessionStart"})
+    done = _hook("session-start", payload, tmp_path)
+    assert done.returncode == 1 and "run agent-memory enable first" in done.stderr
+
+
+def test_session_start_finds_the_repo_from_the_payloads_cwd(enabled: Path, tmp_path: Path) -> None:
+    """Codex runs hooks in the session's folder; the command must not depend on it either."""
+    sub = enabled / "packages" / "web"
+    sub.mkdir(parents=True)
+    payload = json.dumps({"cwd": str(sub), "hook_event_name": "SessionStart", "source": "startup"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = _hook("session-start", payload, elsewhere)
+    assert done.returncode == 0 and done.stderr == ""
+    answer = json.loads(done.stdout)
+    assert list(answer) == ["hookSpecificOutput"]
+    assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = cli("context", enabled).output
+    assert answer["hookSpecificOutput"]["additionalContext"].rstrip("\n") == context.rstrip("\n")
+
+
+def test_session_start_runs_a_due_review_silently(tmp_path: Path) -> None:
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE.parent / "before", root)
+    git_init(root)
+    assert cli("review", root, "--check").exit_code == 1  # a review is due there
+    payload = json.dumps({"cwd": str(root), "hook_event_name": "SessionStart"})
+    done = _hook("session-start", payload, root)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "not due" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert cli("review", root, "--check").exit_code == 0  # it ran
+
+
+def _prompt(root: Path, text: str, event: str = "UserPromptSubmit") -> str:
+    payload = json.dumps({"cwd": str(root), "hook_event_name": event, "prompt": text})
+    done = _hook("prompt", payload, root)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout
+
+
+def test_prompt_recall_adds_what_the_start_context_did_not_show(tmp_path: Path) -> None:
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    before = tree(root)
+    out = _prompt(
+        root, "Where do the Redis sessions live, and what TTL do they get?", "BeforeAgent"
+    )
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "BeforeAgent"  # Gemini CLI's name, answered back
+    text = answer["additionalContext"]
+    assert "`redis-sessions` [archived] memory/archive/2026-Q2.md:" in text
+    assert len(text.encode()) <= 1024 and len(text.splitlines()) <= 4
+    assert _prompt(root, "the rate limit of the public api") == ""  # the start context shows it
+    assert _prompt(root, "fix the bug please") == ""  # nothing clears the floor
+    assert _prompt(root, "") == ""
+    assert tree(root) == before  # stateless: nothing written
+
+
+def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None:
+    foot = "<!-- id: fact-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"  # noqa: E501
+    body = "".join(f"- Quasar zebra {i} {'x' * 300}\n  {foot.format(i)}\n" for i in range(8))
+    body += "".join(f"- Other {i}\n  {foot.format(f'other-{i}')}\n" for i in range(200))
+    build_tree(
+        tmp_path,
+        {"memory/continuity.md": "# C\n", "memory/archive/2026-Q1.md": "# A\n\n## F\n" + body},
+    )
+    text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
+    assert text.count("\n- `fact-") == 2 and len(text.encode()) <= 1024  # a third: over 1 KiB
+    body = body.replace("x" * 300, "x")
+    build_tree(tmp_path, {"memory/archive/2026-Q1.md": "# A\n\n## F\n" + body})
+    text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
+    assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
+
+
+@pytest.mark.parametrize("undo", ["hooks remove", "disable"])
+def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path, undo: str) -> None:
+    """A repo whose hooks 5.0.0 installed (shell snippets): install puts this release's in
+    their place, and remove (or disable) still gives back the bytes from before the first
+    install."""
+    where = enabled / ".claude/settings.json"
+    where.parent.mkdir()
+    original = '{\n  "model": "sonnet"\n}\n'
+    where.write_text(original)
+    old, added = hooks.install(original, "claude", hooks.AGENTS["claude"].legacy)
+    where.write_text(old)
+    stamp = enabled / ".agent/version.md"
+    record = hooks.Record(".claude/settings.json", hooks.sha256(original), added)
+    stamp.write_text(hooks.record(stamp.read_text(), "claude", record))
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    text = where.read_text()
+    assert "${CLAUDE_PROJECT_DIR" not in text and ">&2" not in text
+    assert "agent-memory hook session-start" in text and '"model": "sonnet"' in text
+    assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
+    assert where.read_text() == text  # twice changes nothing
+    if undo == "disable":
+        assert cli("disable", enabled, "--today", "2026-01-02").exit_code == 0
+    else:
+        assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
+    assert where.read_text() == original
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_a_file_5_0_0_created_is_replaced_and_removed(enabled: Path, agent: str) -> None:
+    spec = hooks.AGENTS[agent]
+    where = enabled / spec.path
+    where.parent.mkdir()
+    where.write_text(hooks.install(None, agent, spec.legacy)[0])
+    stamp = enabled / ".agent/version.md"
+    record = hooks.Record(spec.path, "absent", None)  # 5.0.0 recorded no "added"
+    stamp.write_text(hooks.record(stamp.read_text(), agent, record))
+    assert cli("hooks", "remove", enabled, "--agent", agent, "--dry-run").exit_code == 0
+    assert cli("hooks", "install", enabled, "--agent", agent, "--prompt-recall").exit_code == 0
+    groups = json.loads(where.read_text())["hooks"]
+    assert groups == {event: [group] for event, group in spec.events.items()}
+    names = [g[0]["hooks"][0].get("name", g[0]["hooks"][0]["command"]) for g in groups.values()]
+    assert len(set(names)) == len(names)  # Gemini's /hooks disable names one handler
+    assert cli("hooks", "remove", enabled, "--agent", agent).exit_code == 0
+    assert not where.exists()
+
+
+def test_hooks_remove_takes_out_5_0_0_entries_never_reinstalled(enabled: Path) -> None:
+    where = enabled / ".gemini/settings.json"
+    where.parent.mkdir()
+    original = '// mine\n{"general": {"vimMode": true}}\n'
+    old, added = hooks.install(original, "gemini", hooks.AGENTS["gemini"].legacy)
+    where.write_text(old)
+    stamp = enabled / ".agent/version.md"
+    record = hooks.Record(".gemini/settings.json", hooks.sha256(original), added)
+    stamp.write_text(hooks.record(stamp.read_text(), "gemini", record))
+    assert cli("hooks", "remove", enabled, "--agent", "gemini").exit_code == 0
+    assert where.read_text() == original
+
+
+def test_install_warns_when_the_command_is_not_on_path(enabled: Path, tmp_path: Path) -> None:
+    done = run_console("hooks", "install", enabled, "--agent", "claude", cwd=tmp_path, PATH="")
+    assert done.returncode == 0 and "agent-memory is not on PATH" in done.stdout
+    done = run_console("mcp", "install", enabled, "--agent", "claude", cwd=tmp_path, PATH="")
+    assert done.returncode == 0 and "agent-memory is not on PATH" in done.stdout
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
+    _git(repo, "config", "user.email", "a@b.c")
+    _git(repo, "config", "user.name", "a")
+    build_tree(repo, {"src/old.py": "x\n", "README.md": "r\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "branch", "-M", "main")
+    _git(repo, "checkout", "-qb", "x;$(touch${IFS}pwned)")
+    build_tree(repo, {"src/new.py": "y\n", "-n ew\nline.py": "z\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "feature")
+    build_tree(repo, {"README.md": "changed\n", "notes/untracked.md": "u\n"})
+    found = focus(repo, "  Add the export button  ")
+    assert found.paths == ("-n ew\nline.py", "README.md", "notes/untracked.md", "src/new.py")
+    assert found.task == "Add the export button"
+    assert not (repo / "pwned").exists()
+    assert focus(repo.parent, None).paths == ()  # no git work tree: nothing known
+
+
+def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
+    """The paths and the first prompt, for `context --task/--paths` (DESIGN §22)."""
+    import io
+
+    from agent_memory.commands.hook import session_start
+
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    build_tree(repo, {"src/app.py": "x\n"})
+    payload = {"cwd": str(repo), "hook_event_name": "SessionStart", "prompt": "Fix the login"}
+    result = session_start(io.StringIO(json.dumps(payload)), lambda _repo: pytest.fail("due"))
+    found = result.report.summary["focus"]
+    assert "src/app.py" in found["paths"] and "memory/continuity.md" in found["paths"]
+    assert found["task"] == "Fix the login"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+_FIELDS = st.dictionaries(
+    st.sampled_from(["cwd", "prompt", "hook_event_name", "session_id", "transcript_path"]),
+    _JSON | st.text(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64) | _JSON.map(lambda v: json.dumps(v).encode()) | _FIELDS.map(
+    lambda v: json.dumps(v).encode()))  # fmt: skip
+def test_any_payload_is_read_or_refused_in_one_line(data: bytes) -> None:
+    """A payload is input like a transcript: read, or one ``InputError``, nothing else."""
+    try:
+        found = hookinput.payload(data)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert found.cwd is None or (found.cwd and "\n" not in found.cwd)
+    assert found.prompt is None or len(found.prompt) <= hookinput.PROMPT_MAX
+
+
+def test_a_prompt_of_a_pasted_log_is_answered_within_the_hooks_time(tmp_path: Path) -> None:
+    """Each distinct word costs a pass over every fact: only the first ones are searched."""
+    import time
+
+    foot = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived"
+    body = "".join(f"- Fact {i} about part{i % 500}\n  {foot.format(i)} -->\n" for i in range(5000))
+    build_tree(
+        tmp_path,
+        {"memory/continuity.md": "# C\n", "memory/archive/2026-Q1.md": "# A\n\n## F\n" + body},
+    )
+    pasted = " ".join(f"word{i}" for i in range(20_000)) + " part7"
+    started = time.monotonic()
+    assert _prompt(tmp_path, pasted) == ""  # part7 is past the words searched
+    assert time.monotonic() - started < 5
