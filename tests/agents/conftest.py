@@ -1,0 +1,123 @@
+"""Fixtures of the real-agent suite: the agents installed once, a repo enabled as a user would,
+and one sandbox (HOME, model server) per session under test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sysconfig
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from agents import launch
+from agents.drivers import DRIVERS, Driver
+from agents.launch import Run
+from agents.model_server import ModelServer, Script
+
+CANARY = "e2e-canary-fact"
+CANARY_TEXT = "Widgets ship in cobalt blue, never teal."
+SECOND = "e2e-second-fact"
+SECOND_TEXT = "The release train leaves on Thursdays."
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.agents)
+
+
+@pytest.fixture(scope="session")
+def binaries() -> dict[str, Path]:
+    """Each agent's executable, from npm into the cache (skips when node or npm is missing)."""
+    missing = launch.node_missing()
+    if missing:
+        pytest.skip(missing)
+    cache = launch.cache_dir()
+    return {name: launch.install(agent, cache) for name, agent in launch.AGENTS.items()}
+
+
+def agent_memory(*args: str, cwd: Path) -> str:
+    """The console script under test, as a user runs it."""
+    command = str(Path(sysconfig.get_path("scripts")) / "agent-memory")
+    done = subprocess.run([command, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"agent-memory {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def git(*args: str, cwd: Path) -> None:
+    who = {"GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@example.invalid"}
+    who |= {"GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@example.invalid"}
+    subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **who}
+    )
+
+
+def enabled_repo(root: Path, agent: str) -> Path:
+    """A git repo enabled for ``agent`` the documented way, with two facts, committed."""
+    root.mkdir(parents=True)
+    git("init", "-q", cwd=root)
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "main.py").write_text("print('hello')\n")
+    agent_memory("enable", cwd=root)
+    agent_memory("fact", "add", CANARY_TEXT, "--id", CANARY, cwd=root)
+    agent_memory("fact", "add", SECOND_TEXT, "--id", SECOND, cwd=root)
+    agent_memory("hooks", "install", "--agent", agent, cwd=root)
+    agent_memory("mcp", "install", "--agent", agent, cwd=root)
+    git("add", "-A", cwd=root)
+    git("commit", "-q", "-m", "enable agent-memory", cwd=root)
+    return root
+
+
+@dataclass
+class Sandbox:
+    """One agent, one repo, one model server: what a session under test left behind."""
+
+    driver: Driver
+    repo: Path
+    script: Script
+    runs: list[Run] = field(default_factory=list)
+    session: str = ""
+
+    def check(self, done: Run) -> Run:
+        self.runs.append(done)
+        self.dump()
+        assert done.returncode == 0 and not done.timed_out, done.describe()
+        return done
+
+    def dump(self) -> None:
+        """Every request the model saw, beside the repo, for whoever reads a failure."""
+        with (self.repo.parent / "requests.jsonl").open("w") as out:
+            for seen in self.script.seen():
+                answer = seen.answer and {"kind": seen.answer.kind, "text": seen.answer.text}
+                record = {"api": seen.api, "path": seen.path, "answer": answer, "body": seen.body}
+                out.write(json.dumps(record) + "\n")
+
+    def logs(self) -> list[Path]:
+        return sorted((self.repo / "memory" / "sessions").glob("*.md"))
+
+
+@pytest.fixture(scope="module")
+def sandbox_factory(
+    binaries: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[object]:
+    servers: list[ModelServer] = []
+
+    def make(agent: str, script: Script, name: str) -> Sandbox:
+        base = tmp_path_factory.mktemp(f"{agent}-{name}")
+        repo = enabled_repo(base / "repo", agent)
+        server = ModelServer(script).__enter__()
+        servers.append(server)
+        home = base / "home"
+        home.mkdir()
+        driver = DRIVERS[agent](launch.AGENTS[agent], binaries[agent], home, server.url)
+        driver.prepare(repo)
+        return Sandbox(driver, repo, script)
+
+    yield make
+    for server in servers:
+        server.__exit__(None, None, None)

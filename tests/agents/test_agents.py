@@ -1,0 +1,266 @@
+"""The real agents, end to end (DESIGN.md §19): Claude Code, Codex and Gemini CLI from their npm
+packages, headless, against the scripted model on 127.0.0.1, in a repo enabled with
+``agent-memory enable``, ``hooks install`` and ``mcp install``.
+
+Per agent: the session-start context reaches the model's first request; a session of two runs
+(a compaction between or inside them, and a resume) leaves exactly one log, naming the ids the
+agent used and the files it wrote; the MCP tools are offered and one is called; the hooks work
+from a subdirectory. Run with ``python -m pytest tests/agents -m agents`` (the default run
+deselects these); the agents are installed into ``$AGENT_MEMORY_E2E_CACHE`` or
+``$XDG_CACHE_HOME/agent-memory-e2e``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_memory.commands.mcp.tools import TOOLS
+from agents import model_server as ms
+from agents.conftest import CANARY, CANARY_TEXT, SECOND, Sandbox, agent_memory
+from agents.drivers import HEAVY
+
+AGENTS = ["claude", "codex", "gemini"]
+ONE = "[[e2e:one]] Check the widget colour, note it, and look it up in the memory."
+TWO = "[[e2e:two]] Now the release day, and note that too."
+
+
+def _session(sandbox_factory: Callable[..., Sandbox], agent: str) -> Sandbox:
+    """Two runs of one session: three steps (a shell command naming a fact, a file written, an
+    MCP recall), then — compacted on command, or by a prompt past the agent's threshold in the
+    middle of the second run — a resume with two more."""
+    script = ms.Script({})
+    sandbox = sandbox_factory(agent, script, "session")
+    repo = sandbox.repo
+    heavy = 100 if sandbox.driver.compacts_on_command else HEAVY
+    script.scripts["one"] = [
+        ms.shell(f"echo {CANARY}"),
+        ms.write(str(repo / "notes" / "one.txt"), "cobalt\n"),
+        ms.mcp("memory_recall", query="cobalt widgets"),
+    ]
+    script.scripts["two"] = [
+        ms.shell(f"echo {CANARY} {SECOND}", tokens=heavy),
+        ms.write(str(repo / "notes" / "two.txt"), "thursday\n"),
+    ]
+    first, session = sandbox.driver.start(ONE, repo)
+    sandbox.check(first)
+    assert session, f"no session id in the first run's output\n{first.describe()}"
+    sandbox.session = session
+    if sandbox.driver.compacts_on_command:
+        sandbox.check(sandbox.driver.compact(session, repo))
+    sandbox.check(sandbox.driver.resume(session, TWO, repo))
+    return sandbox
+
+
+@pytest.fixture(scope="module", params=AGENTS)
+def session(request: pytest.FixtureRequest, sandbox_factory: Callable[..., Sandbox]) -> Sandbox:
+    return _session(sandbox_factory, request.param)
+
+
+# Claude Code and Gemini CLI read a project's settings (hooks, MCP servers) only in the
+# directory they start in (test_project_settings_are_read_only_where_the_agent_starts); Codex
+# finds .codex/ upwards and runs the hooks in the subdirectory.
+@pytest.fixture(scope="module", params=["codex"])
+def from_subdirectory(
+    request: pytest.FixtureRequest, sandbox_factory: Callable[..., Sandbox]
+) -> Sandbox:
+    """One run started in ``src/app``, as agents are when the user is there."""
+    script = ms.Script({})
+    sandbox = sandbox_factory(request.param, script, "subdir")
+    here = sandbox.repo / "src" / "app"
+    script.scripts["sub"] = [ms.shell(f"echo {SECOND}"), ms.write(str(here / "here.txt"), "x\n")]
+    done, session = sandbox.driver.start("[[e2e:sub]] Note the release day here.", here)
+    sandbox.check(done)
+    sandbox.session = session
+    return sandbox
+
+
+# -- what a log says ------------------------------------------------------------------------
+
+
+def _logs_of(sandbox: Sandbox) -> list[Path]:
+    mine = f"- session: {sandbox.session}\n"
+    return [log for log in sandbox.logs() if mine in log.read_text()]
+
+
+def _section(log: Path, title: str) -> list[str]:
+    text = log.read_text()
+    found = re.search(rf"^## {title}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    return [
+        line[2:] for line in (found.group(1) if found else "").splitlines() if line.startswith("- ")
+    ]
+
+
+def _ids(log: Path, label: str) -> set[str]:
+    for item in _section(log, "Memory References"):
+        if item.startswith(label + ":"):
+            value = item.split(":", 1)[1].strip()
+            return set() if value == "(none)" else {i.strip() for i in value.split(",")}
+    return set()
+
+
+def _files(log: Path) -> set[str]:
+    return {f for f in _section(log, "Files Changed") if f != "(none)"}
+
+
+def _one_log(sandbox: Sandbox) -> Path:
+    logs = _logs_of(sandbox)
+    names = [log.name for log in sandbox.logs()]
+    assert len(logs) == 1, f"{sandbox.driver.agent.name}: {len(logs)} logs of one session: {names}"
+    return logs[0]
+
+
+# -- the session start -----------------------------------------------------------------------
+
+
+def _first_request(sandbox: Sandbox, name: str) -> ms.Recorded:
+    prompted = sandbox.script.prompted(name)
+    assert prompted, f"the model never saw the prompt [[e2e:{name}]]"
+    return prompted[0]
+
+
+def test_session_start_context_reaches_the_first_request(session: Sandbox) -> None:
+    first = _first_request(session, "one").raw
+    assert "# Memory context" in first and CANARY_TEXT in first, "no memory context"
+    assert CANARY in first
+
+
+def test_context_reaches_the_model_from_a_subdirectory(from_subdirectory: Sandbox) -> None:
+    first = _first_request(from_subdirectory, "sub").raw
+    assert "# Memory context" in first and CANARY_TEXT in first
+
+
+# -- MCP -------------------------------------------------------------------------------------
+
+
+def test_mcp_tools_are_listed_and_one_is_called(session: Sandbox) -> None:
+    called = [r for r in session.script.seen() if r.answer is not None and r.answer.kind == "mcp"]
+    offered = {name for r in session.script.seen() for name in ms.tools(r)}
+    missing = [t for t in sorted(TOOLS) if not any(o.endswith(("_" + t, "/" + t)) for o in offered)]
+    assert not missing, f"MCP tools not offered to the model: {missing}"
+    assert called, "the scripted MCP call was never made (memory_recall not offered then)"
+    outputs = [turn.output for r in session.script.seen() for turn in ms.turns(r) if turn.results]
+    answered = [o for o in outputs if CANARY in o and "score" in o]
+    assert answered, "the agent called memory_recall but no result of it came back"
+
+
+# -- one session, one log --------------------------------------------------------------------
+
+
+def test_the_session_compacted_and_resumed(session: Sandbox) -> None:
+    """The harness did what it says: a compaction ran (the model was asked for a summary in
+    the middle of the session) and the resumed run went on in the same session."""
+    assert any(ms.asks_for_summary(r) for r in session.script.seen()), "no compaction happened"
+    assert session.session in session.runs[-1].stdout, session.runs[-1].describe()
+    transcripts = [t for t in session.driver.transcripts() if session.session in t.read_text()]
+    assert len(transcripts) == 1, transcripts
+
+
+def test_one_session_gives_one_log(session: Sandbox) -> None:
+    log = _one_log(session)
+    others = [p.name for p in session.logs() if p != log]
+    assert not others, f"logs of no session here: {others}"
+
+
+# What the session's logs say is checked over all of them, so that each of these tests says
+# one thing: how many logs there are is test_one_session_gives_one_log's business.
+
+
+def _said(sandbox: Sandbox) -> str:
+    return "\n".join(log.read_text() for log in _logs_of(sandbox)) or "(no log)"
+
+
+def _listed(sandbox: Sandbox, what: Callable[[Path], set[str]]) -> set[str]:
+    return set().union(*(what(log) for log in _logs_of(sandbox)))
+
+
+def _referenced(log: Path) -> set[str]:
+    return _ids(log, "Referenced")
+
+
+def _created(log: Path) -> set[str]:
+    return _ids(log, "Created")
+
+
+def test_the_log_names_the_facts_the_session_used(session: Sandbox) -> None:
+    assert _listed(session, _referenced) == {CANARY, SECOND}, _said(session)
+    assert _listed(session, _created) == set(), _said(session)
+
+
+def test_the_log_lists_the_files_the_session_wrote(session: Sandbox) -> None:
+    assert _listed(session, _files) == {"notes/one.txt", "notes/two.txt"}, _said(session)
+
+
+def test_review_counts_the_session_once(session: Sandbox) -> None:
+    """Each fact the session named, in one run or in both, is one use: decay counts sessions,
+    not how often an agent fired its hooks."""
+    for fact in (CANARY, SECOND):
+        out = agent_memory("explain", fact, "--json", cwd=session.repo)
+        summary = json.loads(out)["summary"]
+        counted = int(summary["recomputed"]["uses"]) - int(summary["footer"]["uses"])
+        assert counted == 1, f"{fact}: {counted} uses by one session\n{out}"
+
+
+def test_one_log_from_a_subdirectory(from_subdirectory: Sandbox) -> None:
+    _one_log(from_subdirectory)
+
+
+def test_the_log_from_a_subdirectory_names_files_from_the_top(from_subdirectory: Sandbox) -> None:
+    said = _said(from_subdirectory)
+    assert _listed(from_subdirectory, _referenced) == {SECOND}, said
+    assert _listed(from_subdirectory, _files) == {"src/app/here.txt"}, said
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini"])
+def test_project_settings_are_read_only_where_the_agent_starts(
+    agent: str, sandbox_factory: Callable[..., Sandbox]
+) -> None:
+    """What HOOKS.md says of Claude Code and Gemini CLI started below the repo's top: they
+    neither run the repo's hooks nor start its MCP server (they read the instruction files
+    upwards, not the settings). If this fails, an agent changed: the table in HOOKS.md too."""
+    script = ms.Script({"sub": [ms.shell(f"echo {SECOND}")]})
+    sandbox = sandbox_factory(agent, script, "subdir")
+    done, sandbox.session = sandbox.driver.start("[[e2e:sub]] Hello.", sandbox.repo / "src" / "app")
+    sandbox.check(done)
+    first = _first_request(sandbox, "sub")
+    assert "# Memory context" not in first.raw
+    assert not [t for t in ms.tools(first) if "memory_recall" in t]
+    assert not sandbox.logs()
+
+
+# -- what the user sees ----------------------------------------------------------------------
+
+_NOISE = {
+    "claude": re.compile(r"hook.*(fail|error)", re.I),
+    "codex": re.compile(r'"type":"error","message":"[^"]*hook', re.I),
+    "gemini": re.compile(r"Hook system message|hook.*(fail|error)", re.I),
+}
+
+
+def test_hooks_neither_fail_nor_talk_to_the_user(session: Sandbox) -> None:
+    """Nothing of ours on a channel the agent shows the user every turn, and no hook failure
+    (a Codex timeout it has to clamp included)."""
+    noise = _NOISE[session.driver.agent.name]
+    heard = [
+        line
+        for done in session.runs
+        for line in (done.stdout + "\n" + done.stderr).splitlines()
+        if noise.search(line)
+    ]
+    assert not heard, "\n".join(heard[:10])
+
+
+def test_transcripts_are_where_hooks_md_says(session: Sandbox) -> None:
+    """The table of transcripts in HOOKS.md, checked against where the agent wrote this one."""
+    where = {
+        "claude": r"\.claude/projects/[^/]+/[0-9a-f-]{36}\.jsonl$",
+        "codex": r"\.codex/sessions/\d{4}/\d\d/\d\d/rollout-[^/]+-[0-9a-f-]{36}\.jsonl$",
+        "gemini": r"\.gemini/tmp/[^/]+/chats/session-[^/]+\.jsonl$",
+    }[session.driver.agent.name]
+    found = [t for t in session.driver.transcripts() if session.session in t.read_text()]
+    assert found and all(re.search(where, t.as_posix()) for t in found), found
+    assert json.loads(found[0].read_text().splitlines()[0])  # a JSON record per line
