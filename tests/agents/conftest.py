@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +42,7 @@ def binaries() -> dict[str, Path]:
 
 def agent_memory(*args: str, cwd: Path) -> str:
     """The console script under test, as a user runs it."""
-    command = str(Path(sysconfig.get_path("scripts")) / "agent-memory")
+    command = str(launch.agent_memory_command())
     done = subprocess.run([command, *args], cwd=cwd, capture_output=True, text=True, check=False)
     assert done.returncode == 0, f"agent-memory {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout

@@ -181,12 +181,20 @@ def run(
 # -- the sandbox ----------------------------------------------------------------------------
 
 
+def agent_memory_command() -> Path:
+    """The ``agent-memory`` this interpreter installed (not another one earlier on PATH)."""
+    here = Path(sysconfig.get_path("scripts")) / "agent-memory"
+    found = here if here.exists() else shutil.which("agent-memory")
+    if found is None:
+        raise RuntimeError("agent-memory is not installed: pip install -e '.[test]' first")
+    return Path(found)
+
+
 def base_env(home: Path) -> dict[str, str]:
     """What every agent gets: no variable of the machine's own but the locale and PATH."""
-    scripts = sysconfig.get_path("scripts")
     node = shutil.which("node")
     path = [
-        scripts,
+        str(agent_memory_command().parent),
         *([str(Path(node).parent)] if node else []),
         "/usr/local/bin",
         "/usr/bin",
