@@ -23,13 +23,6 @@ SECOND = "e2e-second-fact"
 SECOND_TEXT = "The release train leaves on Thursdays."
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.agents)
-
-
 @pytest.fixture(scope="session")
 def binaries() -> dict[str, Path]:
     """Each agent's executable, from npm into the cache (skips when node or npm is missing)."""

@@ -13,16 +13,19 @@ import contextlib
 import fcntl
 import json
 import os
+import queue
 import re
 import shutil
 import signal
 import subprocess
 import sysconfig
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 RUN_SECONDS = 120  # one agent run
 INSTALL_SECONDS = 600  # one npm install, on a cold cache
@@ -232,7 +235,9 @@ def newest(paths: Iterator[Path]) -> Path | None:
     return found[-1] if found else None
 
 
-def codex_hooks(binary: Path, env: Mapping[str, str], cwd: Path, timeout: float = 30) -> list[dict]:
+def codex_hooks(
+    binary: Path, env: Mapping[str, str], cwd: Path, timeout: float = 30
+) -> list[dict[str, Any]]:
     """The hooks Codex finds for ``cwd``, as its app server lists them (``hooks/list``): each
     with its ``key``, ``currentHash`` and ``trustStatus``. This is what Codex's ``/hooks``
     review reads before it records the user's trust."""
@@ -256,21 +261,31 @@ def codex_hooks(binary: Path, env: Mapping[str, str], cwd: Path, timeout: float 
         text=True,
         start_new_session=True,
     )
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdin is not None and process.stdout is not None
+    reader = threading.Thread(target=_lines, args=(process.stdout, lines), daemon=True)
+    reader.start()
     try:
-        assert process.stdin is not None and process.stdout is not None
+        # It answers only while its stdin is open: at end of input it exits first.
         process.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
         process.stdin.flush()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = lines.get(timeout=left)
+            except queue.Empty:
                 break
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, AttributeError):
                 message = json.loads(line)
                 if message.get("id") == 2:
                     entries = message.get("result", {}).get("data", [])
                     return [hook for entry in entries for hook in entry.get("hooks", [])]
-        raise RuntimeError("codex app-server did not list the hooks")
+        raise RuntimeError(f"codex app-server listed no hooks within {timeout:.0f}s")
     finally:
         _kill_group(process.pid)
         process.wait()
+
+
+def _lines(stream: IO[str], into: queue.Queue[str]) -> None:
+    for line in stream:
+        into.put(line)

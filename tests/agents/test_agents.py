@@ -24,6 +24,8 @@ from agents import model_server as ms
 from agents.conftest import CANARY, CANARY_TEXT, SECOND, Sandbox, agent_memory
 from agents.drivers import HEAVY
 
+pytestmark = pytest.mark.agents
+
 AGENTS = ["claude", "codex", "gemini"]
 ONE = "[[e2e:one]] Check the widget colour, note it, and look it up in the memory."
 TWO = "[[e2e:two]] Now the release day, and note that too."
