@@ -50,8 +50,11 @@ class Driver:
         """The session transcripts the agent wrote under HOME."""
         raise NotImplementedError
 
-    def _run(self, argv: list[str], cwd: Path) -> Run:
+    def run_plain(self, argv: list[str], cwd: Path) -> Run:
+        """The agent's command line with ``argv``, as the user types it (``claude mcp list``)."""
         return run([str(self.binary), *argv], cwd, self.env())
+
+    _run = run_plain
 
 
 class Claude(Driver):
@@ -76,7 +79,7 @@ class Claude(Driver):
         )
 
     def _argv(self, prompt: str) -> list[str]:
-        allowed = "Bash Write mcp__agent-memory__memory_recall"
+        allowed = "Agent Bash Write mcp__agent-memory__memory_recall"
         return ["-p", prompt, "--output-format", "json", "--allowedTools", allowed]
 
     def start(self, prompt: str, cwd: Path) -> tuple[Run, str]:

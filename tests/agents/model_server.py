@@ -46,10 +46,10 @@ class Step:
     """One answer of the model: text, a shell command, a file write, or a call of an MCP tool
     (named by the end of its name: each agent prefixes the server's tools its own way)."""
 
-    kind: str  # "text" | "shell" | "write" | "mcp" ("wait": the server's own, see WAIT)
+    kind: str  # "text" | "shell" | "write" | "mcp" | "tool" ("wait": the server's own, see WAIT)
     text: str = ""  # text: the words; shell: the command; write: the file's content
     path: str = ""  # write: the file, absolute
-    tool: str = ""  # mcp: the tool's name without the agent's prefix
+    tool: str = ""  # mcp: the tool's name without the agent's prefix; tool: its whole name
     args: Mapping[str, Any] = field(default_factory=dict)  # mcp: the arguments
     tokens: int = 100  # the prompt's size the answer reports: a large one makes the agent compact
 
@@ -68,6 +68,11 @@ def write(path: str, content: str) -> Step:
 
 def mcp(tool: str, **args: Any) -> Step:
     return Step("mcp", tool=tool, args=args)
+
+
+def tool(name: str, **args: Any) -> Step:
+    """A call of one agent's own tool, by its exact name (Claude Code's ``Agent``, say)."""
+    return Step("tool", tool=name, args=args)
 
 
 class Turn(NamedTuple):
@@ -490,6 +495,14 @@ def _api(route: str) -> str:
     return "other"
 
 
+def _call(
+    step: Step, tools: Sequence[str], name: Callable[[Step, Sequence[str]], Call | None]
+) -> Call | None:
+    if step.kind == "tool":  # one agent's own tool, by its name
+        return Call(step.tool, dict(step.args)) if step.tool in tools else None
+    return name(step, tools)
+
+
 def _scripted(
     handler: _Handler,
     entry: Recorded,
@@ -502,7 +515,7 @@ def _scripted(
     then with words."""
     conversation = follow(*read(entry.body))
     step = handler.server.script.answer(conversation)
-    call = None if step is None or step.kind == "text" else name(step, conversation.tools)
+    call = None if step is None or step.kind == "text" else _call(step, conversation.tools, name)
     if step is not None and step.kind != "text" and call is None and conversation.waited < WAITS:
         call = name(shell(f"sleep 1 # {WAIT}"), conversation.tools)
         step = Step("wait", tokens=step.tokens) if call else step

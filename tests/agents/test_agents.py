@@ -234,6 +234,40 @@ def test_project_settings_are_read_only_where_the_agent_starts(
     assert not sandbox.logs()
 
 
+# -- Claude Code's own ------------------------------------------------------------------------
+
+
+def test_a_claude_subagents_work_is_its_sessions(sandbox_factory: Callable[..., Sandbox]) -> None:
+    """What a subagent does (Claude Code keeps it in ``<session>/subagents/``) is the session's:
+    the fact it named and the file it wrote are in the session's one log."""
+    script = ms.Script({})
+    sandbox = sandbox_factory("claude", script, "subagent")
+    task = "[[e2e:helper]] Note the release day."
+    script.scripts["main"] = [
+        ms.tool("Agent", description="Note the day", prompt=task, subagent_type="general-purpose")
+    ]
+    script.scripts["helper"] = [
+        ms.shell(f"echo {SECOND}"),
+        ms.write(str(sandbox.repo / "notes" / "helper.txt"), "thursday\n"),
+    ]
+    done, sandbox.session = sandbox.driver.start("[[e2e:main]] Ask a helper.", sandbox.repo)
+    sandbox.check(done)
+    assert script.prompted("helper"), "the subagent never asked the model"
+    log = _one_log(sandbox)
+    assert SECOND in _referenced(log), log.read_text()
+    assert "notes/helper.txt" in _files(log), log.read_text()
+
+
+def test_claude_mcp_list_is_no_session(sandbox_factory: Callable[..., Sandbox]) -> None:
+    """``claude mcp list`` fires SessionEnd with a transcript that does not exist: nothing to
+    capture, no failure shown, nothing written; and it finds our server and connects to it."""
+    sandbox = sandbox_factory("claude", ms.Script({}), "mcp-list")
+    listed = sandbox.check(sandbox.driver.run_plain(["mcp", "list"], sandbox.repo))
+    assert "agent-memory" in listed.stdout and "Connected" in listed.stdout, listed.describe()
+    assert not _NOISE["claude"].search(listed.stdout + listed.stderr), listed.describe()
+    assert not sandbox.logs()
+
+
 # -- what the user sees ----------------------------------------------------------------------
 
 _NOISE = {
