@@ -33,12 +33,15 @@ def binaries() -> dict[str, Path]:
     return {name: launch.install(agent, cache) for name, agent in launch.AGENTS.items()}
 
 
-def agent_memory(*args: str, cwd: Path) -> str:
-    """The console script under test, as a user runs it."""
+def agent_memory(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> str:
+    """The console script under test, as a user runs it; its output, when it exits ``code``."""
     command = str(launch.agent_memory_command())
-    done = subprocess.run([command, *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, f"agent-memory {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done.stdout
+    done = subprocess.run(
+        [command, *args], cwd=cwd, capture_output=True, text=True, check=False, env=env
+    )
+    said = f"agent-memory {' '.join(args)}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+    assert done.returncode == code, said
+    return said
 
 
 def git(*args: str, cwd: Path) -> None:
@@ -99,7 +102,7 @@ def sandbox_factory(
 ) -> Iterator[object]:
     servers: list[ModelServer] = []
 
-    def make(agent: str, script: Script, name: str) -> Sandbox:
+    def make(agent: str, script: Script, name: str, **settings: object) -> Sandbox:
         base = tmp_path_factory.mktemp(f"{agent}-{name}")
         repo = enabled_repo(base / "repo", agent)
         server = ModelServer(script).__enter__()
@@ -107,6 +110,8 @@ def sandbox_factory(
         home = base / "home"
         home.mkdir()
         driver = DRIVERS[agent](launch.AGENTS[agent], binaries[agent], home, server.url)
+        for key, value in settings.items():  # the driver's class defaults, for this one
+            setattr(driver, key, value)
         driver.prepare(repo)
         return Sandbox(driver, repo, script)
 

@@ -97,6 +97,8 @@ class Claude(Driver):
 
 
 class Codex(Driver):
+    review_hooks = True  # False: the project is trusted, its hooks were never reviewed
+
     @property
     def codex_home(self) -> Path:
         return self.home / ".codex"
@@ -123,7 +125,12 @@ class Codex(Driver):
             f"[projects.{json.dumps(str(repo))}]\n"
             'trust_level = "trusted"\n'
         )
-        # What the user's review in /hooks records: each hook's hash, as Codex computes it.
+        if self.review_hooks:
+            self.trust_hooks(repo)
+
+    def trust_hooks(self, repo: Path) -> None:
+        """What the user's review in /hooks records: each hook's hash, as Codex computes it."""
+        config = self.codex_home / "config.toml"
         hooks = codex_hooks(self.binary, self.env(), repo)
         with config.open("a") as out:
             for hook in hooks:

@@ -202,7 +202,7 @@ def test_review_counts_the_session_once(session: Sandbox) -> None:
     not how often an agent fired its hooks."""
     for fact in (CANARY, SECOND):
         out = agent_memory("explain", fact, "--json", cwd=session.repo)
-        summary = json.loads(out)["summary"]
+        summary = json.loads(out[out.index("{") :])["summary"]
         counted = int(summary["recomputed"]["uses"]) - int(summary["footer"]["uses"])
         assert counted == 1, f"{fact}: {counted} uses by one session\n{out}"
 
@@ -232,6 +232,35 @@ def test_project_settings_are_read_only_where_the_agent_starts(
     assert "# Memory context" not in first.raw
     assert not [t for t in ms.tools(first) if "memory_recall" in t]
     assert not sandbox.logs()
+
+
+# -- doctor --------------------------------------------------------------------------------
+
+
+def _files_of(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+
+
+def test_doctor_finds_nothing_wrong_where_everything_ran(session: Sandbox) -> None:
+    """After a session in which the agent ran our hooks and our MCP server, ``doctor`` (reading
+    the same HOME) finds nothing that would not run, and changes nothing."""
+    before = _files_of(session.repo)
+    agent_memory("doctor", cwd=session.repo, env=session.driver.env())
+    assert _files_of(session.repo) == before
+
+
+def test_doctor_sees_the_codex_hooks_codex_will_not_run(
+    sandbox_factory: Callable[..., Sandbox],
+) -> None:
+    """A trusted project whose hooks were never reviewed: Codex runs none of them (the
+    context never reaches the model), and ``doctor`` says so, exit 1."""
+    script = ms.Script({"quiet": [ms.shell("true")]})
+    sandbox = sandbox_factory("codex", script, "untrusted", review_hooks=False)
+    done, sandbox.session = sandbox.driver.start("[[e2e:quiet]] Hello.", sandbox.repo)
+    sandbox.check(done)
+    assert "# Memory context" not in _first_request(sandbox, "quiet").raw
+    said = agent_memory("doctor", cwd=sandbox.repo, env=sandbox.driver.env(), code=1)
+    assert "codex" in said.lower(), said
 
 
 # -- Claude Code's own ------------------------------------------------------------------------
