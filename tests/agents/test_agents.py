@@ -159,7 +159,10 @@ def test_the_session_compacted_and_resumed(session: Sandbox) -> None:
     assert any(ms.asks_for_summary(r) for r in session.script.seen()), "no compaction happened"
     assert session.session in session.runs[-1].stdout, session.runs[-1].describe()
     transcripts = [t for t in session.driver.transcripts() if session.session in t.read_text()]
-    assert len(transcripts) == 1, transcripts
+    assert transcripts, "the session wrote no transcript"
+    # Gemini CLI resumed in a later minute also starts a file named by that minute, holding only
+    # the session's opening context; the session goes on in the first. The others keep one file.
+    assert len(transcripts) == 1 or session.driver.agent.name == "gemini", transcripts
 
 
 def test_one_session_gives_one_log(session: Sandbox) -> None:
