@@ -85,11 +85,15 @@ class Sandbox:
         return done
 
     def dump(self) -> None:
-        """Every request the model saw, beside the repo, for whoever reads a failure."""
+        """Every run and every request the model saw, beside the repo, for whoever reads a
+        failure."""
+        runs = "\n\n".join(done.describe() for done in self.runs)
+        (self.repo.parent / "runs.txt").write_text(runs + "\n")
         with (self.repo.parent / "requests.jsonl").open("w") as out:
             for seen in self.script.seen():
                 answer = seen.answer and {"kind": seen.answer.kind, "text": seen.answer.text}
-                record = {"api": seen.api, "path": seen.path, "answer": answer, "body": seen.body}
+                record = {"at": seen.at, "api": seen.api, "path": seen.path, "answer": answer}
+                record["body"] = seen.body
                 out.write(json.dumps(record) + "\n")
 
     def logs(self) -> list[Path]:

@@ -111,6 +111,7 @@ def install(agent: Agent, cache: Path) -> Path:
 @dataclass(frozen=True)
 class Run:
     argv: tuple[str, ...]
+    started: float  # seconds since the epoch
     cwd: Path
     returncode: int
     stdout: str
@@ -121,7 +122,8 @@ class Run:
     def describe(self) -> str:
         return (
             f"{' '.join(self.argv[:1] + self.argv[1:6])} … in {self.cwd}: exit {self.returncode}"
-            f"{' (timed out)' if self.timed_out else ''} after {self.seconds:.1f}s\n"
+            f"{' (timed out)' if self.timed_out else ''} after {self.seconds:.1f}s"
+            f" (started at {self.started:.3f})\n"
             f"--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
         )
 
@@ -153,7 +155,7 @@ def run(
 ) -> Run:
     """``argv`` in a process group of its own, stdin closed; the group is killed at ``timeout``,
     and whatever it left behind (a hook still running, an MCP server) after a short grace."""
-    start = time.monotonic()
+    started, start = time.time(), time.monotonic()
     process = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -176,9 +178,8 @@ def run(
         while _group_alive(process.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         _kill_group(process.pid)
-    return Run(
-        tuple(argv), cwd, process.returncode, stdout, stderr, time.monotonic() - start, timed_out
-    )
+    seconds = time.monotonic() - start
+    return Run(tuple(argv), started, cwd, process.returncode, stdout, stderr, seconds, timed_out)
 
 
 # -- the sandbox ----------------------------------------------------------------------------

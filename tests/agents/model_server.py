@@ -24,6 +24,7 @@ import itertools
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -132,6 +133,7 @@ class Recorded:
     headers: Mapping[str, str]
     body: Any
     answer: Step | None = None  # what the script answered (None: plain text, not scripted)
+    at: float = field(default_factory=time.time)  # when it came (seconds since the epoch)
 
     @property
     def raw(self) -> str:
