@@ -3,10 +3,11 @@ and one sandbox (HOME, model server) per session under test."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,17 +101,22 @@ class Sandbox:
         return sorted((self.repo / "memory" / "sessions").glob("*.md"))
 
 
+Factory = Callable[..., Sandbox]
+
+
 @pytest.fixture(scope="module")
 def sandbox_factory(
     binaries: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[object]:
-    servers: list[ModelServer] = []
+) -> Iterator[Factory]:
+    """``make(agent, script, name, **driver_settings)``: a repo enabled for ``agent``, a model
+    server playing ``script``, and the agent's driver with its user-level set-up done; the
+    servers stop with the module."""
+    servers = contextlib.ExitStack()
 
     def make(agent: str, script: Script, name: str, **settings: object) -> Sandbox:
         base = tmp_path_factory.mktemp(f"{agent}-{name}")
         repo = enabled_repo(base / "repo", agent)
-        server = ModelServer(script).__enter__()
-        servers.append(server)
+        server = servers.enter_context(ModelServer(script))
         home = base / "home"
         home.mkdir()
         driver = DRIVERS[agent](launch.AGENTS[agent], binaries[agent], home, server.url)
@@ -119,6 +125,5 @@ def sandbox_factory(
         driver.prepare(repo)
         return Sandbox(driver, repo, script)
 
-    yield make
-    for server in servers:
-        server.__exit__(None, None, None)
+    with servers:
+        yield make

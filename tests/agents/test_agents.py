@@ -4,10 +4,12 @@ packages, headless, against the scripted model on 127.0.0.1, in a repo enabled w
 
 Per agent: the session-start context reaches the model's first request; a session of two runs
 (a compaction between or inside them, and a resume) leaves exactly one log, naming the ids the
-agent used and the files it wrote; the MCP tools are offered and one is called; the hooks work
-from a subdirectory. Run with ``python -m pytest tests/agents -m agents`` (the default run
-deselects these); the agents are installed into ``$AGENT_MEMORY_E2E_CACHE`` or
-``$XDG_CACHE_HOME/agent-memory-e2e``.
+agent used and the files it wrote, counted once by a review; the MCP tools are offered and one
+is called; no hook fails or talks to the user; ``doctor`` agrees with what the agent loaded;
+the hooks work from a subdirectory where the agent reads them there (Codex).
+
+Run with ``python -m pytest tests/agents -m agents`` (the default run deselects these); the
+agents are installed into ``$AGENT_MEMORY_E2E_CACHE`` or ``$XDG_CACHE_HOME/agent-memory-e2e``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 
 from agent_memory.commands.mcp.tools import TOOLS
 from agents import model_server as ms
-from agents.conftest import CANARY, CANARY_TEXT, SECOND, Sandbox, agent_memory
+from agents.conftest import CANARY, CANARY_TEXT, SECOND, Factory, Sandbox, agent_memory
 from agents.drivers import HEAVY
 
 pytestmark = pytest.mark.agents
@@ -31,7 +33,7 @@ ONE = "[[e2e:one]] Check the widget colour, note it, and look it up in the memor
 TWO = "[[e2e:two]] Now the release day, and note that too."
 
 
-def _session(sandbox_factory: Callable[..., Sandbox], agent: str) -> Sandbox:
+def _session(sandbox_factory: Factory, agent: str) -> Sandbox:
     """Two runs of one session: three steps (a shell command naming a fact, a file written, an
     MCP recall), then — compacted on command, or by a prompt past the agent's threshold in the
     middle of the second run — a resume with two more."""
@@ -59,7 +61,7 @@ def _session(sandbox_factory: Callable[..., Sandbox], agent: str) -> Sandbox:
 
 
 @pytest.fixture(scope="module", params=AGENTS)
-def session(request: pytest.FixtureRequest, sandbox_factory: Callable[..., Sandbox]) -> Sandbox:
+def session(request: pytest.FixtureRequest, sandbox_factory: Factory) -> Sandbox:
     return _session(sandbox_factory, request.param)
 
 
@@ -67,9 +69,7 @@ def session(request: pytest.FixtureRequest, sandbox_factory: Callable[..., Sandb
 # directory they start in (test_project_settings_are_read_only_where_the_agent_starts); Codex
 # finds .codex/ upwards and runs the hooks in the subdirectory.
 @pytest.fixture(scope="module", params=["codex"])
-def from_subdirectory(
-    request: pytest.FixtureRequest, sandbox_factory: Callable[..., Sandbox]
-) -> Sandbox:
+def from_subdirectory(request: pytest.FixtureRequest, sandbox_factory: Factory) -> Sandbox:
     """One run started in ``src/app``, as agents are when the user is there."""
     script = ms.Script({})
     sandbox = sandbox_factory(request.param, script, "subdir")
@@ -222,7 +222,7 @@ def test_the_log_from_a_subdirectory_names_files_from_the_top(from_subdirectory:
 
 @pytest.mark.parametrize("agent", ["claude", "gemini"])
 def test_project_settings_are_read_only_where_the_agent_starts(
-    agent: str, sandbox_factory: Callable[..., Sandbox]
+    agent: str, sandbox_factory: Factory
 ) -> None:
     """What HOOKS.md says of Claude Code and Gemini CLI started below the repo's top: they
     neither run the repo's hooks nor start its MCP server (they read the instruction files
@@ -253,7 +253,7 @@ def test_doctor_finds_nothing_wrong_where_everything_ran(session: Sandbox) -> No
 
 
 def test_doctor_sees_the_codex_hooks_codex_will_not_run(
-    sandbox_factory: Callable[..., Sandbox],
+    sandbox_factory: Factory,
 ) -> None:
     """A trusted project whose hooks were never reviewed: Codex runs none of them (the
     context never reaches the model), and ``doctor`` says so, exit 1."""
@@ -269,7 +269,7 @@ def test_doctor_sees_the_codex_hooks_codex_will_not_run(
 # -- Claude Code's own ------------------------------------------------------------------------
 
 
-def test_a_claude_subagents_work_is_its_sessions(sandbox_factory: Callable[..., Sandbox]) -> None:
+def test_a_claude_subagents_work_is_its_sessions(sandbox_factory: Factory) -> None:
     """What a subagent does (Claude Code keeps it in ``<session>/subagents/``) is the session's:
     the fact it named and the file it wrote are in the session's one log."""
     script = ms.Script({})
@@ -290,7 +290,7 @@ def test_a_claude_subagents_work_is_its_sessions(sandbox_factory: Callable[..., 
     assert "notes/helper.txt" in _files(log), log.read_text()
 
 
-def test_claude_mcp_list_is_no_session(sandbox_factory: Callable[..., Sandbox]) -> None:
+def test_claude_mcp_list_is_no_session(sandbox_factory: Factory) -> None:
     """``claude mcp list`` fires SessionEnd with a transcript that does not exist: nothing to
     capture, no failure shown, nothing written; and it finds our server and connects to it."""
     sandbox = sandbox_factory("claude", ms.Script({}), "mcp-list")
