@@ -322,6 +322,19 @@ def test_hooks_neither_fail_nor_talk_to_the_user(session: Sandbox) -> None:
     assert not heard, "\n".join(heard[:10])
 
 
+@pytest.mark.parametrize("session", ["gemini"], indirect=True)
+def test_each_gemini_handler_has_a_name_of_its_own(session: Sandbox) -> None:
+    """Gemini CLI records the project hooks it was told to trust as ``name:command``, and
+    ``/hooks disable NAME`` takes that name: one name for three handlers is ambiguous."""
+    settings = json.loads((session.repo / ".gemini" / "settings.json").read_text())
+    ours = [h for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+    names = [h.get("name", "") for h in ours]
+    assert len(set(names)) == len(names) == 3, names
+    trusted = json.loads((session.driver.home / ".gemini" / "trusted_hooks.json").read_text())
+    recorded = {entry.split(":", 1)[0] for entry in trusted[str(session.repo)]}
+    assert recorded == set(names), trusted
+
+
 def test_transcripts_are_where_hooks_md_says(session: Sandbox) -> None:
     """The table of transcripts in HOOKS.md, checked against where the agent wrote this one."""
     where = {
