@@ -50,11 +50,9 @@ class Driver:
         """The session transcripts the agent wrote under HOME."""
         raise NotImplementedError
 
-    def run_plain(self, argv: list[str], cwd: Path) -> Run:
+    def invoke(self, argv: list[str], cwd: Path) -> Run:
         """The agent's command line with ``argv``, as the user types it (``claude mcp list``)."""
         return run([str(self.binary), *argv], cwd, self.env())
-
-    _run = run_plain
 
 
 class Claude(Driver):
@@ -84,10 +82,10 @@ class Claude(Driver):
 
     def start(self, prompt: str, cwd: Path) -> tuple[Run, str]:
         session = new_session_id()
-        return self._run([*self._argv(prompt), "--session-id", session], cwd), session
+        return self.invoke([*self._argv(prompt), "--session-id", session], cwd), session
 
     def resume(self, session: str, prompt: str, cwd: Path) -> Run:
-        return self._run([*self._argv(prompt), "--resume", session], cwd)
+        return self.invoke([*self._argv(prompt), "--resume", session], cwd)
 
     def compact(self, session: str, cwd: Path) -> Run:
         return self.resume(session, "/compact", cwd)
@@ -140,11 +138,11 @@ class Codex(Driver):
     _FLAGS = ("--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check")
 
     def start(self, prompt: str, cwd: Path) -> tuple[Run, str]:
-        done = self._run(["exec", *self._FLAGS, prompt], cwd)
+        done = self.invoke(["exec", *self._FLAGS, prompt], cwd)
         return done, _codex_thread(done)
 
     def resume(self, session: str, prompt: str, cwd: Path) -> Run:
-        return self._run(["exec", *self._FLAGS, "resume", session, prompt], cwd)
+        return self.invoke(["exec", *self._FLAGS, "resume", session, prompt], cwd)
 
     def transcripts(self) -> list[Path]:
         return sorted((self.codex_home / "sessions").glob("*/*/*/rollout-*.jsonl"))
@@ -181,11 +179,11 @@ class Gemini(Driver):
         return ["-m", self.MODEL, "--yolo", "--output-format", "json", "-p", prompt]
 
     def start(self, prompt: str, cwd: Path) -> tuple[Run, str]:
-        done = self._run(self._argv(prompt), cwd)
+        done = self.invoke(self._argv(prompt), cwd)
         return done, _json_field(done.stdout, "session_id")
 
     def resume(self, session: str, prompt: str, cwd: Path) -> Run:
-        return self._run(["--resume", session, *self._argv(prompt)], cwd)
+        return self.invoke(["--resume", session, *self._argv(prompt)], cwd)
 
     def transcripts(self) -> list[Path]:
         return sorted((self.home / ".gemini" / "tmp").glob("*/chats/session-*.json*"))

@@ -22,7 +22,7 @@ import sysconfig
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -229,11 +229,6 @@ def new_session_id() -> str:
 def write_json(path: Path, value: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=2) + "\n")
-
-
-def newest(paths: Iterator[Path]) -> Path | None:
-    found = sorted(paths, key=lambda p: p.stat().st_mtime_ns)
-    return found[-1] if found else None
 
 
 def codex_hooks(

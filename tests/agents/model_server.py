@@ -166,9 +166,9 @@ class Script:
             return steps[conversation.results_after]
         return text(f"Done with {name}.")
 
-    def seen(self, api: str | None = None) -> list[Recorded]:
+    def seen(self) -> list[Recorded]:
         with self._lock:
-            return [r for r in self.requests if api is None or r.api == api]
+            return list(self.requests)
 
     def prompted(self, name: str) -> list[Recorded]:
         """The requests of the conversation that script ``name`` runs in (side requests that

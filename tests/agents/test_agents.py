@@ -308,7 +308,7 @@ def test_claude_mcp_list_is_no_session(sandbox_factory: Factory) -> None:
     """``claude mcp list`` fires SessionEnd with a transcript that does not exist: nothing to
     capture, no failure shown, nothing written; and it finds our server and connects to it."""
     sandbox = sandbox_factory("claude", ms.Script({}), "mcp-list")
-    listed = sandbox.check(sandbox.driver.run_plain(["mcp", "list"], sandbox.repo))
+    listed = sandbox.check(sandbox.driver.invoke(["mcp", "list"], sandbox.repo))
     assert "agent-memory" in listed.stdout and "Connected" in listed.stdout, listed.describe()
     assert not _NOISE["claude"].search(listed.stdout + listed.stderr), listed.describe()
     assert not sandbox.logs()
