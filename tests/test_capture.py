@@ -19,9 +19,9 @@ from agent_memory.core.agents import capture as capturing
 from agent_memory.core.agents import parts
 from agent_memory.core.agents.capture import collect, named_ids
 from agent_memory.parse import transcripts
+from agent_memory.parse.dates import parse_moment
 from agent_memory.parse.footer import ID
 from agent_memory.parse.sessions import read_refs
-from agent_memory.parse.untrusted import moment
 from conftest import PROJECT, cli, run_console, tree
 
 FIXTURES = PROJECT / "tests/fixtures/transcripts"
@@ -298,7 +298,7 @@ def test_no_transcript_crashes_the_reader(
     except transcripts.NotATranscript:
         return
     assert session.named in ((), ("post-only-mutations",))
-    if session.session_id and session.start and moment(session.start):  # it encodes
+    if session.session_id and session.start and parse_moment(session.start):  # it encodes
         name = parts.log_name(agent, session.session_id, session.start, frozenset())
         assert name is not None
         capturing.render(

@@ -72,6 +72,8 @@ def test_agent_timestamps_are_times(value: str) -> None:
         "2026-11-20T25:00:00Z",
         "\uff12026-11-20T09:14:00Z",  # a fullwidth digit
         "2026-11-20T09:14:00\ud800",
+        "9999-12-31T23:59:59-14:00",  # past year 9999 in UTC: no log can be named after it
+        "0001-01-01T00:00:00+14:00",
         "yesterday",
         1_790_000_000,
     ],

@@ -21,10 +21,11 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
 from ..parse import facts, hookinput, transcripts, untrusted
+from ..parse.dates import parse_moment
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..parse.transcripts import Item, Meta
-from ..parse.untrusted import moment, one_line
+from ..parse.untrusted import one_line
 from ..records import NamedTuple
 from ..shell.git import file_before
 from ..shell.load import load
@@ -108,7 +109,7 @@ def _capture(
         names = [part.name for part in read.found]
         said = f"already captured in {', '.join(names)}" if names else "the agent did nothing"
         return _report(Path(repo.shown), "unchanged", (f"nothing new to capture: {said}",), {})
-    if session.start is None or moment(session.start) is None:
+    if session.start is None or parse_moment(session.start) is None:
         raise InputError(shown, None, "holds no start time", "pass a transcript file")
     assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))

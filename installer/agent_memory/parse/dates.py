@@ -24,9 +24,10 @@ def parse_date(value: str) -> dt.date | None:
 
 
 def parse_moment(value: str) -> dt.datetime | None:
-    """A time as ``session new --now`` takes it (UTC unless an offset is given), or None."""
+    """A time as ``session new --now`` takes it and agents write it (UTC unless an offset or
+    ``Z`` is given), or None; None too for one that is past year 9999 in UTC."""
     try:
-        moment = dt.datetime.fromisoformat(value)
+        moment = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] == "Z" else value)
         moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
         moment.astimezone(dt.timezone.utc)  # 9999-12-31T23:59:59-14:00 is past year 9999
     except (ValueError, OverflowError):

@@ -10,10 +10,10 @@ would lose a whole session (``session capture``).
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from .. import patterns
+from .dates import parse_moment
 
 # Unicode's control characters (Cc: C0, DEL, C1), surrogates (Cs) and the line and paragraph
 # separators (Zl, Zp): what cannot stand inside one line of a UTF-8 Markdown file.
@@ -56,13 +56,4 @@ def timestamp(value: object) -> str | None:
     """An ISO 8601 date and time as agents write them (``2026-11-20T09:14:00.000Z``), or None."""
     if not isinstance(value, str) or not _TIMESTAMP.match(value):
         return None
-    return value if moment(value) is not None else None
-
-
-def moment(stamp: str) -> dt.datetime | None:
-    """The instant ``stamp`` names (UTC when it names no zone), or None."""
-    try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    return value if parse_moment(value) is not None else None

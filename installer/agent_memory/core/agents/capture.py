@@ -20,10 +20,11 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from ...parse.dates import parse_moment
 from ...parse.facts import Document
 from ...parse.footer import find as find_footer
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
-from ...parse.untrusted import moment, one_line
+from ...parse.untrusted import one_line
 from ...records import NamedTuple
 from ..checks.secrets import redact
 
@@ -143,7 +144,7 @@ def _later(time: str | None, than: str | None) -> bool:
     """Whether ``time`` is after ``than`` (any time is after none; no time is after nothing)."""
     if not than:
         return True
-    mine, theirs = moment(time) if time else None, moment(than)
+    mine, theirs = parse_moment(time) if time else None, parse_moment(than)
     return mine is not None and theirs is not None and mine > theirs
 
 

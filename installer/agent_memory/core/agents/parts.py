@@ -15,9 +15,10 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ... import patterns
+from ...parse.dates import parse_moment
 from ...parse.newlog import log_name as make_log_name
 from ...parse.sessions import read_refs
-from ...parse.untrusted import moment, one_line
+from ...parse.untrusted import one_line
 from ...records import NamedTuple
 from ..checks.secrets import redact
 
@@ -113,7 +114,7 @@ def log_name(agent: str, session_id: str, start: str, taken: frozenset[str]) -> 
     """A new part's name: its start (the session's, for the first part) and the session's slug;
     the whole id in the slug when another log has the name (a session whose id starts the same,
     in the same second), and then the seconds after, until a name is free (None: none was)."""
-    when = moment(start)
+    when = parse_moment(start)
     assert when is not None  # the command checks the start first
     for tries in range(_NAME_TRIES):
         later = when + dt.timedelta(seconds=tries)
