@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import build_tree, cli
 
 TODAY = "2026-06-01"
@@ -65,3 +67,30 @@ def test_under_the_limits_nothing_is_said(tmp_path: Path) -> None:
     mature(tmp_path, 30, 3)
     status = json.loads(cli("status", tmp_path, "--json").output)
     assert status["summary"]["due"] == [] and status["summary"]["advice"] == []
+
+
+def test_a_fact_that_leaves_whatever_the_logs_say_makes_a_review_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Archived by hand, retracted, or past valid-until: the next review moves it, so the
+    session-start view should not wait review_every logs to lose it (REVIEW.md § When)."""
+    mature(tmp_path, 3, 3)
+    assert json.loads(cli("status", tmp_path, "--json").output)["summary"]["due"] == []
+    day = "2026-06-05"
+    assert cli("fact", "archive", "fact-0", tmp_path, "--today", day).exit_code == 0
+    assert (
+        cli("fact", "retract", "fact-1", tmp_path, "--reason", "gone", "--today", day).exit_code
+        == 0
+    )
+    assert cli("fact", "expire", "fact-2", "2026-06-06", tmp_path, "--today", day).exit_code == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780617600")  # 2026-06-05: fact-2 holds still
+    status = json.loads(cli("status", tmp_path, "--json").output)
+    (due,) = status["summary"]["due"]
+    assert due.startswith("2 facts wait to move to the archive") and "(fact-0, fact-1)" in due
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780790400")  # 2026-06-07: it has expired
+    (due,) = json.loads(cli("status", tmp_path, "--json").output)["summary"]["due"]
+    assert due.startswith("3 facts wait") and "(fact-0, fact-1, fact-2)" in due
+    review = cli("review", tmp_path, "--if-due", "--today", "2026-06-07")
+    assert (
+        "Archived: 2 (fact-0, fact-1)" in review.output and "Expired: 1 (fact-2)" in review.output
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import resources
 from ..core.agents import context as viewing
 from ..core.review.triggers import due_reasons
+from ..parse.dates import today
 from ..shell.cited import stale_marks
 from ..shell.load import extras, load_live
 from ..shell.repo import Repo
@@ -23,7 +24,7 @@ def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
     live = load_live(repo)
     if live.continuity is None:
         raise not_enabled(repo)
-    due = due_reasons(live.continuity, live.sessions, live.policy)
+    due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())
     found = extras(repo)
     marks = stale_marks(repo, (live.continuity, *found))
     text = viewing.render(live.continuity, due, max_bytes, found, marks)

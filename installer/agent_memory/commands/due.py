@@ -9,6 +9,7 @@ holding it. No lock: every write the tool makes is an atomic rename.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
 from .. import resources
@@ -17,6 +18,7 @@ from ..core.review.triggers import due_reasons, pending_reactivations
 from ..errors import AgentMemoryError
 from ..layout import MANIFEST
 from ..parse import facts
+from ..parse.dates import today
 from ..parse.manifest import written_by_us
 from ..parse.memory import Memory, known_ids
 from ..parse.sessions import SessionRefs
@@ -27,22 +29,27 @@ from .report import Report, Result
 
 
 def why_due(
-    repo: Repo, memory: Memory, archive: Sequence[tuple[str, bytes]] | None = None
+    repo: Repo,
+    memory: Memory,
+    archive: Sequence[tuple[str, bytes]] | None = None,
+    day: dt.date | None = None,
 ) -> tuple[list[str], Mapping[str, SessionRefs]]:
     """Why a review is due, and the unread logs' references if it took reading them.
 
     A pending reactivation is only worth reading logs for when nothing else makes the review
     due; then the window is shorter than ``review_every`` logs, so the check stays cheap.
-    ``archive``: the archive's files, when ``memory`` was read without them.
+    ``archive``: the archive's files, when ``memory`` was read without them; ``day``: the
+    review date (``--today``), against which facts expire.
     """
-    reasons = due_reasons(memory.continuity, memory.sessions, memory.policy)
+    when = today(day).isoformat()
+    reasons = due_reasons(memory.continuity, memory.sessions, memory.policy, (), when)
     if reasons or memory.continuity is None:
         return reasons, {}
     refs = references(repo, unread(memory.continuity, memory.sessions))
     named = {fact_id for found in refs.values() for fact_id in found.used}
     archives = memory.archives if archive is None else holding(archive, named)
     reactivating = pending_reactivations(archives, refs.values())
-    return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating), refs
+    return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating, when), refs
 
 
 def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRefs]) -> list[str]:
@@ -75,7 +82,7 @@ def not_due(repo: Repo) -> Result | None:
         return None
     if stamp is not None and not written_by_us(stamp):
         return None
-    if due_reasons(live.continuity, live.sessions, live.policy):
+    if due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat()):
         return None
     refs = references(repo, unread(live.continuity, live.sessions))
     if reactivations(repo, live.continuity, refs.values()):

@@ -21,6 +21,7 @@ from ..layout import (
     POLICY,
     SESSIONS_DIR,
 )
+from ..parse.dates import today
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
 from ..shell.cited import existing, sources
@@ -70,7 +71,8 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     present = [(p, data) for p, data in texts if data is not None]
     code = code_of(repo, memory, rev)
-    findings = linting.lint(memory, (MANIFEST, repo.read(MANIFEST)), logs, present, code)
+    manifest = (MANIFEST, repo.read(MANIFEST))
+    findings = linting.lint(memory, manifest, logs, present, code, today().isoformat())
     findings += _bootstrap(repo)
     findings += stale_pointers(*repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL]))
     if only:

@@ -35,7 +35,7 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
         _refuse_unadopted(repo)
     version = resources.version()
     refuse_errors(memory.policy_problems, "then review again")
-    reasons, early = why_due(repo, memory)
+    reasons, early = why_due(repo, memory, None, options.today)
     if review_options.if_due and not reasons:
         return nothing_due(repo)
     day = review_date(options.today, memory.sessions.newest)

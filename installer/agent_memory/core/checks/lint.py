@@ -41,8 +41,10 @@ def lint(
     logs: Iterable[tuple[str, bytes]],
     texts: Iterable[tuple[str, bytes]],
     code: Code | None = None,
+    today: str = "",
 ) -> list[Problem]:
-    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts."""
+    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts;
+    ``today`` is the date a fact's ``valid-until`` is compared with (none: no fact expired)."""
     found: list[Problem] = list(memory.problems)
     found += _manifest(*manifest)
     for path, data in texts:
@@ -72,11 +74,13 @@ def lint(
             "review-due",
             f"a review is due: {reason}; run agent-memory review",
         )
-        for reason in due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating)
+        for reason in due_reasons(
+            memory.continuity, memory.sessions, memory.policy, reactivating, today
+        )
     ]
     found += [
         Problem(CONTINUITY, None, "advisory", "continuity-size", note)
-        for note in advice(memory.continuity, memory.sessions, memory.policy)
+        for note in advice(memory.continuity, memory.sessions, memory.policy, today)
     ]
     return sorted(
         set(found),

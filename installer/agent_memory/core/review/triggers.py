@@ -7,10 +7,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ...parse.continuity import LastReview, cursor, last_review
-from ...parse.facts import Document
+from ...parse.facts import Document, Fact
 from ...parse.lognames import LogNames
 from ...parse.policy import Policy
-from .tiers import SUPERSEDED, decays, decide
+from .tiers import SUPERSEDED, decays, decide, expired, held
 
 if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
     from ...parse.sessions import SessionRefs
@@ -67,11 +67,19 @@ def due_reasons(
     names: LogNames,
     policy: Policy,
     reactivating: Sequence[str] = (),
+    today: str = "",
 ) -> list[str]:
-    """Why a review is due (REVIEW.md § When); ``reactivating`` are ``pending_reactivations``."""
+    """Why a review is due (REVIEW.md § When); ``reactivating`` are ``pending_reactivations``,
+    ``today`` the review date (none: no fact has expired)."""
     if continuity is None:
         return []
     reasons = []
+    leaving = leaving_by_hand(continuity, today)
+    if leaving:
+        reasons.append(
+            f"{len(leaving)} facts wait to move to the archive: archived by hand, superseded, "
+            f"retracted or past valid-until ({', '.join(leaving)})"
+        )
     if reactivating:
         reasons.append(
             f"{len(reactivating)} archived facts named by unread session logs wait to be "
@@ -83,19 +91,35 @@ def due_reasons(
             f"{pending} session logs since the last review (review_every: {policy.review_every})"
         )
     size = _oversize(continuity, policy)
-    if size and _archivable(continuity, names.logs, policy):
+    if size and _archivable(continuity, names.logs, policy, today):
         reasons.extend(size)
     return reasons
 
 
-def advice(continuity: Document | None, names: LogNames, policy: Policy) -> list[str]:
+def leaving_by_hand(continuity: Document, today: str) -> list[str]:
+    """The facts of continuity.md the next review moves to the archive whatever the logs say:
+    archived by hand, superseded or retracted, or past ``valid-until`` on ``today``."""
+    return [fact.id for fact in continuity.facts if fact.id is not None and _leaves(fact, today)]
+
+
+def _leaves(fact: Fact, today: str) -> bool:
+    """DECAY.md § Tiers, the rules before the windows: superseded (0), expired, and held by
+    hand unless pinned core (1)."""
+    fields = dict(fact.fields)
+    tier = fields.get("tier")
+    return tier == SUPERSEDED or expired(fields, today) or (tier != "core" and held(fields, False))
+
+
+def advice(
+    continuity: Document | None, names: LogNames, policy: Policy, today: str = ""
+) -> list[str]:
     """A size trigger a review cannot act on (REVIEW.md § When): continuity.md is over a limit
     but no fact is old enough to archive, so a review would change nothing. It is advice for a
     person, not a reason to run the review at every session start."""
     if continuity is None:
         return []
     size = _oversize(continuity, policy)
-    if not size or _archivable(continuity, names.logs, policy):
+    if not size or _archivable(continuity, names.logs, policy, today):
         return []
     return [
         f"continuity.md is over a limit — {'; '.join(size)} — but no fact is old enough to "
@@ -118,7 +142,7 @@ def _oversize(continuity: Document, policy: Policy) -> list[str]:
     return found
 
 
-def _archivable(continuity: Document, logs: Sequence[str], policy: Policy) -> bool:
+def _archivable(continuity: Document, logs: Sequence[str], policy: Policy, today: str) -> bool:
     """Whether a review would move a fact of continuity.md to the archive: one whose footer,
     counted against the logs there are, is past its window (DECAY.md § Tiers, rules 7 and the
     sweep). Logs the last review has not read can only make a fact younger, so this is what a
@@ -135,6 +159,7 @@ def _archivable(continuity: Document, logs: Sequence[str], policy: Policy) -> bo
         uses = fields["uses"]
         if not (uses.isascii() and uses.isdigit() and len(uses) <= 10):
             continue
-        if decide(fields, fact.section, fact.task, since, policy).tier in ("archived", SUPERSEDED):
+        decision = decide(fields, fact.section, fact.task, since, policy, today=today)
+        if decision.tier in ("archived", SUPERSEDED):
             return True
     return False
