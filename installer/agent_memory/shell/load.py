@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..core.facts.elsewhere import Elsewhere
 from ..core.review.archive import QUARTER_FILE
 from ..errors import Problem
 from ..layout import (
@@ -91,6 +92,12 @@ def archive_paths(repo: Repo) -> list[str]:
 def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
     """The archive's quarter files, unparsed, in file-name order."""
     return [(path, repo.read(path) or b"") for path in archive_paths(repo)]
+
+
+def elsewhere(repo: Repo) -> Elsewhere:
+    """The files beside continuity.md a new fact is checked against, unparsed: the archive's
+    quarters, then the one-file threads and vision.md."""
+    return Elsewhere([*archive_files(repo), *extra_files(repo)])
 
 
 def _archives(repo: Repo) -> tuple[facts.Document, ...]:
