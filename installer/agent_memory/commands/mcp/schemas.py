@@ -186,6 +186,16 @@ EXPLAIN_OUT: Mapping[str, Any] = {
         },
         "stale": {"type": "string"},
         "related": {"type": "array", "items": {"type": "string"}},
+        "origin": {"type": ["string", "null"]},
+        "introduced": {
+            "type": ["object", "null"],
+            "properties": {
+                "commit": {"type": "string"},
+                "author": {"type": "string"},
+                "date": {"type": "string"},
+                "subject": {"type": "string"},
+            },
+        },
     },
     "required": ["id", "path", "line", "section", "tier", "rule", "footer", "recomputed"],
 }
