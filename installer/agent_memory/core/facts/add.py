@@ -8,7 +8,7 @@ and whose tier is the one DECAY.md's rules give a fact at birth.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -47,13 +47,17 @@ def add_fact(
     thread: bool,
     today: dt.date,
     new_section: bool = False,
+    *,
+    imported: Mapping[str, str] | None = None,
+    checked: bool = False,
 ) -> NewFact:
     """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
 
     ``elsewhere`` is the archive, the one-file threads and vision.md (an id anywhere in them is
     taken). A text that is the same as a fact's is refused (``DuplicateError``, naming it);
     similar ones are returned. A section that is neither in the file nor in the schema is made
-    only with ``new_section``.
+    only with ``new_section``. ``imported`` footer fields (an import's ``origin``, history, a
+    tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``.
     """
     _refuse_errors(continuity)
     body = body_lines(text)
@@ -64,11 +68,11 @@ def add_fact(
         raise _same(found.same)
     live = id_places([continuity])
     fact_id = _choose_id(body[0], wanted_id, lambda i: live.get(i) or elsewhere.place(i))
-    task = " " if thread else None
+    task = "x" if checked else " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}
-    fields["uses"] = "1"
-    fields["tier"] = at_birth(fields, title, task)
-    marker = "- [ ] " if thread else "- "
+    fields |= {"uses": "1", **(imported or {}), **({"done": today.isoformat()} if checked else {})}
+    fields["tier"] = fields.get("tier") or at_birth(fields, title, task)
+    marker = f"- [{task}] " if task else "- "
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task)
