@@ -194,3 +194,17 @@ def test_pairs_are_found_without_comparing_every_pair() -> None:
         (11, "f-3"),
         (11, "f-3"),
     ]
+
+
+def test_a_word_on_every_line_of_a_huge_archive_is_read_in_linear_time() -> None:
+    """Each stretch is searched once per probe word: 100,000 bullets holding the probe and
+    no other bullet marker do not make the check quadratic."""
+    import time
+
+    from agent_memory.core.facts.duplicates import may_hold, probes, words
+
+    text = "# Archive\n\n## Facts\n" + "- the widget\n" * 100_000
+    wanted = words("the gadget sprocket flange")
+    started = time.perf_counter()
+    assert not may_hold(text, wanted, [*probes(wanted), "the"])
+    assert time.perf_counter() - started < 10

@@ -248,3 +248,22 @@ def test_the_same_bytes_under_any_hash_seed(enabled: Path, tmp_path: Path) -> No
 )
 def test_claude_slug_is_every_other_utf16_unit_made_a_dash(path: str, slug: str) -> None:
     assert claude_slug(path) == slug
+
+
+def test_a_worktree_reads_the_memory_of_its_main_work_tree(tmp_path: Path) -> None:
+    """Claude Code keeps one auto memory for all worktrees of a repo: its main work tree's."""
+    main = tmp_path / "main"
+    main.mkdir()
+    git = ["git", "-c", "user.name=A", "-c", "user.email=a@b.c"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True)
+    assert cli("enable", main, *DAY, "--vendor", "none").exit_code == 0
+    subprocess.run([*git, "-C", str(main), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-qm", "enable"], check=True)
+    worktree = tmp_path / "feature"
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True)
+    home = tmp_path / "home"
+    build_tree(home / ".claude/projects" / claude_slug(str(main.resolve())) / "memory", CLAUDE)
+    done = run_console("import", "claude", *DAY, cwd=worktree, HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    assert "The staging deploy needs the VPN" in continuity(worktree)
+    assert "VPN" not in continuity(main)
