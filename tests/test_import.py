@@ -267,3 +267,15 @@ def test_a_worktree_reads_the_memory_of_its_main_work_tree(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "The staging deploy needs the VPN" in continuity(worktree)
     assert "VPN" not in continuity(main)
+
+
+def test_codex_memories_kept_per_work_folder_are_read_first(enabled: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    codex = tmp_path / "codex"
+    bucket = hashlib.sha256(str(enabled.resolve()).encode()).hexdigest()[:16]
+    own = "---\ndescription: this repo\n---\n\n- Only this folder's lesson.\n"
+    build_tree(codex / "memories", {f"{bucket}/memory/MEMORY.md": own, "MEMORY.md": CODEX})
+    done = run_console("import", "codex", enabled, *DAY, cwd=tmp_path, CODEX_HOME=str(codex))
+    assert done.returncode == 0, done.stderr
+    assert "- Only this folder's lesson.\n" in continuity(enabled)

@@ -8,8 +8,9 @@ fact stops the import with one line naming its file and line, and nothing is wri
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .. import resources
@@ -32,16 +33,15 @@ from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
 
-def import_memory(
-    repo: Repo, kind: str, given: str | None, options: Options, env: Mapping[str, str] | None = None
-) -> Result:
+def import_memory(repo: Repo, kind: str, given: str | None, options: Options) -> Result:
+    """``given``: the source's folder or file (None: where its agent keeps it)."""
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
     day = review_date(options.today, newest_log(repo))
-    source = sources.read(kind, repo, given, os.environ if env is None else env)
+    source = sources.read(kind, repo, given, os.environ)
     _refuse_secrets(source)
-    roots = [str(root) for root in sources.repo_roots(repo.root)]
+    roots = () if source.own else [str(root) for root in sources.repo_roots(repo.root)]
     try:
         found = entries(kind, source.files, roots, day)
     except InputError as exc:
@@ -98,7 +98,7 @@ def _refuse_secrets(source: sources.Source) -> None:
 
 
 def _add_all(
-    doc: Document, others: Elsewhere, found: Sequence[Entry], day: Any, shown: str
+    doc: Document, others: Elsewhere, found: Sequence[Entry], day: dt.date, shown: str
 ) -> tuple[Document, list[tuple[NewFact, Entry]], list[tuple[Entry, str]]]:
     """Each entry added in turn, each checked against the memory and the entries before it."""
     added: list[tuple[NewFact, Entry]] = []

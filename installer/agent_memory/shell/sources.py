@@ -4,13 +4,14 @@ the repo, and only the source the command names (MIGRATE.md § Importing an agen
 Claude Code keeps a repo's auto memory in ``<config>/projects/<slug>/memory/``, the slug being
 the absolute path of the repo's main work tree with every character but ASCII letters and digits
 made ``-`` (each UTF-16 unit of one); Codex keeps ``<CODEX_HOME>/memories/MEMORY.md`` for every
-repo; Gemini CLI's ``save_memory`` appends to ``~/.gemini/GEMINI.md``. The other sources live in
-the repo. Files are read whole only when regular and under 8 MiB, never through a symlink, at
-most 10,000 of them, in name order.
+repo (or one per work folder); Gemini CLI's ``save_memory`` appends to ``~/.gemini/GEMINI.md``.
+The other sources live in the repo. Files are read whole only when regular and under 8 MiB,
+never through a symlink, at most 10,000 of them, in name order.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -36,6 +37,7 @@ FOLDERS = frozenset({"claude", "serena", "cline", "co-cli"})
 class Source(NamedTuple):
     shown: str  # where it was read, as the report names it
     files: tuple[tuple[str, bytes], ...]  # (name relative to the source, bytes), by name
+    own: bool = False  # it holds this repo's memories only (Codex's per-folder memories)
 
 
 def read(kind: str, repo: Repo, given: str | None, env: Mapping[str, str]) -> Source:
@@ -43,6 +45,7 @@ def read(kind: str, repo: Repo, given: str | None, env: Mapping[str, str]) -> So
     if given is None and kind in IN_REPO:
         return _in_repo(repo, *IN_REPO[kind])
     place = Path(given).expanduser() if given is not None else _home_place(kind, repo, env)
+    own = given is None and kind == "codex" and place.parent.name == "memory"
     if kind in FOLDERS:
         return _folder(place)
     if place.is_dir():
@@ -50,7 +53,7 @@ def read(kind: str, repo: Repo, given: str | None, env: Mapping[str, str]) -> So
     data = read_regular(place, str(place), follow=False, limit=SOURCE_BYTES)
     if data is None:
         raise AgentMemoryError(f"no {kind} memory here; pass --from FILE", str(place))
-    return Source(str(place), ((place.name, data),))
+    return Source(str(place), ((place.name, data),), own)
 
 
 def claude_slug(path: str) -> str:
@@ -64,7 +67,7 @@ def claude_slug(path: str) -> str:
 def _home_place(kind: str, repo: Repo, env: Mapping[str, str]) -> Path:
     home = Path(env.get("HOME") or Path.home())
     if kind == "codex":
-        return Path(env.get("CODEX_HOME") or home / ".codex") / "memories" / "MEMORY.md"
+        return _codex_place(Path(env.get("CODEX_HOME") or home / ".codex") / "memories", repo)
     if kind == "gemini":
         return home / ".gemini" / "GEMINI.md"
     projects = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects"
@@ -93,6 +96,17 @@ def repo_roots(root: Path) -> list[Path]:
         main = common.parent if common.name == ".git" else top
         roots = [main, top, root]
     return list(dict.fromkeys(roots))
+
+
+def _codex_place(memories: Path, repo: Repo) -> Path:
+    """Codex's MEMORY.md: in the folder of this repo's own memories when Codex keeps one per
+    work folder (``<16 hex of the path's SHA-256>/memory/``), else the one for every repo."""
+    for root in repo_roots(repo.root):
+        bucket = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+        place = memories / bucket / "memory" / "MEMORY.md"
+        if place.is_file():
+            return place
+    return memories / "MEMORY.md"
 
 
 def _long_slug(projects: Path, slug: str) -> Path:

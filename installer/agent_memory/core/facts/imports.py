@@ -61,7 +61,8 @@ def entries(
     kind: str, files: Sequence[tuple[str, bytes]], roots: Sequence[str], day: dt.date
 ) -> list[Entry]:
     """The entries of a source's files (named relative to the source's folder, sorted); ``roots``
-    are the repo's absolute paths, which Codex's memories name as the ``cwd`` of their work."""
+    are the repo's absolute paths, which Codex's memories name as the ``cwd`` of their work
+    (none: every block is this repo's)."""
     if kind == "claude":
         return _claude(files)
     if kind == "codex":
@@ -124,7 +125,7 @@ def _codex(name: str, data: bytes, roots: Sequence[str]) -> list[Entry]:
         stop = next((n for n in range(end + 1, len(lines)) if lines[n] == "---"), len(lines))
         if "description:" in header or "rollout_summary_files:" in header:
             blocks += 1
-            if _ours(header, roots):
+            if not roots or _ours(header, roots):
                 found += _bullets(name, lines, end + 1, stop, "codex", CODEX_SECTION)
         at = stop
     if not blocks and any(line.strip() for line in lines):
