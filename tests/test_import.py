@@ -279,3 +279,21 @@ def test_codex_memories_kept_per_work_folder_are_read_first(enabled: Path, tmp_p
     done = run_console("import", "codex", enabled, *DAY, cwd=tmp_path, CODEX_HOME=str(codex))
     assert done.returncode == 0, done.stderr
     assert "- Only this folder's lesson.\n" in continuity(enabled)
+
+
+@pytest.mark.parametrize("shape", ["fifo", "symlink", "folder"])
+def test_a_source_file_that_is_not_a_regular_file_is_one_line(
+    enabled: Path, tmp_path: Path, shape: str
+) -> None:
+    source = build_tree(tmp_path / "memory", CLAUDE)
+    odd = source / "odd.md"
+    if shape == "fifo":
+        os.mkfifo(odd)
+    elif shape == "symlink":
+        odd.symlink_to(tmp_path / "memory/user_role.md")
+    else:
+        odd.mkdir()
+    before = tree(enabled)
+    done = cli("import", "claude", enabled, "--from", source, *DAY)
+    assert done.exit_code == 1 and done.output.count("\n") == 1 and "odd.md" in done.output
+    assert tree(enabled) == before
