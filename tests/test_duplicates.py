@@ -208,3 +208,19 @@ def test_a_word_on_every_line_of_a_huge_archive_is_read_in_linear_time() -> None
     started = time.perf_counter()
     assert not may_hold(text, wanted, [*probes(wanted), "the"])
     assert time.perf_counter() - started < 10
+
+
+def test_lint_pairs_stay_bounded_on_a_file_of_one_fact_repeated() -> None:
+    """2,000 copies of one fact: each is paired with at most 20 earlier ones, not 2,000."""
+    import time
+
+    from agent_memory.core.facts.duplicates import PAIRS
+
+    text = "# Continuity\n\n## Key Decisions\n" + "".join(
+        f"- Use pnpm for installs\n  {FOOT.format(f'f-{n}', 'working')}\n" for n in range(2000)
+    )
+    doc = facts.parse("memory/continuity.md", text.encode())
+    started = time.perf_counter()
+    found = pairs([doc])
+    assert time.perf_counter() - started < 10
+    assert len(found) == sum(min(n, PAIRS) for n in range(2000))

@@ -12,6 +12,7 @@ A memory may hold 10,000 archived facts; a file is parsed only when a fact of it
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -26,6 +27,7 @@ NUMERATOR, DENOMINATOR = 3, 5
 _WORD = patterns.compile(r"[^\W_]+")
 # A line that starts one of these can only start a block: no fact's text holds one.
 _STARTS = ("\n- ", "\n* ", "\n+ ")
+CANDIDATES, PAIRS = 200, 20  # lint: per fact, earlier facts compared with, pairs listed
 
 
 class Match(NamedTuple):
@@ -128,7 +130,8 @@ def compare(text: str, docs: Sequence[Document]) -> Found:
 def pairs(docs: Sequence[Document]) -> list[Problem]:
     """lint's ``duplicate`` advisory: each pair of live facts that are similar (or the same),
     found by prefix filtering over the words ordered rarest first, so that 1,000 facts are not
-    compared pair by pair."""
+    compared pair by pair. Bounded for a hostile file: a fact is compared with at most
+    ``CANDIDATES`` earlier ones and paired with at most ``PAIRS`` of them."""
     facts = [(doc, fact, words(fact_text(doc, fact))) for doc in docs for fact in doc.facts
              if fact.id is not None]  # fmt: skip
     counts: dict[str, int] = {}
@@ -140,17 +143,19 @@ def pairs(docs: Sequence[Document]) -> list[Problem]:
     for n, (doc, fact, found) in enumerate(facts):
         ordered = sorted(found, key=lambda word: (counts[word], word))
         prefix = ordered[: len(found) - needed(len(found)) + 1]
-        seen: set[int] = set()
+        paired, seen = 0, set[int]()
+        for m in itertools.chain.from_iterable(index.get(word, ()) for word in prefix):
+            if m in seen:
+                continue
+            if len(seen) == CANDIDATES:
+                break
+            seen.add(m)
+            other_doc, other, theirs = facts[m]
+            union = len(found | theirs)
+            if similar(len(found & theirs), union) and paired < PAIRS:
+                paired += 1
+                problems.append(_pair((doc, fact), (other_doc, other), len(found & theirs) / union))
         for word in prefix:
-            for m in index.get(word, ()):
-                if m in seen:
-                    continue
-                seen.add(m)
-                other_doc, other, theirs = facts[m]
-                union = len(found | theirs)
-                if similar(len(found & theirs), union):
-                    score = len(found & theirs) / union
-                    problems.append(_pair((doc, fact), (other_doc, other), score))
             index.setdefault(word, []).append(n)
     return problems
 
