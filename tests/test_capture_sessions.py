@@ -313,4 +313,4 @@ def test_the_hook_commands_entry_takes_the_hook_s_session_id(
         done = capture_transcript(repo, nameless, "claude", CLAUDE_ID)
         nothing = capture_transcript(repo, None)
     assert done.report.summary["path"].endswith("-claude-7d3f2c1e.md")
-    assert nothing.note == "agent-memory: nothing to capture: the hook names no transcript\n"
+    assert nothing.notes == ("agent-memory: nothing to capture: the hook names no transcript",)

@@ -139,3 +139,93 @@ def test_explain_reads_the_logs_the_review_reads(tmp_path: Path) -> None:
     assert cli("review", tmp_path, "--today", "2026-03-26").exit_code == 0
     assert f"uses: {explained['uses']} |" in (tmp_path / "memory/continuity.md").read_text()
     assert explained["uses"] == "2"
+
+
+def _git(root: Path, *args: str, **env: str) -> None:
+    import os
+    import subprocess
+
+    subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **env}
+    )
+
+
+def test_explain_names_the_origin_and_the_commit_that_introduced_the_footer(
+    tmp_path: Path,
+) -> None:
+    """The oldest commit that wrote the footer, even after the fact moved to the archive; a
+    similar id (a prefix, a dot read as any character) is not taken for it."""
+    top = tmp_path / "work"  # the enabled repo is a folder of a bigger work tree
+    root = top / "service"
+    root.mkdir(parents=True)
+    _git(top, "init", "-q")
+    _git(top, "config", "user.email", "ann@example.com")
+    _git(top, "config", "user.name", "Ann Author")
+    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    _git(top, "add", "-A")
+    _git(top, "commit", "-qm", "enable")
+    for text, fact_id in (("Releases are cut on Fridays", "ship.v1"), ("Other", "shipxv1-2")):
+        cli("fact", "add", text, root, "--id", fact_id, "--today", "2026-01-02")
+        when = "2026-01-02T10:00:00+00:00" if fact_id == "ship.v1" else "2026-01-03T10:00:00+00:00"
+        _git(top, "add", "-A")
+        _git(top, "commit", "-qm", f"Add {fact_id}\n\nwith a body", GIT_AUTHOR_DATE=when)
+    cli(
+        "fact",
+        "add",
+        "Shipping uses the blue pipeline",
+        root,
+        "--id",
+        "shipxv1",
+        "--today",
+        "2026-01-03",
+    )
+    _git(top, "commit", "-qam", "third", GIT_AUTHOR_DATE="2026-01-04T10:00:00+00:00")
+    assert cli("fact", "archive", "ship.v1", root, "--today", "2026-01-04").exit_code == 0
+    assert cli("review", root, "--today", "2026-01-04").exit_code == 0
+    _git(top, "commit", "-qam", "archive it")
+    out = cli("explain", "ship.v1", root, "--today", "2026-01-05", "--json").stdout
+    found = json.loads(out)["summary"]
+    assert found["path"].startswith("memory/archive/")
+    assert found["introduced"]["author"] == "Ann Author"
+    assert found["introduced"]["date"] == "2026-01-02T10:00:00+00:00"
+    assert found["introduced"]["subject"] == "Add ship.v1"
+    assert found["origin"] is None
+    other = cli("explain", "shipxv1", root, "--today", "2026-01-05").stdout
+    assert other.splitlines()[-1].endswith("2026-01-04T10:00:00+00:00 Ann Author: third")
+
+
+def test_explain_shows_origin_and_no_commit_outside_git(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    footer = FOOT.format("imported", "working").replace(" -->", " | origin: CLAUDE.md -->")
+    text = (root / "memory/continuity.md").read_text()
+    build_tree(
+        root,
+        {
+            "memory/continuity.md": text.replace(
+                "## Key Decisions\n", f"## Key Decisions\n- Imported fact\n  {footer}\n"
+            )
+        },
+    )
+    out = cli("explain", "imported", root, "--today", DAY).stdout
+    assert "origin: CLAUDE.md\n" in out and "introduced:" not in out
+    assert (
+        json.loads(cli("explain", "imported", root, "--json").stdout)["summary"]["introduced"]
+        is None
+    )
+
+
+def test_a_commit_subject_is_shown_on_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    cli("fact", "add", "A fact", root, "--id", "a-fact", "--today", "2026-01-02")
+    _git(root, "add", "-A")
+    subject = "evil \x1b[31mred\u2028line"
+    _git(root, "-c", "user.name=Bob\u0085Two", "-c", "user.email=b@e.c", "commit", "-qm", subject)
+    out = cli("explain", "a-fact", root, "--today", "2026-01-02").stdout
+    last = out.splitlines()[-1]
+    assert last.startswith("introduced: ") and "\x1b" not in last and "\\x1b[31mred" in last
+    assert out.count("\n") == len(out.splitlines())

@@ -114,6 +114,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("check-logs",): ("check-logs", enabled),
         ("recover",): ("recover", enabled),
         ("context",): ("context", enabled),
+        ("import",): ("import", "gemini", enabled, "--from", sides[0], "--today", "2026-03-02"),
         ("session", "capture"): (
             "session",
             "capture",

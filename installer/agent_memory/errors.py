@@ -59,6 +59,16 @@ class RefusedError(AgentMemoryError):
     """The repo is readable but we will not act on it (future stamp, unsafe path, ...)."""
 
 
+class DuplicateError(AgentMemoryError):
+    """A new fact says what an existing one says: its id is the one to reference instead."""
+
+    check = "duplicate"
+
+    def __init__(self, message: str, existing: str) -> None:
+        super().__init__(message)
+        self.existing = existing
+
+
 class LockedError(AgentMemoryError):
     """Another run holds the repo's lock."""
 

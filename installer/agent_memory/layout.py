@@ -37,6 +37,8 @@ OPEN_THREADS_DIR = "memory/open-threads"
 OPEN_THREADS = "Open Threads"
 VISION = "memory/vision.md"
 VISION_SECTION = "Vision"
+# What `agent-memory import` reads (MIGRATE.md § Importing an agent's memory).
+IMPORT_SOURCES = ("claude", "codex", "gemini", "serena", "cline", "context-yaml", "co-cli")
 
 # How a 2.x file (the hand-run protocol before versioning) says it is ours.
 LEGACY_MARKER = "agent-memory shared memory system"

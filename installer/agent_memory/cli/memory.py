@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
-from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
+from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES, IMPORT_SOURCES
 from .declared import (
     HOOK,
     JSON,
@@ -84,6 +84,13 @@ def _fact_add(v: Values, _progress: Progress) -> Built:
     )
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
+
+
+def _import(v: Values, _progress: Progress) -> Built:
+    from ..commands.imports import import_memory
+
+    kind, given, opts = v["source"], v["from_place"], options(v)
+    return v["path"], Call(lambda repo: import_memory(repo, kind, given, opts), opts)
 
 
 LINES: tuple[Declared, ...] = (
@@ -258,5 +265,26 @@ LINES: tuple[Declared, ...] = (
             *WRITING,
         ),
         _fact_add,
+    ),
+    Declared(
+        ("import",),
+        "Import what an agent remembers on its own (SOURCE: claude, codex, gemini, serena, cline,\n"
+        "context-yaml, co-cli) as facts, each with origin: naming where it came from.\n\n"
+        "An entry a fact already says is skipped; similar facts are listed (MIGRATE.md).",
+        Command("import", Journal.WRITES),
+        (
+            Param("source", Kind.CHOICE, required=True, choices=IMPORT_SOURCES, metavar="SOURCE"),
+            PATH,
+            Param(
+                "from_place",
+                Kind.ANY_PATH,
+                ("--from",),
+                "Read the source here (its folder, or its file) instead of where the agent keeps "
+                "it.",
+                metavar="DIR|FILE",
+            ),
+            *WRITING,
+        ),
+        _import,
     ),
 )

@@ -83,7 +83,7 @@ def _from_hook(stdin: IO[str] | None) -> Path | None:
 def _nothing(repo: Repo, why: str) -> Result:
     """Exit 0 and one line on stderr: the hook did its job, and nothing was written."""
     result = _report(Path(repo.shown), "unchanged", (), {"nothing_to_capture": why})
-    return result._replace(note=f"agent-memory: nothing to capture: {why}\n")
+    return result._replace(notes=(f"agent-memory: nothing to capture: {why}",))
 
 
 class _Read(NamedTuple):

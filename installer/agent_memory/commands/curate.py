@@ -22,6 +22,7 @@ from ..core.facts.curate import (
     rewrite,
 )
 from ..core.facts.edit import edit_text, moved_back
+from ..core.facts.elsewhere import Elsewhere
 from ..core.plan import FileEdit, Plan
 from ..core.review import moves
 from ..core.review.edits import apply_edits
@@ -234,9 +235,7 @@ def _supersede_by_new(
     assert continuity is not None
     docs = memory.documents
     footers.refuse_superseding(old, "")
-    elsewhere = {
-        f.id: f"{doc.path}:{f.line}" for doc in docs[1:] for f in doc.facts if f.id is not None
-    }
+    elsewhere = Elsewhere.of(docs[1:])
     section = moves.section_of(old.fields.get("from")) or old.fact.section
     thread = old.fact.task == " "
     added = add_fact(

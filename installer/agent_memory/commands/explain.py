@@ -9,8 +9,11 @@ from ..core.checks.citations import citations, mark, statuses
 from ..core.facts.explain import explain as explaining
 from ..core.facts.explain import lines
 from ..core.facts.relations import line, related
+from ..layout import ARCHIVE_DIR, CONTINUITY, OPEN_THREADS_DIR, VISION
 from ..parse.dates import today
+from ..parse.untrusted import one_line
 from ..shell.cited import work_tree
+from ..shell.git import Introduced, introduced
 from ..shell.load import with_related
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -28,6 +31,8 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
     near = related(docs, fact_id)
     place = next(f for doc in docs for f in doc.facts if f.id == fact_id)
     cited = statuses(place, work_tree(repo, {c.path for c in citations(place)}))
+    origin = dict(verdict.fact.fields).get("origin")
+    commit = introduced(repo.root, fact_id, (CONTINUITY, ARCHIVE_DIR, OPEN_THREADS_DIR, VISION))
     summary = {
         "id": verdict.id,
         "path": verdict.path,
@@ -43,13 +48,23 @@ def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result
         "cites": [{"place": s.citation.place, "state": s.state, "words": s.words()} for s in cited],
         "stale": mark(cited),
         "related": [f.id for _doc, f in near],
+        "origin": origin,
+        "introduced": commit._asdict() if commit is not None else None,
     }
     text = [
         *lines(found),
         *(f"cites: {state.words()}" for state in cited),
         *(f"related: {line(doc, f)}" for doc, f in near),
+        *([f"origin: {origin}"] if origin is not None else []),
+        *([_introduced(commit)] if commit is not None else []),
     ]
     report = Report(
         "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(text)
     )
     return Result(report, 0)
+
+
+def _introduced(commit: Introduced) -> str:
+    """Where the footer came from in git; the author and subject are anyone's text."""
+    said = f"{commit.commit[:12]} {commit.date} {commit.author}: {commit.subject}"
+    return f"introduced: {one_line(said)}"

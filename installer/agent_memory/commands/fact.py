@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from .. import resources
 from ..core.facts.add import add_fact
+from ..core.facts.duplicates import Match
 from ..core.facts.footers import with_fields
 from ..core.plan import FileEdit, Outcome, Plan
 from ..layout import CONTINUITY
 from ..parse import facts
-from ..parse.footer import ids_in
 from ..records import NamedTuple
-from ..shell.load import archive_files, extra_files, newest_log
+from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .cite import cited
 from .report import Report, Result
@@ -34,13 +35,9 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     if raw is None:
         raise not_enabled(repo)
     continuity = facts.parse(CONTINUITY, raw)
-    # Ids held elsewhere, found without parsing: the archive may hold thousands of facts.
-    elsewhere: dict[str, str] = {}
-    for rel, data in (*archive_files(repo), *extra_files(repo)):
-        elsewhere.update(ids_in(rel, data.decode("utf-8", errors="replace")))
     day = review_date(options.today, newest_log(repo))
     new = add_fact(
-        continuity, elsewhere, fact.text, fact.section, fact.id, fact.thread, day,
+        continuity, elsewhere(repo), fact.text, fact.section, fact.id, fact.thread, day,
         fact.new_section,
     )  # fmt: skip
     if fact.cites or fact.until is not None:
@@ -49,9 +46,26 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit])
     settled = settle(repo, [plan], options, "unchanged")
-    summary = {"id": new.id, "section": new.section, "tier": new.tier, "created": day.isoformat()}
+    summary: dict[str, object] = {
+        "id": new.id,
+        "section": new.section,
+        "tier": new.tier,
+        "created": day.isoformat(),
+        "similar": [match._asdict() for match in new.similar],
+    }
     # Only the id on stdout, so that `id=$(agent-memory fact add "…")` just works.
     report = Report(
         "fact add", resources.version(), repo.shown, settled.outcome, plan, (), summary, (new.id,)
     )
-    return Result(report._replace(show_plan=False), settled.exit_code, settled.diff)
+    notes = similar_lines(new.similar)
+    return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
+
+
+def similar_lines(similar: Sequence[Match]) -> tuple[str, ...]:
+    """What a person is told of the facts a new one is much like: each, and the way back for an
+    archived one."""
+    return tuple(
+        f"similar: {m.id} ({m.path}:{m.line}, {m.similarity:.2f}): {m.first_line}"
+        + (f" — archived; agent-memory fact restore {m.id} brings it back" if m.archived else "")
+        for m in similar
+    )

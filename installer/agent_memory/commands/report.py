@@ -82,7 +82,7 @@ class Result(NamedTuple):
     report: Report
     exit_code: int
     diff: str = ""
-    note: str = ""  # one line for stderr, where a hook's caller keeps stdout for its own use
+    notes: tuple[str, ...] = ()  # lines for stderr in the text form (the JSON has their data)
 
     def output(self, as_json: bool) -> str:
         """What the command line prints on stdout: the JSON document, or the report's lines and

@@ -94,7 +94,8 @@ def answer(command: Command, given: Path | None, call: Call, as_json: bool) -> A
         shown = str(given) if given is not None else "."
         err, out = failure(command.name, shown, exc, as_json)
         return Answer(out, err, 1, exc, None)
-    return Answer(result.output(as_json), result.note, result.exit_code, None, result)
+    notes = "" if as_json else "".join(f"{note}\n" for note in result.notes)
+    return Answer(result.output(as_json), notes, result.exit_code, None, result)
 
 
 def open_repo(needs: Needs, given: Path | None) -> Repo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,6 +156,45 @@ def git_dirs(root: Path) -> tuple[Path, Path, Path] | None:
         return None
     top, git_dir, common = ((root / line).resolve() for line in lines)  # relative: to root
     return top, git_dir, common
+
+
+class Introduced(NamedTuple):
+    """The commit that first wrote a fact's footer."""
+
+    commit: str
+    author: str
+    date: str  # the author date, ISO 8601
+    subject: str
+
+
+def introduced(root: Path, fact_id: str, paths: Sequence[str]) -> Introduced | None:
+    """The oldest commit whose change to ``paths`` added or removed a footer naming
+    ``fact_id`` (pickaxe: the count of ``id: <fact_id>`` in a file changed), or None: no such
+    commit, no history, no git, or an id that is not one (it becomes a regular expression).
+    Diff and text-conversion drivers are not run; bounded in time."""
+    if _NOT_AN_ID.search(fact_id) or (not (root / ".git").exists() and not _in_work_tree(root)):
+        return None
+    pattern = "id:[[:space:]]*" + fact_id.replace(".", "[.]") + "([^a-z0-9.-]|$)"
+    args = [
+        "--literal-pathspecs", "log", "--no-ext-diff", "--no-textconv", "--no-color",
+        "--pickaxe-regex", f"-S{pattern}", "--format=%H%x00%an%x00%aI%x00%s%x00", "--", *paths,
+    ]  # fmt: skip
+    try:
+        done = _run(root, args, timeout=_QUICK)
+    except AgentMemoryError:  # no git, or no answer in time
+        return None
+    records = done.stdout.decode("utf-8", errors="replace").split("\0")
+    if done.returncode != 0 or len(records) < 5:
+        return None
+    commit, author, date, subject = records[-5:-1]  # git lists the newest first
+    return Introduced(commit.strip(), author, date, subject)
+
+
+_NOT_AN_ID = re.compile(r"[^a-z0-9.-]|^$")
+
+
+def _in_work_tree(root: Path) -> bool:
+    return any((folder / ".git").exists() for folder in root.parents)
 
 
 def _run(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.relations import related_ids, see_of
 from ..core.review.archive import QUARTER_FILE
 from ..errors import Problem
@@ -94,6 +95,12 @@ def archive_paths(repo: Repo) -> list[str]:
 def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
     """The archive's quarter files, unparsed, in file-name order."""
     return [(path, repo.read(path) or b"") for path in archive_paths(repo)]
+
+
+def elsewhere(repo: Repo) -> Elsewhere:
+    """The files beside continuity.md a new fact is checked against, unparsed: the archive's
+    quarters, then the one-file threads and vision.md."""
+    return Elsewhere([*archive_files(repo), *extra_files(repo)])
 
 
 def load_archives(repo: Repo) -> tuple[facts.Document, ...]:

@@ -126,8 +126,23 @@ FACT_ADD_OUT: Mapping[str, Any] = {
         "tier": {"type": "string"},
         "created": {"type": "string"},
         "outcome": {"type": "string"},
+        "similar": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "path": {"type": "string"},
+                    "line": {"type": "integer"},
+                    "similarity": {"type": "number"},
+                    "archived": {"type": "boolean"},
+                    "first_line": {"type": "string"},
+                },
+                "required": ["id", "path", "line", "similarity", "archived", "first_line"],
+            },
+        },
     },
-    "required": ["id", "section", "tier", "created", "outcome"],
+    "required": ["id", "section", "tier", "created", "outcome", "similar"],
 }
 
 EXPLAIN_IN: Mapping[str, Any] = {
@@ -171,6 +186,16 @@ EXPLAIN_OUT: Mapping[str, Any] = {
         },
         "stale": {"type": "string"},
         "related": {"type": "array", "items": {"type": "string"}},
+        "origin": {"type": ["string", "null"]},
+        "introduced": {
+            "type": ["object", "null"],
+            "properties": {
+                "commit": {"type": "string"},
+                "author": {"type": "string"},
+                "date": {"type": "string"},
+                "subject": {"type": "string"},
+            },
+        },
     },
     "required": ["id", "path", "line", "section", "tier", "rule", "footer", "recomputed"],
 }

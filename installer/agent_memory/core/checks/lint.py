@@ -18,6 +18,7 @@ from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ...records import NamedTuple
+from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from .citations import mentioned, missing_paths, stale_problems
 from .secrets import scan
@@ -54,6 +55,7 @@ def lint(
     found += _facts(docs)
     found += supersession_problems(docs, known)
     found += see_problems(docs)
+    found += pairs(docs[: len(docs) - len(memory.archives)])
     if code is not None:
         live = docs[: len(docs) - len(memory.archives)]
         found += stale_problems(live, code.cited, code.at)

@@ -8,11 +8,11 @@ and whose tier is the one DECAY.md's rules give a fact at birth.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 from ... import resources
-from ...errors import AgentMemoryError, refuse_errors
+from ...errors import AgentMemoryError, DuplicateError, refuse_errors
 from ...layout import CONTINUITY, USER_DATA
 from ...parse import facts, footer
 from ...parse.facts import PROJECT_STATE, Document, parse_text
@@ -22,6 +22,8 @@ from ...parse.untrusted import first_unsafe
 from ...records import NamedTuple
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
+from .duplicates import Match
+from .elsewhere import Elsewhere, duplicates
 
 DEFAULT_SECTION = "Key Decisions"
 THREADS = "Open Threads"
@@ -33,41 +35,64 @@ class NewFact(NamedTuple):
     section: str  # as written in the file (an existing heading keeps its spelling)
     tier: str
     after: bytes  # continuity.md with the fact added
+    similar: tuple[Match, ...] = ()  # facts that say much the same (DECAY.md § Duplicates)
 
 
 def add_fact(
     continuity: Document,
-    elsewhere: Mapping[str, str],
+    elsewhere: Elsewhere,
     text: str,
     section: str | None,
     wanted_id: str | None,
     thread: bool,
     today: dt.date,
     new_section: bool = False,
+    *,
+    imported: Mapping[str, str] | None = None,
+    checked: bool = False,
 ) -> NewFact:
     """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
 
-    ``elsewhere`` maps the ids of the archive, the one-file threads and vision.md to where they
-    are (``footer.ids_in``: those files are not parsed, and an id anywhere in them is taken).
-    A section that is neither in the file nor in the schema is made only with ``new_section``.
+    ``elsewhere`` is the archive, the one-file threads and vision.md (an id anywhere in them is
+    taken). A text that is the same as a fact's is refused (``DuplicateError``, naming it);
+    similar ones are returned. A section that is neither in the file nor in the schema is made
+    only with ``new_section``. ``imported`` footer fields (an import's ``origin``, history, a
+    tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``.
     """
     _refuse_errors(continuity)
     body = body_lines(text)
     wanted = section or (THREADS if thread else DEFAULT_SECTION)
     title = _section_title(continuity, wanted, new_section)
-    taken = dict(elsewhere)
-    taken.update(id_places([continuity]))
-    fact_id = _choose_id(body[0], wanted_id, taken)
-    task = " " if thread else None
+    found = duplicates("\n".join(body), continuity, elsewhere)
+    if found.same is not None:
+        raise _same(found.same)
+    live = id_places([continuity])
+    fact_id = _choose_id(body[0], wanted_id, lambda i: live.get(i) or elsewhere.place(i))
+    task = "x" if checked else " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}
-    fields["uses"] = "1"
-    fields["tier"] = at_birth(fields, title, task)
-    marker = "- [ ] " if thread else "- "
+    fields |= {"uses": "1", **(imported or {}), **({"done": today.isoformat()} if checked else {})}
+    fields["tier"] = fields.get("tier") or at_birth(fields, title, task)
+    marker = f"- [{task}] " if task else "- "
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task)
     new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
-    return NewFact(fact_id, title, fields["tier"], new_text.encode())
+    return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar)
+
+
+def _same(match: Match) -> DuplicateError:
+    where = f"{match.path}:{match.line}"
+    if match.archived:
+        return DuplicateError(
+            f"the same fact is archived as {match.id} ({where}); bring it back with "
+            f"agent-memory fact restore {match.id} instead of adding it again",
+            match.id,
+        )
+    return DuplicateError(
+        f"the same fact is already {match.id} ({where}); reference {match.id} instead "
+        f"(agent-memory fact edit {match.id} changes its words)",
+        match.id,
+    )
 
 
 def _refuse_errors(continuity: Document) -> None:
@@ -138,17 +163,25 @@ def schema_sections() -> tuple[str, ...]:
     return tuple(s.title for s in template.sections if s.title.lower() != PROJECT_STATE)
 
 
-def _choose_id(first_line: str, wanted: str | None, taken: dict[str, str]) -> str:
+def _choose_id(first_line: str, wanted: str | None, taken: Callable[[str], str | None]) -> str:
+    """``wanted``, or the slug of the first line made unique with ``-2``, ``-3``, …; ``taken``
+    says where an id is held (None: free)."""
     if wanted is None:
-        return footer.unique_ids([footer.slug(first_line)], set(taken))[0]
+        base = footer.slug(first_line)
+        candidate, n = base, 1
+        while taken(candidate) is not None:
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
     if not footer.ID.match(wanted):
         raise AgentMemoryError(
             f"--id {wanted!r} is not an id (lowercase letters and digits joined by single "
             f"dashes or dots), e.g. {footer.slug(wanted)!r}"
         )
-    if wanted in taken:
+    place = taken(wanted)
+    if place is not None:
         raise AgentMemoryError(
-            f"--id {wanted!r} is taken (at {taken[wanted]}); ids are unique and stable — "
+            f"--id {wanted!r} is taken (at {place}); ids are unique and stable — "
             "pick another, or leave --id out to derive one"
         )
     return wanted

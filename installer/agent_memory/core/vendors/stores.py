@@ -87,10 +87,10 @@ def store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
         if source.kind == "memory-bank"
         else "Project Context"
     )
-    return _markdown_facts(path, split.body, section, day)
+    return markdown_facts(path, split.body, section, day)
 
 
-def _markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> list[Fact]:
+def markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> list[Fact]:
     """Each top-level item (with what is indented under it) and each paragraph is one fact; a
     fenced code block belongs to the fact it follows under the same heading (blank lines
     between them included), or, first under its heading, is a fact led by that heading's text.

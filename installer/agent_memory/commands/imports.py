@@ -1,0 +1,138 @@
+"""``agent-memory import SOURCE``: what an agent remembers on its own, made facts of the team's
+memory through the same function as ``fact add`` (MIGRATE.md § Importing an agent's memory).
+
+The secret check runs on every file of the source before anything else; an entry whose text a
+fact already has is skipped and reported (a second import adds nothing); one that cannot be a
+fact stops the import with one line naming its file and line, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from .. import resources
+from ..core.checks.secrets import scan
+from ..core.facts.add import NewFact, add_fact
+from ..core.facts.elsewhere import Elsewhere
+from ..core.facts.imports import Entry, entries
+from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError, DuplicateError, InputError
+from ..layout import CONTINUITY
+from ..parse import facts
+from ..parse.facts import Document
+from ..parse.footer import safe_value
+from ..parse.untrusted import one_line
+from ..shell import sources
+from ..shell.load import elsewhere, newest_log
+from ..shell.repo import Repo
+from .fact import similar_lines
+from .report import Report, Result
+from .settle import Options, not_enabled, review_date, settle
+
+
+def import_memory(repo: Repo, kind: str, given: str | None, options: Options) -> Result:
+    """``given``: the source's folder or file (None: where its agent keeps it)."""
+    raw = repo.read(CONTINUITY)
+    if raw is None:
+        raise not_enabled(repo)
+    day = review_date(options.today, newest_log(repo))
+    source = sources.read(kind, repo, given, os.environ)
+    _refuse_secrets(source)
+    roots = () if source.own else [str(root) for root in sources.repo_roots(repo.root)]
+    try:
+        found = entries(kind, source.files, roots, day)
+    except InputError as exc:
+        inside = exc.path and kind in sources.FOLDERS
+        where = f"{source.shown}/{exc.path}" if inside else source.shown
+        raise InputError(where, exc.line, exc.message.split("; ")[0], _FIX) from None
+    before = facts.parse(CONTINUITY, raw)
+    after, added, skipped = _add_all(before, elsewhere(repo), found, day, source.shown)
+    edit = FileEdit(CONTINUITY, raw, after.render(), Outcome.UPDATED, _reason(kind, added))
+    plan = Plan.of([edit] if added else [])
+    settled = settle(repo, [plan], options, "unchanged")
+    summary: dict[str, Any] = {
+        "source": kind,
+        "from": source.shown,
+        "entries": len(found),
+        "added": [_added(new, entry) for new, entry in added],
+        "skipped": [{"origin": e.origin, "line": e.line, "existing": i} for e, i in skipped],
+    }
+    text = [
+        *(f"added {new.id} ({new.section}) from {one_line(e.origin)}" for new, e in added),
+        *(f"skipped {one_line(e.origin)}:{e.line}: already {i}" for e, i in skipped),
+        f"{len(added)} facts added, {len(skipped)} already known, from {len(found)} entries",
+    ]
+    report = Report(
+        "import",
+        resources.version(),
+        repo.shown,
+        settled.outcome,
+        plan,
+        (),
+        summary,
+        (),
+        tuple(text),
+    )
+    notes = tuple(line for new, _e in added for line in similar_lines(new.similar))
+    return Result(report, settled.exit_code, settled.diff, notes)
+
+
+_FIX = "fix the source or name another with --from, then import again"
+
+
+def _refuse_secrets(source: sources.Source) -> None:
+    """The secret check runs first: a source holding a credential is refused whole."""
+    for name, data in source.files:
+        found = scan(data.decode("utf-8", errors="replace"))
+        if found:
+            where = f"{source.shown}/{name}" if len(source.files) > 1 else source.shown
+            raise AgentMemoryError(
+                f"holds a credential ({found[0].kind}); nothing is imported from a source with "
+                "one — remove it from the source, then import again",
+                where,
+                found[0].line,
+            )
+
+
+def _add_all(
+    doc: Document, others: Elsewhere, found: Sequence[Entry], day: dt.date, shown: str
+) -> tuple[Document, list[tuple[NewFact, Entry]], list[tuple[Entry, str]]]:
+    """Each entry added in turn, each checked against the memory and the entries before it."""
+    added: list[tuple[NewFact, Entry]] = []
+    skipped: list[tuple[Entry, str]] = []
+    for entry in found:
+        imported = {**entry.fields, "origin": safe_value(entry.origin)}
+        wanted = entry.wanted_id
+        if wanted and (others.place(wanted) or any(f.id == wanted for f in doc.facts)):
+            wanted = None  # taken: the id is derived instead
+        try:
+            new = add_fact(
+                doc, others, entry.text, entry.section, wanted, entry.task == " ", day, True,
+                imported=imported, checked=entry.task == "x",
+            )  # fmt: skip
+        except DuplicateError as exc:
+            skipped.append((entry, exc.existing))
+            continue
+        except AgentMemoryError as exc:
+            where = one_line(f"{entry.origin}:{entry.line}")
+            raise AgentMemoryError(f"{where}: {exc.message}", shown) from None
+        doc = facts.parse(CONTINUITY, new.after)
+        added.append((new, entry))
+    return doc, added, skipped
+
+
+def _added(new: NewFact, entry: Entry) -> dict[str, Any]:
+    return {
+        "id": new.id,
+        "section": new.section,
+        "tier": new.tier,
+        "origin": entry.origin,
+        "similar": [match._asdict() for match in new.similar],
+    }
+
+
+def _reason(kind: str, added: Sequence[tuple[NewFact, Entry]]) -> str:
+    return f"{len(added)} facts imported from {kind}"

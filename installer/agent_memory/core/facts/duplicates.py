@@ -1,0 +1,174 @@
+"""Duplicates: a new fact's text against the facts the memory holds (DECAY.md § Duplicates).
+
+Two texts are **the same** when their words are: runs of letters and digits, case folded, so
+case, spacing, punctuation and markup aside. They are **similar** when the Jaccard index of
+their sets of words is at least 3/5. Measured on the 447 facts of five repos run by hand
+(continuity.md, vision.md and the archive), 0.6 flagged two pairs, both the same work written
+twice; 0.5 flagged five, two of them different releases or bugs told in the same words.
+
+A memory may hold 10,000 archived facts; a file is parsed only when a fact of it may be similar
+(``may_hold``), and the answer is the one parsing every file gives (a property test holds it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from ... import patterns
+from ...errors import Problem
+from ...layout import ARCHIVE_DIR
+from ...parse.facts import Document, Fact
+from ...parse.footer import without_footers
+from ...records import NamedTuple
+
+# Similar: shared words / all words >= NUMERATOR / DENOMINATOR, compared in integers.
+NUMERATOR, DENOMINATOR = 3, 5
+_WORD = patterns.compile(r"[^\W_]+")
+# A line that starts one of these can only start a block: no fact's text holds one.
+_STARTS = ("\n- ", "\n* ", "\n+ ")
+CANDIDATES, PAIRS = 200, 20  # lint: per fact, earlier facts compared with, pairs listed
+
+
+class Match(NamedTuple):
+    id: str
+    path: str
+    line: int
+    similarity: float  # 1.0: the same text
+    archived: bool
+    first_line: str
+
+
+class Found(NamedTuple):
+    same: Match | None  # the first fact with the same text, live before archived
+    similar: tuple[Match, ...]  # most similar first, then by id
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold()))
+
+
+def normal(text: str) -> str:
+    """The text as the same-text rule reads it: its words, case folded, one space apart."""
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def similar(shared: int, union: int) -> bool:
+    return shared * DENOMINATOR >= union * NUMERATOR
+
+
+def needed(count: int) -> int:
+    """The fewest words a similar text shares with a text of ``count`` words."""
+    return -(-count * NUMERATOR // DENOMINATOR)
+
+
+def fact_text(doc: Document, fact: Fact) -> str:
+    """A fact's text as compared: its first line without marker, then its other lines, without
+    its footer."""
+    rest = "".join(doc.text.lines[fact.start + 1 : fact.end])
+    return f"{fact.first_line}\n{without_footers(rest) if '<!--' in rest else rest}"
+
+
+def probes(wanted: frozenset[str]) -> list[str]:
+    """Words of which every similar text holds one (prefix filtering): all but ``needed - 1``
+    of them, the longest (likely the rarest) kept."""
+    ordered = sorted(wanted, key=lambda word: (-len(word), word))
+    return ordered[: len(wanted) - needed(len(wanted)) + 1]
+
+
+def may_hold(text: str, wanted: frozenset[str], probed: Sequence[str]) -> bool:
+    """Whether a fact of a file may be similar to a text of words ``wanted``: some stretch of
+    the file between two lines that start a list item holds one of ``probed`` and as many of
+    ``wanted`` as a similar text shares. Each fact lies within one such stretch. Linear in the
+    file for each probe: every search starts where the last one stopped."""
+    low, need = text.casefold(), needed(len(wanted))
+    for probe in probed:
+        floor, ahead = 0, dict.fromkeys(_STARTS, -2)  # the next start of each kind, once found
+        at = low.find(probe)
+        while at != -1:
+            start = max(floor, *(low.rfind(mark, floor, at) for mark in _STARTS))
+            for mark, found in ahead.items():
+                if found != -1 and found < at:
+                    ahead[mark] = low.find(mark, at)
+            end = min((found for found in ahead.values() if found != -1), default=len(low))
+            if len(wanted.intersection(_WORD.findall(low, start, end))) >= need:
+                return True
+            floor = end
+            at = low.find(probe, end)
+    return False
+
+
+def compare(text: str, docs: Sequence[Document]) -> Found:
+    """The facts of ``docs`` (in the order given: live before archived) with the same text as
+    ``text``, and those similar to it; a text without a word is like none. A fact whose lines
+    hold none of the ``probes`` is passed over unread."""
+    wanted = words(text)
+    if not wanted:
+        return Found(None, ())
+    key, probed = normal(text), probes(wanted)
+    found: list[tuple[bool, int, Match]] = []
+    for order, doc in enumerate(docs):
+        archived = doc.path.startswith(ARCHIVE_DIR + "/")
+        lines = doc.text.lines
+        for fact in doc.facts:
+            raw = "".join(lines[fact.start : fact.end]).casefold()
+            if fact.id is None or not any(probe in raw for probe in probed):
+                continue
+            theirs = fact_text(doc, fact)
+            other = words(theirs)
+            shared, union = len(wanted & other), len(wanted | other)
+            if similar(shared, union):
+                score = round(shared / union, 2)
+                match = Match(fact.id, doc.path, fact.line, score, archived, fact.first_line)
+                found.append((normal(theirs) == key, order, match))
+    same = min(((order, m.line, m) for is_same, order, m in found if is_same), default=None)
+    first = same[2] if same is not None else None
+    rest = sorted((m for _s, _o, m in found if m is not first), key=lambda m: (-m.similarity, m.id))
+    return Found(first, tuple(rest))
+
+
+def pairs(docs: Sequence[Document]) -> list[Problem]:
+    """lint's ``duplicate`` advisory: each pair of live facts that are similar (or the same),
+    found by prefix filtering over the words ordered rarest first, so that 1,000 facts are not
+    compared pair by pair. Bounded for a hostile file: a fact is compared with at most
+    ``CANDIDATES`` earlier ones and paired with at most ``PAIRS`` of them."""
+    facts = [(doc, fact, words(fact_text(doc, fact))) for doc in docs for fact in doc.facts
+             if fact.id is not None]  # fmt: skip
+    counts: dict[str, int] = {}
+    for _doc, _fact, found in facts:
+        for word in found:
+            counts[word] = counts.get(word, 0) + 1
+    index: dict[str, list[int]] = {}
+    problems = []
+    for n, (doc, fact, found) in enumerate(facts):
+        ordered = sorted(found, key=lambda word: (counts[word], word))
+        prefix = ordered[: len(found) - needed(len(found)) + 1]
+        paired, seen = 0, set[int]()
+        for m in itertools.chain.from_iterable(index.get(word, ()) for word in prefix):
+            if m in seen:
+                continue
+            if len(seen) == CANDIDATES:
+                break
+            seen.add(m)
+            other_doc, other, theirs = facts[m]
+            union = len(found | theirs)
+            if similar(len(found & theirs), union) and paired < PAIRS:
+                paired += 1
+                problems.append(_pair((doc, fact), (other_doc, other), len(found & theirs) / union))
+        for word in prefix:
+            index.setdefault(word, []).append(n)
+    return problems
+
+
+def _pair(one: tuple[Document, Fact], two: tuple[Document, Fact], score: float) -> Problem:
+    (doc, fact), (other_doc, other) = one, two
+    alike = normal(fact_text(doc, fact)) == normal(fact_text(other_doc, other))
+    same = "the same as" if alike else f"much the same ({score:.2f}) as"
+    return Problem(
+        doc.path,
+        fact.line,
+        "advisory",
+        "duplicate",
+        f"{fact.id} says {same} {other.id} ({other_doc.path}:{other.line}); keep one "
+        "(agent-memory fact supersede OLD NEW) or relate them (agent-memory fact relate)",
+    )

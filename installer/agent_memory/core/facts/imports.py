@@ -1,0 +1,201 @@
+"""``import``: the entries of an agent's own memory, as facts to add (MIGRATE.md § Importing an
+agent's memory).
+
+Pure: a source's files (each named as the origin will name it, with its bytes) in, entries out,
+each with its text (every non-empty line of it), the section its kind suggests, its ``origin``
+and where it came from. A source that is not of the named kind is refused with one line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from ...errors import InputError
+from ...parse import frontmatter
+from ...parse.text import decode, strip_eol
+from ...records import NamedTuple
+from ..vendors import stores
+from ..vendors.table import STORES
+
+# Claude Code's memory types → sections (MIGRATE.md's table).
+CLAUDE_SECTIONS = MappingProxyType(
+    {
+        "user": "User Preferences",
+        "feedback": "Conventions",
+        "project": "Key Decisions",
+        "reference": "Stack & Tools",
+    }
+)
+CODEX_SECTION = "Conventions"
+GEMINI_SECTION = "Key Decisions"
+GEMINI_HEADING = "## Gemini Added Memories"
+# Serena memory file names → sections, the first word found deciding; else Key Decisions.
+SERENA_SECTIONS = (
+    ("style", "Conventions"),
+    ("convention", "Conventions"),
+    ("checklist", "Conventions"),
+    ("command", "Stack & Tools"),
+    ("tech", "Stack & Tools"),
+    ("stack", "Stack & Tools"),
+    ("overview", "Project Context"),
+    ("structure", "Project Context"),
+)
+_STORE_KINDS = MappingProxyType(
+    {"cline": "memory-bank", "context-yaml": "context-yaml", "co-cli": "co-cli-memory"}
+)
+
+
+class Entry(NamedTuple):
+    text: str  # its lines, joined by newlines
+    section: str
+    origin: str  # "<kind>:<file>", what the fact's origin: says
+    line: int  # where it starts in its file (1-based), for a refusal
+    fields: Mapping[str, str] = MappingProxyType({})  # history a store kept (created, uses, …)
+    task: str | None = None  # " " an open thread, "x" a done one
+    wanted_id: str | None = None
+
+
+def entries(
+    kind: str, files: Sequence[tuple[str, bytes]], roots: Sequence[str], day: dt.date
+) -> list[Entry]:
+    """The entries of a source's files (named relative to the source's folder, sorted); ``roots``
+    are the repo's absolute paths, which Codex's memories name as the ``cwd`` of their work
+    (none: every block is this repo's)."""
+    if kind == "claude":
+        return _claude(files)
+    if kind == "codex":
+        return [e for name, data in files for e in _codex(name, data, roots)]
+    if kind == "gemini":
+        return [e for name, data in files for e in _gemini(name, data)]
+    if kind == "serena":
+        return [e for name, data in files for e in _serena(name, data, day)]
+    return [e for name, data in files for e in _store(kind, name, data, day)]
+
+
+def not_of_kind(where: str, kind: str, what: str) -> InputError:
+    return InputError(where, None, f"is not {what}", f"name a {kind} source, or another --from")
+
+
+def _lines(name: str, data: bytes) -> list[str]:
+    return [strip_eol(line).rstrip() for line in decode(name, data).lines]
+
+
+def _claude(files: Sequence[tuple[str, bytes]]) -> list[Entry]:
+    """Claude Code's auto memory: a topic file per memory (frontmatter name, description, type)
+    and MEMORY.md, the index; an index line that links a topic file is that file's entry."""
+    topics = [(name, data) for name, data in files if name != "MEMORY.md"]
+    index = [data for name, data in files if name == "MEMORY.md"]
+    split = [(name, frontmatter.split(name, decode(name, data))) for name, data in topics]
+    if not index and not any("type" in found.data for _name, found in split):
+        raise not_of_kind("", "claude", "Claude Code auto memory (no MEMORY.md, no file "
+                          "with name/description/type frontmatter)")  # fmt: skip
+    found = []
+    for number, line in enumerate(_lines("MEMORY.md", index[0]) if index else [], start=1):
+        text = line.strip().lstrip("-*+ ").strip()
+        if text and not line.startswith("#") and not any(f"]({n})" in line for n, _ in topics):
+            found.append(Entry(text, "Key Decisions", "claude:MEMORY.md", number))
+    for name, memory in split:
+        meta: Any = memory.data
+        head = " — ".join(str(meta[k]).strip() for k in ("name", "description") if meta.get(k))
+        body = [strip_eol(line).rstrip() for line in memory.body]
+        text = "\n".join(line for line in (head, *body) if line.strip())
+        if text:
+            section = CLAUDE_SECTIONS.get(str(meta.get("type", "")).lower(), "Key Decisions")
+            found.append(Entry(text, section, f"claude:{name}", 1))
+    return found
+
+
+def _codex(name: str, data: bytes, roots: Sequence[str]) -> list[Entry]:
+    """Codex's MEMORY.md: blocks of a ``---`` header (rollout_summary_files with ``cwd=``,
+    description, keywords) and bullets; the bullets of a block whose work was in this repo."""
+    lines = _lines(name, data)
+    found: list[Entry] = []
+    blocks = 0
+    at = 0
+    while at < len(lines):
+        if lines[at] != "---":
+            at += 1
+            continue
+        end = next((n for n in range(at + 1, len(lines)) if lines[n] == "---"), None)
+        if end is None:
+            break
+        header = "\n".join(lines[at + 1 : end])
+        stop = next((n for n in range(end + 1, len(lines)) if lines[n] == "---"), len(lines))
+        if "description:" in header or "rollout_summary_files:" in header:
+            blocks += 1
+            if not roots or _ours(header, roots):
+                found += _bullets(name, lines, end + 1, stop, "codex", CODEX_SECTION)
+        at = stop
+    if not blocks and any(line.strip() for line in lines):
+        raise not_of_kind(name, "codex", "Codex's MEMORY.md (no block with a --- header)")
+    return found
+
+
+def _ours(header: str, roots: Sequence[str]) -> bool:
+    """Whether a Codex block's header names a ``cwd=`` in one of ``roots``."""
+    for piece in header.split("cwd=")[1:]:
+        cwd = piece.split(",")[0].split(")")[0].strip().rstrip("/")
+        if any(cwd == root or cwd.startswith(root + "/") for root in roots):
+            return True
+    return False
+
+
+def _bullets(
+    name: str, lines: Sequence[str], start: int, stop: int, kind: str, section: str
+) -> list[Entry]:
+    """Each top-level ``- `` item of ``lines[start:stop]`` with the lines indented under it."""
+    found: list[tuple[int, list[str]]] = []
+    for number in range(start, stop):
+        line = lines[number]
+        if line.startswith(("- ", "* ", "+ ")):
+            found.append((number + 1, [line[2:].strip()]))
+        elif found and line.startswith((" ", "\t")) and line.strip():
+            found[-1][1].append(line.strip())
+        elif line.strip() and not line.startswith("#"):
+            found.append((number + 1, [line.strip()]))
+    origin = f"{kind}:{name}"
+    return [Entry("\n".join(text), section, origin, at) for at, text in found if text[0]]
+
+
+def _gemini(name: str, data: bytes) -> list[Entry]:
+    """The ``## Gemini Added Memories`` section save_memory appends ``- fact`` lines to, or a
+    project memory file of nothing but such lines."""
+    lines = _lines(name, data)
+    if GEMINI_HEADING in lines:
+        start = lines.index(GEMINI_HEADING) + 1
+        stop = next((n for n in range(start, len(lines)) if lines[n].startswith("## ")), len(lines))
+        return _bullets(name, lines, start, stop, "gemini", GEMINI_SECTION)
+    if all(line.startswith("- ") for line in lines if line.strip()):
+        return _bullets(name, lines, 0, len(lines), "gemini", GEMINI_SECTION)
+    raise not_of_kind(name, "gemini", f"Gemini's memory (no {GEMINI_HEADING!r} section)")
+
+
+def _serena(name: str, data: bytes, day: dt.date) -> list[Entry]:
+    """A Serena memory file: each item and paragraph one fact, as Mode C reads a memory bank."""
+    lowered = name.lower()
+    section = next((s for word, s in SERENA_SECTIONS if word in lowered), "Key Decisions")
+    body = decode(name, data).lines
+    facts = stores.markdown_facts(name, body, section, day.isoformat())
+    return [_from_store("serena", name, fact) for fact in facts]
+
+
+def _store(kind: str, name: str, data: bytes, day: dt.date) -> list[Entry]:
+    """Mode C's stores (Cline's memory bank, CONTEXT.yaml, co-cli), read as Mode C reads them."""
+    wanted = _STORE_KINDS[kind]
+    source = next(s for s in STORES if s.kind == wanted)
+    facts = stores.store_facts(name, source, data, day.isoformat())
+    return [_from_store(kind, name, fact) for fact in facts]
+
+
+def _from_store(kind: str, name: str, fact: stores.Fact) -> Entry:
+    """A store's fact as an entry: its history kept, an archived one archived by hand (the next
+    review moves it), its own id wanted."""
+    fields = {k: v for k, v in fact.fields.items() if k not in ("id", "origin")}
+    if fact.archived:
+        fields |= {"tier": "archived", "archived-by": "hand"}
+    origin = fact.fields.get("origin", name).replace(name, f"{kind}:{name}", 1)
+    text = "\n".join(line for line in fact.lines if line.strip())
+    return Entry(text, fact.section, origin, 1, fields, fact.task, fact.fields.get("id"))
