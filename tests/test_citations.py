@@ -284,3 +284,13 @@ def test_an_archived_fact_relating_to_a_live_one_is_shown_beside_it(repo: Path) 
         assert code == 0
         assert "related: chunked-read  [archived]  memory/archive/2026-Q1.md:5" in out
         assert "read-whole-2" not in out
+
+
+def test_an_expired_working_fact_is_not_said_to_be_unused(repo: Path) -> None:
+    assert am(repo, "fact", "expire", "config", "2026-04-10", "--today", DAY)[0] == 0
+    code, out, _ = am(repo, "review", "--today", "2026-04-11", "--dry-run")
+    assert code == 0 and "- Expired: 1 (config)" in out
+    assert "config: working→archived, " in out or "config: working→archived)" in out
+    code, out, _ = am(repo, "review", "--today", "2026-04-11", "--json")
+    summary = json.loads(out)["summary"]
+    assert summary["expired"] == ["config"] and "config" not in summary["unused"]

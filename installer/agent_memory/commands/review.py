@@ -66,7 +66,7 @@ def _summary_data(summary: Summary, reasons: Sequence[str]) -> dict[str, Any]:
         "expired": list(summary.expired),
         "swept": list(summary.swept),
         "tier_changes": [list(c) for c in summary.tier_changes],
-        "unused": list(summary.idle),
+        "unused": list(summary.unused),
         "archive_candidates": list(summary.candidates),
         "promoted": list(summary.promoted),
         "archive_file": summary.archive_file,

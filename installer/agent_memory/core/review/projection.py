@@ -166,7 +166,9 @@ def _summary(
         candidates=ids(lambda v: v.tier == "archive-candidate"),
         promoted=ids(lambda v: v.promoted),
         archive_file=f"{ARCHIVE_DIR}/{quarter}" if archived or swept or expired else "",
-        unused=ids(lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1),
+        unused=ids(
+            lambda v: v.old_tier == "working" and int(v.fields["uses"]) <= 1 and v.id not in expired
+        ),
         reason=inputs.reason,
         expired=expired,
     )

@@ -19,16 +19,11 @@ class Summary(NamedTuple):
     promoted: tuple[str, ...] = ()
     archive_file: str = ""
     # Ids that left ``working`` because their working window passed without a use (DECAY.md
-    # rule 4 no longer holds): not a promotion, and the summary says so.
+    # rule 4 no longer holds): not a promotion, and the summary says so. An expired fact left
+    # for its date, not for this.
     unused: tuple[str, ...] = ()
     reason: str = ""  # why the review read every log though not asked to (core/review/window.py)
     expired: tuple[str, ...] = ()  # archived because their ``valid-until`` passed (DECAY.md)
-
-    @property
-    def idle(self) -> tuple[str, ...]:
-        """The unused ids whose tier changed only because no session used them (an expired
-        fact left for its date)."""
-        return tuple(i for i in self.unused if i not in self.expired)
 
     def markdown(self, newline: str = "\n") -> str:
         """The ``## Memory Review (date)`` block of REVIEW.md step 8."""
