@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .. import patterns
@@ -39,6 +40,10 @@ class Call(NamedTuple):
     name: str
     texts: tuple[str, ...]  # every string in its arguments
     files: tuple[str, ...]  # files it writes, as the agent named them
+    # Its arguments as decoded (a JSON object, else empty), for what reads them by name; and
+    # False when the transcript says it failed or was cancelled (Gemini's status).
+    args: Mapping[str, Any] = MappingProxyType({})
+    ok: bool = True
 
 
 class Record(NamedTuple):
@@ -227,7 +232,7 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
             key = _CLAUDE_EDITS.get(name)
             path = args.get(key) if key else None
             files = (path,) if isinstance(path, str) else ()
-            calls.append(Call(name, tuple(strings(args)), files))
+            calls.append(Call(name, tuple(strings(args)), files, args))
     if texts or calls:
         yield Record(number, when, tuple(texts), tuple(calls))
 
@@ -270,9 +275,9 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
         args = raw
     texts = tuple(strings(args))
     if name == "apply_patch":
-        return Call(name, texts, _patch_files(texts))
+        return Call(name, texts, _patch_files(texts), _object(args))
     command = args.get("command") if isinstance(args, dict) else None
-    return Call(name, texts, _shell_patch_files(command))
+    return Call(name, texts, _shell_patch_files(command), _object(args))
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
@@ -361,7 +366,7 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         name = _text(call.get("name"))
         args = _object(call.get("args"))
         path = args.get("file_path") or args.get("absolute_path")
-        wrote = name in _GEMINI_EDITS and call.get("status") == "success"
-        files = (path,) if wrote and isinstance(path, str) else ()
-        calls.append(Call(name, tuple(strings(args)), files))
+        ok = call.get("status") == "success"
+        files = (path,) if ok and name in _GEMINI_EDITS and isinstance(path, str) else ()
+        calls.append(Call(name, tuple(strings(args)), files, args, ok))
     return Record(number, timestamp(message.get("timestamp")), texts, tuple(calls))
