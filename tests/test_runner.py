@@ -48,6 +48,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("fact", "cite"): ["replica-reads", "memory/decay-policy.md:2-3", "--today", TODAY],
     ("fact", "recite"): ["outbox-writes", "--today", TODAY],
     ("fact", "show"): ["outbox-writes"],
+    ("fact", "accept"): ["--all", "--today", TODAY],
     ("session", "new"): ["--now", "2026-05-09T10:00:00"],
     ("session", "capture"): ["--agent", "claude", "--transcript"],
     ("check-logs",): [],

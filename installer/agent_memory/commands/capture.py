@@ -14,6 +14,7 @@ from typing import IO, NamedTuple
 
 from .. import resources
 from ..core.agents import capture as capturing
+from ..core.agents import proposals
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
@@ -69,7 +70,9 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
         suffixes = capturing.log_suffixes(agent, meta.session_id)
         ours = [name for name in memory.logs if name.endswith(suffixes)]
         before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours), meta.session_id)
-        session = capturing.collect(_chain(head, items), known, before.last_line)
+        proposed: list[proposals.Proposal] = []
+        seen = proposals.watching(_chain(head, items), before.last_line, proposed)
+        session = capturing.collect(seen, known, before.last_line)
     except transcripts.NotATranscript as exc:
         raise InputError(shown, None, str(exc), "pass a transcript file") from None
     if session.last_line == 0:
@@ -85,7 +88,7 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
     found = capturing.changes(start_doc, memory.continuity, session.start, before.created)
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
     name = capturing.log_name(agent, session, frozenset(memory.logs))
-    log = capturing.render(agent, session, name, files, found)
+    log = capturing.render(agent, session, name, files, found, proposals.render(proposed))
     rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):  # a log of that name not written from this transcript's lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)
