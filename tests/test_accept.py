@@ -193,3 +193,22 @@ def test_the_mcp_tool_lists_accepts_and_refuses_as_the_command_does(captured: Pa
     assert wrong.result is None and "is not a proposal's address" in wrong.err
     extra = call(session, "memory_fact_accept", {"address": f"{LOG}#1", "text": "x"})
     assert extra.result is None
+
+
+def test_a_broken_continuity_stops_all_with_one_line(captured: Path) -> None:
+    continuity = captured / "memory/continuity.md"
+    footer = "  <!-- id: one | created: 2026-13-45 | last_used: 2026-01-01 | uses: 1 -->\n"
+    continuity.write_text(continuity.read_text() + f"- one\n{footer}")
+    before = tree(captured)
+    result = cli("fact", "accept", "--all", captured, *DAY)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "memory/continuity.md" in result.output
+    assert tree(captured) == before
+
+
+def test_a_log_that_starts_with_its_proposals_is_read(captured: Path) -> None:
+    log = captured / "memory/sessions/2026-11-20-120000.md"
+    log.write_text("## Proposed Facts\n\n1. convention: tabs in Makefiles\n")
+    done = cli("fact", "accept", "--all", captured, *DAY)
+    assert done.exit_code == 0 and "2026-11-20-120000#1 \u2192 tabs-in-makefiles" in done.output
+    assert "- tabs in Makefiles" in _section(captured, "Conventions")

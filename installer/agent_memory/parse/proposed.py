@@ -68,7 +68,8 @@ def read(text: str) -> Iterator[Proposed]:
 
 def has_proposals(data: bytes) -> bool:
     """Whether a log's bytes may hold proposals: a test that costs one search of its bytes."""
-    return b"\n" + HEADING.encode() in data
+    heading = HEADING.encode()
+    return data.startswith(heading) or b"\n" + heading in data
 
 
 def address(stem: str, number: int) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ...errors import AgentMemoryError
+from ...errors import AgentMemoryError, refuse_errors
 from ...layout import CONTINUITY
 from ...parse import footer, proposed
 from ...parse.facts import Document, parse
@@ -88,6 +88,7 @@ def accept(
     A proposal ``add_fact`` refuses is skipped with its reason when ``every`` (one bad proposal
     must not hold back the rest), and refused otherwise.
     """
+    refuse_errors(continuity.problems, "fix it (agent-memory lint lists each problem), then accept")
     doc, accepted, skipped = continuity, [], []
     taken = dict(origins)
     for each in chosen:
