@@ -99,11 +99,13 @@ def save_of(call: Call) -> Proposal | None:
     if call.name == "save_memory":  # Gemini CLI
         fact = call.args.get("fact")
         return _proposal(proposed.SAVED, [fact] if isinstance(fact, str) else [])
-    if call.files and call.name in ("Write", "Edit", "MultiEdit"):  # Claude Code
+    if not call.files:  # the transcript reader names the files a call writes
+        return None
+    if call.name in ("Write", "Edit", "MultiEdit"):  # Claude Code
         found = _CLAUDE_MEMORY.search(call.files[0].replace("\\", "/"))
         return _claude(call, found.group(1)) if found else None
-    if "apply_patch" in call.name or any("*** Begin Patch" in text for text in call.texts):
-        return _codex(call)
+    if any(_CODEX_MEMORY.search(path.replace("\\", "/")) for path in call.files):
+        return _codex(call)  # a patch, however Codex was asked to apply it
     return None
 
 
