@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -223,11 +224,23 @@ def test_only_a_call_the_transcript_says_succeeded_is_a_save() -> None:
 
 
 def test_many_proposals_are_counted_and_each_text_is_listed_once() -> None:
-    found = [proposals.Proposal("decision", f"choice {n % 150}") for n in range(300)]
+    found = proposals.Gathered()
+    for n in range(300):
+        found.add(proposals.Proposal("decision", f"choice {n % 150}"))
     lines = proposals.render(found)
     listed = list(proposed.read("\n".join(lines)))
     assert [p.number for p in listed] == list(range(1, proposals.MAX_PROPOSALS + 1))
-    assert lines[-2] == f"50 more not listed (over {proposals.MAX_PROPOSALS})."
+    assert lines[-2] == f"100 more not listed (over {proposals.MAX_PROPOSALS})."
+
+
+def test_a_flood_of_marker_lines_costs_a_bounded_list_and_linear_time() -> None:
+    text = "```\nnot this\n```\n" + "".join(f"Decision: choice {n}\n" for n in range(200_000))
+    started = time.perf_counter()
+    found = proposals.Gathered()
+    for proposal in proposals.from_record(Record(1, None, (text,), ())):
+        found.add(proposal)
+    assert time.perf_counter() - started < 10  # counting lines from the start each time: minutes
+    assert len(found.listed) == proposals.MAX_PROPOSALS and found.more == 199_900
 
 
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=60)
@@ -236,7 +249,10 @@ _TEXT = st.text(st.characters(codec="utf-8"), max_size=60)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["decision", "saved (user)", "thread"]), _TEXT)))
 def test_what_render_writes_read_reads_back(found: list[tuple[str, str]]) -> None:
-    lines = proposals.render([proposals.Proposal(k, t) for k, t in found])
+    gathered = proposals.Gathered()
+    for kind, text in found:
+        gathered.add(proposals.Proposal(kind, text))
+    lines = proposals.render(gathered)
     read = list(proposed.read("# Session x\n\n" + "\n".join(lines) + "\n## Memory Review\n- y\n"))
     assert [(p.kind, p.text) for p in read] == [
         tuple(line.split(". ", 1)[1].split(": ", 1)) for line in lines[2:-1] if line

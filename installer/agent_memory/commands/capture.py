@@ -70,7 +70,7 @@ def _capture(repo: Repo, path: Path, transcript: Path, agent: str | None) -> Res
         suffixes = capturing.log_suffixes(agent, meta.session_id)
         ours = [name for name in memory.logs if name.endswith(suffixes)]
         before = capturing.earlier(repo.read_each(SESSIONS_DIR, ours), meta.session_id)
-        proposed: list[proposals.Proposal] = []
+        proposed = proposals.Gathered()
         seen = proposals.watching(_chain(head, items), before.last_line, proposed)
         session = capturing.collect(seen, known, before.last_line)
     except transcripts.NotATranscript as exc:

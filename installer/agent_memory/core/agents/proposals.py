@@ -49,12 +49,34 @@ class Proposal(NamedTuple):
     text: str  # one line
 
 
-def watching(items: Iterable[Item], after: int, found: list[Proposal]) -> Iterator[Item]:
+class Gathered:
+    """What a session proposed so far: the first ``MAX_PROPOSALS`` distinct texts (as the log
+    writes them) with their kinds, and how many more there were, so a transcript of a million
+    marker lines costs a hundred of them."""
+
+    __slots__ = ("listed", "more")
+
+    def __init__(self) -> None:
+        self.listed: dict[str, str] = {}  # text -> kind, in the order first proposed
+        self.more = 0
+
+    def add(self, proposal: Proposal) -> None:
+        shown = one_line(" ".join(proposal.text.split()))
+        if not shown or shown in self.listed:
+            return
+        if len(self.listed) < MAX_PROPOSALS:
+            self.listed[shown] = proposal.kind
+        else:
+            self.more += 1
+
+
+def watching(items: Iterable[Item], after: int, found: Gathered) -> Iterator[Item]:
     """``items`` passed on unchanged, the proposals of each record after line ``after`` added
     to ``found`` on the way: capture reads a transcript once, and this rides along."""
     for item in items:
         if isinstance(item, Record) and item.line > after:
-            found.extend(from_record(item))
+            for proposal in from_record(item):
+                found.add(proposal)
         yield item
 
 
@@ -74,9 +96,12 @@ def marked(text: str) -> Iterator[tuple[str, str]]:
     if ":" not in text:
         return
     fenced = _fenced_lines(text) if "``" in text or "~~" in text else frozenset()
+    line = at = 0
     for match in _MARKER.finditer(text):
-        if fenced and text.count("\n", 0, match.start()) in fenced:
-            continue
+        if fenced:  # the match's line number, counted on from the last match's
+            line, at = line + text.count("\n", at, match.start()), match.start()
+            if line in fenced:
+                continue
         word = " ".join(match.group(1).lower().split())
         yield proposed.MARKERS[word], match.group(2).rstrip()
 
@@ -183,19 +208,14 @@ def _proposal(kind: str, lines: Sequence[str]) -> Proposal | None:
     return Proposal(kind, text) if text else None
 
 
-def render(found: Sequence[Proposal]) -> list[str]:
-    """The ``## Proposed Facts`` section (no lines when nothing was proposed): each text once,
-    in the order first proposed, at most ``MAX_PROPOSALS`` of them."""
-    unique: dict[str, str] = {}
-    for kind, text in found:
-        shown = one_line(" ".join(text.split()))
-        if shown:
-            unique.setdefault(shown, kind)
-    if not unique:
+def render(found: Gathered) -> list[str]:
+    """The ``## Proposed Facts`` section (no lines when nothing was proposed)."""
+    if not found.listed:
         return []
-    listed = list(unique.items())[:MAX_PROPOSALS]
     lines = [proposed.HEADING, ""]
-    lines += [proposed.line(n, kind, text) for n, (text, kind) in enumerate(listed, 1)]
-    if len(unique) > MAX_PROPOSALS:
-        lines += ["", f"{len(unique) - MAX_PROPOSALS} more not listed (over {MAX_PROPOSALS})."]
+    lines += [
+        proposed.line(n, kind, text) for n, (text, kind) in enumerate(found.listed.items(), 1)
+    ]
+    if found.more:
+        lines += ["", f"{found.more} more not listed (over {MAX_PROPOSALS})."]
     return [*lines, ""]
