@@ -62,7 +62,8 @@ def _claude(tmp_path: Path) -> Path:
         "metadata:\n  type: project\n---\n\nThe public client sends POST for cancel since 4.6.2,\n"
         "so GET was dropped.\n"
     )
-    index = "- [Orders POST-only](orders-post-only.md) — mutating routes\n- Tests: `make test`\n"
+    index = "## Orders\n- [Orders POST-only](orders-post-only.md) — mutating routes\n"
+    index += "- Tests: `make test`\n"
     edit = _use("Edit", f"{CLAUDE_MEMORY}/MEMORY.md", old_string="# Memory\n")
     edit["input"]["new_string"] = f"# Memory\n{index}"
     elsewhere = _use("Write", "/home/dev/src/orders-api/notes.md", content="Remember: no")

@@ -5,9 +5,9 @@ Two sources, both the agent's own: a save it made to its own memory, seen as a t
 (Claude Code's Write, Edit and MultiEdit of a file in its auto-memory folder, Gemini CLI's
 ``save_memory``, Codex's ``apply_patch`` of a file in its memories folder), and a line of its own
 message that starts with a marker (``Remember:``, ``Decision:`` …, ``proposed.MARKERS``). A save's
-text is what it added, one line: front matter, headings, list markers and the index lines of a
-``MEMORY.md`` that only point at a topic file left out. Never the user's words, a tool's result,
-or a call that failed.
+text is what it added, one line: front matter, heading and list markers, and the headings and
+the lines of Claude Code's ``MEMORY.md`` index that only point at a topic file, left out. Never
+the user's words, a tool's result, or a call that failed.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ _DESCRIPTION = patterns.compile(r"^description:[ \t]*(.+)$", re.M)
 _MARKUP = patterns.compile(
     r"^(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|[0-9]{1,9}[.)][ \t]+)"
 )
+_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _POINTER = patterns.compile(r"^[-*+][ \t]+\[[^\]]*\]\([^)\s]+\.md\)")
 # The lines that end a file's section of a patch (not ``*** End of File`` nor ``*** Move to:``).
 _PATCH_SECTIONS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** End Patch")
@@ -145,7 +146,7 @@ def _claude(call: Call, name: str) -> Proposal | None:
         if isinstance(pair, dict) and isinstance(pair.get("new_string"), str):
             old = pair.get("old_string")
             added += _added(old if isinstance(old, str) else "", pair["new_string"])
-    return _proposal(proposed.SAVED, _unpointed(added) if name == "MEMORY.md" else added)
+    return _proposal(proposed.SAVED, _unpointed(added, False) if name == "MEMORY.md" else added)
 
 
 def _written(content: str, index: bool) -> Proposal | None:
@@ -161,7 +162,8 @@ def _written(content: str, index: bool) -> Proposal | None:
         description = said.group(1).strip().strip("'\"") if said else ""
         content = content[front.end() :]
     lines = content.splitlines()
-    return _proposal(kind, _unpointed(lines) if index else lines) or _proposal(kind, [description])
+    kept = _unpointed(lines, False) if index else lines
+    return _proposal(kind, kept) or _proposal(kind, [description])
 
 
 def _codex(call: Call) -> Proposal | None:
@@ -195,10 +197,14 @@ def _added(old: str, new: str) -> list[str]:
     return [line for line in new.splitlines() if line not in before]
 
 
-def _unpointed(lines: Sequence[str]) -> list[str]:
+def _unpointed(lines: Sequence[str], headings: bool = True) -> list[str]:
     """An index's lines without those that only point at a topic file (whose write is the
-    save)."""
-    return [line for line in lines if not _POINTER.match(line.strip())]
+    save), and without its headings unless ``headings`` (Codex's name its task groups)."""
+    return [
+        line
+        for line in lines
+        if not _POINTER.match(line.strip()) and (headings or not _HEADING.match(line))
+    ]
 
 
 def _proposal(kind: str, lines: Sequence[str]) -> Proposal | None:
