@@ -1,8 +1,9 @@
 """``agent-memory context``: what an agent reads at session start.
 
 It runs at every session start, so it reads only what it needs: continuity.md, the policy, the
-one-file threads, vision.md and the session logs' names. No lock: every write the tool makes is
-an atomic rename, so an unlocked read sees a whole file.
+one-file threads, vision.md, the session logs' names and the logs no review has read (for the
+proposals pending). No lock: every write the tool makes is an atomic rename, so an unlocked read
+sees a whole file.
 """
 
 from __future__ import annotations
