@@ -212,3 +212,10 @@ def test_a_log_that_starts_with_its_proposals_is_read(captured: Path) -> None:
     done = cli("fact", "accept", "--all", captured, *DAY)
     assert done.exit_code == 0 and "2026-11-20-120000#1 \u2192 tabs-in-makefiles" in done.output
     assert "- tabs in Makefiles" in _section(captured, "Conventions")
+
+
+def test_the_pending_line_fits_within_the_smallest_budget(captured: Path) -> None:
+    result = cli("context", captured, "--max-bytes", "256")
+    assert result.exit_code == 0
+    assert len(result.output.rstrip("\n").encode()) <= 256
+    assert "_5 proposed facts wait in session logs no review has read" in result.output

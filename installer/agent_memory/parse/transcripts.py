@@ -27,6 +27,10 @@ AGENTS = ("claude", "codex", "gemini")
 _CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 _CLAUDE_EDITS["NotebookEdit"] = "notebook_path"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit", "smart_edit"})
+# The Gemini calls whose arguments are kept by name (its fold holds every message to the end, so
+# the others keep only their strings: about 1 MB less on the 50 MB benchmark).
+_GEMINI_KEPT = frozenset({"save_memory"})
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 _PATCH_FILE = patterns.compile(
     r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M
 )
@@ -42,7 +46,7 @@ class Call(NamedTuple):
     files: tuple[str, ...]  # files it writes, as the agent named them
     # Its arguments as decoded (a JSON object, else empty), for what reads them by name; and
     # False when the transcript says it failed or was cancelled (Gemini's status).
-    args: Mapping[str, Any] = MappingProxyType({})
+    args: Mapping[str, Any] = _NO_ARGS
     ok: bool = True
 
 
@@ -368,5 +372,6 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> Record:
         path = args.get("file_path") or args.get("absolute_path")
         ok = call.get("status") == "success"
         files = (path,) if ok and name in _GEMINI_EDITS and isinstance(path, str) else ()
-        calls.append(Call(name, tuple(strings(args)), files, args, ok))
+        kept = args if name in _GEMINI_KEPT else _NO_ARGS
+        calls.append(Call(name, tuple(strings(args)), files, kept, ok))
     return Record(number, timestamp(message.get("timestamp")), texts, tuple(calls))
