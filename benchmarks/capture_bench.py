@@ -4,13 +4,14 @@
 
 Must hold (issue 26): `session capture` of a 50 MB transcript in at most 2 s and 30 MB of peak
 memory. Claude Code's shape is a long real session: tool results (file reads, test output) are
-most of the bytes, then the agent's edits and its messages, which name memory ids. Gemini CLI's
-holds the same, with each agent message written twice (Gemini re-appends a message whenever it
-changes, so capture folds them by id). Codex's runs its patches through exec_command, each
-followed by its patch_apply_end event. "claude + subagents" splits the 50 MB between the
-session's transcript and ten subagents' (<session>/subagents/agent-*.jsonl), which capture reads
-with it. The last is Claude's with one 200 MB line added, which capture must skip without
-holding more than its 8 MiB bound (it once took 2.5 GB): 250 MB read, outside the 30 MB goal.
+most of the bytes, then the agent's edits and its messages, which name memory ids (and now and
+then propose a fact: a marker line, a save to its own memory). Gemini CLI's holds the same, with
+each agent message written twice (Gemini re-appends a message whenever it changes, so capture
+folds them by id). Codex's runs its patches through exec_command, each followed by its
+patch_apply_end event. "claude + subagents" splits the 50 MB between the session's transcript
+and ten subagents' (<session>/subagents/agent-*.jsonl), which capture reads with it. The last is
+Claude's with one 200 MB line added, which capture must skip without holding more than its 8 MiB
+bound (it once took 2.5 GB): 250 MB read, outside the 30 MB goal.
 Reports, as medians: wall time, CPU time, each run's own peak RSS, and a floor that only reads
 every line.
 """
@@ -32,6 +33,10 @@ from measure import byte_compile, median_process
 
 FLOOR = "import sys\nfor name in sys.argv[1:]:\n    for _ in open(name, 'rb'): pass\n"
 SESSION = "5e1f0c2a-77b3-4c1d-9a2e-3b4c5d6e7f80"
+# One message in PROPOSE has a marker line, and one edit (Gemini: one call) in PROPOSE is a
+# save to the agent's own memory: capture reads proposals all along the transcript.
+PROPOSE = 200
+MEMORY = "/home/dev/.claude/projects/-home-dev-src-app/memory"
 WORDS = [
     *("the", "route", "handler", "returns", "a", "response", "and", "the", "test", "suite"),
     *("checks", "it", "again"),
@@ -65,11 +70,13 @@ def transcript(path: Path, megabytes: int, ids: list[str], seed: int = 11) -> No
         while out.tell() < megabytes << 20:
             n += 1
             said = " ".join(rng.choices(WORDS, k=60)) + f" per {rng.choice(ids)}."
+            said += f"\nDecision: {' '.join(rng.choices(WORDS, k=8))}" * (n % PROPOSE == 0)
             out.write(_line("assistant", n, {"role": "assistant", "content": [
                 {"type": "text", "text": said}]}))  # fmt: skip
             source = "\n".join(" ".join(rng.choices(WORDS, k=12)) for _ in range(40))
+            folder = MEMORY if n % PROPOSE == 1 else "/home/dev/src/app/src"
             call = {"type": "tool_use", "id": f"t{n}", "name": rng.choice(["Edit", "Bash"]),
-                    "input": {"file_path": f"/home/dev/src/app/src/m{n % 50}.py",
+                    "input": {"file_path": f"{folder}/m{n % 50}.py",
                               "old_string": source[:800], "new_string": source[800:1600],
                               "command": "python -m pytest -q"}}  # fmt: skip
             out.write(_line("assistant", n, {"role": "assistant", "content": [call]}))
@@ -91,8 +98,11 @@ def gemini(path: Path, megabytes: int, ids: list[str], seed: int = 11) -> None:
             source = "\n".join(" ".join(rng.choices(WORDS, k=12)) for _ in range(40))
             asked = {"id": f"u{n}", "timestamp": stamp, "type": "user", "content": [source]}
             call = {"name": "replace", "status": "success", "result": [{"output": source * 3}]}
+            if n % PROPOSE == 0:
+                call["name"] = "save_memory"
             call["args"] = {"file_path": f"/home/dev/src/app/src/m{n % 50}.py",
                             "old_string": source[:800], "new_string": source[800:1600]}  # fmt: skip
+            call["args"]["fact"] = " ".join(rng.choices(WORDS, k=8))
             said = " ".join(rng.choices(WORDS, k=60)) + f" per {rng.choice(ids)}."
             answer = {"id": f"g{n}", "timestamp": stamp, "type": "gemini", "content": said}
             answer["toolCalls"] = [call]

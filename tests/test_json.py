@@ -104,6 +104,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("fact", "archive"): ("fact", "archive", "pin-node-20", enabled),
         ("fact", "restore"): ("fact", "restore", "pin-node-20", enabled),
         ("fact", "show"): ("fact", "show", "pin-node-20", enabled),
+        ("fact", "accept"): ("fact", "accept", "--all", enabled, "--today", "2026-03-02"),
         ("fact", "retract"): ("fact", "retract", "pin-node-20", "--reason", "EOL", enabled),
         ("fact", "supersede"): ("fact", "supersede", "pin-node-20", "--text", "Node 24", enabled),
         ("session", "new"): ("session", "new", enabled, "--now", "2026-03-02T10:00:00"),

@@ -49,6 +49,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("fact", "recite"): ["outbox-writes", "--today", TODAY],
     ("fact", "show"): ["outbox-writes"],
     ("import",): ["context-yaml", "--from", "CONTEXT.yaml", "--today", TODAY],
+    ("fact", "accept"): ["--all", "--today", TODAY],
     ("session", "new"): ["--now", "2026-05-09T10:00:00"],
     ("session", "capture"): ["--agent", "claude", "--transcript"],
     ("check-logs",): [],

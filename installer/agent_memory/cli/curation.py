@@ -111,6 +111,16 @@ def _show(v: Values, _progress: Progress) -> Built:
     return v["path"], Call(lambda repo: fact_show(repo, fact_id))
 
 
+def _accept(v: Values, _progress: Progress) -> Built:
+    from ..commands.accept import fact_accept
+
+    address, path, every = v["address"], v["path"], v["all"]
+    if address is not None and "#" not in address and path is None:
+        path, address = Path(address), None  # an address always has a "#": this word is PATH
+    opts = options(v)
+    return path, Call(lambda repo: fact_accept(repo, address, every, opts), opts)
+
+
 def _line(
     words: str, help: str, build: Callable[[Values, Progress], Built], *params: Param
 ) -> Declared:
@@ -203,6 +213,25 @@ LINES: tuple[Declared, ...] = (
         "recite",
         "Update fact ID's citations whose lines moved (lint's `stale` says which).",
         _writing(_recite),
+    ),
+    Declared(
+        ("fact", "accept"),
+        "Turn proposal LOG#N of a session log's `## Proposed Facts` into a fact (`origin: "
+        "LOG#N`), or with --all every pending one; with neither, list the pending proposals.\n\n"
+        "Pending: in a log no review has read, and not yet accepted. A word without `#` is PATH.",
+        Command("fact accept", Journal.WRITES),
+        (
+            Param("address", Kind.TEXT, metavar="LOG#N"),
+            PATH,
+            Param(
+                "all",
+                Kind.FLAG,
+                ("--all",),
+                "Accept every pending proposal (one a fact add would refuse is skipped, and said).",
+            ),
+            *WRITING,
+        ),
+        _accept,
     ),
     Declared(
         ("fact", "show"),

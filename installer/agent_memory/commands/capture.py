@@ -16,7 +16,7 @@ from typing import IO
 
 from .. import resources
 from ..core.agents import capture as capturing
-from ..core.agents import parts
+from ..core.agents import parts, proposals
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY, SESSIONS_DIR
@@ -91,6 +91,7 @@ class _Read(NamedTuple):
     session: capturing.Session
     found: list[parts.Part]
     resume: parts.Resume
+    proposed: proposals.Gathered  # what the part proposed (DECAY.md § Proposals)
 
 
 def _capture(
@@ -117,7 +118,7 @@ def _capture(
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
-    log = capturing.render(read.agent, session, name, files, found)
+    log = capturing.render(read.agent, session, name, files, found, proposals.render(read.proposed))
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel) if reopened else None
     if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it
@@ -161,10 +162,10 @@ def _read(
     last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
-    session = capturing.collect(
-        _chain(head, items), memory.known_ids, resume.after, side, resume.since
-    )
-    return _Read(agent, session._replace(session_id=session_id), found, resume)
+    proposed = proposals.Gathered()
+    seen = proposals.watching(_chain(head, items), resume.after, proposed)
+    session = capturing.collect(seen, memory.known_ids, resume.after, side, resume.since)
+    return _Read(agent, session._replace(session_id=session_id), found, resume, proposed)
 
 
 def _main(transcript: Path) -> Path:

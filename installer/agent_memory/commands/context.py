@@ -1,18 +1,25 @@
 """``agent-memory context``: what an agent reads at session start.
 
 It runs at every session start, so it reads only what it needs: continuity.md, the policy, the
-one-file threads, vision.md and the session logs' names. No lock: every write the tool makes is
-an atomic rename, so an unlocked read sees a whole file.
+one-file threads, vision.md, the session logs' names and the logs no review has read (for the
+proposals pending). No lock: every write the tool makes is an atomic rename, so an unlocked read
+sees a whole file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import resources
 from ..core.agents import context as viewing
-from ..core.review.triggers import due_reasons
+from ..core.review.triggers import due_reasons, unread_logs
+from ..layout import SESSIONS_DIR
+from ..parse import proposed
+from ..parse.continuity import last_review
 from ..parse.dates import today
+from ..parse.facts import Document
 from ..shell.cited import stale_marks
-from ..shell.load import extras, load_live
+from ..shell.load import Live, extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import not_enabled
@@ -27,9 +34,12 @@ def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
     due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())
     found = extras(repo)
     marks = stale_marks(repo, (live.continuity, *found))
-    text = viewing.render(live.continuity, due, max_bytes, found, marks)
+    pending = _pending(repo, live, found)
+    note = _pending_note(pending)
+    text = viewing.render(live.continuity, due, max_bytes - len(note.encode()), found, marks)
+    text += note
     outcome = "due" if due else "ok"
-    summary = {"due": due, "markdown": text}
+    summary = {"due": due, "markdown": text, "proposals_pending": pending}
     report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
     shown = text.rstrip("\n")
     if hook:
@@ -38,3 +48,29 @@ def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
         answer = {"hookEventName": "SessionStart", "additionalContext": text}
         shown = json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
     return Result(report._replace(heading=(shown,)), 0)
+
+
+def _pending(repo: Repo, live: Live, found: Sequence[Document]) -> int:
+    """Proposals in logs no review has read that no fact has as its origin (DECAY.md
+    § Proposals). An accepted fact stays in continuity.md until a review, which reads its log,
+    so the live files are the only ones to look in."""
+    assert live.continuity is not None
+    unread = unread_logs(last_review(live.continuity), live.sessions)
+    if not unread:
+        return 0
+    origins = {
+        origin: fact.id or ""
+        for doc in (live.continuity, *found)
+        for fact in doc.facts
+        if (origin := fact.field("origin"))
+    }
+    return len(proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins))
+
+
+def _pending_note(count: int) -> str:
+    if not count:
+        return ""
+    return (
+        f"\n_{count} proposed facts wait in session logs no review has read: "
+        "`agent-memory fact accept` lists them, `fact accept LOG#N` or `--all` accepts._\n"
+    )

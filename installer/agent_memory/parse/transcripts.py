@@ -1,14 +1,12 @@
 """Agent transcripts (Claude Code, Codex CLI, Gemini CLI) read line by line into what the agent did.
 
 Only the agent's own words and its tool calls come out: never the user's messages, tool results,
-thinking or injected context. Each reader streams its JSON lines, so a 50 MB transcript costs one
-line of memory at a time (Gemini excepted: it re-appends a message whenever the message changes,
-so its messages are folded by id, last write winning, before they are yielded: each is kept as
-the little a ``Record`` holds, not as the message). A line that is not JSON, or is nested past
-what the decoder takes, is reported as ``Bad`` and skipped, never guessed at; so is a line over
-``LINE_MAX`` bytes, which the reader never holds (``None`` in place of its bytes). Unknown record
-types are ignored. Session ids and times are checked here (``untrusted``): one of the wrong shape
-is absent. The formats and their sources: HOOKS.md § Transcripts.
+thinking or injected context. Each reader streams its JSON lines, a line of memory at a time
+(Gemini re-appends a message whenever it changes: its messages are folded by id, each kept as the
+little a ``Record`` holds). A line that is not JSON, nested past what the decoder takes, or over
+``LINE_MAX`` bytes (never held) is ``Bad`` and skipped, never guessed at. Unknown record types are
+ignored; a session id or time of the wrong shape (``untrusted``) is absent. The formats and their
+sources: HOOKS.md § Transcripts.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .. import patterns
@@ -28,6 +27,9 @@ AGENTS = ("claude", "codex", "gemini")
 _CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
 _CLAUDE_EDITS["NotebookEdit"] = "notebook_path"
 _GEMINI_EDITS = frozenset({"write_file", "replace", "edit", "smart_edit"})
+# Gemini calls whose arguments the fold keeps by name; of the others, only their strings.
+_GEMINI_KEPT = frozenset({"save_memory"})
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 _PATCH_FILE = patterns.compile(
     r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M
 )
@@ -41,6 +43,10 @@ class Call(NamedTuple):
     name: str
     texts: tuple[str, ...]  # every string in its arguments
     files: tuple[str, ...]  # files it writes, as the agent named them
+    # Its arguments as decoded (a JSON object, else empty), for what reads them by name; and
+    # False when the transcript says it failed or was cancelled (Gemini's status).
+    args: Mapping[str, Any] = _NO_ARGS
+    ok: bool = True
 
 
 class Record(NamedTuple):
@@ -230,7 +236,7 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
             key = _CLAUDE_EDITS.get(name)
             path = args.get(key) if key else None
             files = (path,) if isinstance(path, str) else ()
-            calls.append(Call(name, tuple(strings(args)), files))
+            calls.append(Call(name, tuple(strings(args)), files, args))
     if texts or calls:
         yield Record(number, when, tuple(texts), tuple(calls))
 
@@ -277,8 +283,9 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
         args = raw
     texts = tuple(strings(args))
     if name == "apply_patch":
-        return Call(name, texts, _patch_files(texts))
-    return Call(name, texts, _shell_patch_files(texts))  # shell, exec_command (cmd), …
+        return Call(name, texts, _patch_files(texts), _object(args))
+    # shell, exec_command (cmd), …
+    return Call(name, texts, _shell_patch_files(texts), _object(args))
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
@@ -386,7 +393,8 @@ def _gemini_record(number: int, message: Mapping[str, Any]) -> tuple[Any, ...]:
         name = _text(call.get("name"))
         args = _object(call.get("args"))
         path = args.get("file_path") or args.get("absolute_path")
-        wrote = name in _GEMINI_EDITS and call.get("status") == "success"
-        files = (path,) if wrote and isinstance(path, str) else ()
-        calls.append((name, tuple(strings(args)), files))
+        ok = call.get("status") == "success"
+        files = (path,) if ok and name in _GEMINI_EDITS and isinstance(path, str) else ()
+        kept = args if name in _GEMINI_KEPT else {}  # a dict: Packed holds plain values
+        calls.append((name, tuple(strings(args)), files, kept, ok))
     return (number, timestamp(message.get("timestamp")), texts, tuple(calls), ())

@@ -280,3 +280,51 @@ FACT_SHOW_OUT: Mapping[str, Any] = {
     },
     "required": ["id", "path", "line", "section", "tier", "text", "footer", "cites", "related"],
 }
+
+_PROPOSAL: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "address": {"type": "string"},
+        "kind": {"type": "string"},
+        "text": {"type": "string"},
+    },
+    "required": ["address", "kind", "text"],
+}
+
+FACT_ACCEPT_IN: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "address": {"type": "string", "minLength": 3, "maxLength": 300},
+        "all": {"type": "boolean"},
+    },
+    "additionalProperties": False,
+}
+
+FACT_ACCEPT_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pending": {"type": "array", "items": _PROPOSAL},
+        "accepted": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "address": {"type": "string"},
+                    "id": {"type": "string"},
+                    "section": {"type": "string"},
+                },
+                "required": ["address", "id", "section"],
+            },
+        },
+        "skipped": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"address": {"type": "string"}, "reason": {"type": "string"}},
+                "required": ["address", "reason"],
+            },
+        },
+        "outcome": {"type": "string"},
+    },
+    "required": ["pending", "accepted", "skipped", "outcome"],
+}

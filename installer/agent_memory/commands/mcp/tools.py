@@ -24,6 +24,7 @@ from ...errors import AgentMemoryError
 from ...parse.dates import parse_date
 from ...shell.memo import FileMemo
 from ...shell.repo import Repo
+from .. import accept as accept_command
 from .. import cite as cite_command
 from .. import context as context_command
 from .. import curate as curate_command
@@ -152,6 +153,12 @@ def _fact_supersede(session: McpSession, repo: Repo, args: Mapping[str, Any]) ->
     return _curated(
         curate_command.fact_supersede(repo, args["id"], args.get("new"), successor, options)
     )
+
+
+def _fact_accept(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    options = Options(wait=session.wait)
+    address, every = args.get("address"), args.get("all", False)
+    return _curated(accept_command.fact_accept(repo, address, every, options))
 
 
 def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -314,6 +321,15 @@ TOOLS = MappingProxyType(
                 _explain,
             ),
             *_CURATION,
+            Tool(
+                "memory_fact_accept",
+                "Turn a session's proposed fact (address: LOG#N, from its log's Proposed Facts) "
+                "into a fact, or every pending one (all: true); with neither, list those pending.",
+                schemas.FACT_ACCEPT_IN,
+                schemas.FACT_ACCEPT_OUT,
+                _fact_accept,
+                Journal.WRITES,
+            ),
         )
     }
 )

@@ -247,9 +247,17 @@ class Log(NamedTuple):
     redacted: Mapping[str, int]  # kind -> how many
 
 
-def render(agent: str, session: Session, name: str, files: Sequence[str], found: Changes) -> Log:
+def render(
+    agent: str,
+    session: Session,
+    name: str,
+    files: Sequence[str],
+    found: Changes,
+    proposed: Sequence[str] = (),
+) -> Log:
     """The log of a session part, named ``name`` (``log_name``). Its ids are known ids; every
-    other value comes from the transcript and is written through ``one_line``."""
+    other value comes from the transcript and is written through ``one_line``. ``proposed``:
+    the lines of its ``## Proposed Facts`` (``proposals.render``), scrubbed with the rest."""
     created = set(found.created)
     referenced = [i for i in (*session.named, *found.changed) if i not in created]
     calls = ", ".join(f"{one_line(n)} {c}" for n, c in sorted(session.calls.items())) or "none"
@@ -275,6 +283,7 @@ def render(agent: str, session: Session, name: str, files: Sequence[str], found:
         f"- Referenced: {', '.join(dict.fromkeys(referenced)) or '(none)'}",
         f"- Created: {', '.join(found.created) or '(none)'}",
         "",
+        *proposed,
     ]
     text, secrets = redact("\n".join(lines))
     kinds = Counter(secret.kind for secret in secrets)

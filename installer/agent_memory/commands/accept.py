@@ -1,0 +1,108 @@
+"""``agent-memory fact accept [LOG#N | --all]``: proposals from session logs become facts.
+
+Without an address or ``--all`` it lists the pending proposals (those in logs no review has
+read, not yet accepted) and writes nothing. ``LOG#N`` accepts one proposal of any log, read by a
+review or not; ``--all`` accepts every pending one. The logs are only read: a log is never
+modified, and a proposal nobody accepts simply stays in it (DECAY.md § Proposals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .. import resources
+from ..core.facts import accept as accepting
+from ..core.facts.elsewhere import Elsewhere
+from ..core.plan import FileEdit, Outcome, Plan
+from ..core.review.triggers import unread_logs
+from ..errors import AgentMemoryError
+from ..layout import CONTINUITY, SESSIONS_DIR
+from ..parse import facts, proposed
+from ..parse.continuity import last_review
+from ..parse.lognames import LogNames
+from ..shell.load import archive_files, extra_files
+from ..shell.repo import Repo
+from .report import Report, Result
+from .settle import Options, not_enabled, review_date, settle
+
+_LIST_HINT = "`agent-memory fact accept` lists the pending proposals"
+
+
+def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) -> Result:
+    raw = repo.read(CONTINUITY)
+    if raw is None:
+        raise not_enabled(repo)
+    continuity = facts.parse(CONTINUITY, raw)
+    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    others = [*archive_files(repo), *extra_files(repo)]
+    origins = accepting.origins_in(
+        data.decode("utf-8", errors="replace") for data in (raw, *(d for _, d in others))
+    )
+    if address is not None and every:
+        raise AgentMemoryError(f"pass LOG#N or --all, not both ({address!r} and --all)")
+    if address is not None:
+        chosen = [_one(repo, names, address)]
+    else:
+        unread = unread_logs(last_review(continuity), names)
+        chosen = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins)
+        if not every:
+            return _listing(repo, chosen)
+    day = review_date(options.today, names.newest)
+    done = accepting.accept(continuity, Elsewhere(others), chosen, origins, day, address is None)
+    reason = f"proposals accepted: {len(done.accepted)}"
+    edit = FileEdit(CONTINUITY, continuity.render(), done.after, Outcome.UPDATED, reason)
+    plan = Plan.of([edit] if done.accepted else [])
+    settled = settle(repo, [plan], options, "unchanged")
+    closing = [f"{a.address} \u2192 {a.id} ({a.section})" for a in done.accepted]
+    closing += [f"{s.address}: skipped, {s.reason}" for s in done.skipped]
+    if not chosen:
+        closing.append("nothing to accept: no proposals pending")
+    summary = {
+        "pending": [],
+        "accepted": [a._asdict() for a in done.accepted],
+        "skipped": [s._asdict() for s in done.skipped],
+    }
+    report = Report(
+        "fact accept", resources.version(), repo.shown, settled.outcome, plan, (), summary
+    )
+    return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
+
+
+def _one(repo: Repo, names: LogNames, address: str) -> proposed.Pending:
+    """The proposal ``LOG#N`` names, or a refusal saying what to pass instead."""
+    parsed = proposed.parse_address(address)
+    if parsed is None:
+        raise AgentMemoryError(
+            f"{address!r} is not a proposal's address; pass LOG#N (a session log's name and the "
+            f"proposal's number, e.g. 2026-11-20-091400-claude-7d3f2c1e#1); {_LIST_HINT}"
+        )
+    name, number = parsed
+    if name not in names.logs:
+        raise AgentMemoryError(f"no session log {SESSIONS_DIR}/{name}; {_LIST_HINT}")
+    text = (repo.read(f"{SESSIONS_DIR}/{name}") or b"").decode("utf-8", errors="replace")
+    found = proposed.in_log(name, text)
+    wanted = proposed.address(name[:-3], number)
+    match = next((p for p in found if p.address == wanted), None)
+    if match is None:
+        has = f"its proposals are 1 to {len(found)}" if found else "it proposes nothing"
+        raise AgentMemoryError(f"{SESSIONS_DIR}/{name} has no proposal #{number}: {has}")
+    return match
+
+
+def _listing(repo: Repo, pending: Iterable[proposed.Pending]) -> Result:
+    shown = list(pending)
+    lines = [f"{p.address}  {p.kind}: {p.text}" for p in shown]
+    said = (
+        f"{len(shown)} proposals pending; accept one with `agent-memory fact accept LOG#N`, "
+        "or all with --all"
+        if shown
+        else "no proposals pending"
+    )
+    summary: Mapping[str, Any] = {
+        "pending": [p._asdict() for p in shown],
+        "accepted": [],
+        "skipped": [],
+    }
+    report = Report("fact accept", resources.version(), repo.shown, "listed", None, (), summary)
+    return Result(report._replace(heading=(*lines, said)), 0)

@@ -1,0 +1,129 @@
+"""``fact accept`` as a pure function: proposals from session logs become facts (DECAY.md
+§ Proposals).
+
+Each accepted proposal is written by ``add_fact``, as ``fact add`` writes a fact (its id, its
+tier at birth, its refusals), in the section its kind names (``SECTIONS``), with ``origin:
+<log stem>#N``. That origin is how a proposal is known to be accepted: one whose address is
+already the origin of a fact, live or archived, is not added again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+
+from ...errors import AgentMemoryError, refuse_errors
+from ...layout import CONTINUITY
+from ...parse import footer, proposed
+from ...parse.facts import Document, parse
+from ...parse.proposed import Pending
+from ...records import NamedTuple
+from ..checks.secrets import scan
+from ..review.edits import apply_edits, footer_edit
+from .add import DEFAULT_SECTION, THREADS, add_fact
+from .elsewhere import Elsewhere
+
+# The section each kind of proposal goes to (schema.md § Proposed Facts); any other kind (a
+# hand-written log's) goes to Key Decisions.
+SECTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "remember": DEFAULT_SECTION,
+        "decision": DEFAULT_SECTION,
+        "convention": "Conventions",
+        "invariant": "Architectural Invariants",
+        "preference": "User Preferences",
+        "thread": THREADS,
+        proposed.SAVED: DEFAULT_SECTION,
+        f"{proposed.SAVED} (user)": "User Preferences",
+        f"{proposed.SAVED} (feedback)": "Conventions",
+        f"{proposed.SAVED} (project)": DEFAULT_SECTION,
+        f"{proposed.SAVED} (reference)": "Stack & Tools",
+    }
+)
+
+
+class Accepted(NamedTuple):
+    address: str
+    id: str
+    section: str
+
+
+class Skipped(NamedTuple):
+    address: str
+    reason: str
+
+
+class Outcome(NamedTuple):
+    after: bytes  # continuity.md with the accepted facts
+    accepted: tuple[Accepted, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def origins_in(texts: Iterable[str]) -> dict[str, str]:
+    """The ``origin`` values of the footers in ``texts`` (memory files, unparsed), each with
+    the id of the fact that has it."""
+    found: dict[str, str] = {}
+    for text in texts:
+        if "origin" not in text:
+            continue
+        for line in text.splitlines():
+            spot = footer.find(line) if "origin" in line else None
+            if spot is not None:
+                fields = dict(footer.parse_fields(spot.body)[0])
+                if "origin" in fields:
+                    found.setdefault(fields["origin"], fields.get("id", "?"))
+    return found
+
+
+def accept(
+    continuity: Document,
+    elsewhere: Elsewhere,
+    chosen: Sequence[Pending],
+    origins: Mapping[str, str],
+    today: dt.date,
+    every: bool,
+) -> Outcome:
+    """``chosen`` added to continuity.md in order; those ``origins`` already hold are skipped.
+
+    A proposal ``add_fact`` refuses is skipped with its reason when ``every`` (one bad proposal
+    must not hold back the rest), and refused otherwise.
+    """
+    refuse_errors(continuity.problems, "fix it (agent-memory lint lists each problem), then accept")
+    doc, accepted, skipped = continuity, [], []
+    taken = dict(origins)
+    for each in chosen:
+        if each.address in taken:
+            skipped.append(Skipped(each.address, f"already accepted as {taken[each.address]}"))
+            continue
+        section = SECTIONS.get(each.kind, DEFAULT_SECTION)
+        try:
+            _refuse_secrets(each.text)
+            new = add_fact(doc, elsewhere, each.text, section, None, section == THREADS, today)
+        except AgentMemoryError as exc:
+            if not every:
+                raise AgentMemoryError(f"{each.address}: {exc}") from None
+            skipped.append(Skipped(each.address, str(exc)))
+            continue
+        doc = _with_origin(parse(CONTINUITY, new.after), new.id, each.address)
+        accepted.append(Accepted(each.address, new.id, new.section))
+        taken[each.address] = new.id
+    return Outcome(doc.render(), tuple(accepted), tuple(skipped))
+
+
+def _refuse_secrets(text: str) -> None:
+    """A log written by hand may hold what capture would have scrubbed: never made a fact."""
+    found = scan(text)
+    if found:
+        raise AgentMemoryError(
+            f"the proposal holds what looks like a credential ({found[0].kind}); a fact never "
+            "holds one: write it with agent-memory fact add, without the credential"
+        )
+
+
+def _with_origin(doc: Document, fact_id: str, origin: str) -> Document:
+    fact = next(f for f in doc.facts if f.id == fact_id)
+    fields = dict(fact.fields)
+    fields["origin"] = origin
+    text = apply_edits(doc.text, [footer_edit(doc.text, fact, fields)])
+    return parse(CONTINUITY, text.encode())
