@@ -58,8 +58,9 @@ def _lint(v: Values, _progress: Progress) -> Built:
 def _context(v: Values, _progress: Progress) -> Built:
     from ..commands.context import context
 
-    size, hook = v["max_bytes"], v["hook"]
-    return v["path"], Call(lambda repo: context(repo, size, hook))
+    size, hook, task = v["max_bytes"], v["hook"], v["task"] or ""
+    paths = tuple(v["paths"]) if v["paths"] else None
+    return v["path"], Call(lambda repo: context(repo, size, hook, task, paths))
 
 
 def _recall(v: Values, _progress: Progress) -> Built:
@@ -148,7 +149,9 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("context",),
         "Print what an agent should read at session start: core facts and invariants, open\n"
-        "threads, active and working facts, and whether a review is due.",
+        "threads, active and working facts, and whether a review is due.\n\n"
+        "Facts come in full by relevance (to --task and --paths, else by last use) while they\n"
+        "fit; every other fact keeps one line (HOOKS.md).",
         Command("context", Journal.READS),
         (
             PATH,
@@ -160,6 +163,22 @@ LINES: tuple[Declared, ...] = (
                 default=CONTEXT_BYTES,
                 low=CONTEXT_MIN_BYTES,
                 show_default=True,
+            ),
+            Param(
+                "task",
+                Kind.TEXT,
+                ("--task",),
+                "What the session is about: facts are ranked by their words (recall's BM25).",
+                metavar="TEXT",
+            ),
+            Param(
+                "paths",
+                Kind.TEXT,
+                ("--paths",),
+                "A path the session touches (repeatable): facts citing it or scoped to it come "
+                "first; facts scoped elsewhere are left out.",
+                multiple=True,
+                metavar="PATH",
             ),
             HOOK,
             JSON,

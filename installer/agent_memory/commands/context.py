@@ -7,6 +7,8 @@ an atomic rename, so an unlocked read sees a whole file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import resources
 from ..core.agents import context as viewing
 from ..core.review.triggers import due_reasons
@@ -17,16 +19,24 @@ from .report import Report, Result
 from .settle import not_enabled
 
 
-def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
+def context(
+    repo: Repo,
+    max_bytes: int,
+    hook: bool = False,
+    task: str = "",
+    paths: Sequence[str] | None = None,
+) -> Result:
     """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
-    Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``)."""
+    Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``). ``task`` and
+    ``paths`` (None: not known) rank the facts (HOOKS.md § Session start)."""
     live = load_live(repo)
     if live.continuity is None:
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy)
     found = extras(repo)
     marks = stale_marks(repo, (live.continuity, *found))
-    text = viewing.render(live.continuity, due, max_bytes, found, marks)
+    docs = (live.continuity, *found)
+    text = viewing.render(docs, task, paths, max_bytes, due, marks)
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text}
     report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
