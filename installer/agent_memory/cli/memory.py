@@ -81,8 +81,9 @@ def _fact_add(v: Values, _progress: Progress) -> Built:
     from ..commands.fact import FactOptions, fact_add
 
     fact = FactOptions(
-        v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"]
-    )
+        v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"],
+        tuple(v["paths"]),
+    )  # fmt: skip
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
 
@@ -273,6 +274,15 @@ LINES: tuple[Declared, ...] = (
                 ("--until",),
                 "Valid until this date: the first review after it archives the fact.",
                 metavar="YYYY-MM-DD",
+            ),
+            Param(
+                "paths",
+                Kind.TEXT,
+                ("--paths",),
+                "Scope the fact to paths matching GLOB (repeatable): context shows it only to a "
+                "session that touches one, or when nothing is known about paths.",
+                multiple=True,
+                metavar="GLOB",
             ),
             *WRITING,
         ),

@@ -11,9 +11,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .. import patterns
-from .facts import Document
+
+if TYPE_CHECKING:
+    from .facts import Document  # facts reads footers, whose paths: field this module checks
 
 MAX_GLOBS = 20
 MAX_GLOB = 200

@@ -175,13 +175,17 @@ def _heading(title: str) -> str:
 def _notes(hidden: int, total: int, out_of_scope: int) -> str:
     notes = ""
     if out_of_scope:
-        notes += f"\n_{out_of_scope} facts scoped to paths this session does not touch._\n"
+        notes += f"\n_{_facts(out_of_scope)} scoped to paths this session does not touch._\n"
     if hidden:
         notes += (
-            f"\n_{hidden} of {total} facts not named (over --max-bytes); "
+            f"\n_{hidden} of {_facts(total)} not named (over --max-bytes); "
             f"`agent-memory recall QUERY` finds them, or read {CONTINUITY}._\n"
         )
     return notes
+
+
+def _facts(count: int) -> str:
+    return f"{count} fact" if count == 1 else f"{count} facts"
 
 
 def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
