@@ -50,7 +50,7 @@ def test_binding_facts_take_a_share_and_every_fact_is_named(tmp_path: Path) -> N
     }
     parts = _sections(out)
     core = parts["Core and invariants"]
-    assert 0 < core.count(PROSE) and len(core.encode()) < 8192 // 2  # bounded: a share
+    assert core.count(PROSE) > 0 and len(core.encode()) < 8192 // 2  # bounded: a share
     assert re.search(r"^- `rule-\d+` — Rule \d+ of the house", core, re.MULTILINE)  # one line
     # Without a task, the rest comes by last use: note-9 was used last.
     assert "Note on exports number 9: " in parts["Facts"]

@@ -131,17 +131,18 @@ def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budge
 def _one_lines(rest: Sequence[_Entry], room: int) -> tuple[list[tuple[int, str]], int]:
     """The one-line forms of ``rest`` at the longest first line that fits ``room``; when even
     ids alone do not fit, as many as fit, in order. Returns the lines and how many."""
+    lines: list[tuple[int, str]] = []
     for length in _FIRST_LINE:
-        lines = [(e.group, _one_line(e, length)) for e in rest]
-        if sum(_size(line) for _, line in lines) <= room:
-            return lines, len(lines)
-    fitted: list[tuple[int, str]] = []
-    for group, line in lines:
-        room -= _size(line)
-        if room < 0:
+        lines, total = [], 0
+        for entry in rest:
+            line = _one_line(entry, length)
+            total += _size(line)
+            if total > room:
+                break
+            lines.append((entry.group, line))
+        else:
             break
-        fitted.append((group, line))
-    return fitted, len(fitted)
+    return lines, len(lines)
 
 
 def _one_line(entry: _Entry, length: int) -> str:

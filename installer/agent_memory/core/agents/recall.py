@@ -25,9 +25,9 @@ from ..facts.relations import related_ids
 _SPACES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32 for b in range(256))
 K1 = 1.2
 B = 0.75
-# Scores in one band [NEAR**n, NEAR**(n+1)) are near-ties. On four real histories (DECAY.md §
-# Recall), with each session's text as the query, the band lifts recall@5 to or above plain
-# BM25's on each; exact ties alone leave it under on three.
+# Scores in one band [NEAR**n, NEAR**(n+1)) are near-ties. On four real histories, with each
+# session's text as the query, the band lifts recall@5 to or above plain BM25's on each; exact
+# ties alone leave it under on three (docs/performance.md).
 NEAR = 1.2
 
 

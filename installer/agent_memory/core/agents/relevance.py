@@ -57,6 +57,8 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     """Every fact of ``docs`` the view may show, best first. ``paths`` None: nothing is known
     about the paths the session touches."""
     scored = _scores(docs, task)
+    if paths is not None:
+        paths = tuple(path.removeprefix("./") for path in paths)
     named = frozenset(_NAMED.findall(task.lower())) if task else frozenset()
     offers: list[Offer] = []
     out = 0
