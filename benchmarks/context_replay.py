@@ -1,6 +1,6 @@
 """How much of what each real session used its start context showed, over a repo's history.
 
-    python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query log|body] [--json]
+    python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query log|body|none] [--json]
 
 CLONE is a git clone of a repo that keeps its memory in memory/ (full history). For each session
 log, in the order history added them, the memory is read as it stood in the commit before the
@@ -100,7 +100,10 @@ def state_at(git: Git, commit: str) -> State | None:
     paths = git.files(commit, "memory/")
     if CONTINUITY not in paths:
         return None
-    read = lambda p: git.blob(f"{commit}:{p}") or b""  # noqa: E731
+
+    def read(path: str) -> bytes:
+        return git.blob(f"{commit}:{path}") or b""
+
     live = [facts.parse(CONTINUITY, read(CONTINUITY))]
     threads = sorted(p for p in paths if p.startswith("memory/open-threads/") and p.endswith(".md"))
     live += [parse_thread(p, read(p)) for p in threads]
