@@ -109,7 +109,8 @@ def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budge
     most their share; then all the others, binding or not, by relevance alone (``keys`` less
     the binding rank). Each only when it fits beside the one-line form of all the others (its
     id alone, the least it needs)."""
-    reserve = sum(_size(_one_line(e, 0)) for e in entries)
+    least = [_size(_one_line(e, 0)) for e in entries]
+    reserve = sum(least)
     cap = budget // 2  # a one-line index too long for the budget takes half of it, not all
     binding = [k for k, e in enumerate(entries) if e.group <= THREADS]
     rest = sorted(range(len(entries)), key=lambda k: keys[k][1:])
@@ -118,7 +119,7 @@ def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budge
     for phase, limit in ((binding, int(BINDING_SHARE * budget)), (rest, budget)):
         for k in phase:
             entry = entries[k]
-            cost, saved = _size(entry.full), _size(_one_line(entry, 0))
+            cost, saved = _size(entry.full), least[k]
             if k in full or not entry.full or used + cost > limit:
                 continue
             if used + cost + min(reserve - saved, cap) <= budget:
@@ -146,9 +147,9 @@ def _one_lines(rest: Sequence[_Entry], room: int) -> tuple[list[tuple[int, str]]
 
 
 def _one_line(entry: _Entry, length: int) -> str:
-    first = " ".join(entry.first.split())
+    first = " ".join(entry.first.split()) if length else ""
     if len(first) > length:
-        first = first[: max(length - 1, 0)].rstrip() + "…" if length else ""
+        first = first[: length - 1].rstrip() + "…"
     name = f"`{entry.id}`" if entry.id else ""
     return "- " + " — ".join(part for part in (name, first) if part) + "\n"
 

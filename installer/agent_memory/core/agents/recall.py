@@ -29,6 +29,8 @@ B = 0.75
 # session's text as the query, the band lifts recall@5 to or above plain BM25's on each; exact
 # ties alone leave it under on three (docs/performance.md).
 NEAR = 1.2
+# From this many words not yet looked up, a search finds them all in one pass (``Index.prime``).
+_PRIMED = 8
 
 
 class Hit(NamedTuple):
@@ -107,6 +109,22 @@ class Index:
             ]
         return found
 
+    def prime(self, wanted: Iterable[str]) -> None:
+        """The postings of many words at once, in one pass over the facts' words: a query of a
+        prompt's or a session's length asks for dozens, and one scan of every fact per word
+        costs more than one look-up per word of the facts. The same lists ``postings`` builds."""
+        found: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted if t not in self._postings}
+        if len(found) < _PRIMED:
+            return
+        for entry, terms in enumerate(self._terms):
+            counts: dict[str, int] = {}
+            for term in terms:
+                if term in found:
+                    counts[term] = counts.get(term, 0) + 1
+            for term, count in counts.items():
+                found[term].append((entry, count))
+        self._postings.update(found)
+
     def norms_for(self, average: float) -> list[float]:
         """BM25's length term of each fact, for the last average length searched with (the same
         as long as no memory file changes)."""
@@ -127,13 +145,14 @@ class Index:
 def index(doc: Document) -> Index:
     """The index of a document's facts; facts without an id cannot be cited: skipped."""
     lines = doc.text.lines
-    return Index(doc.path, [_cite(lines, fact) for fact in doc.facts if fact.id is not None])
+    return Index(doc.path, [cite(lines, fact) for fact in doc.facts if fact.id is not None])
 
 
-def _cite(lines: Sequence[str], fact: Fact) -> Cited:
+def cite(lines: Sequence[str], fact: Fact) -> Cited:
+    """What a search reads of a fact with an id, from its document's lines."""
     fields = dict(fact.fields)
     fact_id, section = fact.id or "", fields.get("from") or fact.section  # from: before the archive
-    found = words(f"{text(lines, fact)} {fact_id} {section}")
+    found = terms(lines, fact, section)
     tier, see = fields.get("tier") or "working", listed(fields.get("see"))
     return fact_id, tier, section, fact.line, fact.first_line, found, see, recency(fields)
 
@@ -158,6 +177,11 @@ def read(path: str, data: bytes) -> Index:
                 (fact_id, tier, where, start + 2, first, found_words, see, recency(fields))
             )
     return Index(path, cited)
+
+
+def terms(lines: Sequence[str], fact: Fact, section: str) -> list[str]:
+    """The words a search reads of a fact: its text, id and section (``from:`` in the archive)."""
+    return words(f"{text(lines, fact)} {fact.id or ''} {section}")
 
 
 def recency(fields: Mapping[str, str]) -> tuple[int, int]:
@@ -232,6 +256,8 @@ def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
         return accumulated
     average = sum(ix.words for ix in indexes) / total
     saturation = K1 + 1
+    for ix in indexes:
+        ix.prime(weights)
     for term, weight in weights.items():
         frequency = sum(len(ix.postings(term)) for ix in indexes)
         if not frequency:

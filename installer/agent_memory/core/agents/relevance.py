@@ -13,18 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ... import patterns
 from ...parse import cites, scopes
 from ...parse.facts import Document, Fact
-from ...parse.footer import ID_PATTERN, TIERS
+from ...parse.footer import TIERS
 from ..review.tiers import INVARIANTS
 from . import recall
 
 CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
 _HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
-# An id written in the task: the task names that fact.
-_NAMED = patterns.compile(rf"(?<![\w.-]){ID_PATTERN}(?![\w-])")
+# What may stand around an id the task names (`id`, [[id]], "id", id.): the word less these.
+_AROUND = "`*_[](){}<>\"',.;:!?"
 
 
 class Offer(NamedTuple):
@@ -41,9 +40,9 @@ class Ranked(NamedTuple):
     out_of_scope: int  # facts left out: scoped to paths the session does not touch
 
 
-def group_of(fact: Fact) -> int | None:
-    """Which part of the view a fact goes to; None: not in the view (archived, retracted)."""
-    tier = fact.field("tier")
+def group_of(fact: Fact, tier: str | None) -> int | None:
+    """Which part of the view a fact of ``tier`` goes to; None: not in the view (archived,
+    retracted)."""
     if tier in _HIDDEN:
         return None
     if tier == "core" or fact.section.lower() == INVARIANTS:
@@ -59,7 +58,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     scored = _scores(docs, task)
     if paths is not None:
         paths = tuple(path.removeprefix("./") for path in paths)
-    named = frozenset(_NAMED.findall(task.lower())) if task else frozenset()
+    named = frozenset(word.strip(_AROUND) for word in task.lower().split())
     offers: list[Offer] = []
     out = 0
     for number, doc in enumerate(docs):
@@ -67,16 +66,18 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
             title: scopes.globs(v) for title, (v, _, _) in scopes.section_scopes(doc).items()
         }
         for place, fact in enumerate(doc.facts):
-            group = group_of(fact)
+            fields = dict(fact.fields)
+            group = group_of(fact, fields.get("tier"))
             if group is None:
                 continue
-            scope = scopes.globs(fact.field("paths")) or sections.get(fact.section, ())
-            touched = paths is not None and _touches(fact, scope, paths)
+            scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
+            scope = scope or sections.get(fact.section, ())
+            touched = paths is not None and _touches(fields.get("cites"), scope, paths)
             if scope and paths is not None and not touched:
                 out += 1
                 continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
-            when, uses = recall.recency(dict(fact.fields))
+            when, uses = recall.recency(fields)
             near = -recall.band(score) if score > 0 else 1 << 30
             key = (
                 group >= FACTS,
@@ -85,7 +86,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                 group == CLOSED,
                 -when,
                 -uses,
-                _RANK.get(fact.field("tier") or "working", len(_RANK)),
+                _RANK.get(fields.get("tier") or "working", len(_RANK)),
                 fact.id or "",
                 number,
                 place,
@@ -95,11 +96,11 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     return Ranked(offers, out)
 
 
-def _touches(fact: Fact, scope: Sequence[str], paths: Sequence[str]) -> bool:
-    """Whether the fact is scoped to or cites one of ``paths`` (a cited file, or a folder of it)."""
+def _touches(value: str | None, scope: Sequence[str], paths: Sequence[str]) -> bool:
+    """Whether a fact with ``scope`` that cites ``value`` touches one of ``paths`` (a cited
+    file, or a folder of it)."""
     if scope and scopes.matches(scope, paths):
         return True
-    value = fact.field("cites")
     if not value:
         return False
     cited = {citation.path for citation in cites.parse_value(value)[0]}
@@ -109,14 +110,17 @@ def _touches(fact: Fact, scope: Sequence[str], paths: Sequence[str]) -> bool:
 
 
 def _scores(docs: Sequence[Document], task: str) -> Mapping[tuple[int, str | None], float]:
-    """Each fact's BM25 score for ``task`` over the facts of ``docs`` (recall's index)."""
+    """Each fact's BM25 score for ``task`` over the facts of ``docs``, as recall scores it: one
+    index of them all (the one-file threads are many small documents)."""
     if not task.strip():
         return {}
-    indexes = [recall.index(doc) for doc in docs]
-    found = recall.scores(task, indexes)
-    return {
-        (number, fact_id): score
-        for number, (ix, column) in enumerate(zip(indexes, found, strict=True))
-        for fact_id, score in zip(ix.ids, column, strict=True)
-        if score > 0
-    }
+    places = [(n, f) for n, doc in enumerate(docs) for f in doc.facts if f.id is not None]
+    found = recall.Index(
+        "",  # only the words are read
+        [
+            ("", "", "", 0, "", recall.terms(docs[n].text.lines, f, f.section), (), (0, 0))
+            for n, f in places
+        ],
+    )
+    column = recall.scores(task, [found])[0]
+    return {(n, f.id): s for (n, f), s in zip(places, column, strict=True) if s > 0}
