@@ -7,6 +7,7 @@ starting the tool costs. The repo is review_bench's (--facts facts, --logs logs)
 as a repo in use is: the live facts in continuity.md, the rest in the archive; the fact and line
 limits are raised so that the review is not due.
   context = `agent-memory context`              / `agent-memory --version`
+  task    = `agent-memory context --task TEXT --paths P` (a prompt's words, two paths)
   if-due  = `agent-memory review --if-due` (not due) / `agent-memory --version`
 each as wall time and as CPU time (the figure to trust on a busy machine).
 """
@@ -19,6 +20,15 @@ from pathlib import Path
 
 from measure import byte_compile, interleaved, print_ratios
 from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
+
+TASK = [
+    "--task",
+    "Fix the flaky retry of the webhook worker and add a test for the outbox cache",
+    "--paths",
+    "src/worker/retry.py",
+    "--paths",
+    "tests/test_outbox.py",
+]
 
 
 def widen(root: Path) -> None:
@@ -46,6 +56,7 @@ def main() -> None:
             {
                 "version": [*tool, "--version"],
                 "context": [*tool, "context", str(root)],
+                "task": [*tool, "context", str(root), *TASK],
                 "if-due": if_due,
             },
             args.runs,
@@ -53,6 +64,7 @@ def main() -> None:
         labels = {
             "version": "agent-memory --version",
             "context": "context",
+            "task": "context --task --paths",
             "if-due": "review --if-due (not due)",
         }
         print_ratios(labels, wall, cpu)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent_memory.commands.due import not_due
 from agent_memory.commands.review import ReviewOptions, review
 from agent_memory.commands.settle import Options
-from agent_memory.core.agents.context import render
+from agent_memory.core.agents.context import View, render, view
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
 from agent_memory.shell.repo import Repo
@@ -41,44 +41,56 @@ def _continuity(facts: int) -> str:
     )
 
 
-def test_context_orders_core_threads_active_working_and_hides_footers() -> None:
+def test_context_orders_core_threads_then_facts_and_hides_footers() -> None:
     result = cli("context", EXAMPLE)
     assert result.exit_code == 0
     out = result.output
-    order = ["## Review", "## Core and invariants", "## Open threads", "## Active"]
+    order = ["## Review", "## Core and invariants", "## Open threads", "## Facts"]
     assert [out.index(h) for h in order] == sorted(out.index(h) for h in order)
     assert "`outbox-writes`" in out and "<!--" not in out
-    assert "archived" not in out.split("## Review")[1] or "redis-sessions" not in out
+    assert "redis-sessions" not in out  # archived: recall finds it
     assert cli("context", EXAMPLE).output == out  # deterministic
     doc = json.loads(cli("context", EXAMPLE, "--json").output)
     assert doc["summary"]["markdown"].rstrip("\n") == out.rstrip("\n")
 
 
-def test_context_is_bounded_and_says_what_was_cut(tmp_path: Path) -> None:
-    build_tree(tmp_path, {"memory/continuity.md": _continuity(400)})
+def test_context_is_bounded_and_names_every_fact_it_cannot_show(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _continuity(150)})
     full = cli("context", tmp_path, "--max-bytes", "1000000").output
-    assert "not shown" not in full and "`fact-399`" in full
-    small = cli("context", tmp_path, "--max-bytes", "2048").output
-    assert len(small.encode()) <= 2048 + 1  # + click's newline
-    assert "`outbox-writes`" in small and "`rate-limit`" in small  # core and threads first
-    assert "`old-thread`" not in full  # a checked thread is done: not in the view
-    assert "- A fact added by hand\n" in full  # no footer yet: shown with the working facts
-    assert "facts not shown (over --max-bytes); `agent-memory recall QUERY`" in small
+    assert "not named" not in full and "`fact-149`" in full and "one line each" not in full
+    small = cli("context", tmp_path, "--max-bytes", "4096").output
+    assert len(small.encode()) <= 4096 + 1  # + click's newline
+    assert "`outbox-writes`" in small and "`rate-limit`" in small  # binding first
+    ids = re.findall(r"`(fact-\d+|old-thread)`", small)
+    assert sorted(set(ids)) == sorted([f"fact-{i}" for i in range(150)] + ["old-thread"])
+    assert "## Also in memory (one line each)\n\n- `" in small
+    assert "## Recently closed threads\n\n- [x] Old thread `old-thread`" in full
+    assert "- A fact added by hand\n" in full  # no footer yet: shown with the other facts
+    tiny = cli("context", tmp_path, "--max-bytes", "1024").output
+    assert "facts not named (over --max-bytes); `agent-memory recall QUERY`" in tiny
     assert cli("context", tmp_path, "--max-bytes", "10").exit_code == 2
+
+
+def _counted(view: View, text: str) -> int:
+    hidden = re.search(r"\n_(\d+) of \d+ facts not named", text)
+    return len(view.full) + len(view.named) + (int(hidden.group(1)) if hidden else 0)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=0, max_value=60), st.integers(min_value=256, max_value=6000))
-def test_render_stays_in_budget_and_cuts_whole_facts(facts: int, budget: int) -> None:
+def test_render_stays_in_budget_and_accounts_for_every_fact(facts: int, budget: int) -> None:
     doc = parse("memory/continuity.md", _continuity(facts).encode())
-    text = render(doc, ["12 session logs since the last review (review_every: 10)"], budget)
-    assert len(text.encode()) <= budget
-    shown = len(re.findall(r"^- .*`[a-z0-9-]+`$", text, re.MULTILINE))
-    shown += "- A fact added by hand\n" in text
-    if "not shown" in text:
-        hidden = int(text.split("\n_")[1].split(" of ")[0])
-        assert shown + hidden == facts + 3
-    assert render(doc, [], budget) == render(doc, [], budget)
+    due = ["12 session logs since the last review (review_every: 10)"]
+    seen = view([doc], "", None, budget, due)
+    assert len(seen.text.encode()) <= budget
+    assert not set(seen.full) & set(seen.named)
+    if budget >= 2048:
+        assert _counted(seen, seen.text) == facts + 3  # + the hand-added fact, which has no id
+        for fact_id in seen.full:
+            assert re.search(rf"^- .*`{fact_id}`$", seen.text, re.MULTILINE)
+        for fact_id in seen.named:
+            assert f"\n- `{fact_id}`" in seen.text
+    assert render([doc], "", None, budget, due) == seen.text
 
 
 def test_context_says_when_a_review_is_due(tmp_path: Path) -> None:

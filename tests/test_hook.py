@@ -253,6 +253,21 @@ def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
     assert found["task"] == "Fix the login"
 
 
+def test_session_start_shows_what_the_work_tree_touches(repo: Path) -> None:
+    """The paths the session's work tree changed reach the context: a fact scoped to them is
+    shown, one scoped elsewhere is not (DECAY.md § Scopes, HOOKS.md § Session start)."""
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    for text, scope in (("Exports are streamed in pages", "src/export/**"),
+                        ("Docs are built with mkdocs", "docs/**")):  # fmt: skip
+        added = cli("fact", "add", text, repo, "--paths", scope, "--today", "2026-01-01")
+        assert added.exit_code == 0, added.output
+    build_tree(repo, {"src/export/csv.py": "x\n"})
+    payload = json.dumps({"cwd": str(repo), "hook_event_name": "SessionStart"})
+    done = _hook("session-start", payload, repo)
+    shown = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Exports are streamed in pages" in shown and "mkdocs" not in shown
+
+
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),

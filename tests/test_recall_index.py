@@ -23,7 +23,7 @@ from agent_memory.shell.repo import Repo
 from conftest import build_tree
 from test_written import documents
 
-FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
+FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: {} | tier: {} -->"
 
 
 def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching.Hit]:
@@ -38,26 +38,31 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
             terms = Counter(searching.words(f"{text} {fact.id} {section}"))
             tier = fact.field("tier") or "working"
             hit = searching.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
-            entries.append((hit, terms, sum(terms.values())))
-    wanted = list(dict.fromkeys(searching.words(query)))
-    if not entries or not wanted:
+            recency = (
+                int((fact.field("last_used") or "0").replace("-", "")),
+                int(fact.field("uses") or 0),
+            )
+            entries.append((hit, terms, sum(terms.values()), recency))
+    counted = Counter(searching.words(query))
+    if not entries or not counted:
         return []
-    average = sum(n for _, _, n in entries) / len(entries)
-    frequency = Counter(t for _, terms, _ in entries for t in wanted if t in terms)
+    average = sum(n for _, _, n, _ in entries) / len(entries)
+    frequency = Counter(t for _, terms, _, _ in entries for t in counted if t in terms)
     scored = []
-    for hit, terms, length in entries:
+    for hit, terms, length, (when, uses) in entries:
         score = 0.0
-        for term in wanted:
+        for term, times in counted.items():
             tf = terms.get(term, 0)
             if tf:
                 idf = math.log(1 + (len(entries) - frequency[term] + 0.5) / (frequency[term] + 0.5))
                 k1, b = searching.K1, searching.B
-                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
+                score += times * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         if score > 0:
-            scored.append(hit._replace(score=round(score, 6)))
+            near = math.floor(math.log(round(score, 6)) / math.log(searching.NEAR))
+            scored.append(((-near, -when, -uses), hit._replace(score=round(score, 6))))
     rank = {tier: i for i, tier in enumerate(TIERS)}
-    scored.sort(key=lambda h: (-h.score, rank.get(h.tier, len(rank)), h.id))
-    return scored[:limit]
+    scored.sort(key=lambda e: (*e[0], rank.get(e[1].tier, len(rank)), e[1].id))
+    return [hit for _, hit in scored[:limit]]
 
 
 _word = st.sampled_from(["cache", "api", "outbox", "redis", "post", "ttl", "queue", "a1"])
@@ -65,13 +70,15 @@ _fact = st.tuples(
     st.lists(_word, min_size=1, max_size=6),
     st.sampled_from([*TIERS, "archived"]),
     st.sampled_from(["Key Decisions", "Conventions", "Stack & Tools"]),
+    st.integers(1, 3),
+    st.integers(0, 2),
 )
 
 
-def _document(path: str, facts: list[tuple[list[str], str, str]], start: int) -> Document:
+def _document(path: str, facts: list[tuple[list[str], str, str, int, int]], start: int) -> Document:
     by_section: dict[str, list[str]] = {}
-    for n, (words, tier, section) in enumerate(facts, start):
-        item = f"- {' '.join(words)}\n  {FOOT.format(f'f-{n % 7}-{n}', tier)}\n"
+    for n, (words, tier, section, day, uses) in enumerate(facts, start):
+        item = f"- {' '.join(words)}\n  {FOOT.format(f'f-{n % 7}-{n}', day, uses, tier)}\n"
         by_section.setdefault(section, []).append(item)
     text = "# M\n" + "".join(f"\n## {s}\n{''.join(items)}" for s, items in by_section.items())
     return parse(path, text.encode())
@@ -80,11 +87,11 @@ def _document(path: str, facts: list[tuple[list[str], str, str]], start: int) ->
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.lists(_fact, max_size=12), min_size=1, max_size=3),
-    st.lists(_word, max_size=4).map(" ".join),
+    st.lists(_word, max_size=8).map(" ".join),
     st.integers(min_value=1, max_value=8),
 )
 def test_the_index_ranks_exactly_as_plain_bm25(
-    documents: list[list[tuple[list[str], str, str]]], query: str, limit: int
+    documents: list[list[tuple[list[str], str, str, int, int]]], query: str, limit: int
 ) -> None:
     docs = [_document(f"d{i}.md", facts, 100 * i) for i, facts in enumerate(documents)]
     assert searching.recall(query, docs, limit) == plain_recall(query, docs, limit)
@@ -123,7 +130,7 @@ def test_a_facts_text_is_its_lines_without_footers(lines: list[str], newline: st
 
 def _archive(n: int, word: str) -> str:
     items = "".join(
-        f"- Fact {i} about {word} {i % 5}\n  {FOOT.format(f'a-{i}', 'archived')}\n"
+        f"- Fact {i} about {word} {i % 5}\n  {FOOT.format(f'a-{i}', 1, 1, 'archived')}\n"
         for i in range(n)
     )
     return f"# Archive\n\n## Facts\n{items}"

@@ -259,3 +259,17 @@ def test_segments_that_are_not_ids_are_kept_for_lint() -> None:
         (2, "Proxy-Aware-Fetch"),
         (2, "snapshot_update"),
     ]
+
+
+def test_a_wiki_linked_id_first_item_counts_by_its_verb_and_linked_is_not_a_use() -> None:
+    """As mercury-composable's release logs wrote them: the id as a wiki link, then its verb.
+    ``linked`` says the new fact was related to that one (DECAY.md § Events): not a use."""
+    log = (
+        "# S\n\n## Memory References\n"
+        "- [[release-4-8-1-shipped]] — created (release closure)\n"
+        "- [[release-4-8-0-shipped]] — linked (twin-kafka architecture facts)\n"
+        "- [[kafka-twin|the twin]] — referenced\n"
+    )
+    refs = read_refs(log.encode())
+    assert refs.used == {"release-4-8-1-shipped", "kafka-twin"}
+    assert refs.created == {"release-4-8-1-shipped"}

@@ -58,8 +58,9 @@ def _lint(v: Values, _progress: Progress) -> Built:
 def _context(v: Values, _progress: Progress) -> Built:
     from ..commands.context import context
 
-    size, hook = v["max_bytes"], v["hook"]
-    return v["path"], Call(lambda repo: context(repo, size, hook))
+    size, hook, task = v["max_bytes"], v["hook"], v["task"] or ""
+    paths = tuple(v["paths"]) if v["paths"] else None
+    return v["path"], Call(lambda repo: context(repo, size, hook, task, paths))
 
 
 def _recall(v: Values, _progress: Progress) -> Built:
@@ -80,8 +81,9 @@ def _fact_add(v: Values, _progress: Progress) -> Built:
     from ..commands.fact import FactOptions, fact_add
 
     fact = FactOptions(
-        v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"]
-    )
+        v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"],
+        tuple(v["paths"]),
+    )  # fmt: skip
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
 
@@ -155,7 +157,9 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("context",),
         "Print what an agent should read at session start: core facts and invariants, open\n"
-        "threads, active and working facts, and whether a review is due.",
+        "threads, active and working facts, and whether a review is due.\n\n"
+        "Facts come in full by relevance (to --task and --paths, else by last use) while they\n"
+        "fit; every other fact keeps one line (HOOKS.md).",
         Command("context", Journal.READS),
         (
             PATH,
@@ -167,6 +171,22 @@ LINES: tuple[Declared, ...] = (
                 default=CONTEXT_BYTES,
                 low=CONTEXT_MIN_BYTES,
                 show_default=True,
+            ),
+            Param(
+                "task",
+                Kind.TEXT,
+                ("--task",),
+                "What the session is about: facts are ranked by their words (recall's BM25).",
+                metavar="TEXT",
+            ),
+            Param(
+                "paths",
+                Kind.TEXT,
+                ("--paths",),
+                "A path the session touches (repeatable): facts citing it or scoped to it come "
+                "first; facts scoped elsewhere are left out.",
+                multiple=True,
+                metavar="PATH",
             ),
             HOOK,
             JSON,
@@ -261,6 +281,15 @@ LINES: tuple[Declared, ...] = (
                 ("--until",),
                 "Valid until this date: the first review after it archives the fact.",
                 metavar="YYYY-MM-DD",
+            ),
+            Param(
+                "paths",
+                Kind.TEXT,
+                ("--paths",),
+                "Scope the fact to paths matching GLOB (repeatable): context shows it only to a "
+                "session that touches one, or when nothing is known about paths.",
+                multiple=True,
+                metavar="GLOB",
             ),
             *WRITING,
         ),

@@ -25,19 +25,26 @@ from .report import Report, Result
 from .settle import not_enabled
 
 
-def context(repo: Repo, max_bytes: int, hook: bool = False) -> Result:
+def context(
+    repo: Repo,
+    max_bytes: int,
+    hook: bool = False,
+    task: str = "",
+    paths: Sequence[str] | None = None,
+) -> Result:
     """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
-    Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``)."""
+    Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``). ``task`` and
+    ``paths`` (None: not known) rank the facts (HOOKS.md § Session start)."""
     live = load_live(repo)
     if live.continuity is None:
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())
     found = extras(repo)
     marks = stale_marks(repo, (live.continuity, *found))
+    docs = (live.continuity, *found)
     pending = _pending(repo, live, found)
     note = _pending_note(pending)
-    text = viewing.render(live.continuity, due, max_bytes - len(note.encode()), found, marks)
-    text += note
+    text = viewing.render(docs, task, paths, max_bytes - len(note.encode()), due, marks) + note
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text, "proposals_pending": pending}
     report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)

@@ -10,8 +10,9 @@ from ..core.facts.add import add_fact
 from ..core.facts.duplicates import Match
 from ..core.facts.footers import with_fields
 from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
-from ..parse import facts
+from ..parse import facts, scopes
 from ..records import NamedTuple
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
@@ -28,6 +29,7 @@ class FactOptions(NamedTuple):
     new_section: bool = False  # a section neither continuity.md nor the schema has is meant
     cites: tuple[str, ...] = ()  # FILE[:A-B], each cited as the work tree has it
     until: dt.date | None = None  # valid-until
+    paths: tuple[str, ...] = ()  # the globs of its scope
 
 
 def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
@@ -40,8 +42,11 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         continuity, elsewhere(repo), fact.text, fact.section, fact.id, fact.thread, day,
         fact.new_section,
     )  # fmt: skip
-    if fact.cites or fact.until is not None:
-        new = new._replace(after=with_fields(new, cited(repo, fact.cites), fact.until))
+    if fact.paths and (wrong := scopes.problem(", ".join(fact.paths))) is not None:
+        raise AgentMemoryError(f"--paths: {wrong.removeprefix('paths: ')}")
+    if fact.cites or fact.until is not None or fact.paths:
+        found = cited(repo, fact.cites)
+        new = new._replace(after=with_fields(new, found, fact.until, fact.paths))
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
     edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit])

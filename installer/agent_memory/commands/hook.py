@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -24,7 +23,7 @@ from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
 from ..parse import hookinput
 from ..parse.hookinput import Payload
-from ..shell.git import Focus, focus
+from ..shell.git import focus
 from ..shell.repo import Repo
 from ..shell.stream import hook_input
 from .context import context
@@ -70,18 +69,11 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
 
 
 def _context(repo: Repo, payload: Payload) -> Result:
-    """The context, and what the session is about: the paths its branch and work tree
-    changed, and its first prompt when the payload carries one (DESIGN §22: ``context --task``
-    and ``--paths`` take them). git answers in processes of its own while the context is
-    read, so the question costs the session start no wall time of its own."""
-    asked: list[Focus] = []
-    thread = threading.Thread(target=lambda: asked.append(focus(repo.root, payload.prompt)))
-    thread.start()
-    try:
-        shown = context(repo, CONTEXT_BYTES)
-    finally:
-        thread.join()
-    found = asked[0] if asked else Focus((), None)
+    """The context of what the session is about (HOOKS.md § Session start): the paths its
+    branch and work tree changed (none changed, or no git: not known, and scoped facts are all
+    shown) and its first prompt when the payload carries one, as ``context --task --paths``."""
+    found = focus(repo.root, payload.prompt)
+    shown = context(repo, CONTEXT_BYTES, task=found.task or "", paths=found.paths or None)
     data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
     return shown._replace(report=shown.report._replace(summary=data))
 

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from .. import patterns
 from ..errors import InputError, Problem
 from ..records import NamedTuple
-from . import cites
+from . import cites, scopes
 from .dates import parse_date
 
 CANONICAL = (
@@ -32,6 +32,7 @@ CANONICAL = (
     "reason",
     "note",
     "cites",
+    "paths",
     "base_uses",
     "base_last_used",
 )
@@ -206,7 +207,9 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
             problems.append(
                 _problem("footer-value", f"see: {value[:80]!r} is not ids separated by commas")
             )
-        elif key == "cites" and (wrong := cites.parse_value(value)[1]) is not None:
+        elif (key == "cites" and (wrong := cites.parse_value(value)[1]) is not None) or (
+            key == "paths" and (wrong := scopes.problem(value)) is not None
+        ):
             problems.append(_problem("footer-value", wrong))
         elif key not in _KNOWN:
             problems.append(

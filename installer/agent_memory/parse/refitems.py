@@ -96,6 +96,11 @@ def flatten_groups(rest: str) -> str:
     return "".join(out)
 
 
+def unlinked(text: str) -> str:
+    """``text`` with each wiki link ``[[id]]`` (or ``[[id|label]]``) written as its id."""
+    return _WIKI_LINK.sub(r"\1", text) if "[[" in text else text
+
+
 def segment_ids(rest: str) -> list[str]:
     """Ids of a label's value: each top-level ``,``/``;`` segment contributes its first token."""
     return [token for token, _ in segments(rest) if ID.match(token)]
@@ -105,7 +110,7 @@ def segments(rest: str) -> list[tuple[str, str]]:
     """(first token, whole segment) of each top-level ``,``/``;`` segment that says something."""
     # A wiki link [[id]] (or [[id|label]]) names the id; other brackets hold commentary, which
     # may hold commas: drop balanced groups, innermost first, and cut at a bracket left open.
-    rest = _WIKI_LINK.sub(r"\1", rest)
+    rest = unlinked(rest)
     if _OPENER.search(rest) is not None:
         rest = flatten_groups(rest)
     opener = _OPENER.search(rest)

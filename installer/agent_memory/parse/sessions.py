@@ -31,6 +31,7 @@ from .refitems import (
     label_of,
     segments,
     supersessions,
+    unlinked,
 )
 
 _INTERESTING = patterns.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
@@ -300,8 +301,9 @@ def _labelled(item: str, heading: str | None) -> tuple[str, str] | None:
 
 
 def _id_first(item: str) -> tuple[str, str] | None:
-    """(id, verb) of an id-first item whose verb is a use (``- id — referenced (why)``)."""
-    match = _ID_FIRST.match(item)
+    """(id, verb) of an id-first item whose verb is a use (``- id — referenced (why)``, or
+    ``- [[id]] — created``: a wiki link names its id)."""
+    match = _ID_FIRST.match(unlinked(item))
     if match is None:
         return None
     fact_id, verb = match.group("id"), match.group("verb").lower()

@@ -96,6 +96,19 @@ REFERENCE_OUT: Mapping[str, Any] = {
     "required": ["log", "label", "ids", "outcome"],
 }
 
+CONTEXT_IN: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "task": {"type": "string", "maxLength": 100000},
+        "paths": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 1000},
+            "maxItems": 1000,
+        },
+    },
+    "additionalProperties": False,
+}
+
 CONTEXT_OUT: Mapping[str, Any] = {
     "type": "object",
     "properties": {

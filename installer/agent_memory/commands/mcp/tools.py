@@ -114,8 +114,10 @@ def _fact_add(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[
     return {**result.report.summary, "outcome": result.report.outcome}
 
 
-def _context(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
-    summary = context_command.context(repo, CONTEXT_BYTES).report.summary
+def _context(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    paths = tuple(args["paths"]) if "paths" in args else None
+    result = context_command.context(repo, CONTEXT_BYTES, False, args.get("task", ""), paths)
+    summary = result.report.summary
     return {"text": summary["markdown"], "due": list(summary["due"])}
 
 
@@ -282,8 +284,9 @@ TOOLS = MappingProxyType(
             Tool(
                 "memory_context",
                 "What to read at the start of a session: core facts and invariants, active and "
-                "working facts, open threads, and whether a review is due.",
-                schemas.NO_ARGUMENTS,
+                "working facts, open threads, and whether a review is due; the facts most "
+                "relevant to the task and the paths touched in full, the others by one line.",
+                schemas.CONTEXT_IN,
                 schemas.CONTEXT_OUT,
                 _context,
             ),

@@ -1,9 +1,10 @@
 """``context``: what an agent reads at session start, as plain Markdown within a byte budget.
 
-The facts come in the order an agent needs them — core and invariants, open threads, active,
-working — each as written in continuity.md without its footer, so the view is a pure function of
-the file and the due-check. When the budget runs out, whole facts are cut from the end and the
-view says how many and how to reach them, so nothing is silently hidden.
+The budget goes to what sessions use (HOOKS.md § Session start). Facts are offered in
+``relevance``'s order: binding facts first, in full while they take at most ``BINDING_SHARE`` of
+the budget; then the other facts in full while they fit. Every fact not shown in full keeps one
+line — its id and first line, shortened as much as the budget needs — so every id the view may
+show is at least named. A pure function of the memory, the task and the paths.
 """
 
 from __future__ import annotations
@@ -14,9 +15,20 @@ from types import MappingProxyType
 from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...parse import footer
 from ...parse.facts import Document, Fact
-from ..review.tiers import INVARIANTS
+from ...records import NamedTuple
+from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
 
-GROUPS = ("Core and invariants", "Open threads", "Active", "Working")
+# The most of the budget binding facts take in full; past it, they keep their one line.
+BINDING_SHARE = 0.25
+# The first-line lengths the one-line form tries, longest first; 0: the id alone.
+_FIRST_LINE = (120, 90, 60, 40, 20, 0)
+GROUPS = {
+    CORE: "Core and invariants",
+    THREADS: "Open threads",
+    FACTS: "Facts",
+    CLOSED: "Recently closed threads",
+}
+INDEX = "Also in memory (one line each)"
 _INTRO = (
     "# Memory context\n\n"
     "From `memory/continuity.md`. Name the ids you use in your session log's "
@@ -25,16 +37,157 @@ _INTRO = (
 )
 
 
-def group_of(fact: Fact) -> int | None:
-    """Which heading of the view a fact goes under; None: not shown (decaying or done)."""
-    tier = fact.field("tier")
-    if tier == "core" or fact.section.lower() == INVARIANTS:
-        return 0
-    if fact.task == " ":
-        return 1
-    if fact.task is None and tier in ("active", "working", None):  # None: not reviewed yet
-        return 2 if tier == "active" else 3
-    return None
+class View(NamedTuple):
+    """The rendered context, and which ids it shows in full and which only by their one line."""
+
+    text: str
+    full: tuple[str, ...]
+    named: tuple[str, ...]
+
+
+def render(
+    docs: Sequence[Document],
+    task: str = "",
+    paths: Sequence[str] | None = None,
+    max_bytes: int = CONTEXT_BYTES,
+    due: Sequence[str] = (),
+    marks: Mapping[str, str] = MappingProxyType({}),
+) -> str:
+    """The context of the memory ``docs`` (continuity.md, then the one-file threads and
+    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``."""
+    return view(docs, task, paths, max_bytes, due, marks).text
+
+
+def view(
+    docs: Sequence[Document],
+    task: str = "",
+    paths: Sequence[str] | None = None,
+    max_bytes: int = CONTEXT_BYTES,
+    due: Sequence[str] = (),
+    marks: Mapping[str, str] = MappingProxyType({}),
+) -> View:
+    """``render``, with the ids shown in full and by one line (what a replay measures)."""
+    ranked = rank(docs, task, paths)
+    entries = [_entry(docs, offer, marks) for offer in ranked.offers]
+    head = _INTRO + "\n" + review_section(due)
+    fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
+    budget = (
+        max_bytes - _size(fixed) - _size(_notes(len(entries), len(entries), ranked.out_of_scope))
+    )
+    full = _choose(entries, [offer.key for offer in ranked.offers], budget)
+    shown = [e for k, e in enumerate(entries) if k in full]
+    rest = [e for k, e in enumerate(entries) if k not in full]
+    room = budget - sum(_size(e.full) for e in shown)
+    lines, named = _one_lines(rest, room)
+    body = head + _sections(shown, lines)
+    body += _notes(len(rest) - named, len(entries), ranked.out_of_scope)
+    ids = tuple(e.id for e in shown if e.id)
+    return View(_clip(body, max_bytes), ids, tuple(e.id for e in rest[:named] if e.id))
+
+
+def review_section(due: Sequence[str]) -> str:
+    if due:
+        return "## Review\n\n- due: " + "; ".join(due) + " — run `agent-memory review`\n"
+    return "## Review\n\n- not due\n"
+
+
+class _Entry(NamedTuple):
+    group: int
+    id: str | None
+    full: str  # as written, without its footer, id after the first line
+    first: str  # its first line, for the one-line form
+
+
+def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> _Entry:
+    fact = offer.fact
+    mark = marks.get(fact.id or "", "")
+    return _Entry(offer.group, fact.id, fact_text(docs[offer.doc], fact, mark), fact.first_line)
+
+
+def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budget: int) -> set[int]:
+    """Which entries are shown in full. First the binding ones, in order, while they take at
+    most their share; then all the others, binding or not, by relevance alone (``keys`` less
+    the binding rank). Each only when it fits beside the one-line form of all the others (its
+    id alone, the least it needs)."""
+    least = [_size(_one_line(e, 0)) for e in entries]
+    reserve = sum(least)
+    cap = budget // 2  # a one-line index too long for the budget takes half of it, not all
+    binding = [k for k, e in enumerate(entries) if e.group <= THREADS]
+    rest = sorted(range(len(entries)), key=lambda k: keys[k][1:])
+    full: set[int] = set()
+    used = 0
+    for phase, limit in ((binding, int(BINDING_SHARE * budget)), (rest, budget)):
+        for k in phase:
+            entry = entries[k]
+            cost, saved = _size(entry.full), least[k]
+            if k in full or not entry.full or used + cost > limit:
+                continue
+            if used + cost + min(reserve - saved, cap) <= budget:
+                full.add(k)
+                used += cost
+                reserve -= saved
+    return full
+
+
+def _one_lines(rest: Sequence[_Entry], room: int) -> tuple[list[tuple[int, str]], int]:
+    """The one-line forms of ``rest`` at the longest first line that fits ``room``; when even
+    ids alone do not fit, as many as fit, in order. Returns the lines and how many."""
+    lines: list[tuple[int, str]] = []
+    for length in _FIRST_LINE:
+        lines, total = [], 0
+        for entry in rest:
+            line = _one_line(entry, length)
+            total += _size(line)
+            if total > room:
+                break
+            lines.append((entry.group, line))
+        else:
+            break
+    return lines, len(lines)
+
+
+def _one_line(entry: _Entry, length: int) -> str:
+    first = " ".join(entry.first.split()) if length else ""
+    if len(first) > length:
+        first = first[: length - 1].rstrip() + "…"
+    name = f"`{entry.id}`" if entry.id else ""
+    return "- " + " — ".join(part for part in (name, first) if part) + "\n"
+
+
+def _sections(shown: Sequence[_Entry], lines: Sequence[tuple[int, str]]) -> str:
+    """Binding groups hold their full facts, then their one lines; the other groups their full
+    facts; the one lines of the others close the view."""
+    out = []
+    for group, title in GROUPS.items():
+        parts = [e.full for e in shown if e.group == group]
+        if group <= THREADS:
+            parts += [line for where, line in lines if where == group]
+        if parts:
+            out.append(_heading(title) + "".join(parts))
+    index = [line for where, line in lines if where > THREADS]
+    if index:
+        out.append(_heading(INDEX) + "".join(index))
+    return "".join(out)
+
+
+def _heading(title: str) -> str:
+    return f"\n## {title}\n\n"
+
+
+def _notes(hidden: int, total: int, out_of_scope: int) -> str:
+    notes = ""
+    if out_of_scope:
+        notes += f"\n_{_facts(out_of_scope)} scoped to paths this session does not touch._\n"
+    if hidden:
+        notes += (
+            f"\n_{hidden} of {_facts(total)} not named (over --max-bytes); "
+            f"`agent-memory recall QUERY` finds them, or read {CONTINUITY}._\n"
+        )
+    return notes
+
+
+def _facts(count: int) -> str:
+    return f"{count} fact" if count == 1 else f"{count} facts"
 
 
 def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
@@ -55,54 +208,6 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     if mark:
         lines[0] += f" _({mark})_"
     return "\n".join(lines) + "\n"
-
-
-def render(
-    doc: Document,
-    due: Sequence[str],
-    max_bytes: int = CONTEXT_BYTES,
-    extra: Sequence[Document] = (),
-    marks: Mapping[str, str] = MappingProxyType({}),
-) -> str:
-    """The view of ``doc`` (and of ``extra``: the one-file open threads and vision.md) with the
-    review's due reasons; at most ``max_bytes`` of UTF-8. ``marks``: what to say after a
-    fact's id (its stale citations)."""
-    review = (
-        "## Review\n\n- due: " + "; ".join(due) + " — run `agent-memory review`\n"
-        if due
-        else "## Review\n\n- not due\n"
-    )
-    shown: list[tuple[int, str]] = []
-    for each, fact in ((d, f) for d in (doc, *extra) for f in d.facts):
-        where = group_of(fact)
-        text = fact_text(each, fact, marks.get(fact.id or "", "")) if where is not None else ""
-        if where is not None and text:
-            shown.append((where, text))
-    shown.sort(key=lambda entry: entry[0])  # stable: document order within a group
-    head = f"{_INTRO}\n{review}"
-    budget = max_bytes - _size(head) - _size(_cut_note(len(shown), len(shown)))
-    parts: list[str] = []
-    current = None
-    for where, text in shown:
-        heading = f"\n## {GROUPS[where]}\n\n" if where != current else ""
-        cost = _size(heading) + _size(text)
-        if cost > budget:
-            break
-        parts.append(heading + text)
-        budget -= cost
-        current = where
-    total, fitted = len(shown), len(parts)
-    body = head + "".join(parts)
-    if fitted < total:
-        body += _cut_note(total - fitted, total)
-    return _clip(body, max_bytes)
-
-
-def _cut_note(hidden: int, total: int) -> str:
-    return (
-        f"\n_{hidden} of {total} facts not shown (over --max-bytes); "
-        f"`agent-memory recall QUERY` finds them, or read {CONTINUITY}._\n"
-    )
 
 
 def _size(text: str) -> int:

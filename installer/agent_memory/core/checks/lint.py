@@ -10,6 +10,7 @@ from types import MappingProxyType
 
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
+from ...parse import scopes
 from ...parse.cites import Source
 from ...parse.continuity import cursor, last_review
 from ...parse.facts import Document, conflict_markers, id_clashes
@@ -56,6 +57,7 @@ def lint(
     found += supersession_problems(docs, known)
     found += see_problems(docs)
     found += pairs(docs[: len(docs) - len(memory.archives)])
+    found += _section_scopes(docs)
     if code is not None:
         live = docs[: len(docs) - len(memory.archives)]
         found += stale_problems(live, code.cited, code.at)
@@ -98,6 +100,17 @@ def _manifest(path: str, data: bytes | None) -> list[Problem]:
     except InputError as exc:
         return [exc.problem._replace(path=path, check="manifest-invalid")]
     return []
+
+
+def _section_scopes(docs: Sequence[Document]) -> list[Problem]:
+    """A section's ``<!-- paths: … -->`` line whose globs are wrong (a fact's footer is checked
+    with its other fields)."""
+    return [
+        Problem(doc.path, line, "error", "footer-value", wrong)
+        for doc in docs
+        for value, line, _ in scopes.section_scopes(doc).values()
+        if (wrong := scopes.problem(value)) is not None
+    ]
 
 
 def _facts(docs: Sequence[Document]) -> list[Problem]:

@@ -224,8 +224,14 @@ def recited(place: Place, citations: Sequence[Citation]) -> Change:
     return Change(fields, f"{place.id}: its citations follow the lines they cite")
 
 
-def with_fields(new: NewFact, citations: Sequence[Citation], until: dt.date | None) -> bytes:
-    """``fact add --cite --until``: the new fact's footer given ``cites`` and ``valid-until``."""
+def with_fields(
+    new: NewFact,
+    citations: Sequence[Citation],
+    until: dt.date | None,
+    scope: Sequence[str] = (),
+) -> bytes:
+    """``fact add --cite --until --paths``: the new fact's footer given ``cites``,
+    ``valid-until`` and ``paths``."""
     doc = parse(CONTINUITY, new.after)
     place = next(Place(doc, f) for f in doc.facts if f.id == new.id)
     fields = place.fields
@@ -233,6 +239,8 @@ def with_fields(new: NewFact, citations: Sequence[Citation], until: dt.date | No
         fields["valid-until"] = until.isoformat()
     if citations:
         fields["cites"] = render_value(citations)
+    if scope:
+        fields["paths"] = ", ".join(scope)
     return apply_edits(doc.text, [footer_edit(doc.text, place.fact, fields)]).encode()
 
 

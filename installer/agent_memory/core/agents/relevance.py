@@ -1,0 +1,126 @@
+"""The order in which ``context`` offers facts: what a session is likely to use first.
+
+Binding facts (core, Architectural Invariants, unchecked threads) come first; then every other
+fact still in the memory files — active, working, unreviewed, decaying and checked threads. Each
+part is ordered the same way: a fact that cites or is scoped to a path the session touches
+first, then by its BM25 score for the task (``recall``'s, in its near-tie bands), then the fact
+used last, used most, by tier, by id. Without a task every score is 0, so the order is recency of
+use. A fact scoped to paths the session does not touch is left out when the paths are known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ...parse import cites, scopes
+from ...parse.facts import Document, Fact
+from ...parse.footer import TIERS
+from ...records import NamedTuple
+from ..review.tiers import INVARIANTS
+from . import recall
+
+CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
+_HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
+_RANK = {tier: i for i, tier in enumerate(TIERS)}
+# What may stand around an id the task names (`id`, [[id]], "id", id.): the word less these.
+_AROUND = "`*_[](){}<>\"',.;:!?"
+
+
+class Offer(NamedTuple):
+    """A fact as the view offers it: where it goes, and the key that orders it."""
+
+    key: tuple[object, ...]
+    group: int
+    doc: int  # the document's place in the memory given
+    fact: Fact
+
+
+class Ranked(NamedTuple):
+    offers: list[Offer]  # best first: binding, then the rest
+    out_of_scope: int  # facts left out: scoped to paths the session does not touch
+
+
+def group_of(fact: Fact, tier: str | None) -> int | None:
+    """Which part of the view a fact of ``tier`` goes to; None: not in the view (archived,
+    retracted)."""
+    if tier in _HIDDEN:
+        return None
+    if tier == "core" or fact.section.lower() == INVARIANTS:
+        return CORE
+    if fact.task == " ":
+        return THREADS
+    return FACTS if fact.task is None else CLOSED
+
+
+def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ranked:
+    """Every fact of ``docs`` the view may show, best first. ``paths`` None: nothing is known
+    about the paths the session touches."""
+    scored = _scores(docs, task)
+    if paths is not None:
+        paths = tuple(path.removeprefix("./") for path in paths)
+    named = frozenset(word.strip(_AROUND) for word in task.lower().split())
+    offers: list[Offer] = []
+    out = 0
+    for number, doc in enumerate(docs):
+        sections = {
+            title: scopes.globs(v) for title, (v, _, _) in scopes.section_scopes(doc).items()
+        }
+        for place, fact in enumerate(doc.facts):
+            fields = dict(fact.fields)
+            group = group_of(fact, fields.get("tier"))
+            if group is None:
+                continue
+            scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
+            scope = scope or sections.get(fact.section, ())
+            touched = paths is not None and _touches(fields.get("cites"), scope, paths)
+            if scope and paths is not None and not touched:
+                out += 1
+                continue
+            score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
+            when, uses = recall.recency(fields)
+            near = -recall.band(score) if score > 0 else 1 << 30
+            key = (
+                group >= FACTS,
+                not (touched or fact.id in named),
+                near,
+                group == CLOSED,
+                -when,
+                -uses,
+                _RANK.get(fields.get("tier") or "working", len(_RANK)),
+                fact.id or "",
+                number,
+                place,
+            )
+            offers.append(Offer(key, group, number, fact))
+    offers.sort(key=lambda offer: offer.key)
+    return Ranked(offers, out)
+
+
+def _touches(value: str | None, scope: Sequence[str], paths: Sequence[str]) -> bool:
+    """Whether a fact with ``scope`` that cites ``value`` touches one of ``paths`` (a cited
+    file, or a folder of it)."""
+    if scope and scopes.matches(scope, paths):
+        return True
+    if not value:
+        return False
+    cited = {citation.path for citation in cites.parse_value(value)[0]}
+    return any(
+        path in cited or any(c.startswith(path.rstrip("/") + "/") for c in cited) for path in paths
+    )
+
+
+def _scores(docs: Sequence[Document], task: str) -> Mapping[tuple[int, str | None], float]:
+    """Each fact's BM25 score for ``task`` over the facts of ``docs``, as recall scores it: one
+    index of them all (the one-file threads are many small documents)."""
+    if not task.strip():
+        return {}
+    places = [(n, f) for n, doc in enumerate(docs) for f in doc.facts if f.id is not None]
+    found = recall.Index(
+        "",  # only the words are read
+        [
+            ("", "", "", 0, "", recall.terms(docs[n].text.lines, f, f.section), (), (0, 0))
+            for n, f in places
+        ],
+    )
+    column = recall.scores(task, [found])[0]
+    return {(n, f.id): s for (n, f), s in zip(places, column, strict=True) if s > 0}

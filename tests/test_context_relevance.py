@@ -1,0 +1,137 @@
+"""``context --task`` and ``--paths``, scopes, and the budget shared between binding facts and the
+rest: shaped like the real memories where the old view showed under half of what sessions used."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from agent_memory.commands.mcp.tools import McpSession, call
+from conftest import build_tree, cli, run_console
+
+FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: 1 | tier: {}{} -->"
+PROSE = " ".join(["the", "service", "keeps", "its", "state", "in", "one", "place"] * 9)
+
+
+def _fact(fact_id: str, words: str, tier: str, day: int = 1, more: str = "") -> str:
+    body = f"- {words}: {PROSE}\n  {PROSE}\n  {PROSE}\n"
+    return f"{body}  {FOOT.format(fact_id, day, tier, more)}\n"
+
+
+def _memory(extra: str = "") -> str:
+    """Twelve long core facts (7 KB: the whole budget), ten long active facts, a checked
+    thread: the shape of the real memories whose core facts ate the view."""
+    core = "".join(_fact(f"rule-{i}", f"Rule {i} of the house", "core") for i in range(12))
+    topics = ["billing", "webhook retries", "search", "auth tokens", "exports"]
+    active = "".join(
+        _fact(f"note-{i}", f"Note on {topics[i % 5]} number {i}", "active", day=1 + i)
+        for i in range(10)
+    )
+    return (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n"
+        f"## Key Decisions\n{core}\n## Conventions\n{active}{extra}\n"
+        "## Open Threads\n"
+        f"- [x] Ship the exporter\n  {FOOT.format('ship-exporter', 9, 'active', '')}\n"
+    )
+
+
+def _sections(out: str) -> dict[str, str]:
+    return dict(re.findall(r"^## ([^\n]+)\n\n(.*?)(?=^## |\Z)", out, re.MULTILINE | re.DOTALL))
+
+
+def test_binding_facts_take_a_share_and_every_fact_is_named(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _memory()})
+    out = cli("context", tmp_path).output
+    assert len(out.encode()) <= 8192 + 1
+    named = set(re.findall(r"`((?:rule|note)-\d+|ship-exporter)`", out))
+    assert named == {f"rule-{i}" for i in range(12)} | {f"note-{i}" for i in range(10)} | {
+        "ship-exporter"
+    }
+    parts = _sections(out)
+    core = parts["Core and invariants"]
+    assert core.count(PROSE) > 0 and len(core.encode()) < 8192 // 2  # bounded: a share
+    assert re.search(r"^- `rule-\d+` — Rule \d+ of the house", core, re.MULTILINE)  # one line
+    # Without a task, the rest comes by last use: note-9 was used last.
+    assert "Note on exports number 9: " in parts["Facts"]
+
+
+def test_the_task_brings_its_facts_in_full(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _memory()})
+    out = cli("context", tmp_path, "--task", "Fix the webhook retries when a delivery fails").output
+    facts = _sections(out)["Facts"]
+    assert "Note on webhook retries number 1: " in facts
+    assert "Note on webhook retries number 6: " in facts
+    index = _sections(out)["Also in memory (one line each)"]
+    assert "`note-0`" in index  # used first, and not about the task
+    named = cli("context", tmp_path, "--task", "continue ship-exporter").output
+    assert "- [x] Ship the exporter `ship-exporter`" in _sections(named)["Recently closed threads"]
+    assert (
+        cli("context", tmp_path, "--task", "webhook retries").output
+        == cli("context", tmp_path, "--task", "webhook retries").output
+    )
+
+
+def test_paths_bring_citing_facts_first_and_scopes_hide_the_others(tmp_path: Path) -> None:
+    cited = FOOT.format("api-table", 1, "working", " | cites: src/api/routes.py@0123456789ab")
+    scoped = FOOT.format("web-react", 1, "working", " | paths: web/**")
+    extra = (
+        f"- The API routes live in one table\n  {cited}\n- React 19 in the web app\n  {scoped}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": _memory(extra)})
+    api = cli("context", tmp_path, "--paths", "src/api/routes.py", "--paths", "README.md").output
+    assert "- The API routes live in one table `api-table` _(stale:" in _sections(api)["Facts"]
+    assert _sections(api)["Facts"].index("`api-table`") == _sections(api)["Facts"].index("`")
+    assert "web-react" not in api
+    assert "_1 fact scoped to paths this session does not touch._" in api
+    web = cli("context", tmp_path, "--paths", "web/src/App.tsx").output
+    assert "- React 19 in the web app `web-react`\n" in web
+    assert "`web-react`" in cli("context", tmp_path).output  # nothing known about paths
+    folder = cli("context", tmp_path, "--paths", "src/api").output
+    assert "- The API routes live in one table `api-table` _(stale:" in folder
+
+
+def test_a_section_scope_covers_its_facts_and_lint_checks_every_glob(tmp_path: Path) -> None:
+    section = (
+        "\n## Frontend\n<!-- paths: web/**, *.css -->\n"
+        f"- Tailwind only\n  {FOOT.format('tailwind', 1, 'working', '')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": _memory() + section})
+    assert "`tailwind`" not in cli("context", tmp_path, "--paths", "src/a.py").output
+    assert "`tailwind`" in cli("context", tmp_path, "--paths", "site.css").output
+    assert cli("lint", tmp_path).exit_code == 0
+    text = (tmp_path / "memory/continuity.md").read_text()
+    (tmp_path / "memory/continuity.md").write_text(text.replace("*.css", "/abs/*.css"))
+    result = cli("lint", tmp_path)
+    assert result.exit_code == 1
+    assert "error [footer-value] paths: '/abs/*.css' is absolute" in result.output
+
+
+def test_fact_add_paths_writes_the_scope_and_refuses_a_glob_outside(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _memory()})
+    before = (tmp_path / "memory/continuity.md").read_bytes()
+    bad = cli(
+        "fact", "add", "Docs build", tmp_path, "--paths", "docs/../..", "--today", "2026-02-01"
+    )
+    assert bad.exit_code == 1 and "--paths: 'docs/../..' is not a plain path" in bad.output
+    assert (tmp_path / "memory/continuity.md").read_bytes() == before
+    args = ["--paths", "docs/**", "--paths", "mkdocs.yml", "--today", "2026-02-01"]
+    assert cli("fact", "add", "Docs build with mkdocs", tmp_path, *args).exit_code == 0
+    assert "| paths: docs/**, mkdocs.yml -->" in (tmp_path / "memory/continuity.md").read_text()
+    assert cli("lint", tmp_path).exit_code == 0
+    assert "mkdocs" not in cli("context", tmp_path, "--paths", "src/x.py").output
+    assert "mkdocs" in cli("context", tmp_path, "--paths", "docs/index.md").output
+
+
+def test_the_mcp_tool_takes_the_same_task_and_paths(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"memory/continuity.md": _memory()})
+    args = {"task": "webhook retries", "paths": ["src/hooks.py"]}
+    done = call(McpSession(tmp_path), "memory_context", args)
+    assert done.result is not None, done.err
+    printed = run_console(
+        "context", tmp_path, "--task", "webhook retries", "--paths", "src/hooks.py", "--json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.result.report.summary["text"] == json.loads(printed.stdout)["summary"]["markdown"]
+    refused = call(McpSession(tmp_path), "memory_context", {"paths": "src"})
+    assert refused.result is None
