@@ -167,6 +167,30 @@ def test_a_rewound_gemini_session_keeps_no_rewound_message(
     assert read_refs(data).used == USED
 
 
+GEMINI_RESUMED = FIXTURES / "gemini/session-resumed-compressed.jsonl"
+
+
+def test_a_gemini_session_resumed_then_compressed_keeps_its_first_runs_work(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI 0.61, two runs of one session: ``--resume`` lists the history again as
+    ``$set`` (each tool result twice), then a compression replaces it with a summary under new
+    ids. The hooks capture after the first run (20 lines), before each model turn (28, 35) and
+    at the end: the log is the one a single capture gives, with the work of both runs."""
+    growing = tmp_path / "session.jsonl"
+    for count in (21, 28, 35, 39):
+        _capture(memory_repo, _prefix(GEMINI_RESUMED, growing, count))
+    [text] = [data.decode() for data in _logs(memory_repo).values()]
+    assert "- transcript lines: 7-38\n" in text
+    assert "- tool calls: 5 (mcp_agent-memory_memory_recall 1, run_shell_command 2, write_file 2)" in text
+    assert "## Files Changed\n- notes/one.txt\n- notes/two.txt\n\n" in text
+    assert read_refs(text.encode()).used == {"post-only-mutations", "outbox-writes"}
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(memory_repo), str(other)], check=True)
+    _capture(other, GEMINI_RESUMED)
+    assert _logs(other) == _logs(memory_repo)
+
+
 # -- Codex 0.169: apply_patch through exec_command, and the patch events ---------------------------
 
 _CWD = "/home/dev/src/orders-api"

@@ -327,10 +327,12 @@ def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
-    """Messages by id in order of first appearance, each as last written; ``$set.messages``
-    replaces them all (a resume lists the whole history again) and ``$rewindTo`` drops a message
-    and every later one. Each message is kept as its ``Record`` (None when it is not the
-    agent's), packed: the fold holds what capture reads, not the transcript."""
+    """Messages by id in order of first appearance, each as last written; ``$rewindTo`` drops a
+    message and every later one. ``$set.messages`` is the history the CLI rebuilt, not work: a
+    resume lists it again (each tool result twice), a compression replaces it with a summary
+    under new ids (and the pending call again) — so it adds no work and takes none away; its
+    new ids are only kept as places a rewind can name. Each message is kept as its ``Record``
+    (None when it is not the agent's), packed: the fold holds what capture reads."""
     messages = Packed()
     for entry in entries:
         if isinstance(entry, Bad):
@@ -341,10 +343,8 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
             session, start = session_id(obj.get("sessionId")), timestamp(obj.get("startTime"))
             yield Meta(session, start, None, _str(obj.get("projectHash")))
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
-        if isinstance(listed, list):
-            before, messages = messages, Packed()
-            for message in listed:
-                _fold(messages, number, message, before)
+        for message in _list(listed):
+            _fold(messages, number, message, rebuilt=not legacy)
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
             keys = messages.keys()
@@ -355,17 +355,22 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
         yield Record(line, time, texts, tuple(Call(*call) for call in calls), files)
 
 
-def _fold(messages: Packed, number: int, message: Any, before: Packed | None = None) -> None:
+def _fold(messages: Packed, number: int, message: Any, rebuilt: bool = False) -> None:
     """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
-    string or a number, or it is no message. A copy that changed nothing, and every message a
-    ``$set`` lists again (``before`` holds them), keeps the line it was read at: it is not new
-    work, and a later part of the session must not count it again."""
+    string or a number, or it is no message. A copy that changed nothing keeps the line it was
+    read at: it is not new work, and a later part of the session must not count it again. A
+    message of a ``rebuilt`` history changes nothing: one already read stays as it was, a new
+    one is a place, not work."""
     key = message.get("id") if isinstance(message, dict) else None
     if not isinstance(key, str | int | float) or isinstance(key, bool):
         return
+    if rebuilt:
+        if str(key) not in messages:
+            messages.put(str(key), None)
+        return
     record = _gemini_record(number, message) if message.get("type") == "gemini" else None
-    old = (messages if before is None else before).get(str(key))
-    if record is not None and old is not None and (before is not None or old[1:] == record[1:]):
+    old = messages.get(str(key))
+    if record is not None and old is not None and old[1:] == record[1:]:
         record = (old[0], *record[1:])
     messages.put(str(key), record)
 
