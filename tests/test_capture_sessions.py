@@ -4,6 +4,7 @@ fire with no transcript."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -182,7 +183,8 @@ def test_a_gemini_session_resumed_then_compressed_keeps_its_first_runs_work(
         _capture(memory_repo, _prefix(GEMINI_RESUMED, growing, count))
     [text] = [data.decode() for data in _logs(memory_repo).values()]
     assert "- transcript lines: 7-38\n" in text
-    assert "- tool calls: 5 (mcp_agent-memory_memory_recall 1, run_shell_command 2, write_file 2)" in text
+    calls = "mcp_agent-memory_memory_recall 1, run_shell_command 2, write_file 2"
+    assert f"- tool calls: 5 ({calls})\n" in text
     assert "## Files Changed\n- notes/one.txt\n- notes/two.txt\n\n" in text
     assert read_refs(text.encode()).used == {"post-only-mutations", "outbox-writes"}
     other = tmp_path / "other"
@@ -338,3 +340,70 @@ def test_the_hook_commands_entry_takes_the_hook_s_session_id(
         nothing = capture_transcript(repo, None)
     assert done.report.summary["path"].endswith("-claude-7d3f2c1e.md")
     assert nothing.note == "agent-memory: nothing to capture: the hook names no transcript\n"
+
+
+# -- a session started below the repo's top ------------------------------------------------------
+
+
+def _files_changed(text: str) -> list[str]:
+    block = text.split("## Files Changed\n", 1)[1].split("\n\n", 1)[0]
+    return [line[2:] for line in block.splitlines()]
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+def test_files_are_named_from_the_repos_top_when_the_agent_ran_below_it(
+    memory_repo: Path, tmp_path: Path, name: str
+) -> None:
+    """Each fixture run again in ``src/app`` of this repo (its cwd, or for Gemini CLI the hash
+    of it): Codex's patches name files relative to that folder, the others absolute paths in it;
+    the log names them from the repo's top, as git and the review do."""
+    _capture(memory_repo, TRANSCRIPTS[name])
+    [top_level] = [_files_changed(d.decode()) for d in _logs(memory_repo).values()]
+    for log in (memory_repo / "memory/sessions").glob("*.md"):
+        log.unlink()
+    here = f"{memory_repo}/src/app"
+    text = TRANSCRIPTS[name].read_text().replace(_CWD, here)
+    if name == "gemini":
+        text = text.replace(json.loads(text.splitlines()[0])["projectHash"], _sha256(here))
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text(text)
+    _capture(memory_repo, moved)
+    [data] = _logs(memory_repo).values()
+    assert top_level and _files_changed(data.decode()) == [f"src/app/{p}" for p in top_level]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_codex_in_a_subdirectory_names_patched_files_from_the_top(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Codex 0.169 started in ``src/app``: a patch's relative paths are relative to the session's
+    cwd, or to the ``workdir`` its exec_command names; a path that leaves the repo is dropped."""
+    here = f"{memory_repo}/src/app"
+    meta = {"id": "019a9f3e-6c2d-7b41-9e55-2f8d0c1a7b38", "timestamp": "2026-11-20T09:14:00.000Z"}
+    meta |= {"cwd": here, "originator": "codex_exec", "cli_version": "0.169.0"}
+    turn = {"cwd": here, "approval_policy": "never", "model": "gpt-5.1-codex"}
+
+    def patch(*paths: str) -> str:
+        body = "".join(f"*** Add File: {path}\n+x\n" for path in paths)
+        return f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
+
+    def call(cmd: str, **more: str) -> dict[str, object]:
+        payload = {"type": "function_call", "id": "fc_1", "name": "exec_command"}
+        payload |= {"arguments": json.dumps({"cmd": cmd, **more}), "call_id": "call_1"}
+        return {"type": "response_item", "payload": payload}
+
+    records = [
+        {"type": "session_meta", "payload": meta},
+        {"type": "turn_context", "payload": turn},
+        call(patch(f"{here}/here.txt", "there.txt", "../../../outside.txt")),
+        call(patch("a.md", "/etc/passwd"), workdir=f"{memory_repo}/docs"),
+    ]
+    rollout = tmp_path / "rollout.jsonl"
+    stamp = {"timestamp": "2026-11-20T09:14:05.000Z"}
+    rollout.write_text("".join(json.dumps(stamp | r) + "\n" for r in records))
+    _capture(memory_repo, rollout)
+    [data] = _logs(memory_repo).values()
+    assert _files_changed(data.decode()) == ["src/app/here.txt", "src/app/there.txt", "docs/a.md"]

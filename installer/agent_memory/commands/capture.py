@@ -114,7 +114,7 @@ def _capture(
     assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, resume.created)
-    files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
+    files = capturing.repo_paths(session.files, session.cwd, session.project_hash, str(repo.root))
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
     log = capturing.render(read.agent, session, name, files, found)

@@ -1,19 +1,19 @@
 """Agent transcripts (Claude Code, Codex CLI, Gemini CLI) read line by line into what the agent did.
 
 Only the agent's own words and its tool calls come out: never the user's messages, tool results,
-thinking or injected context. Each reader streams its JSON lines, so a 50 MB transcript costs one
-line of memory at a time (Gemini excepted: it re-appends a message whenever the message changes,
-so its messages are folded by id, last write winning, before they are yielded: each is kept as
-the little a ``Record`` holds, not as the message). A line that is not JSON, or is nested past
-what the decoder takes, is reported as ``Bad`` and skipped, never guessed at; so is a line over
-``LINE_MAX`` bytes, which the reader never holds (``None`` in place of its bytes). Unknown record
-types are ignored. Session ids and times are checked here (``untrusted``): one of the wrong shape
-is absent. The formats and their sources: HOOKS.md § Transcripts.
+thinking or injected context. Each reader streams its JSON lines, one line of memory at a time
+(Gemini's messages, re-appended whenever they change, are folded by id first, each kept as the
+little a ``Record`` holds). A line that is not JSON, or is nested past what the decoder takes,
+is reported as ``Bad`` and skipped, never guessed at; so is a line over ``LINE_MAX`` bytes, which
+the reader never holds (``None`` in place of its bytes). Unknown record types are ignored. Session
+ids and times are checked here (``untrusted``): one of the wrong shape is absent. The formats and
+their sources: HOOKS.md § Transcripts.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -278,7 +278,8 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
     texts = tuple(strings(args))
     if name == "apply_patch":
         return Call(name, texts, _patch_files(texts))
-    return Call(name, texts, _shell_patch_files(texts))  # shell, exec_command (cmd), …
+    workdir = _object(args).get("workdir")
+    return Call(name, texts, _shell_patch_files(texts, workdir))  # shell, exec_command (cmd), …
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
@@ -288,8 +289,10 @@ def _codex_custom(payload: Mapping[str, Any]) -> Call:
 
 
 def _codex_local_shell(payload: Mapping[str, Any]) -> Call:
-    texts = tuple(strings(_object(payload.get("action")).get("command")))
-    return Call("local_shell", texts, _shell_patch_files(texts))
+    action = _object(payload.get("action"))
+    texts = tuple(strings(action.get("command")))
+    files = _shell_patch_files(texts, action.get("working_directory"))
+    return Call("local_shell", texts, files)
 
 
 _CODEX_CALLS: Mapping[str, Callable[[Mapping[str, Any]], Call]] = {
@@ -303,12 +306,15 @@ def _patch_files(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(m.group(1) for text in texts for m in _PATCH_FILE.finditer(text))
 
 
-def _shell_patch_files(texts: tuple[str, ...]) -> tuple[str, ...]:
+def _shell_patch_files(texts: tuple[str, ...], workdir: Any) -> tuple[str, ...]:
     """Codex intercepts ``apply_patch`` run through any of its shell tools (``shell``'s argv,
-    ``exec_command``'s ``cmd``, a heredoc): the files of a patch in any of the call's strings."""
-    if any("*** Begin Patch" in text for text in texts):
+    ``exec_command``'s ``cmd``, a heredoc): the files of a patch in any of the call's strings,
+    in the call's own ``workdir`` when it names an absolute one (else the session's cwd)."""
+    if not any("*** Begin Patch" in text for text in texts):
+        return ()
+    if not isinstance(workdir, str) or not workdir.startswith("/"):
         return _patch_files(texts)
-    return ()
+    return tuple(posixpath.join(workdir, path) for path in _patch_files(texts))
 
 
 def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
@@ -327,12 +333,10 @@ def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
-    """Messages by id in order of first appearance, each as last written; ``$rewindTo`` drops a
-    message and every later one. ``$set.messages`` is the history the CLI rebuilt, not work: a
-    resume lists it again (each tool result twice), a compression replaces it with a summary
-    under new ids (and the pending call again) — so it adds no work and takes none away; its
-    new ids are only kept as places a rewind can name. Each message is kept as its ``Record``
-    (None when it is not the agent's), packed: the fold holds what capture reads."""
+    """Messages by id in order of first appearance, each as last written (packed: None when it
+    is not the agent's); ``$rewindTo`` drops a message and every later one. ``$set.messages``,
+    the history the CLI rebuilt on a resume or a compression, adds no work and takes none away.
+    """
     messages = Packed()
     for entry in entries:
         if isinstance(entry, Bad):
@@ -356,11 +360,9 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
 
 
 def _fold(messages: Packed, number: int, message: Any, rebuilt: bool = False) -> None:
-    """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
-    string or a number, or it is no message. A copy that changed nothing keeps the line it was
-    read at: it is not new work, and a later part of the session must not count it again. A
-    message of a ``rebuilt`` history changes nothing: one already read stays as it was, a new
-    one is a place, not work."""
+    """Message ``message`` (line ``number``) over any earlier copy of it (its id is a string or
+    a number); a copy that changed nothing keeps its line: a later part must not count it again.
+    A ``rebuilt`` history's message is not work: a new id is only a place a rewind can name."""
     key = message.get("id") if isinstance(message, dict) else None
     if not isinstance(key, str | int | float) or isinstance(key, bool):
         return
