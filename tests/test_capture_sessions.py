@@ -11,9 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import agent_memory.parse.facts
 from agent_memory.commands.capture import capture_transcript
 from agent_memory.errors import InputError
+from agent_memory.parse.footer import ID_PATTERN, id_values
+from agent_memory.parse.memory import known_ids
 from agent_memory.parse.sessions import read_refs
 from agent_memory.shell.repo import Repo
 from conftest import cli, tree
@@ -407,3 +412,67 @@ def test_codex_in_a_subdirectory_names_patched_files_from_the_top(
     _capture(memory_repo, rollout)
     [data] = _logs(memory_repo).values()
     assert _files_changed(data.decode()) == ["src/app/here.txt", "src/app/there.txt", "docs/a.md"]
+
+
+# -- the archive is parsed only where an id the agent named may be --------------------------------
+
+_ARCHIVED = (
+    "  <!-- id: {} | created: 2020-01-01 | last_used: 2020-01-01 | uses: 1 | tier: archived -->\n"
+)
+
+
+@pytest.mark.parametrize("named", [(), ("cold-storage",), ("decoy-word",)])
+def test_capture_parses_only_the_archive_files_that_may_hold_a_named_id(
+    memory_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: tuple[str, ...]
+) -> None:
+    """An archive of thousands of facts costs a capture nothing when the agent named none of
+    them; what it names is the same either way: an archived fact's id counts, a word that only
+    looks like one in a comment does not."""
+    archive = memory_repo / "memory/archive"
+    archive.mkdir(exist_ok=True)
+    facts = "".join(f"- Old decision {i}\n{_ARCHIVED.format(f'old-{i}')}" for i in range(50))
+    (archive / "2020-Q1.md").write_text(f"# Archive 2020-Q1\n\n## Facts\n{facts}")
+    cold = f"- Cold storage for orders\n{_ARCHIVED.format('cold-storage')}"
+    decoy = "- Mentions <!-- see the id: decoy-word --> in passing\n"
+    (archive / "2020-Q2.md").write_text(f"# Archive 2020-Q2\n\n## Facts\n{cold}{decoy}")
+    said = {"id": "a1c2e3f4-0100", "timestamp": "2026-11-20T09:20:00.000Z", "type": "gemini"}
+    said |= {"content": f"Fact post-only-mutations holds; {' '.join(named)}.", "toolCalls": []}
+    session = _prefix(GEMINI, tmp_path / "session.jsonl", 23)
+    with session.open("a") as out:
+        out.write(json.dumps(said) + "\n")
+    parsed: list[str] = []
+    real = agent_memory.parse.facts.parse
+    monkeypatch.setattr(
+        agent_memory.parse.facts,
+        "parse",
+        lambda path, data: parsed.append(path) or real(path, data),
+    )
+    assert capture_transcript(Repo(memory_repo), session).exit_code == 0
+    [data] = _logs(memory_repo).values()
+    assert read_refs(data).used == USED | ({"cold-storage"} & set(named))
+    assert [p for p in parsed if "archive" in p] == ["memory/archive/2020-Q2.md"] * bool(named)
+
+
+_BLANK = st.sampled_from(["", " ", "  ", "\t", "\u00a0", "\u2003"])
+_WORDS = st.text(st.sampled_from("ab-: |<!>id"), max_size=12)
+
+
+@st.composite
+def _fact(draw: st.DrawFn) -> str:
+    """A fact with a footer in any of the spellings the fact reader accepts: the key in any
+    case and blanks around it and the value, other fields before it, junk text before it."""
+    fact_id = draw(st.from_regex(ID_PATTERN, fullmatch=True).filter(lambda i: len(i) < 20))
+    key = draw(st.sampled_from(["id", "ID", "Id"]))
+    blanks = [draw(_BLANK) for _ in range(4)]
+    before = draw(st.sampled_from(["", " tier: working |", " see: a-b |"]))
+    close = draw(st.sampled_from([" -->", "-->", ""]))
+    field = f"{blanks[0]}{key}{blanks[1]}:{blanks[2]}{fact_id}{blanks[3]}"
+    return f"- {draw(_WORDS)}\n  {draw(_WORDS)}<!--{before}{field}| tier: working{close}\n"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_fact(), max_size=5))
+def test_id_values_holds_every_id_the_fact_reader_finds(found: list[str]) -> None:
+    text = "# Archive 2020-Q1\n\n## Facts\n" + "".join(found)
+    parsed = agent_memory.parse.facts.parse("memory/archive/2020-Q1.md", text.encode())
+    assert known_ids([parsed]) <= id_values(text)

@@ -23,12 +23,13 @@ from ..layout import CONTINUITY, SESSIONS_DIR
 from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.dates import parse_moment
 from ..parse.facts import Document
-from ..parse.memory import Memory
+from ..parse.footer import id_values
+from ..parse.memory import Memory, known_ids
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import one_line
 from ..records import NamedTuple
 from ..shell.git import file_before
-from ..shell.load import load
+from ..shell.load import archive_files, load
 from ..shell.repo import Repo
 from ..shell.stream import files_in, hook_input, lines, present
 from .own_log import still_open
@@ -96,7 +97,7 @@ class _Read(NamedTuple):
 def _capture(
     repo: Repo, transcript: Path, agent: str | None, session_id: str | None, reopen: bool = True
 ) -> Result:
-    memory = load(repo)
+    memory = load(repo, archives=False)  # only the archive files naming an id are (_named)
     if memory.continuity is None:
         raise not_enabled(repo)
     shown = one_line(str(transcript))
@@ -161,10 +162,27 @@ def _read(
     last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
-    session = capturing.collect(
-        _chain(head, items), memory.known_ids, resume.after, side, resume.since
-    )
-    return _Read(agent, session._replace(session_id=session_id), found, resume)
+    archive = [
+        (path, data, id_values(data.decode(errors="replace"))) for path, data in archive_files(repo)
+    ]
+    maybe = memory.known_ids.union(*(values for _path, _data, values in archive))
+    session = capturing.collect(_chain(head, items), maybe, resume.after, side, resume.since)
+    named = _named(session.named, memory.known_ids, archive)
+    return _Read(agent, session._replace(session_id=session_id, named=named), found, resume)
+
+
+def _named(
+    maybe: tuple[str, ...], live: frozenset[str], archive: list[tuple[str, bytes, set[str]]]
+) -> tuple[str, ...]:
+    """The ids among ``maybe`` (named, in order, from a superset of the known ids) that a fact
+    holds: an archived one is known only by parsing the archive files that may name it, which
+    a capture whose ids are all live never does (the archive may hold thousands of facts)."""
+    wanted = set(maybe) - live
+    if not wanted:
+        return maybe
+    docs = [facts.parse(path, data) for path, data, values in archive if values & wanted]
+    known = live | known_ids(docs)
+    return tuple(i for i in maybe if i in known)
 
 
 def _main(transcript: Path) -> Path:
