@@ -4,15 +4,21 @@ fire with no transcript."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import agent_memory.parse.facts
 from agent_memory.commands.capture import capture_transcript
 from agent_memory.errors import InputError
+from agent_memory.parse.footer import ID_PATTERN, id_values
+from agent_memory.parse.memory import known_ids
 from agent_memory.parse.sessions import read_refs
 from agent_memory.shell.repo import Repo
 from conftest import cli, tree
@@ -167,6 +173,31 @@ def test_a_rewound_gemini_session_keeps_no_rewound_message(
     assert read_refs(data).used == USED
 
 
+GEMINI_RESUMED = FIXTURES / "gemini/session-resumed-compressed.jsonl"
+
+
+def test_a_gemini_session_resumed_then_compressed_keeps_its_first_runs_work(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI 0.61, two runs of one session: ``--resume`` lists the history again as
+    ``$set`` (each tool result twice), then a compression replaces it with a summary under new
+    ids. The hooks capture after the first run (20 lines), before each model turn (28, 35) and
+    at the end: the log is the one a single capture gives, with the work of both runs."""
+    growing = tmp_path / "session.jsonl"
+    for count in (21, 28, 35, 39):
+        _capture(memory_repo, _prefix(GEMINI_RESUMED, growing, count))
+    [text] = [data.decode() for data in _logs(memory_repo).values()]
+    assert "- transcript lines: 7-38\n" in text
+    calls = "mcp_agent-memory_memory_recall 1, run_shell_command 2, write_file 2"
+    assert f"- tool calls: 5 ({calls})\n" in text
+    assert "## Files Changed\n- notes/one.txt\n- notes/two.txt\n\n" in text
+    assert read_refs(text.encode()).used == {"post-only-mutations", "outbox-writes"}
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(memory_repo), str(other)], check=True)
+    _capture(other, GEMINI_RESUMED)
+    assert _logs(other) == _logs(memory_repo)
+
+
 # -- Codex 0.169: apply_patch through exec_command, and the patch events ---------------------------
 
 _CWD = "/home/dev/src/orders-api"
@@ -314,3 +345,134 @@ def test_the_hook_commands_entry_takes_the_hook_s_session_id(
         nothing = capture_transcript(repo, None)
     assert done.report.summary["path"].endswith("-claude-7d3f2c1e.md")
     assert nothing.notes == ("agent-memory: nothing to capture: the hook names no transcript",)
+
+
+# -- a session started below the repo's top ------------------------------------------------------
+
+
+def _files_changed(text: str) -> list[str]:
+    block = text.split("## Files Changed\n", 1)[1].split("\n\n", 1)[0]
+    return [line[2:] for line in block.splitlines()]
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+def test_files_are_named_from_the_repos_top_when_the_agent_ran_below_it(
+    memory_repo: Path, tmp_path: Path, name: str
+) -> None:
+    """Each fixture run again in ``src/app`` of this repo (its cwd, or for Gemini CLI the hash
+    of it): Codex's patches name files relative to that folder, the others absolute paths in it;
+    the log names them from the repo's top, as git and the review do."""
+    _capture(memory_repo, TRANSCRIPTS[name])
+    [top_level] = [_files_changed(d.decode()) for d in _logs(memory_repo).values()]
+    for log in (memory_repo / "memory/sessions").glob("*.md"):
+        log.unlink()
+    here = f"{memory_repo}/src/app"
+    text = TRANSCRIPTS[name].read_text().replace(_CWD, here)
+    if name == "gemini":
+        text = text.replace(json.loads(text.splitlines()[0])["projectHash"], _sha256(here))
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text(text)
+    _capture(memory_repo, moved)
+    [data] = _logs(memory_repo).values()
+    assert top_level and _files_changed(data.decode()) == [f"src/app/{p}" for p in top_level]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_codex_in_a_subdirectory_names_patched_files_from_the_top(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """Codex 0.169 started in ``src/app``: a patch's relative paths are relative to the session's
+    cwd, or to the ``workdir`` its exec_command names; a path that leaves the repo is dropped."""
+    here = f"{memory_repo}/src/app"
+    meta = {"id": "019a9f3e-6c2d-7b41-9e55-2f8d0c1a7b38", "timestamp": "2026-11-20T09:14:00.000Z"}
+    meta |= {"cwd": here, "originator": "codex_exec", "cli_version": "0.169.0"}
+    turn = {"cwd": here, "approval_policy": "never", "model": "gpt-5.1-codex"}
+
+    def patch(*paths: str) -> str:
+        body = "".join(f"*** Add File: {path}\n+x\n" for path in paths)
+        return f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
+
+    def call(cmd: str, **more: str) -> dict[str, object]:
+        payload = {"type": "function_call", "id": "fc_1", "name": "exec_command"}
+        payload |= {"arguments": json.dumps({"cmd": cmd, **more}), "call_id": "call_1"}
+        return {"type": "response_item", "payload": payload}
+
+    records = [
+        {"type": "session_meta", "payload": meta},
+        {"type": "turn_context", "payload": turn},
+        call(patch(f"{here}/here.txt", "there.txt", "../../../outside.txt")),
+        call(patch("a.md", "/etc/passwd"), workdir=f"{memory_repo}/docs"),
+    ]
+    rollout = tmp_path / "rollout.jsonl"
+    stamp = {"timestamp": "2026-11-20T09:14:05.000Z"}
+    rollout.write_text("".join(json.dumps(stamp | r) + "\n" for r in records))
+    _capture(memory_repo, rollout)
+    [data] = _logs(memory_repo).values()
+    assert _files_changed(data.decode()) == ["src/app/here.txt", "src/app/there.txt", "docs/a.md"]
+
+
+# -- the archive is parsed only where an id the agent named may be --------------------------------
+
+_ARCHIVED = (
+    "  <!-- id: {} | created: 2020-01-01 | last_used: 2020-01-01 | uses: 1 | tier: archived -->\n"
+)
+
+
+@pytest.mark.parametrize("named", [(), ("cold-storage",), ("decoy-word",)])
+def test_capture_parses_only_the_archive_files_that_may_hold_a_named_id(
+    memory_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: tuple[str, ...]
+) -> None:
+    """An archive of thousands of facts costs a capture nothing when the agent named none of
+    them; what it names is the same either way: an archived fact's id counts, a word that only
+    looks like one in a comment does not."""
+    archive = memory_repo / "memory/archive"
+    archive.mkdir(exist_ok=True)
+    facts = "".join(f"- Old decision {i}\n{_ARCHIVED.format(f'old-{i}')}" for i in range(50))
+    (archive / "2020-Q1.md").write_text(f"# Archive 2020-Q1\n\n## Facts\n{facts}")
+    cold = f"- Cold storage for orders\n{_ARCHIVED.format('cold-storage')}"
+    decoy = "- Mentions <!-- see the id: decoy-word --> in passing\n"
+    (archive / "2020-Q2.md").write_text(f"# Archive 2020-Q2\n\n## Facts\n{cold}{decoy}")
+    said = {"id": "a1c2e3f4-0100", "timestamp": "2026-11-20T09:20:00.000Z", "type": "gemini"}
+    said |= {"content": f"Fact post-only-mutations holds; {' '.join(named)}.", "toolCalls": []}
+    session = _prefix(GEMINI, tmp_path / "session.jsonl", 23)
+    with session.open("a") as out:
+        out.write(json.dumps(said) + "\n")
+    parsed: list[str] = []
+    real = agent_memory.parse.facts.parse
+    monkeypatch.setattr(
+        agent_memory.parse.facts,
+        "parse",
+        lambda path, data: parsed.append(path) or real(path, data),
+    )
+    assert capture_transcript(Repo(memory_repo), session).exit_code == 0
+    [data] = _logs(memory_repo).values()
+    assert read_refs(data).used == USED | ({"cold-storage"} & set(named))
+    assert [p for p in parsed if "archive" in p] == ["memory/archive/2020-Q2.md"] * bool(named)
+
+
+_BLANK = st.sampled_from(["", " ", "  ", "\t", "\u00a0", "\u2003"])
+_WORDS = st.text(st.sampled_from("ab-: |<!>id"), max_size=12)
+
+
+@st.composite
+def _fact(draw: st.DrawFn) -> str:
+    """A fact with a footer in any of the spellings the fact reader accepts: the key in any
+    case and blanks around it and the value, other fields before it, junk text before it."""
+    fact_id = draw(st.from_regex(ID_PATTERN, fullmatch=True).filter(lambda i: len(i) < 20))
+    key = draw(st.sampled_from(["id", "ID", "Id"]))
+    blanks = [draw(_BLANK) for _ in range(4)]
+    before = draw(st.sampled_from(["", " tier: working |", " see: a-b |"]))
+    close = draw(st.sampled_from([" -->", "-->", ""]))
+    field = f"{blanks[0]}{key}{blanks[1]}:{blanks[2]}{fact_id}{blanks[3]}"
+    return f"- {draw(_WORDS)}\n  {draw(_WORDS)}<!--{before}{field}| tier: working{close}\n"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_fact(), max_size=5))
+def test_id_values_holds_every_id_the_fact_reader_finds(found: list[str]) -> None:
+    text = "# Archive 2020-Q1\n\n## Facts\n" + "".join(found)
+    parsed = agent_memory.parse.facts.parse("memory/archive/2020-Q1.md", text.encode())
+    assert known_ids([parsed]) <= id_values(text)

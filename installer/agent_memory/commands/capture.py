@@ -23,12 +23,13 @@ from ..layout import CONTINUITY, SESSIONS_DIR
 from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.dates import parse_moment
 from ..parse.facts import Document
-from ..parse.memory import Memory
+from ..parse.footer import id_values
+from ..parse.memory import Memory, known_ids
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import one_line
 from ..records import NamedTuple
 from ..shell.git import file_before
-from ..shell.load import load
+from ..shell.load import archive_files, load
 from ..shell.repo import Repo
 from ..shell.stream import files_in, hook_input, lines, present
 from .own_log import still_open
@@ -97,7 +98,7 @@ class _Read(NamedTuple):
 def _capture(
     repo: Repo, transcript: Path, agent: str | None, session_id: str | None, reopen: bool = True
 ) -> Result:
-    memory = load(repo)
+    memory = load(repo, archives=False)  # only the archive files naming an id are (_named)
     if memory.continuity is None:
         raise not_enabled(repo)
     shown = one_line(str(transcript))
@@ -115,7 +116,7 @@ def _capture(
     assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, resume.created)
-    files = capturing.repo_paths(session.files, session.cwd, session.project_hash)
+    files = capturing.repo_paths(session.files, session.cwd, session.project_hash, str(repo.root))
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
     log = capturing.render(read.agent, session, name, files, found, proposals.render(read.proposed))
@@ -162,10 +163,30 @@ def _read(
     last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
+    archive = [
+        (path, data, id_values(data.decode(errors="replace"))) for path, data in archive_files(repo)
+    ]
+    maybe = memory.known_ids.union(*(values for _path, _data, values in archive))
     proposed = proposals.Gathered()
     seen = proposals.watching(_chain(head, items), resume.after, proposed)
-    session = capturing.collect(seen, memory.known_ids, resume.after, side, resume.since)
-    return _Read(agent, session._replace(session_id=session_id), found, resume, proposed)
+    session = capturing.collect(seen, maybe, resume.after, side, resume.since)
+    named = _named(session.named, memory.known_ids, archive)
+    session = session._replace(session_id=session_id, named=named)
+    return _Read(agent, session, found, resume, proposed)
+
+
+def _named(
+    maybe: tuple[str, ...], live: frozenset[str], archive: list[tuple[str, bytes, set[str]]]
+) -> tuple[str, ...]:
+    """The ids among ``maybe`` (named, in order, from a superset of the known ids) that a fact
+    holds: an archived one is known only by parsing the archive files that may name it, which
+    a capture whose ids are all live never does (the archive may hold thousands of facts)."""
+    wanted = set(maybe) - live
+    if not wanted:
+        return maybe
+    docs = [facts.parse(path, data) for path, data, values in archive if values & wanted]
+    known = live | known_ids(docs)
+    return tuple(i for i in maybe if i in known)
 
 
 def _main(transcript: Path) -> Path:

@@ -12,14 +12,13 @@ sources: HOOKS.md § Transcripts.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .. import patterns
 from ..records import NamedTuple
 from .packed import Packed
+from .patches import patch_files, shell_patch_files
 from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")
@@ -30,9 +29,6 @@ _GEMINI_EDITS = frozenset({"write_file", "replace", "edit", "smart_edit"})
 # Gemini calls whose arguments the fold keeps by name; of the others, only their strings.
 _GEMINI_KEPT = frozenset({"save_memory"})
 _NO_ARGS: Mapping[str, Any] = MappingProxyType({})
-_PATCH_FILE = patterns.compile(
-    r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M
-)
 # The longest line read: one JSON line costs up to about 25 times its size once decoded, so a
 # line of 8 MiB (no real record comes near it) can cost about 200 MB, and a longer one nothing.
 LINE_MAX = 8 << 20
@@ -283,20 +279,22 @@ def _codex_function(payload: Mapping[str, Any]) -> Call:
         args = raw
     texts = tuple(strings(args))
     if name == "apply_patch":
-        return Call(name, texts, _patch_files(texts), _object(args))
-    # shell, exec_command (cmd), …
-    return Call(name, texts, _shell_patch_files(texts), _object(args))
+        return Call(name, texts, patch_files(texts), _object(args))
+    workdir = _object(args).get("workdir")  # shell, exec_command (cmd), …
+    return Call(name, texts, shell_patch_files(texts, workdir), _object(args))
 
 
 def _codex_custom(payload: Mapping[str, Any]) -> Call:
     name = _text(payload.get("name"))
     text = _text(payload.get("input"))
-    return Call(name, (text,), _patch_files((text,)) if name == "apply_patch" else ())
+    return Call(name, (text,), patch_files((text,)) if name == "apply_patch" else ())
 
 
 def _codex_local_shell(payload: Mapping[str, Any]) -> Call:
-    texts = tuple(strings(_object(payload.get("action")).get("command")))
-    return Call("local_shell", texts, _shell_patch_files(texts))
+    action = _object(payload.get("action"))
+    texts = tuple(strings(action.get("command")))
+    files = shell_patch_files(texts, action.get("working_directory"))
+    return Call("local_shell", texts, files)
 
 
 _CODEX_CALLS: Mapping[str, Callable[[Mapping[str, Any]], Call]] = {
@@ -304,18 +302,6 @@ _CODEX_CALLS: Mapping[str, Callable[[Mapping[str, Any]], Call]] = {
     "custom_tool_call": _codex_custom,
     "local_shell_call": _codex_local_shell,
 }
-
-
-def _patch_files(texts: Iterable[str]) -> tuple[str, ...]:
-    return tuple(m.group(1) for text in texts for m in _PATCH_FILE.finditer(text))
-
-
-def _shell_patch_files(texts: tuple[str, ...]) -> tuple[str, ...]:
-    """Codex intercepts ``apply_patch`` run through any of its shell tools (``shell``'s argv,
-    ``exec_command``'s ``cmd``, a heredoc): the files of a patch in any of the call's strings."""
-    if any("*** Begin Patch" in text for text in texts):
-        return _patch_files(texts)
-    return ()
 
 
 def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
@@ -334,10 +320,10 @@ def _patched(payload: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
-    """Messages by id in order of first appearance, each as last written; ``$set.messages``
-    replaces them all (a resume lists the whole history again) and ``$rewindTo`` drops a message
-    and every later one. Each message is kept as its ``Record`` (None when it is not the
-    agent's), packed: the fold holds what capture reads, not the transcript."""
+    """Messages by id in order of first appearance, each as last written (packed: None when it
+    is not the agent's); ``$rewindTo`` drops a message and every later one. ``$set.messages``,
+    the history the CLI rebuilt on a resume or a compression, adds no work and takes none away.
+    """
     messages = Packed()
     for entry in entries:
         if isinstance(entry, Bad):
@@ -348,10 +334,8 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
             session, start = session_id(obj.get("sessionId")), timestamp(obj.get("startTime"))
             yield Meta(session, start, None, _str(obj.get("projectHash")))
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
-        if isinstance(listed, list):
-            before, messages = messages, Packed()
-            for message in listed:
-                _fold(messages, number, message, before)
+        for message in _list(listed):
+            _fold(messages, number, message, rebuilt=not legacy)
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
             keys = messages.keys()
@@ -362,17 +346,20 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
         yield Record(line, time, texts, tuple(Call(*call) for call in calls), files)
 
 
-def _fold(messages: Packed, number: int, message: Any, before: Packed | None = None) -> None:
-    """Message ``message`` (line ``number``) written over any earlier copy of it; its id is a
-    string or a number, or it is no message. A copy that changed nothing, and every message a
-    ``$set`` lists again (``before`` holds them), keeps the line it was read at: it is not new
-    work, and a later part of the session must not count it again."""
+def _fold(messages: Packed, number: int, message: Any, rebuilt: bool = False) -> None:
+    """Message ``message`` (line ``number``) over any earlier copy of it (its id is a string or
+    a number); a copy that changed nothing keeps its line: a later part must not count it again.
+    A ``rebuilt`` history's message is not work: a new id is only a place a rewind can name."""
     key = message.get("id") if isinstance(message, dict) else None
     if not isinstance(key, str | int | float) or isinstance(key, bool):
         return
+    if rebuilt:
+        if str(key) not in messages:
+            messages.put(str(key), None)
+        return
     record = _gemini_record(number, message) if message.get("type") == "gemini" else None
-    old = (messages if before is None else before).get(str(key))
-    if record is not None and old is not None and (before is not None or old[1:] == record[1:]):
+    old = messages.get(str(key))
+    if record is not None and old is not None and old[1:] == record[1:]:
         record = (old[0], *record[1:])
     messages.put(str(key), record)
 

@@ -165,25 +165,40 @@ def _record(
         files.update(dict.fromkeys(record.files))
 
 
-def repo_paths(paths: Sequence[str], cwd: str | None, project_hash: str | None) -> list[str]:
-    """The paths inside the repo, relative to it; the rest (elsewhere on the machine) dropped.
+def repo_paths(
+    paths: Sequence[str], cwd: str | None, project_hash: str | None, top: str | None = None
+) -> list[str]:
+    """The paths inside the repo, relative to its top; the rest (elsewhere on the machine, or
+    above the top) dropped. A relative path is relative to the folder the agent ran in, ``cwd``
+    (Gemini records only the sha256 of it: found among the files' folders).
 
-    The agent ran in ``cwd`` (Gemini records only the sha256 of it: found among the files'
-    folders); the transcript may come from another machine, so the repo's own path is no guide.
+    ``top`` is the repo's top on this machine: when the agent ran in it or below it, paths are
+    named from it (a session started in ``src/app`` wrote ``src/app/here.txt``, not
+    ``here.txt``). The transcript may come from another machine, where the repo's path is no
+    guide: there the folder the agent ran in is taken for the top.
     """
     if cwd is None and project_hash is not None:
         cwd = _hashed_folder(paths, project_hash)
+    base = posixpath.normpath(cwd) if cwd and posixpath.isabs(cwd) else None
+    root = base if top is None or base is None or not _within(base, top) else top
     found: dict[str, None] = {}
     for path in paths:
-        rel = path
-        if posixpath.isabs(path):
-            if cwd is None or not path.startswith(cwd.rstrip("/") + "/"):
+        if base is not None:
+            full = posixpath.normpath(posixpath.join(base, path))
+            if root is None or not _within(full, root) or full == root:
                 continue
-            rel = path[len(cwd.rstrip("/")) + 1 :]
-        rel = posixpath.normpath(rel)
+            rel = full[len(root.rstrip("/")) + 1 :]
+        elif posixpath.isabs(path):  # where the agent ran is unknown
+            continue
+        else:
+            rel = posixpath.normpath(path)
         if rel != "." and not rel.startswith("../") and rel != "..":
             found[rel] = None
     return list(found)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _hashed_folder(paths: Sequence[str], project_hash: str) -> str | None:
