@@ -55,7 +55,7 @@ def words(text: str) -> list[str]:
 # What a search reads of a fact: id, tier, section, line, first line, words, related ids, and
 # its last use and uses (``recency``)
 Cited = tuple[str, str, str, int, str, list[str], tuple[str, ...], tuple[int, int]]
-_READ = ("id", "tier", "from", "see", "last_used", "uses")  # the footer's fields a search reads
+_READ = frozenset(("id", "tier", "from", "see", "last_used", "uses"))  # the fields a search reads
 
 
 class Index:
