@@ -372,3 +372,13 @@ def test_a_closed_stdout_is_left_to_click(pristine: Path) -> None:
             preexec_fn=lambda: os.close(1),  # the child starts with its stdout closed
         )
         assert (ran.returncode, ran.stderr) == (0, ""), command
+
+
+def test_the_quick_path_finds_each_line_in_its_family_alone() -> None:
+    from agent_memory.cli.families import FAMILIES, declared
+    from agent_memory.cli.table import BY_WORDS, LINES
+
+    assert {line.words[0] for line in LINES} == set(FAMILIES)
+    for line in LINES:
+        assert declared([*line.words, "x"]) is BY_WORDS[line.words]
+    assert declared(["nothing"]) is None

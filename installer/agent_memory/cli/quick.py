@@ -34,10 +34,10 @@ def answer(argv: Sequence[str]) -> None:
         return
     if argv[0].startswith("-"):  # --version, --help: click's own, and it has nothing to import
         return
+    from .families import declared
     from .grammar import Refused, parse
-    from .table import BY_WORDS
 
-    line = BY_WORDS.get(tuple(argv[:1])) or BY_WORDS.get(tuple(argv[:2]))
+    line = declared(argv)
     if line is None or line.words[0] == "mcp":  # mcp: its group reads PATH as serve's
         return
     try:

@@ -183,7 +183,9 @@ def fields_of(body: str, keys: Collection[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for segment in body.split("|"):
         key, colon, value = segment.partition(":")
-        key = key.strip().lower()
+        key = key.strip()
+        if key not in keys:  # the tool writes keys in lower case: lowered only when not found
+            key = key.lower()
         if colon and key in keys and key not in found:
             found[key] = value.strip()
     return found

@@ -231,16 +231,23 @@ def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
     # alone, not every fact that matched.
     floor = band(best[-1]) if best[-1] > 0 else None
     rank = {tier: i for i, tier in enumerate(TIERS)}
+    # A score under the floor band's lower edge (less what rounding to 6 places may add) is
+    # outside it without taking its logarithm: with a common word most facts score.
+    edge = NEAR**floor - 1e-6 if floor is not None else 0.0
     ranked = []
     for k, found in enumerate(accumulated):
         ix = indexes[k]
         for entry, score in enumerate(found):
-            if score > 0 and (floor is None or band(score) >= floor):
+            if score <= 0 or score < edge:
+                continue
+            level = band(score)
+            if floor is None or level >= floor:
                 when, uses = ix.recency[entry]
                 tier = rank.get(ix.tiers[entry], len(rank))
-                ranked.append((-band(score), -when, -uses, tier, ix.ids[entry], k, entry))
-    ranked.sort()  # ties in every key: document order, as the facts are read
-    return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in ranked[:limit]]
+                ranked.append((-level, -when, -uses, tier, ix.ids[entry], k, entry))
+    # ties in every key: document order, as the facts are read
+    best_ranked = heapq.nsmallest(limit, ranked)
+    return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in best_ranked]
 
 
 def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
