@@ -114,6 +114,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("check-logs",): ("check-logs", enabled),
         ("recover",): ("recover", enabled),
         ("context",): ("context", enabled),
+        ("replay",): ("replay", enabled, "--policy", "active_window=9"),
         ("session", "capture"): (
             "session",
             "capture",

@@ -52,6 +52,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("session", "capture"): ["--agent", "claude", "--transcript"],
     ("check-logs",): [],
     ("merge-file",): [],
+    ("replay",): [],
     ("mcp", "serve"): [],
     ("mcp", "install"): ["--agent", "claude"],
     ("mcp", "remove"): ["--agent", "claude"],

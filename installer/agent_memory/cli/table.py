@@ -11,8 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import curation, memory, sessions, setup
+from . import curation, insight, memory, sessions, setup
 from .declared import Declared
 
-LINES: tuple[Declared, ...] = (*setup.LINES, *memory.LINES, *curation.LINES, *sessions.LINES)
+LINES: tuple[Declared, ...] = (
+    *setup.LINES,
+    *memory.LINES,
+    *curation.LINES,
+    *sessions.LINES,
+    *insight.LINES,
+)
 BY_WORDS: Mapping[tuple[str, ...], Declared] = MappingProxyType({d.words: d for d in LINES})
