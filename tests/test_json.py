@@ -115,6 +115,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("recover",): ("recover", enabled),
         ("context",): ("context", enabled),
         ("replay",): ("replay", enabled, "--policy", "active_window=9"),
+        ("report",): ("report", enabled, "--today", "2026-03-02"),
         ("session", "capture"): (
             "session",
             "capture",

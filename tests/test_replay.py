@@ -189,3 +189,80 @@ def test_replay_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
         for seed in ("0", "1", "4242")
     }
     assert len(outputs) == 1
+
+
+def _expected_outcomes(
+    doc: facts.Document, logs: list[str], refs: list, policy: Policy, max_bytes: int
+) -> list[tuple[tuple[str, str], ...]]:
+    """Each log's outcomes the slow way: a full review over the logs before it, and context's
+    own render of the facts it leaves live."""
+    found = []
+    created = {f.id: f.field("created") or "" for f in doc.facts}
+    for end, name in enumerate(logs):
+        day = name[:10]
+        named = {i for r in refs[:end] for i in r.used}
+        inputs = Inputs(
+            doc,
+            (),
+            None,
+            b"",
+            policy,
+            tuple(logs[:end]),
+            dict(zip(logs, refs, strict=True)),
+            True,
+            dt.date.fromisoformat(day),
+        )
+        tiers = {v.id: v.tier for v in verdicts(inputs).every()}
+        live = tuple(
+            f._replace(fields=(("tier", tiers[f.id]),))
+            for f in doc.facts
+            if tiers[f.id] not in ("archived", "superseded")
+            and (created[f.id] <= day or f.id in named)
+        )
+        text = render(doc._replace(facts=live), (), max_bytes)
+        outcomes = []
+        for fact_id in sorted(refs[end].used):
+            if fact_id not in tiers:
+                outcomes.append((fact_id, "unknown"))
+            elif fact_id not in named and (
+                created[fact_id] > day or (created[fact_id] == day and fact_id in refs[end].created)
+            ):
+                outcomes.append((fact_id, "new"))
+            elif tiers[fact_id] in ("archived", "superseded"):
+                outcomes.append((fact_id, "archived"))
+            elif f"`{fact_id}`" in text:
+                outcomes.append((fact_id, "shown"))
+            else:
+                fact = next(f for f in live if f.id == fact_id)
+                outcomes.append((fact_id, "cut" if group_of(fact) is not None else "hidden"))
+        found.append(tuple(outcomes))
+    return found
+
+
+@settings(max_examples=120, deadline=None)
+@given(HISTORY, st.integers(300, 900))
+def test_each_session_s_outcomes_are_a_full_review_and_a_render_before_it(
+    history: tuple[list[tuple[int, str | None]], list[tuple[int, set[int], set[int]]]],
+    max_bytes: int,
+) -> None:
+    made, raw_logs = history
+    lines = []
+    for n, (created, task) in enumerate(made):
+        day = (dt.date(2026, 1, 1) + dt.timedelta(days=created)).isoformat()
+        box = "[x] " if task else ""
+        done = " | done: 2025-12-31" if task else ""
+        lines.append(
+            f"- {box}Fact {n} {'w' * (n * 40)}\n  <!-- id: f{n} | created: {day}{done} -->\n"
+        )
+    doc = facts.parse("memory/continuity.md", ("## Key Decisions\n\n" + "".join(lines)).encode())
+    logs, refs = [], []
+    for n, (day, used, created) in enumerate(sorted(raw_logs)):
+        names = sorted({f"f{i}" for i in used | created if i < len(made) + 1})
+        made_here = sorted({f"f{i}" for i in created if i < len(made)})
+        text = f"## Memory References\n- Referenced: {', '.join(names) or '(none)'}\n"
+        text += f"- Created: {', '.join(made_here)}\n" if made_here else ""
+        logs.append(_log(day, n))
+        refs.append(read_refs(text.encode()))
+    policy = Policy(working_window=1, active_window=2, archive_window=4)
+    run = replay(subjects((doc,), 0), logs, refs, policy, layout(max_bytes))
+    assert [s.uses for s in run.steps] == _expected_outcomes(doc, logs, refs, policy, max_bytes)

@@ -53,6 +53,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("check-logs",): [],
     ("merge-file",): [],
     ("replay",): [],
+    ("report",): ["--format", "md"],
     ("mcp", "serve"): [],
     ("mcp", "install"): ["--agent", "claude"],
     ("mcp", "remove"): ["--agent", "claude"],

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
-from .declared import JSON, PATH, Declared, Kind, Param, Values
+from .declared import JSON, PATH, TODAY, Declared, Kind, Param, Values
 
 if TYPE_CHECKING:
     from .declared import Built, Progress
@@ -30,6 +30,13 @@ def _replay(v: Values, _progress: Progress) -> Built:
 
     items, size = tuple(v["policy"] or ()), v["max_bytes"]
     return v["path"], Call(lambda repo: replay_command(repo, items, size))
+
+
+def _report(v: Values, _progress: Progress) -> Built:
+    from ..commands.report_page import report_page
+
+    target, form, day = v["html"], v["form"], v["today"]
+    return v["path"], Call(lambda repo: report_page(repo, target, form, day))
 
 
 LINES: tuple[Declared, ...] = (
@@ -54,5 +61,33 @@ LINES: tuple[Declared, ...] = (
             JSON,
         ),
         _replay,
+    ),
+    Declared(
+        ("report",),
+        "Report whether the memory works: the replay's hit rate over time, facts per tier,\n"
+        "archive growth, the facts used most and least, stale and expiring facts, pending\n"
+        "proposals and whether a review is due. Without --html, Markdown on stdout.",
+        Command("report", Journal.READS),
+        (
+            PATH,
+            Param(
+                "html",
+                Kind.FILE,
+                ("--html",),
+                "Write the report to FILE: one self-contained page (never inside memory/).",
+                metavar="FILE",
+            ),
+            Param(
+                "form",
+                Kind.CHOICE,
+                ("--format",),
+                "What to write: html (the page; the default with --html) or md (Markdown, for a "
+                "pull request's comment; the default without).",
+                choices=("html", "md"),
+            ),
+            TODAY,
+            JSON,
+        ),
+        _report,
     ),
 )
