@@ -266,3 +266,49 @@ def test_each_session_s_outcomes_are_a_full_review_and_a_render_before_it(
     policy = Policy(working_window=1, active_window=2, archive_window=4)
     run = replay(subjects((doc,), 0), logs, refs, policy, layout(max_bytes))
     assert [s.uses for s in run.steps] == _expected_outcomes(doc, logs, refs, policy, max_bytes)
+
+
+def test_a_thread_closed_without_a_done_date_leaves_the_view_on_its_last_use(
+    tmp_path: Path,
+) -> None:
+    """A hand-closed `[x]` thread has no `done:` until a review stamps it: it was open until its
+    last use, then closed, and the view stops showing it then, whether or not a log names it."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    cont = root / "memory/continuity.md"
+    cont.write_text(
+        cont.read_text()
+        + "\n## Open Threads\n\n- [x] Ship the proxy\n  <!-- id: ship | created: 2026-01-01 | "
+        "last_used: 2026-01-03 | uses: 2 | tier: active -->\n"
+    )
+    logs = {f"memory/sessions/2026-01-0{d}-100000.md": "other" for d in range(2, 9)}
+    logs["memory/sessions/2026-01-02-100000.md"] = "ship"
+    logs["memory/sessions/2026-01-09-100000.md"] = "ship"
+    build_tree(root, {k: f"## Memory References\n- Referenced: {v}\n" for k, v in logs.items()})
+    result = cli("replay", root, "--json")
+    totals = json.loads(result.output)["summary"]["totals"]
+    assert (totals["shown"], totals["hidden"]) == (1, 1)
+
+
+def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Path) -> None:
+    """A hand-written fact without a footer is shown by context like any other, so the budget
+    it takes is not there for the facts after it."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    cont = root / "memory/continuity.md"
+    cont.write_text(
+        cont.read_text().replace(
+            "## Key Decisions\n",
+            "## Key Decisions\n\n- A hand-written note " + "z" * 600 + "\n\n- Outbox writes\n"
+            "  <!-- id: outbox | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | "
+            "tier: working -->\n",
+        )
+    )
+    build_tree(
+        root,
+        {"memory/sessions/2026-01-02-100000.md": "## Memory References\n- Referenced: outbox\n"},
+    )
+    context = cli("context", root, "--max-bytes", "900").output
+    assert "`outbox`" not in context
+    result = cli("replay", root, "--json", "--max-bytes", "900")
+    assert json.loads(result.output)["summary"]["totals"]["cut"] == 1

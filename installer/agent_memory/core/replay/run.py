@@ -7,15 +7,15 @@ then shown, cut by the budget, live but not in the view (an archive candidate, a
 archived (a miss: the agent had to reach into the archive), unknown, or new (the session made it).
 
 One pass: a fact's tier moves only when a log names it or when one of a few counts or dates is
-crossed, and those crossings are computable, so each fact is judged again only then (a heap of
-the next such point), and the view is kept up to date by the facts that moved (``view.py``).
+crossed, and those crossings are computable, so each fact is judged again only then (a list per
+log holds the facts due there), and the view is kept up to date by the facts that moved
+(``view.py``).
 What the replay cannot know (REVIEW.md § Replay): a fact's text is today's, as are a human's
 pins and the order of the file.
 """
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -62,22 +62,31 @@ class Replay(NamedTuple):
 
 
 def subjects(documents: Sequence[Document], archives: int) -> tuple[Subject, ...]:
-    """Every fact with an id, in the order ``context`` lays them out (the live files, then the
-    archive: an archived fact comes back at the end of its section); ``archives``: how many of
-    ``documents`` are archive files."""
+    """Every fact, in the order ``context`` lays them out (the live files, then the archive: an
+    archived fact comes back at the end of its section); ``archives``: how many of
+    ``documents`` are archive files. A live fact no review tracks (no id, or an id taken
+    before it) keeps its place and its bytes in the view as it is today, under the id ""."""
     found: list[Subject] = []
     seen: set[str] = set()
     for number, doc in enumerate(documents):
         archived = number >= len(documents) - archives
         for fact in doc.facts:
-            if fact.id is None or fact.id in seen:
+            untracked = fact.id is None or fact.id in seen
+            if untracked and archived:
                 continue
-            seen.add(fact.id)
+            seen.add(fact.id or "")
             came_from = moves.section_of(fact.field("from")) if archived else None
             size = sum(len(doc.text.lines[k].encode()) for k in range(fact.start, fact.end))
             shown = fact._replace(section=came_from or fact.section)
             found.append(
-                Subject(fact.id, shown, shown.section, dict(fact.fields), cost(doc, shown), size)
+                Subject(
+                    "" if untracked else fact.id or "",
+                    shown,
+                    shown.section,
+                    dict(fact.fields),
+                    cost(doc, shown),
+                    size,
+                )
             )
     return tuple(found)
 
@@ -112,7 +121,7 @@ def replay(
         tuple(quarters),
         len(live),
         sum(subjects[k].size for k in live),
-        {s.id: run.count[k] for k, s in enumerate(subjects)},
+        {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
         {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
     )
 
@@ -125,14 +134,15 @@ class _Run:
     ) -> None:
         self.subjects, self.logs, self.policy = subjects, logs, policy
         self.view = BudgetView([s.cost for s in subjects], shape)
-        self.index = {s.id: k for k, s in enumerate(subjects)}
+        self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
         self.count = [0] * len(subjects)
         self.latest = [""] * len(subjects)
         self.by_log = [False] * len(subjects)  # some log listed it under Created
         self.replaced = [False] * len(subjects)  # a log superseded it
         self.tier: list[str | None] = [None] * len(subjects)  # None: not born yet
         self.version = [0] * len(subjects)
-        self.heap: list[tuple[int, int, int]] = []
+        # the facts to judge again at each log (and after the last), with their version then
+        self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
@@ -147,7 +157,9 @@ class _Run:
         self._groups: dict[tuple[str, str | None, str], int | None] = {}
         for k, subject in enumerate(subjects):
             created = subject.fields.get("created")
-            if created:
+            if not subject.id:
+                self.view.move(k, group_of(subject.fact))
+            elif created:
                 self._at(bisect_left(logs, created), k)
 
     def after(self, day: str) -> int:
@@ -158,16 +170,18 @@ class _Run:
         return found
 
     def _at(self, index: int, k: int) -> None:
+        """Judge fact ``k`` again at log ``index`` (past the last log: never, nothing moves)."""
         self.version[k] += 1
-        heapq.heappush(self.heap, (index, k, self.version[k]))
+        if index < len(self.due):
+            self.due[index].append((k, self.version[k]))
 
     def judge_until(self, index: int) -> None:
         """Judge again every fact whose tier may have moved by log ``index``."""
-        heap, versions, judge, pop = self.heap, self.version, self._judge, heapq.heappop
-        while heap and heap[0][0] <= index:
-            _, k, version = pop(heap)
+        versions, judge = self.version, self._judge
+        for k, version in self.due[index]:
             if version == versions[k]:
                 judge(index, k)
+        self.due[index] = []
 
     def _judge(self, index: int, k: int) -> None:
         subject, days = self.subjects[k], self.days
@@ -236,12 +250,10 @@ class _Run:
         if self.replaced[k] or retracted:
             fields["tier"] = tiers.SUPERSEDED
         task = self.subjects[k].fact.task
-        if task == "x":
-            done = stored.get("done") or stored.get("last_used") or created
-            if day > done:
-                fields["done"] = done
-            else:
-                task = " "  # still open then
+        if task == "x":  # closed on its ``done`` date (its last use when it has none)
+            fields["done"] = stored.get("done") or stored.get("last_used") or created
+            if day <= fields["done"]:
+                task = " "  # still open then (an open thread's ``done`` is never read)
         return fields, task
 
     def outcomes(self, index: int, found: SessionRefs) -> tuple[tuple[str, str], ...]:
@@ -323,8 +335,9 @@ def _points(
     if int(fields["uses"]) <= 1:
         points.append(after(fields["created"]) + policy.working_window + 1)
     if "done" in fields:
+        points.append(after(fields["done"]))  # the day it closed
         points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
-    points += [after(stored[key]) for key in ("valid-until", "done", "archived") if stored.get(key)]
+    points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
     return sorted(set(points))
 
 

@@ -85,12 +85,14 @@ class BudgetView:
         self._bytes, self._count = Sums(slots), Sums(slots)
         self._groups: list[int | None] = [None] * len(costs)
         self._sizes = [0] * len(shape.headings)
+        self._size: int | None = None  # the view's bytes, while no fact moved
 
     def move(self, fact: int, group: int | None) -> None:
         """Fact ``fact`` is now in ``group`` (None: not in the view)."""
         old = self._groups[fact]
         if old == group or (group is not None and not self._costs[fact]):
             return
+        self._size = None
         if old is not None:
             self._put(fact, old, -1)
         if group is not None:
@@ -117,6 +119,11 @@ class BudgetView:
 
     def size(self) -> int:
         """The bytes of the view ``render`` would print."""
+        if self._size is None:
+            self._size = self._measure()
+        return self._size
+
+    def _measure(self) -> int:
         total = sum(self._sizes)
         slots, _ = self._bytes.last_within(self._budget())
         shown = self._count.upto(slots - 1) if slots else 0
