@@ -205,13 +205,18 @@ class _Run:
         else:
             tier = tiers.decide(fields, subject.section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
-        group = None if tier in GONE else self._group(subject, tier, task)
+        key = (tier, task, subject.section)
+        if tier in GONE:
+            group = None
+        else:
+            group = self._groups[key] if key in self._groups else self._group(subject, tier, task)
         self.view.move(k, group)
         following = bisect_right(points, index)
         point = points[following] if following < len(points) else None
         self.lazy[k] = point if group is None else None
-        if point is not None and group is not None:
-            self._at(point, k)
+        if point is not None and group is not None and point < len(self.due):
+            self.version[k] += 1
+            self.due[point].append((k, self.version[k]))
 
     def settle(self, index: int, k: int) -> None:
         """Judge a fact out of the view whose tier is due to move by log ``index``."""
@@ -221,11 +226,9 @@ class _Run:
 
     def _group(self, subject: Subject, tier: str, task: str | None) -> int | None:
         """``group_of`` the fact with that tier and task (asked once per kind of fact)."""
-        key = (tier, task, subject.section)
-        if key not in self._groups:
-            shown = subject.fact._replace(fields=(("tier", tier),), task=task)
-            self._groups[key] = group_of(shown)
-        return self._groups[key]
+        shown = subject.fact._replace(fields=(("tier", tier),), task=task)
+        found = self._groups[(tier, task, subject.section)] = group_of(shown)
+        return found
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
@@ -298,8 +301,9 @@ class _Run:
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
-        for k in range(len(self.lazy)):
-            self.settle(index, k)
+        due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
+        for k in due:
+            self._judge(index, k)
         return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
 
 

@@ -65,11 +65,9 @@ class Sums:
         block = bisect_right(sums, limit)
         total = sums[block - 1] if block else 0
         first = block << _BLOCK
-        for slot in range(first, min(first + (1 << _BLOCK), len(self._cells))):
-            if total + self._cells[slot] > limit:
-                return slot, total
-            total += self._cells[slot]
-        return min(first + (1 << _BLOCK), len(self._cells)), total
+        inside = list(accumulate(self._cells[first : first + (1 << _BLOCK)], initial=total))
+        fitting = bisect_right(inside, limit) - 1  # slots of this block that fit
+        return first + fitting, inside[fitting]
 
 
 class BudgetView:
@@ -90,22 +88,21 @@ class BudgetView:
     def move(self, fact: int, group: int | None) -> None:
         """Fact ``fact`` is now in ``group`` (None: not in the view)."""
         old = self._groups[fact]
-        if old == group or (group is not None and not self._costs[fact]):
+        cost = self._costs[fact]
+        if old == group or (group is not None and not cost):
             return
         self._size = None
-        if old is not None:
-            self._put(fact, old, -1)
-        if group is not None:
-            self._put(fact, group, 1)
+        width, headings, sizes = self._width, self._shape.headings, self._sizes
+        for moved, sign in ((old, -1), (group, 1)):
+            if moved is None:
+                continue
+            base = moved * width
+            self._bytes.add(base + 1 + fact, sign * cost)
+            self._count.add(base + 1 + fact, sign)
+            sizes[moved] += sign
+            if sizes[moved] == (1 if sign > 0 else 0):  # the group's first fact, or its last
+                self._bytes.add(base, sign * headings[moved])
         self._groups[fact] = group
-
-    def _put(self, fact: int, group: int, sign: int) -> None:
-        base = group * self._width
-        self._bytes.add(base + 1 + fact, sign * self._costs[fact])
-        self._count.add(base + 1 + fact, sign)
-        self._sizes[group] += sign
-        if self._sizes[group] == (1 if sign > 0 else 0):  # the group's first fact, or its last
-            self._bytes.add(base, sign * self._shape.headings[group])
 
     def group(self, fact: int) -> int | None:
         return self._groups[fact]
