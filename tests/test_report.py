@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_memory.core.replay import periods
 from agent_memory.parse.pending import proposals
 from conftest import build_tree, cli, git_init, run_console, tree
 
@@ -16,8 +17,8 @@ POLICY = "## Windows\n- working_window: 1\n- active_window: 2\n- archive_window:
 
 def history(root: Path) -> Path:
     """Two quarters of sessions: a fact archived by the windows and needed again (a miss), one
-    used throughout, a fact with a valid-until, one citing a file that changed since, an
-    archive quarter file, and an unread log with two proposals."""
+    used throughout, a fact with a valid-until, one citing a file that changed since, one no
+    session needs (the review archives it), and an unread log with two proposals."""
     git_init(root)
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
     (root / "memory/decay-policy.md").write_text(POLICY)
@@ -26,6 +27,7 @@ def history(root: Path) -> Path:
         ("Old <decision> & `quoted`", "old", ()),
         ("Busy decision | piped", "busy", ("--cite", "src.txt:1-2")),
         ("Freeze until December", "freeze", ("--until", "2026-12-31")),
+        ("Never needed again", "gone", ()),
     ):
         added = cli("fact", "add", text, root, "--id", fact_id, "--today", "2026-01-01", *more)
         assert added.exit_code == 0, added.output
@@ -132,3 +134,20 @@ def test_proposals_are_counted_under_their_heading_only() -> None:
     assert proposals(log) == 2
     assert proposals(b"## proposed facts ##\n- x\n") == 1
     assert proposals(b"- x\n") == 0
+
+
+def test_the_periods_fit_the_history_s_length() -> None:
+    def cut(first: str, last: str) -> str:
+        return periods.fitting([f"{first}-100000.md", f"{last}-100000.md"])(f"{last}-100000.md")
+
+    assert cut("2026-06-01", "2026-08-30") == "2026-W35"
+    assert cut("2025-01-01", "2026-08-30") == "2026-08"
+    assert cut("2020-01-01", "2026-08-30") == "2026-Q3"
+    assert periods.fitting([])("2026-08-30-100000.md") == "2026-Q3"
+
+
+def test_a_short_history_is_charted_by_week(tmp_path: Path) -> None:
+    root = history(tmp_path / "repo")
+    result = cli("report", root, "--today", "2026-04-06", "--json")
+    weeks = [p["period"] for p in json.loads(result.output)["summary"]["hits_over_time"]]
+    assert weeks[0] == "2026-W01" and all("-W" in w for w in weeks)

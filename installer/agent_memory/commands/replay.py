@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import resources
-from ..core.replay import tally
+from ..core.replay import periods, tally
+from ..core.replay.periods import Period
 from ..core.replay.run import Replay, replay, subjects
 from ..core.replay.view import layout
 from ..errors import refuse_errors
@@ -23,14 +24,19 @@ from .settle import memory_of
 
 
 def replayed(
-    repo: Repo, memory: Memory, policies: Sequence[Policy], max_bytes: int
+    repo: Repo,
+    memory: Memory,
+    policies: Sequence[Policy],
+    max_bytes: int,
+    period: Period = periods.quarter,
 ) -> list[Replay]:
-    """The repo's history replayed under each of ``policies``, its logs read once."""
+    """The repo's history replayed under each of ``policies``, its logs read once; facts per
+    tier are counted at the end of each ``period``."""
     refs = references(repo, memory.logs)
     ordered = [refs[name] for name in memory.logs]
     found = subjects(memory.documents, len(memory.archives))
     shape = layout(max_bytes)
-    return [replay(found, memory.logs, ordered, policy, shape) for policy in policies]
+    return [replay(found, memory.logs, ordered, policy, shape, period) for policy in policies]
 
 
 def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) -> Result:
@@ -40,7 +46,7 @@ def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) ->
     policies = [memory.policy, other] if changed else [memory.policy]
     runs = replayed(repo, memory, policies, max_bytes)
     base = runs[0]
-    quarters = tally.per_quarter(base.steps)
+    quarters = tally.per_period(base.steps)
     missed = tally.most_missed(base.steps)
     outlooks = [
         tally.outlook(tally.policy_words(p._asdict(), changed if n else ()), run)

@@ -11,6 +11,7 @@ import datetime as dt
 from pathlib import Path
 
 from .. import resources
+from ..core.replay import periods
 from ..core.report import markdown, page
 from ..core.report.content import Seen, content
 from ..errors import refuse_errors
@@ -31,7 +32,8 @@ def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date 
     memory, continuity = memory_of(repo)
     refuse_errors(memory.policy_problems, "then run the report again")
     reasons, _ = why_due(repo, memory)
-    run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES)[0]
+    period = periods.fitting(memory.logs)
+    run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES, period)[0]
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = sum(
         proposals(data)
@@ -45,7 +47,7 @@ def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date 
         stale_marks(repo, live),
         pending,
     )
-    found = content(memory.documents, len(memory.archives), run, seen)
+    found = content(memory.documents, len(memory.archives), run, seen, period)
     form = form or ("html" if target is not None else "md")
     text = page.render(found) if form == "html" else markdown.render(found)
     data = found.as_data()

@@ -21,12 +21,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from ...parse.dates import parse_date, quarter_of
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
 from ..agents.context import group_of
 from ..review import moves, tiers
+from . import periods
+from .periods import Period
 from .view import BudgetView, Layout, cost
 
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
@@ -54,7 +55,7 @@ class Step(NamedTuple):
 
 class Replay(NamedTuple):
     steps: tuple[Step, ...]
-    tiers: tuple[tuple[str, Mapping[str, int]], ...]  # (quarter, facts per tier at its end)
+    tiers: tuple[tuple[str, Mapping[str, int]], ...]  # (period, facts per tier at its end)
     live: int  # facts in continuity.md (and the thread files) after the last log
     live_bytes: int  # their lines' bytes
     uses: Mapping[str, int]  # every log's uses of each known id
@@ -97,14 +98,16 @@ def replay(
     refs: Sequence[SessionRefs],
     policy: Policy,
     shape: Layout,
+    period: Period = periods.quarter,
 ) -> Replay:
-    """Replay ``logs`` (sorted names; ``refs``: what each references) over ``subjects``."""
+    """Replay ``logs`` (sorted names; ``refs``: what each references) over ``subjects``;
+    ``period``: the periods at whose end the facts per tier are counted."""
     run = _Run(subjects, logs, policy, shape)
     steps: list[Step] = []
     quarters: list[tuple[str, Mapping[str, int]]] = []
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
         run.judge_until(index)
-        quarter = _quarter(name)
+        quarter = period(name)
         if not quarters or quarters[-1][0] != quarter:
             if quarters:
                 quarters[-1] = (quarters[-1][0], run.tier_counts(index))
@@ -343,8 +346,3 @@ def _points(
         points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
     points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
     return sorted(set(points))
-
-
-def _quarter(name: str) -> str:
-    day = parse_date(name[:10])
-    return quarter_of(day) if day is not None else name[:7]

@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from . import periods
+from .periods import Period
 from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
 from .view import CUT, SHOWN
 
@@ -53,19 +55,14 @@ def totals(steps: Iterable[Step]) -> Totals:
     return Totals(logs, {o: found[o] for o in OUTCOMES})
 
 
-def per_quarter(steps: Sequence[Step]) -> tuple[tuple[str, Totals], ...]:
-    """Totals of each calendar quarter of the logs' dates, in order."""
+def per_period(
+    steps: Sequence[Step], period: Period = periods.quarter
+) -> tuple[tuple[str, Totals], ...]:
+    """Totals of each period of the logs' dates (calendar quarters unless told), in order."""
     groups: dict[str, list[Step]] = {}
     for step in steps:
-        groups.setdefault(quarter_key(step.log), []).append(step)
-    return tuple((quarter, totals(group)) for quarter, group in groups.items())
-
-
-def quarter_key(log: str) -> str:
-    """``YYYY-Qn`` of a log's name (its first ten characters are its date)."""
-    month = log[5:7]
-    number = (int(month) - 1) // 3 + 1 if month.isascii() and month.isdigit() else 0
-    return f"{log[:4]}-Q{number}"
+        groups.setdefault(period(step.log), []).append(step)
+    return tuple((key, totals(group)) for key, group in groups.items())
 
 
 def most_missed(steps: Iterable[Step], limit: int = 10) -> tuple[tuple[str, int, int], ...]:

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ...parse.facts import Document
-from ..replay import tally
+from ..replay import periods, tally
+from ..replay.periods import Period
 from ..replay.run import GONE, Replay
 from ..replay.tally import Totals
 
@@ -28,7 +29,7 @@ class Content(NamedTuple):
     version: str
     due: tuple[str, ...]  # why a review is due (none: not due)
     tiers_now: Mapping[str, int]  # live facts per tier, as their footers say today
-    tiers_over_time: tuple[tuple[str, Mapping[str, int]], ...]  # replayed, per quarter
+    tiers_over_time: tuple[tuple[str, Mapping[str, int]], ...]  # replayed, per period
     hits_over_time: tuple[tuple[str, Totals], ...]
     totals: Totals
     most_used: tuple[Ranked, ...]
@@ -45,8 +46,8 @@ class Content(NamedTuple):
             "today": self.today,
             "due": list(self.due),
             "tiers_now": dict(self.tiers_now),
-            "tiers_over_time": [{"quarter": q, **t} for q, t in self.tiers_over_time],
-            "hits_over_time": [{"quarter": q, **t.as_data()} for q, t in self.hits_over_time],
+            "tiers_over_time": [{"period": q, **t} for q, t in self.tiers_over_time],
+            "hits_over_time": [{"period": q, **t.as_data()} for q, t in self.hits_over_time],
             "totals": self.totals.as_data(),
             "most_used": [r._asdict() for r in self.most_used],
             "least_used": [r._asdict() for r in self.least_used],
@@ -69,8 +70,15 @@ class Seen(NamedTuple):
     proposals: int
 
 
-def content(documents: Sequence[Document], archives: int, run: Replay, seen: Seen) -> Content:
-    """The report of a memory (``documents``, the last ``archives`` of them archive files)."""
+def content(
+    documents: Sequence[Document],
+    archives: int,
+    run: Replay,
+    seen: Seen,
+    period: Period = periods.quarter,
+) -> Content:
+    """The report of a memory (``documents``, the last ``archives`` of them archive files);
+    ``period``: the periods ``run`` counted tiers by, and its hit rates are cut by."""
     live_docs = documents[: len(documents) - archives]
     live = [f for doc in live_docs for f in doc.facts if f.id is not None]
     ranked = [
@@ -95,7 +103,7 @@ def content(documents: Sequence[Document], archives: int, run: Replay, seen: See
         tuple(seen.due),
         dict(sorted(Counter(r.tier for r in ranked).items())),
         run.tiers,
-        tally.per_quarter(run.steps),
+        tally.per_period(run.steps, period),
         tally.totals(run.steps),
         tuple(sorted(ranked_all, key=lambda r: (-r.uses, r.id))[:LISTED]),
         tuple(sorted(decaying, key=lambda r: (r.uses, r.id))[:LISTED]),

@@ -34,7 +34,7 @@ def _charts(found: Content) -> list[Table]:
     return [
         Table(
             "Hit rate over time",
-            ("quarter", "logs", "uses", "shown", "archived"),
+            ("period", "logs", "uses", "shown", "archived"),
             tuple(
                 (q, str(t.logs), str(t.existing), percent(t.hit_rate), str(t.outcomes["archived"]))
                 for q, t in found.hits_over_time
@@ -43,7 +43,7 @@ def _charts(found: Content) -> list[Table]:
         ),
         Table(
             "Facts per tier over time",
-            ("quarter", *tiers),
+            ("period", *tiers),
             tuple((q, *(str(c.get(t, 0)) for t in tiers)) for q, c in found.tiers_over_time),
             "No session logs yet.",
         ),

@@ -60,7 +60,7 @@ def _hit_chart(found: Content) -> str:
     labels = [q for q, _ in quarters]
     rates = tuple(t.hit_rate or 0.0 for _, t in quarters)
     chart = bars(
-        "Share of the facts sessions used that their start view showed, per quarter",
+        "Share of the facts sessions used that their start view showed, per period",
         labels,
         [Series("shown", "#2b8a3e", rates)],
         percent=True,
@@ -70,7 +70,7 @@ def _hit_chart(found: Content) -> str:
         for q, t in quarters
     ]
     data = _table(
-        sections.Table("", ("quarter", "logs", "uses", "shown", "archived"), tuple(rows), "")
+        sections.Table("", ("period", "logs", "uses", "shown", "archived"), tuple(rows), "")
     )
     return _figure("id-hit-rate", "Hit rate over time", chart, "", data)
 
@@ -81,11 +81,11 @@ def _tier_chart(found: Content) -> str:
         Series(tier, color, tuple(float(c.get(tier, 0)) for _, c in found.tiers_over_time))
         for tier, color in sections.TIER_COLORS
     ]
-    chart = bars("Facts per tier at the end of each quarter (replayed)", labels, series)
+    chart = bars("Facts per tier at the end of each period (replayed)", labels, series)
     rows = tuple(
         (q, *(str(c.get(t, 0)) for t, _ in sections.TIER_COLORS)) for q, c in found.tiers_over_time
     )
-    head = ("quarter", *(t for t, _ in sections.TIER_COLORS))
+    head = ("period", *(t for t, _ in sections.TIER_COLORS))
     data = _table(sections.Table("", head, rows, ""))
     return _figure("id-tiers", "Facts per tier over time", chart, legend(series), data)
 
