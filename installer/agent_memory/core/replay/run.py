@@ -9,7 +9,9 @@ archived (a miss: the agent had to reach into the archive), unknown, or new (the
 One pass: a fact's tier moves only when a log names it or when one of a few counts or dates is
 crossed, and those crossings are computable, so each fact is judged again only then (a list per
 log holds the facts due there), and the view is kept up to date by the facts that moved
-(``view.py``).
+(``view.py``). The view is today's ``context`` (no task): it is built in one place,
+``_Run.__init__``, and asked once per log, in ``replay``; a view that ranks facts by the session's
+task (DESIGN §22) takes that log's text there.
 What the replay cannot know (REVIEW.md § Replay): a fact's text is today's, as are a human's
 pins and the order of the file.
 """
@@ -104,24 +106,28 @@ def replay(
     ``period``: the periods at whose end the facts per tier are counted."""
     run = _Run(subjects, logs, policy, shape)
     steps: list[Step] = []
-    quarters: list[tuple[str, Mapping[str, int]]] = []
+    counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
         run.judge_until(index)
-        quarter = period(name)
-        if not quarters or quarters[-1][0] != quarter:
-            if quarters:
-                quarters[-1] = (quarters[-1][0], run.tier_counts(index))
-            quarters.append((quarter, {}))
+        now = period(name)
+        if not counted or counted[-1][0] != now:
+            if counted:
+                counted[-1] = (counted[-1][0], run.tier_counts(index))
+            counted.append((now, {}))
         steps.append(Step(name, run.outcomes(index, found), run.view.size()))
         run.record(index, found)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
-    if quarters:
-        quarters[-1] = (quarters[-1][0], counts)
-    live = [k for k, tier in enumerate(run.tier) if tier is not None and tier not in GONE]
+    if counted:
+        counted[-1] = (counted[-1][0], counts)
+    live = [  # a fact no review tracks stays where it is
+        k
+        for k, tier in enumerate(run.tier)
+        if (tier is not None and tier not in GONE) or not subjects[k].id
+    ]
     return Replay(
         tuple(steps),
-        tuple(quarters),
+        tuple(counted),
         len(live),
         sum(subjects[k].size for k in live),
         {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
