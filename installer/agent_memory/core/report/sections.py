@@ -39,8 +39,10 @@ def summary(found: Content) -> list[str]:
             f"view ({totals.outcomes['shown']} of {totals.existing} uses, {totals.logs} session "
             "logs)"
         )
+    elif totals.logs:
+        headline = f"None of the {totals.logs} session logs used a fact that existed before it"
     else:
-        headline = f"No session of the {totals.logs} logged used a fact that existed before it"
+        headline = "No session logs yet: nothing to replay"
     now = ", ".join(f"{n} {t}" for t, n in found.tiers_now.items()) or "none"
     return [
         headline,
