@@ -1,7 +1,7 @@
 """The report as a person sees it: Debian's chromium, driven by playwright, loads the page.
 
 Skipped, saying why, where the browser or playwright is missing (`.ci/run` installs both where
-it can: `apt-get install chromium`, the `browser` extra).
+it can: `apt-get install chromium`, and playwright with the `test` extra).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ FLAGS = [
 
 def _browser() -> Any:
     sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install '.[browser]')"
+        "playwright.sync_api", reason="playwright is not installed (pip install '.[test]')"
     )
     if not Path(CHROMIUM).is_file():
         pytest.skip("no chromium here (Debian: apt-get install chromium); the page is untested")
