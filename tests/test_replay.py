@@ -1,4 +1,5 @@
-"""replay: the projection run forward; its view against context's, its tiers against a review's."""
+"""replay: the projection run forward; its outcomes against context's view, its tiers against a
+review's."""
 
 from __future__ import annotations
 
@@ -9,53 +10,14 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.agents.context import group_of, render
-from agent_memory.core.replay.run import replay, subjects
-from agent_memory.core.replay.view import BudgetView, cost, layout
+from agent_memory.core.agents.context import view
+from agent_memory.core.replay.run import GONE, replay, subjects
 from agent_memory.core.review.inputs import Inputs
 from agent_memory.core.review.verdicts import verdicts
 from agent_memory.parse import facts
 from agent_memory.parse.policy import Policy
 from agent_memory.parse.sessions import read_refs
 from conftest import build_tree, cli, git_init, run_console, tree
-
-TIERS = ("core", "active", "working", "archive-candidate", None)
-FACT = st.tuples(
-    st.sampled_from(TIERS),
-    st.sampled_from((None, " ", "x")),
-    st.booleans(),  # under Architectural Invariants
-    st.integers(1, 300),  # length of its text
-)
-
-
-def _continuity(found: list[tuple[str | None, str | None, bool, int]]) -> bytes:
-    sections: dict[bool, list[str]] = {True: [], False: []}
-    for n, (tier, task, pinned, length) in enumerate(found):
-        box = f"[{task}] " if task is not None else ""
-        footer = f"id: f{n} | created: 2026-01-01" + (f" | tier: {tier}" if tier else "")
-        sections[pinned].append(f"- {box}{'é' * (length % 7)}{'w' * length}\n  <!-- {footer} -->\n")
-    return (
-        "# Continuity\n\n## Architectural Invariants\n\n"
-        + "".join(sections[True])
-        + "\n## Key Decisions\n\n"
-        + "".join(sections[False])
-    ).encode()
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(FACT, max_size=40), st.integers(256, 6000))
-def test_the_view_shows_what_context_renders(
-    found: list[tuple[str | None, str | None, bool, int]], max_bytes: int
-) -> None:
-    doc = facts.parse("memory/continuity.md", _continuity(found))
-    view = BudgetView([cost(doc, f) for f in doc.facts], layout(max_bytes))
-    for k, fact in enumerate(doc.facts):
-        view.move(k, group_of(fact))
-    text = render(doc, (), max_bytes)
-    for k, fact in enumerate(doc.facts):
-        in_text = f"`{fact.id}`" in text
-        assert in_text == (view.group(k) is not None and view.outcome(k) == "shown"), fact.id
-    assert view.size() == len(text.encode())
 
 
 def _log(day: int, n: int) -> str:
@@ -97,8 +59,9 @@ def test_after_every_log_the_replay_judges_as_a_full_review_would(
         refs.append(read_refs(text.encode()))
     policy = Policy(working_window=1, active_window=2, archive_window=4)
     found = subjects((doc,), 0)
+    tasks = [""] * len(logs)
     for end in range(1, len(logs) + 1):
-        run = replay(found, logs[:end], refs[:end], policy, layout(8192))
+        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, 8192)
         inputs = Inputs(
             doc,
             (),
@@ -150,7 +113,7 @@ def test_a_fact_the_windows_archived_is_a_miss_when_a_session_needs_it(tmp_path:
     # busy is shown six times; old is archived by the 7th log (5 logs since its birth > 3)
     assert (totals["shown"], totals["archived"], totals["unknown"], totals["new"]) == (6, 1, 1, 1)
     missed = json.loads(result.output)["summary"]["most_missed"]
-    assert missed == [{"id": "old", "archived": 1, "not_shown": 0}]
+    assert missed == [{"id": "old", "archived": 1, "not_named": 0}]
     assert tree(root) == before
 
 
@@ -162,14 +125,19 @@ def test_a_wider_window_is_compared_and_would_have_kept_the_fact(tmp_path: Path)
     assert [r["archived"] for r in rows] == [1, 0]
 
 
-def test_a_small_budget_cuts_facts(tmp_path: Path) -> None:
+def test_a_small_budget_names_the_facts_it_cannot_show_and_cuts_what_it_cannot_name(
+    tmp_path: Path,
+) -> None:
     root = _history(tmp_path / "repo")
     cont = root / "memory/continuity.md"
     text = cont.read_text().replace("Busy decision", "Busy decision " + "x" * 400)
     cont.write_text(text.replace("Old decision", "Old decision " + "y" * 400))
-    result = cli("replay", root, "--json", "--max-bytes", "500")
-    totals = json.loads(result.output)["summary"]["totals"]
-    assert totals["shown"] == 0 and totals["cut"] == 6
+    found = {}
+    for budget in ("500", "256"):
+        result = cli("replay", root, "--json", "--max-bytes", budget)
+        totals = json.loads(result.output)["summary"]["totals"]
+        found[budget] = (totals["shown"], totals["named"], totals["cut"], totals["named_rate"])
+    assert found == {"500": (0, 6, 0, 0.8571), "256": (0, 0, 6, 0.0)}
 
 
 def test_a_bad_policy_item_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
@@ -192,10 +160,15 @@ def test_replay_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
 
 
 def _expected_outcomes(
-    doc: facts.Document, logs: list[str], refs: list, policy: Policy, max_bytes: int
+    doc: facts.Document,
+    logs: list[str],
+    refs: list,
+    texts: list[str],
+    policy: Policy,
+    max_bytes: int,
 ) -> list[tuple[tuple[str, str], ...]]:
     """Each log's outcomes the slow way: a full review over the logs before it, and context's
-    own render of the facts it leaves live."""
+    own view of the facts it leaves live, with the footers it writes, for the log's text."""
     found = []
     created = {f.id: f.field("created") or "" for f in doc.facts}
     for end, name in enumerate(logs):
@@ -212,69 +185,79 @@ def _expected_outcomes(
             True,
             dt.date.fromisoformat(day),
         )
-        tiers = {v.id: v.tier for v in verdicts(inputs).every()}
+        judged = {v.id: v for v in verdicts(inputs).every()}
         live = tuple(
-            f._replace(fields=(("tier", tiers[f.id]),))
+            f._replace(fields=tuple(judged[f.id].fields.items()))
             for f in doc.facts
-            if tiers[f.id] not in ("archived", "superseded")
-            and (created[f.id] <= day or f.id in named)
+            if judged[f.id].tier not in GONE and (created[f.id] <= day or f.id in named)
         )
-        text = render(doc._replace(facts=live), (), max_bytes)
+        seen = view((doc._replace(facts=live),), texts[end], None, max_bytes)
         outcomes = []
         for fact_id in sorted(refs[end].used):
-            if fact_id not in tiers:
+            if fact_id not in judged:
                 outcomes.append((fact_id, "unknown"))
             elif fact_id not in named and (
                 created[fact_id] > day or (created[fact_id] == day and fact_id in refs[end].created)
             ):
                 outcomes.append((fact_id, "new"))
-            elif tiers[fact_id] in ("archived", "superseded"):
+            elif judged[fact_id].tier in GONE:
                 outcomes.append((fact_id, "archived"))
-            elif f"`{fact_id}`" in text:
+            elif fact_id in seen.full:
                 outcomes.append((fact_id, "shown"))
-            else:
-                fact = next(f for f in live if f.id == fact_id)
-                outcomes.append((fact_id, "cut" if group_of(fact) is not None else "hidden"))
+            else:  # every live fact is in the view when no paths are known: named or counted
+                outcomes.append((fact_id, "named" if f"`{fact_id}`" in seen.text else "cut"))
         found.append(tuple(outcomes))
     return found
 
 
+WORDS = st.lists(st.sampled_from(("outbox", "retry", "fact", "cache", "w" * 40)), max_size=4)
+
+
 @settings(max_examples=120, deadline=None)
-@given(HISTORY, st.integers(300, 900))
-def test_each_session_s_outcomes_are_a_full_review_and_a_render_before_it(
+@given(HISTORY, st.integers(300, 900), st.lists(WORDS, max_size=25))
+def test_each_session_s_outcomes_are_a_full_review_and_context_s_view_before_it(
     history: tuple[list[tuple[int, str | None]], list[tuple[int, set[int], set[int]]]],
     max_bytes: int,
+    words: list[list[str]],
 ) -> None:
+    """Each log's text is its view's task: the ids it names, and words of the facts' texts."""
     made, raw_logs = history
     lines = []
+    topics = ("outbox", "retry", "cache")
     for n, (created, task) in enumerate(made):
         day = (dt.date(2026, 1, 1) + dt.timedelta(days=created)).isoformat()
         box = "[x] " if task else ""
         done = " | done: 2025-12-31" if task else ""
         lines.append(
-            f"- {box}Fact {n} {'w' * (n * 40)}\n  <!-- id: f{n} | created: {day}{done} -->\n"
+            f"- {box}Fact {n} {topics[n % 3]} {'w' * (n * 40)}\n"
+            f"  <!-- id: f{n} | created: {day}{done} -->\n"
         )
     doc = facts.parse("memory/continuity.md", ("## Key Decisions\n\n" + "".join(lines)).encode())
-    logs, refs = [], []
+    logs, refs, texts = [], [], []
     for n, (day, used, created) in enumerate(sorted(raw_logs)):
         names = sorted({f"f{i}" for i in used | created if i < len(made) + 1})
         made_here = sorted({f"f{i}" for i in created if i < len(made)})
-        text = f"## Memory References\n- Referenced: {', '.join(names) or '(none)'}\n"
+        text = " ".join(words[n]) if n < len(words) else ""
+        text += f"\n## Memory References\n- Referenced: {', '.join(names) or '(none)'}\n"
         text += f"- Created: {', '.join(made_here)}\n" if made_here else ""
         logs.append(_log(day, n))
         refs.append(read_refs(text.encode()))
+        texts.append(text)
     policy = Policy(working_window=1, active_window=2, archive_window=4)
-    run = replay(subjects((doc,), 0), logs, refs, policy, layout(max_bytes))
-    assert [s.uses for s in run.steps] == _expected_outcomes(doc, logs, refs, policy, max_bytes)
+    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, max_bytes)
+    expected = _expected_outcomes(doc, logs, refs, texts, policy, max_bytes)
+    assert [s.uses for s in run.steps] == expected
 
 
-def test_a_thread_closed_without_a_done_date_leaves_the_view_on_its_last_use(
+def test_a_thread_closed_without_a_done_date_is_closed_from_its_last_use(
     tmp_path: Path,
 ) -> None:
     """A hand-closed `[x]` thread has no `done:` until a review stamps it: it was open until its
-    last use, then closed, and the view stops showing it then, whether or not a log names it."""
+    last use, then closed, and the windows archive it from then, whether or not a log names it
+    (an open thread would have stayed, and been shown)."""
     root = git_init(tmp_path / "repo")
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    (root / "memory/decay-policy.md").write_text(POLICY)
     cont = root / "memory/continuity.md"
     cont.write_text(
         cont.read_text()
@@ -287,28 +270,31 @@ def test_a_thread_closed_without_a_done_date_leaves_the_view_on_its_last_use(
     build_tree(root, {k: f"## Memory References\n- Referenced: {v}\n" for k, v in logs.items()})
     result = cli("replay", root, "--json")
     totals = json.loads(result.output)["summary"]["totals"]
-    assert (totals["shown"], totals["hidden"]) == (1, 1)
+    assert (totals["shown"], totals["archived"]) == (1, 1)
 
 
 def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Path) -> None:
-    """A hand-written fact without a footer is shown by context like any other, so the budget
-    it takes is not there for the facts after it."""
+    """A hand-written invariant without a footer is in context's view like any other (binding,
+    so first), and the budget it takes is not there for the facts after it."""
     root = git_init(tmp_path / "repo")
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
-    cont = root / "memory/continuity.md"
-    cont.write_text(
-        cont.read_text().replace(
-            "## Key Decisions\n",
-            "## Key Decisions\n\n- A hand-written note " + "z" * 600 + "\n\n- Outbox writes\n"
-            "  <!-- id: outbox | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | "
-            "tier: working -->\n",
-        )
-    )
     build_tree(
         root,
         {"memory/sessions/2026-01-02-100000.md": "## Memory References\n- Referenced: outbox\n"},
     )
-    context = cli("context", root, "--max-bytes", "900").output
-    assert "`outbox`" not in context
-    result = cli("replay", root, "--json", "--max-bytes", "900")
-    assert json.loads(result.output)["summary"]["totals"]["cut"] == 1
+    cont = root / "memory/continuity.md"
+    before = cont.read_text()
+    outbox = (
+        "\n- Outbox writes " + "o" * 200 + "\n  <!-- id: outbox | created: 2026-01-01 | "
+        "last_used: 2026-01-01 | uses: 1 | tier: working -->\n"
+    )
+    found = []
+    for note in ("", "\n- Never write twice " + "z" * 20 + "\n"):
+        text = before.replace("## Key Decisions\n", "## Key Decisions\n" + outbox)
+        cont.write_text(
+            text.replace("## Architectural Invariants\n", "## Architectural Invariants\n" + note)
+        )
+        result = cli("replay", root, "--json", "--max-bytes", "740")
+        totals = json.loads(result.output)["summary"]["totals"]
+        found.append((totals["shown"], totals["named"]))
+    assert found == [(1, 0), (0, 1)]

@@ -1,7 +1,8 @@
 """``agent-memory replay``: the review's projection run forward over the repo's own history.
 
-It reads what ``review --full`` reads (every log's references, every memory file) and writes
-nothing: no lock, no journal, no plan.
+It reads what ``review --full`` reads (every log and every memory file) and writes nothing: no
+lock, no journal, no plan. Each log's text is the task of its view, bounded as the
+session-start hook bounds a prompt.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from .. import resources
 from ..core.replay import periods, tally
 from ..core.replay.periods import Period
 from ..core.replay.run import Replay, replay, subjects
-from ..core.replay.view import layout
 from ..errors import refuse_errors
+from ..layout import SESSIONS_DIR
 from ..parse.memory import Memory
 from ..parse.policy import Policy, overridden
-from ..shell.logs import references
+from ..parse.sessions import read_refs
+from ..shell.git import TASK_MAX
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import memory_of
@@ -32,11 +34,16 @@ def replayed(
 ) -> list[Replay]:
     """The repo's history replayed under each of ``policies``, its logs read once; facts per
     tier are counted at the end of each ``period``."""
-    refs = references(repo, memory.logs)
-    ordered = [refs[name] for name in memory.logs]
-    found = subjects(memory.documents, len(memory.archives))
-    shape = layout(max_bytes)
-    return [replay(found, memory.logs, ordered, policy, shape, period) for policy in policies]
+    refs, tasks = [], []
+    for _name, data in repo.read_each(SESSIONS_DIR, memory.logs):
+        refs.append(read_refs(data))
+        tasks.append(data.decode("utf-8", "replace").strip()[:TASK_MAX])
+    docs = memory.documents
+    found = subjects(docs, len(memory.archives))
+    return [
+        replay(docs, found, memory.logs, refs, tasks, policy, max_bytes, period)
+        for policy in policies
+    ]
 
 
 def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) -> Result:
@@ -56,7 +63,7 @@ def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) ->
         "max_bytes": max_bytes,
         "totals": tally.totals(base.steps).as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
-        "most_missed": [{"id": i, "archived": a, "not_shown": u} for i, a, u in missed],
+        "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in missed],
         "comparison": [o.as_data() for o in outlooks] if changed else [],
     }
     lines = _lines(tally.totals(base.steps), quarters, missed, outlooks if changed else [])
@@ -73,27 +80,30 @@ def _lines(
     found = totals.outcomes
     lines = [
         f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed then",
-        f"  shown at session start  {found['shown']:>7}  {tally.percent(totals.hit_rate)}",
-        f"  cut by the budget       {found['cut']:>7}",
-        f"  live, not in the view   {found['hidden']:>7}  (archive candidates, closed threads)",
-        f"  archived (a miss)       {found['archived']:>7}",
+        f"  in full at session start {found['shown']:>6}  {tally.percent(totals.hit_rate)}",
+        f"  named (its one line)     {found['named']:>6}  "
+        f"{tally.percent(totals.named_rate)} named or in full",
+        f"  cut (over the budget)    {found['cut']:>6}",
+        f"  live, left out           {found['hidden']:>6}",
+        f"  archived (a miss)        {found['archived']:>6}",
         f"  not counted: {found['unknown']} of unknown ids, {found['new']} of facts the "
         "session created",
     ]
     if quarters:
-        lines.append("per quarter:    logs    uses   shown  archived")
+        lines.append("per quarter:    logs    uses   named  in full  archived")
         lines += [
-            f"  {q:<9} {t.logs:>7} {t.existing:>7} {tally.percent(t.hit_rate):>7} "
-            f"{t.outcomes['archived']:>9}"
+            f"  {q:<9} {t.logs:>7} {t.existing:>7} {tally.percent(t.named_rate):>7} "
+            f"{tally.percent(t.hit_rate):>8} {t.outcomes['archived']:>9}"
             for q, t in quarters
         ]
     if missed:
-        lines.append("missed most (archived, not shown):")
+        lines.append("missed most (archived, not named):")
         lines += [f"  {i}  {a}, {u}" for i, a, u in missed]
     if outlooks:
         lines.append("policy comparison:")
         lines += [
-            f"  {o.label}: hit rate {tally.percent(o.totals.hit_rate)}, misses "
+            f"  {o.label}: named {tally.percent(o.totals.named_rate)}, in full "
+            f"{tally.percent(o.totals.hit_rate)}, misses "
             f"{o.totals.outcomes['archived']}, mean context {o.context_bytes:.0f} bytes, "
             f"continuity.md at the end {o.live} facts ({o.live_bytes} bytes)"
             for o in outlooks

@@ -1,17 +1,16 @@
 """Replay (DESIGN §23): the review's projection run forward over the repo's own history.
 
 For each session log in order, the memory as it stood before it — every fact judged by
-DECAY.md's rules over the logs before it, as a review run just before that session would have
-judged it — and the view ``context`` would have shown at its start. Each id the session used is
-then shown, cut by the budget, live but not in the view (an archive candidate, a closed thread),
-archived (a miss: the agent had to reach into the archive), unknown, or new (the session made it).
+DECAY.md's rules over the logs before it, its footer as a review run just before that session
+would have written it — and the view ``context.view`` gives of it, with the log's own text as the
+task and no paths known. Each id the session used is then shown in full, named (its one line),
+cut (over the budget: not named), live but left out of the view, archived (a miss: the agent had
+to reach into the archive), unknown, or new (the session made it).
 
 One pass: a fact's tier moves only when a log names it or when one of a few counts or dates is
 crossed, and those crossings are computable, so each fact is judged again only then (a list per
-log holds the facts due there), and the view is kept up to date by the facts that moved
-(``view.py``). The view is today's ``context`` (no task): it is built in one place,
-``_Run.__init__``, and asked once per log, in ``replay``; a view that ranks facts by the session's
-task (DESIGN §22) takes that log's text there.
+log holds the facts due there), and its footer in the memory handed to the view changes only
+then.
 What the replay cannot know (REVIEW.md § Replay): a fact's text is today's, as are a human's
 pins and the order of the file.
 """
@@ -26,12 +25,12 @@ from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
-from ..agents.context import group_of
+from ..agents import context
 from ..review import moves, tiers
 from . import periods
 from .periods import Period
-from .view import BudgetView, Layout, cost
 
+SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
 
@@ -40,10 +39,9 @@ class Subject(NamedTuple):
     """A fact as today's memory holds it: what the replay judges at each step."""
 
     id: str
-    fact: Fact
-    section: str  # the section the rules see: its own, or its ``from`` in the archive
+    fact: Fact  # its section the one the rules see: its own, or its ``from`` in the archive
+    doc: int  # the document that holds its lines
     fields: Mapping[str, str]  # today's footer
-    cost: int  # its bytes in the view (0: none)
     size: int  # its bytes in its file
 
 
@@ -65,10 +63,9 @@ class Replay(NamedTuple):
 
 
 def subjects(documents: Sequence[Document], archives: int) -> tuple[Subject, ...]:
-    """Every fact, in the order ``context`` lays them out (the live files, then the archive: an
-    archived fact comes back at the end of its section); ``archives``: how many of
-    ``documents`` are archive files. A live fact no review tracks (no id, or an id taken
-    before it) keeps its place and its bytes in the view as it is today, under the id ""."""
+    """Every fact of ``documents`` (the live files, then the archive); ``archives``: how many of
+    them are archive files. A live fact no review tracks (no id, or an id taken before it) is
+    in every view as it is today, under the id ""."""
     found: list[Subject] = []
     seen: set[str] = set()
     for number, doc in enumerate(documents):
@@ -81,30 +78,25 @@ def subjects(documents: Sequence[Document], archives: int) -> tuple[Subject, ...
             came_from = moves.section_of(fact.field("from")) if archived else None
             size = sum(len(doc.text.lines[k].encode()) for k in range(fact.start, fact.end))
             shown = fact._replace(section=came_from or fact.section)
-            found.append(
-                Subject(
-                    "" if untracked else fact.id or "",
-                    shown,
-                    shown.section,
-                    dict(fact.fields),
-                    cost(doc, shown),
-                    size,
-                )
-            )
+            subject_id = "" if untracked else fact.id or ""
+            found.append(Subject(subject_id, shown, number, dict(fact.fields), size))
     return tuple(found)
 
 
 def replay(
+    memory: Sequence[Document],
     subjects: Sequence[Subject],
     logs: Sequence[str],
     refs: Sequence[SessionRefs],
+    tasks: Sequence[str],
     policy: Policy,
-    shape: Layout,
+    max_bytes: int,
     period: Period = periods.quarter,
 ) -> Replay:
-    """Replay ``logs`` (sorted names; ``refs``: what each references) over ``subjects``;
-    ``period``: the periods at whose end the facts per tier are counted."""
-    run = _Run(subjects, logs, policy, shape)
+    """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: its text as a
+    task) over ``subjects``, the facts of ``memory``, the view at ``max_bytes``; ``period``: the
+    periods at whose end the facts per tier are counted."""
+    run = _Run(memory, subjects, logs, policy)
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
@@ -114,7 +106,8 @@ def replay(
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
             counted.append((now, {}))
-        steps.append(Step(name, run.outcomes(index, found), run.view.size()))
+        seen = context.view(run.memory(), tasks[index], None, max_bytes)
+        steps.append(Step(name, run.outcomes(index, found, seen), len(seen.text.encode())))
         run.record(index, found)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
@@ -136,13 +129,20 @@ def replay(
 
 
 class _Run:
-    """The replay's state between logs: each fact's events so far, tier and view group."""
+    """The replay's state between logs: each fact's events so far, tier and footer."""
 
     def __init__(
-        self, subjects: Sequence[Subject], logs: Sequence[str], policy: Policy, shape: Layout
+        self,
+        memory: Sequence[Document],
+        subjects: Sequence[Subject],
+        logs: Sequence[str],
+        policy: Policy,
     ) -> None:
-        self.subjects, self.logs, self.policy = subjects, logs, policy
-        self.view = BudgetView([s.cost for s in subjects], shape)
+        self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
+        # each fact as the view is handed it: its footer and box as a review would have left
+        # them (None: not born yet, or out of the memory files)
+        self.shown: list[Fact | None] = [None] * len(subjects)
+        self.held: list[list[int]] = [[] for _ in memory]  # each document's facts, in order
         self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
         self.count = [0] * len(subjects)
         self.latest = [""] * len(subjects)
@@ -160,16 +160,26 @@ class _Run:
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
-        # Out of the view, a fact stays out until a log names it, so the next move of its tier
-        # (an archive candidate's archiving) is only computed when asked: here, where it is due.
+        # Out of the memory files, a fact stays out until a log names it, so the next move of
+        # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
-        self._groups: dict[tuple[str, str | None, str], int | None] = {}
         for k, subject in enumerate(subjects):
+            self.held[subject.doc].append(k)
             created = subject.fields.get("created")
             if not subject.id:
-                self.view.move(k, group_of(subject.fact))
+                self.shown[k] = subject.fact
             elif created:
                 self._at(bisect_left(logs, created), k)
+
+    def memory(self) -> list[Document]:
+        """The memory files as they stood (the facts of archive files among them that were
+        live then), for the view."""
+        found = []
+        for doc, held in zip(self.documents, self.held, strict=True):
+            facts = tuple(fact for k in held if (fact := self.shown[k]) is not None)
+            if facts:
+                found.append(doc._replace(facts=facts))
+        return found
 
     def after(self, day: str) -> int:
         """The index of the first log dated after ``day`` (logs sort by date)."""
@@ -212,32 +222,24 @@ class _Run:
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
         else:
-            tier = tiers.decide(fields, subject.section, task, since, self.policy, False, day).tier
+            section = subject.fact.section
+            tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
-        key = (tier, task, subject.section)
-        if tier in GONE:
-            group = None
-        else:
-            group = self._groups[key] if key in self._groups else self._group(subject, tier, task)
-        self.view.move(k, group)
+        gone = tier in GONE
+        footer = tuple({**fields, "tier": tier}.items())
+        self.shown[k] = None if gone else subject.fact._replace(fields=footer, task=task)
         following = bisect_right(points, index)
         point = points[following] if following < len(points) else None
-        self.lazy[k] = point if group is None else None
-        if point is not None and group is not None and point < len(self.due):
+        self.lazy[k] = point if gone else None
+        if point is not None and not gone and point < len(self.due):
             self.version[k] += 1
             self.due[point].append((k, self.version[k]))
 
     def settle(self, index: int, k: int) -> None:
-        """Judge a fact out of the view whose tier is due to move by log ``index``."""
+        """Judge a fact out of the memory files whose tier is due to move by log ``index``."""
         point = self.lazy[k]
         if point is not None and point <= index:
             self._judge(index, k)
-
-    def _group(self, subject: Subject, tier: str, task: str | None) -> int | None:
-        """``group_of`` the fact with that tier and task (asked once per kind of fact)."""
-        shown = subject.fact._replace(fields=(("tier", tier),), task=task)
-        found = self._groups[(tier, task, subject.section)] = group_of(shown)
-        return found
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
@@ -268,11 +270,16 @@ class _Run:
                 task = " "  # still open then (an open thread's ``done`` is never read)
         return fields, task
 
-    def outcomes(self, index: int, found: SessionRefs) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used."""
-        return tuple((i, self._outcome(i, index, found)) for i in sorted(found.used))
+    def outcomes(
+        self, index: int, found: SessionRefs, seen: context.View
+    ) -> tuple[tuple[str, str], ...]:
+        """What happened to each id log ``index`` used, ``seen`` the view at its start."""
+        full = set(seen.full)
+        return tuple((i, self._outcome(i, index, found, full, seen)) for i in sorted(found.used))
 
-    def _outcome(self, fact_id: str, index: int, found: SessionRefs) -> str:
+    def _outcome(
+        self, fact_id: str, index: int, found: SessionRefs, full: set[str], seen: context.View
+    ) -> str:
         k = self.index.get(fact_id)
         if k is None:
             return UNKNOWN
@@ -288,7 +295,9 @@ class _Run:
             return NEW
         if tier in GONE:
             return ARCHIVED
-        return HIDDEN if self.view.group(k) is None else self.view.outcome(k)
+        if fact_id in full:
+            return SHOWN
+        return NAMED if fact_id in seen.named else CUT if fact_id in seen.cut else HIDDEN
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again before the next."""

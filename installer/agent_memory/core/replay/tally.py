@@ -10,10 +10,8 @@ from typing import Any
 from ...records import NamedTuple
 from . import periods
 from .periods import Period
-from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
-from .view import CUT, SHOWN
+from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
 
-NAMED = "named"  # in the view by its id only (a view with an index of what did not fit)
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
 

@@ -35,7 +35,7 @@ class Content(NamedTuple):
     totals: Totals
     most_used: tuple[Ranked, ...]
     least_used: tuple[Ranked, ...]
-    missed: tuple[tuple[str, int, int], ...]  # (id, archived, not shown)
+    missed: tuple[tuple[str, int, int], ...]  # (id, archived, not named)
     archive: tuple[tuple[str, int], ...]  # (quarter file, facts it holds)
     stale: tuple[tuple[str, str], ...]  # (id, what changed)
     expiring: tuple[tuple[str, str, bool], ...]  # (id, valid-until, already past)
@@ -52,7 +52,7 @@ class Content(NamedTuple):
             "totals": self.totals.as_data(),
             "most_used": [r._asdict() for r in self.most_used],
             "least_used": [r._asdict() for r in self.least_used],
-            "most_missed": [{"id": i, "archived": a, "not_shown": u} for i, a, u in self.missed],
+            "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in self.missed],
             "archive": [{"file": f, "facts": n} for f, n in self.archive],
             "stale": [{"id": i, "why": w} for i, w in self.stale],
             "expiring": [{"id": i, "valid_until": d, "past": p} for i, d, p in self.expiring],

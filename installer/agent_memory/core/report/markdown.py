@@ -3,7 +3,6 @@ tables."""
 
 from __future__ import annotations
 
-from ..replay.tally import percent
 from . import sections
 from .content import Content
 from .sections import Table
@@ -34,11 +33,8 @@ def _charts(found: Content) -> list[Table]:
     return [
         Table(
             "Hit rate over time",
-            ("period", "logs", "uses", "shown", "archived"),
-            tuple(
-                (q, str(t.logs), str(t.existing), percent(t.hit_rate), str(t.outcomes["archived"]))
-                for q, t in found.hits_over_time
-            ),
+            sections.HITS,
+            tuple(sections.hit_row(q, t) for q, t in found.hits_over_time),
             "No session logs yet.",
         ),
         Table(

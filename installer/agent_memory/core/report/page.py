@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from html import escape
 
-from ..replay.tally import percent
 from . import sections
 from .charts import Series, bars, legend
 from .content import Content
@@ -58,20 +57,17 @@ def _summary(found: Content) -> str:
 def _hit_chart(found: Content) -> str:
     quarters = found.hits_over_time
     labels = [q for q, _ in quarters]
-    rates = tuple(t.hit_rate or 0.0 for _, t in quarters)
+    full = tuple(t.hit_rate or 0.0 for _, t in quarters)
+    named = tuple((t.named_rate or 0.0) - f for (_, t), f in zip(quarters, full, strict=True))
     chart = bars(
-        "Share of the facts sessions used that their start view showed, per period",
+        "Share of the facts sessions used that their start view showed in full, or named by "
+        "one line, per period",
         labels,
-        [Series("shown", "#2b8a3e", rates)],
+        [Series("in full", "#2b8a3e", full), Series("named only", "#94d82d", named)],
         percent=True,
     )
-    rows = [
-        (q, str(t.logs), str(t.existing), percent(t.hit_rate), str(t.outcomes["archived"]))
-        for q, t in quarters
-    ]
-    data = _table(
-        sections.Table("", ("period", "logs", "uses", "shown", "archived"), tuple(rows), "")
-    )
+    rows = tuple(sections.hit_row(q, t) for q, t in quarters)
+    data = _table(sections.Table("", sections.HITS, rows, ""))
     return _figure("id-hit-rate", "Hit rate over time", chart, "", data)
 
 

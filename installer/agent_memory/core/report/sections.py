@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...records import NamedTuple
-from ..replay.tally import percent
+from ..replay.tally import Totals, percent
 from .content import Content
 
 TIER_COLORS = (
@@ -14,7 +14,10 @@ TIER_COLORS = (
     ("archived", "#ced4da"),
     ("superseded", "#868e96"),
 )
-NUMERIC = frozenset({"uses", "logs", "shown", "archived", "not shown", "facts", "in all"})
+NUMERIC = frozenset(
+    {"uses", "logs", "named", "in full", "archived", "not named", "facts", "in all"}
+)
+HITS = ("period", "logs", "uses", "named", "in full", "archived")  # the hit rates' columns
 LIMITS = (
     "Replayed from the session logs (REVIEW.md § Replay): a fact's text, the file's order and a "
     "person's pins are today's, a review is assumed before every session, and a session's needs "
@@ -33,10 +36,11 @@ def summary(found: Content) -> list[str]:
     """The headline (first) and the lines under it."""
     totals = found.totals
     if totals.existing:
+        named = totals.outcomes["shown"] + totals.outcomes["named"]
         headline = (
-            f"{percent(totals.hit_rate)} of the facts sessions used were in their start-of-session "
-            f"view ({totals.outcomes['shown']} of {totals.existing} uses, {totals.logs} session "
-            "logs)"
+            f"{percent(totals.named_rate)} of the facts sessions used were named in their "
+            f"start-of-session view, {percent(totals.hit_rate)} in full ({named} and "
+            f"{totals.outcomes['shown']} of {totals.existing} uses, {totals.logs} session logs)"
         )
     elif totals.logs:
         headline = f"None of the {totals.logs} session logs used a fact that existed before it"
@@ -46,13 +50,25 @@ def summary(found: Content) -> list[str]:
     return [
         headline,
         f"Misses (the fact was archived when a session needed it): {totals.outcomes['archived']}; "
-        f"cut by the budget: {totals.outcomes['cut']}; live but not in the view: "
-        f"{totals.outcomes['hidden']}",
+        f"cut (not named: over the budget): {totals.outcomes['cut']}; live but left out of the "
+        f"view: {totals.outcomes['hidden']}",
         f"Live facts now: {now}",
         f"Pending proposals (## Proposed Facts in logs no review has read): {found.proposals}",
         f"Stale facts (cited code changed): {len(found.stale)}; facts with valid-until: "
         f"{len(found.expiring)}",
     ]
+
+
+def hit_row(period: str, totals: Totals) -> tuple[str, ...]:
+    """A period's row of ``HITS``."""
+    return (
+        period,
+        str(totals.logs),
+        str(totals.existing),
+        percent(totals.named_rate),
+        percent(totals.hit_rate),
+        str(totals.outcomes["archived"]),
+    )
 
 
 def tables(found: Content) -> list[Table]:
@@ -72,7 +88,7 @@ def tables(found: Content) -> list[Table]:
         ),
         Table(
             "Facts missed most",
-            ("id", "archived", "not shown"),
+            ("id", "archived", "not named"),
             tuple((i, str(a), str(u)) for i, a, u in found.missed),
             "No session missed a fact.",
         ),
