@@ -43,8 +43,8 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("replay",),
         "Replay the session logs in order: for each, the memory as it stood and the context it\n"
-        "would have shown; of the facts each session used, how many were shown, cut by the\n"
-        "budget, or archived. Writes nothing.",
+        "would have shown (the log's text as the task); of the facts each session used, how\n"
+        "many were shown in full, named, cut by the budget, or archived. Writes nothing.",
         Command("replay", Journal.READS),
         (
             PATH,
