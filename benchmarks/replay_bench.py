@@ -4,8 +4,9 @@ repo, in the same run (not part of the test suite).
     python benchmarks/replay_bench.py [--logs 10000] [--facts 1000] [--runs 3]
 
 The repo is review_bench's (references drawn from a Zipf-like distribution). All three read every
-log; replay also judges each fact again whenever its tier may move and asks the view for every
-use, so its ratio says what that costs on top of the reading (the goal: at most 3x). The report
+log; replay also judges each fact again whenever its tier may move and asks context's view of
+the memory then for every log (its text as the task), so its ratio says what that costs on top
+of the reading (the goal: at most 3x). The report
 replays and writes its page: the goals are 2 s and a page under 1 MB.
 """
 
