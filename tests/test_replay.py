@@ -298,3 +298,29 @@ def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Pat
         totals = json.loads(result.output)["summary"]["totals"]
         found.append((totals["shown"], totals["named"]))
     assert found == [(1, 0), (0, 1)]
+
+
+def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -> None:
+    """A log that names the fact it used within its first 2,000 characters brings that fact
+    ahead of one used more recently, as a prompt naming it would; named past them, it does
+    not."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    cont = root / "memory/continuity.md"
+    made = "".join(
+        f"\n- {name.title()} decision {'q' * 300}\n  <!-- id: {name} | created: 2026-01-01 | "
+        "last_used: 2026-01-01 | uses: 1 | tier: working -->\n"
+        for name in ("alpha", "beta")
+    )
+    cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + made))
+    logs = root / "memory/sessions"
+    (logs / "2026-01-02-100000.md").write_text("## Memory References\n- Referenced: beta\n")
+    found = []
+    for filler in (10, 2100):
+        (logs / "2026-01-03-100000.md").write_text(
+            f"Notes {'z' * filler}\n\n## Memory References\n- Referenced: alpha\n"
+        )
+        result = cli("replay", root, "--json", "--max-bytes", "900")
+        totals = json.loads(result.output)["summary"]["totals"]
+        found.append((totals["shown"], totals["named"]))
+    assert found == [(2, 0), (1, 1)]
