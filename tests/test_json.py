@@ -116,6 +116,8 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("recover",): ("recover", enabled),
         ("context",): ("context", enabled),
         ("import",): ("import", "gemini", enabled, "--from", sides[0], "--today", "2026-03-02"),
+        ("replay",): ("replay", enabled, "--policy", "active_window=9"),
+        ("report",): ("report", enabled, "--today", "2026-03-02"),
         ("session", "capture"): (
             "session",
             "capture",

@@ -54,6 +54,8 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("session", "capture"): ["--agent", "claude", "--transcript"],
     ("check-logs",): [],
     ("merge-file",): [],
+    ("replay",): [],
+    ("report",): ["--format", "md"],
     ("mcp", "serve"): [],
     ("mcp", "install"): ["--agent", "claude"],
     ("mcp", "remove"): ["--agent", "claude"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .. import patterns
-from ..errors import Problem
+from ..errors import AgentMemoryError, Problem
 from ..layout import POLICY
 from ..records import NamedTuple
 from .keyvalue import parse_key_line
@@ -106,3 +106,32 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
 
 def _error(line: int, message: str) -> Problem:
     return Problem(POLICY, line, "error", "policy-invalid", message + "; fix the value")
+
+
+def overridden(policy: Policy, items: tuple[str, ...]) -> tuple[Policy, tuple[str, ...]]:
+    """``policy`` with ``key=value`` items applied (``replay --policy``), and the keys they set,
+    in the order given; a bad item is refused as the policy file's own line would be."""
+    values: dict[str, object] = policy._asdict()
+    changed: list[str] = []
+    for item in items:
+        key, _, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if key == "enabled" and raw.lower() in ("true", "false"):
+            values[key] = raw.lower() == "true"
+        elif key in DEFAULTS and _WHOLE.fullmatch(raw) and int(raw) > 0:
+            values[key] = int(raw)
+        else:
+            known = ", ".join([*DEFAULTS, "enabled"])
+            raise AgentMemoryError(
+                f"--policy {item!r} is not key=value with a known key and a positive whole "
+                f"number (or enabled=true|false); known keys: {known}"
+            )
+        if key not in changed:
+            changed.append(key)
+    found = Policy(**values)  # type: ignore[arg-type]
+    if not found.working_window <= found.active_window < found.archive_window:
+        raise AgentMemoryError(
+            "--policy: windows must satisfy working_window ≤ active_window < archive_window "
+            f"(got {found.working_window}, {found.active_window}, {found.archive_window})"
+        )
+    return found, tuple(changed)

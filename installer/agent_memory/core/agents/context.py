@@ -38,11 +38,13 @@ _INTRO = (
 
 
 class View(NamedTuple):
-    """The rendered context, and which ids it shows in full and which only by their one line."""
+    """The rendered context, and which ids it shows in full, which only by their one line and
+    which it counts but does not name (over the budget)."""
 
     text: str
     full: tuple[str, ...]
     named: tuple[str, ...]
+    cut: tuple[str, ...]
 
 
 def render(
@@ -66,7 +68,8 @@ def view(
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
 ) -> View:
-    """``render``, with the ids shown in full and by one line (what a replay measures)."""
+    """``render``, with the ids shown in full, by one line, and not at all (what a replay
+    measures)."""
     ranked = rank(docs, task, paths)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
@@ -81,8 +84,12 @@ def view(
     lines, named = _one_lines(rest, room)
     body = head + _sections(shown, lines)
     body += _notes(len(rest) - named, len(entries), ranked.out_of_scope)
-    ids = tuple(e.id for e in shown if e.id)
-    return View(_clip(body, max_bytes), ids, tuple(e.id for e in rest[:named] if e.id))
+    return View(
+        _clip(body, max_bytes),
+        tuple(e.id for e in shown if e.id),
+        tuple(e.id for e in rest[:named] if e.id),
+        tuple(e.id for e in rest[named:] if e.id),
+    )
 
 
 def review_section(due: Sequence[str]) -> str:

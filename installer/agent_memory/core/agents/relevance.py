@@ -62,20 +62,20 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     offers: list[Offer] = []
     out = 0
     for number, doc in enumerate(docs):
-        sections = {
-            title: scopes.globs(v) for title, (v, _, _) in scopes.section_scopes(doc).items()
-        }
+        sections = _section_globs(doc) if paths is not None else {}
         for place, fact in enumerate(doc.facts):
             fields = dict(fact.fields)
             group = group_of(fact, fields.get("tier"))
             if group is None:
                 continue
-            scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
-            scope = scope or sections.get(fact.section, ())
-            touched = paths is not None and _touches(fields.get("cites"), scope, paths)
-            if scope and paths is not None and not touched:
-                out += 1
-                continue
+            touched = False
+            if paths is not None:  # scopes and citations count only when paths are known
+                scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
+                scope = scope or sections.get(fact.section, ())
+                touched = _touches(fields.get("cites"), scope, paths)
+                if scope and not touched:
+                    out += 1
+                    continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
             when, uses = recall.recency(fields)
             near = -recall.band(score) if score > 0 else 1 << 30
@@ -94,6 +94,10 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
             offers.append(Offer(key, group, number, fact))
     offers.sort(key=lambda offer: offer.key)
     return Ranked(offers, out)
+
+
+def _section_globs(doc: Document) -> dict[str, tuple[str, ...]]:
+    return {title: scopes.globs(v) for title, (v, _, _) in scopes.section_scopes(doc).items()}
 
 
 def _touches(value: str | None, scope: Sequence[str], paths: Sequence[str]) -> bool:

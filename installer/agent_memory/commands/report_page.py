@@ -1,0 +1,62 @@
+"""``agent-memory report``: one page on whether the memory works — the replay's hit rate over
+time, facts per tier, archive growth, the facts used most and least, stale and expiring facts,
+pending proposals and whether a review is due.
+
+It reads what ``replay`` reads and writes only the file it is given, never in ``memory/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from .. import resources
+from ..core.replay import periods
+from ..core.report import markdown, page
+from ..core.report.content import Seen, content
+from ..errors import refuse_errors
+from ..layout import CONTEXT_BYTES, SESSIONS_DIR
+from ..parse.dates import today as today_date
+from ..parse.pending import proposals
+from ..shell.cited import stale_marks
+from ..shell.export import write_output
+from ..shell.logs import unread
+from ..shell.repo import Repo
+from .due import why_due
+from .replay import replayed
+from .report import Report, Result
+from .settle import memory_of
+
+
+def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date | None) -> Result:
+    memory, continuity = memory_of(repo)
+    refuse_errors(memory.policy_problems, "then run the report again")
+    reasons, _ = why_due(repo, memory)
+    period = periods.fitting(memory.logs)
+    run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES, period)[0]
+    live = memory.documents[: len(memory.documents) - len(memory.archives)]
+    pending = sum(
+        proposals(data)
+        for _, data in repo.read_each(SESSIONS_DIR, unread(continuity, memory.sessions))
+    )
+    seen = Seen(
+        repo.shown,
+        today_date(day).isoformat(),
+        resources.version(),
+        reasons,
+        stale_marks(repo, live),
+        pending,
+    )
+    found = content(memory.documents, len(memory.archives), run, seen, period)
+    form = form or ("html" if target is not None else "md")
+    text = page.render(found) if form == "html" else markdown.render(found)
+    data = found.as_data()
+    if target is None:
+        report = Report("report", resources.version(), repo.shown, "ok", None, (), data)
+        return Result(report._replace(heading=(text.rstrip("\n"),)), 0)
+    written = write_output(repo, target, text.encode("utf-8"))
+    data["file"] = str(written)
+    said = (f"wrote {target} ({len(text.encode('utf-8'))} bytes, {form})",)
+    return Result(
+        Report("report", resources.version(), repo.shown, "written", None, (), data, said), 0
+    )

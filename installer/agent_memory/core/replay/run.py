@@ -1,0 +1,363 @@
+"""Replay (DESIGN §23): the review's projection run forward over the repo's own history.
+
+For each session log in order, the memory as it stood before it — every fact judged by
+DECAY.md's rules over the logs before it, its footer as a review run just before that session
+would have written it — and the view ``context.view`` gives of it, with the log's own text as the
+task and no paths known. Each id the session used is then shown in full, named (its one line),
+cut (over the budget: not named), live but left out of the view, archived (a miss: the agent had
+to reach into the archive), unknown, or new (the session made it).
+
+One pass: a fact's tier moves only when a log names it or when one of a few counts or dates is
+crossed, and those crossings are computable, so each fact is judged again only then (a list per
+log holds the facts due there), and its footer in the memory handed to the view changes only
+then.
+What the replay cannot know (REVIEW.md § Replay): a fact's text is today's, as are a human's
+pins and the order of the file.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+from ...parse.facts import Document, Fact
+from ...parse.policy import Policy
+from ...parse.sessions import SessionRefs
+from ...records import NamedTuple
+from ..agents import context
+from ..review import moves, tiers
+from . import periods
+from .periods import Period
+
+SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
+ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
+GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
+
+
+class Subject(NamedTuple):
+    """A fact as today's memory holds it: what the replay judges at each step."""
+
+    id: str
+    fact: Fact  # its section the one the rules see: its own, or its ``from`` in the archive
+    doc: int  # the document that holds its lines
+    fields: Mapping[str, str]  # today's footer
+    size: int  # its bytes in its file
+
+
+class Step(NamedTuple):
+    """One session as replayed: what happened to each id it used, and its view's size."""
+
+    log: str
+    uses: tuple[tuple[str, str], ...]  # (id, outcome), sorted by id
+    context: int  # bytes
+
+
+class Replay(NamedTuple):
+    steps: tuple[Step, ...]
+    tiers: tuple[tuple[str, Mapping[str, int]], ...]  # (period, facts per tier at its end)
+    live: int  # facts in continuity.md (and the thread files) after the last log
+    live_bytes: int  # their lines' bytes
+    uses: Mapping[str, int]  # every log's uses of each known id
+    final: Mapping[str, str]  # each fact's tier after the last log (born facts only)
+
+
+def subjects(documents: Sequence[Document], archives: int) -> tuple[Subject, ...]:
+    """Every fact of ``documents`` (the live files, then the archive); ``archives``: how many of
+    them are archive files. A live fact no review tracks (no id, or an id taken before it) is
+    in every view as it is today, under the id ""."""
+    found: list[Subject] = []
+    seen: set[str] = set()
+    for number, doc in enumerate(documents):
+        archived = number >= len(documents) - archives
+        for fact in doc.facts:
+            untracked = fact.id is None or fact.id in seen
+            if untracked and archived:
+                continue
+            seen.add(fact.id or "")
+            came_from = moves.section_of(fact.field("from")) if archived else None
+            size = sum(len(doc.text.lines[k].encode()) for k in range(fact.start, fact.end))
+            shown = fact._replace(section=came_from or fact.section)
+            subject_id = "" if untracked else fact.id or ""
+            found.append(Subject(subject_id, shown, number, dict(fact.fields), size))
+    return tuple(found)
+
+
+def replay(
+    memory: Sequence[Document],
+    subjects: Sequence[Subject],
+    logs: Sequence[str],
+    refs: Sequence[SessionRefs],
+    tasks: Sequence[str],
+    policy: Policy,
+    max_bytes: int,
+    period: Period = periods.quarter,
+) -> Replay:
+    """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: its text as a
+    task) over ``subjects``, the facts of ``memory``, the view at ``max_bytes``; ``period``: the
+    periods at whose end the facts per tier are counted."""
+    run = _Run(memory, subjects, logs, policy)
+    steps: list[Step] = []
+    counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
+    for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
+        run.judge_until(index)
+        now = period(name)
+        if not counted or counted[-1][0] != now:
+            if counted:
+                counted[-1] = (counted[-1][0], run.tier_counts(index))
+            counted.append((now, {}))
+        seen = context.view(run.memory(), tasks[index], None, max_bytes)
+        steps.append(Step(name, run.outcomes(index, found, seen), len(seen.text.encode())))
+        run.record(index, found)
+    run.judge_until(len(logs))
+    counts = run.tier_counts(len(logs))
+    if counted:
+        counted[-1] = (counted[-1][0], counts)
+    live = [  # a fact no review tracks stays where it is
+        k
+        for k, tier in enumerate(run.tier)
+        if (tier is not None and tier not in GONE) or not subjects[k].id
+    ]
+    return Replay(
+        tuple(steps),
+        tuple(counted),
+        len(live),
+        sum(subjects[k].size for k in live),
+        {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
+        {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
+    )
+
+
+class _Run:
+    """The replay's state between logs: each fact's events so far, tier and footer."""
+
+    def __init__(
+        self,
+        memory: Sequence[Document],
+        subjects: Sequence[Subject],
+        logs: Sequence[str],
+        policy: Policy,
+    ) -> None:
+        self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
+        # each fact as the view is handed it: its footer and box as a review would have left
+        # them (None: not born yet, or out of the memory files)
+        self.shown: list[Fact | None] = [None] * len(subjects)
+        self.held: list[list[int]] = [[] for _ in memory]  # each document's facts, in order
+        self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
+        self.count = [0] * len(subjects)
+        self.latest = [""] * len(subjects)
+        self.by_log = [False] * len(subjects)  # some log listed it under Created
+        self.replaced = [False] * len(subjects)  # a log superseded it
+        self.tier: list[str | None] = [None] * len(subjects)  # None: not born yet
+        self.version = [0] * len(subjects)
+        # the facts to judge again at each log (and after the last), with their version then
+        self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
+        # A fact whose footer the review computes from its events alone (no date of a person's
+        # act, no closing date) is judged from the same footer until a log names it again.
+        self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
+        self.cached: list[tuple[dict[str, str], str | None, list[int]] | None]
+        self.cached = [None] * len(subjects)
+        self.days = [name[:10] for name in logs]
+        # the first log after each day a log has (the days footers hold are mostly those)
+        self._after = {day: n + 1 for n, day in enumerate(self.days)}
+        # Out of the memory files, a fact stays out until a log names it, so the next move of
+        # its tier is only computed when asked: here, where it is due.
+        self.lazy: list[int | None] = [None] * len(subjects)
+        for k, subject in enumerate(subjects):
+            self.held[subject.doc].append(k)
+            created = subject.fields.get("created")
+            if not subject.id:
+                self.shown[k] = subject.fact
+            elif created:
+                self._at(bisect_left(logs, created), k)
+
+    def memory(self) -> list[Document]:
+        """The memory files as they stood (the facts of archive files among them that were
+        live then), for the view."""
+        found = []
+        for doc, held in zip(self.documents, self.held, strict=True):
+            facts = tuple(fact for k in held if (fact := self.shown[k]) is not None)
+            if facts:
+                found.append(doc._replace(facts=facts))
+        return found
+
+    def after(self, day: str) -> int:
+        """The index of the first log dated after ``day`` (logs sort by date)."""
+        found = self._after.get(day)
+        if found is None:
+            found = self._after[day] = bisect_right(self.logs, day + ".")
+        return found
+
+    def _at(self, index: int, k: int) -> None:
+        """Judge fact ``k`` again at log ``index`` (past the last log: never, nothing moves)."""
+        self.version[k] += 1
+        if index < len(self.due):
+            self.due[index].append((k, self.version[k]))
+
+    def judge_until(self, index: int) -> None:
+        """Judge again every fact whose tier may have moved by log ``index``."""
+        versions, judge = self.version, self._judge
+        for k, version in self.due[index]:
+            if version == versions[k]:
+                judge(index, k)
+        self.due[index] = []
+
+    def _judge(self, index: int, k: int) -> None:
+        subject, days = self.subjects[k], self.days
+        day = days[min(index, len(days) - 1)]
+        entry = self.cached[k]
+        if entry is None:
+            fields, task = self._fields(index, k, day)
+            entry = (fields, task, _points(fields, subject.fields, self.after, self.policy))
+            if self.steady[k]:
+                self.cached[k] = entry
+        fields, task, points = entry
+        known, after = self._after, self.after
+
+        def since(date: str) -> int:
+            found = known.get(date)
+            return max(0, index - (after(date) if found is None else found))
+
+        hand = None if self.steady[k] else _hand(subject.fields, day)
+        if hand and tiers.held({**fields, **hand}):
+            tier = "archived"
+        else:
+            section = subject.fact.section
+            tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
+        self.tier[k] = tier
+        gone = tier in GONE
+        footer = tuple({**fields, "tier": tier}.items())
+        self.shown[k] = None if gone else subject.fact._replace(fields=footer, task=task)
+        following = bisect_right(points, index)
+        point = points[following] if following < len(points) else None
+        self.lazy[k] = point if gone else None
+        if point is not None and not gone and point < len(self.due):
+            self.version[k] += 1
+            self.due[point].append((k, self.version[k]))
+
+    def settle(self, index: int, k: int) -> None:
+        """Judge a fact out of the memory files whose tier is due to move by log ``index``."""
+        point = self.lazy[k]
+        if point is not None and point <= index:
+            self._judge(index, k)
+
+    def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
+        """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
+        stored = self.subjects[k].fields
+        created = stored.get("created") or day
+        count, latest = self.count[k], self.latest[k]
+        base = stored.get("base_uses", "")
+        if base.isascii() and base.isdigit() and len(base) < 10:
+            uses, last = int(base) + count, max(stored.get("base_last_used", created), latest)
+        elif self.by_log[k]:
+            uses, last = count, latest
+        else:
+            uses, last = count + 1, max(created, latest)
+        fields = {"created": created, "uses": str(uses), "last_used": last}
+        for key in ("valid-until",):
+            if key in stored:
+                fields[key] = stored[key]
+        if stored.get("tier") == "core":  # a person's pin: when it was made is not known
+            fields["tier"] = "core"
+        archived = stored.get("archived", "")
+        retracted = stored.get("tier") == tiers.SUPERSEDED and day > archived != ""
+        if self.replaced[k] or retracted:
+            fields["tier"] = tiers.SUPERSEDED
+        task = self.subjects[k].fact.task
+        if task == "x":  # closed on its ``done`` date (its last use when it has none)
+            fields["done"] = stored.get("done") or stored.get("last_used") or created
+            if day <= fields["done"]:
+                task = " "  # still open then (an open thread's ``done`` is never read)
+        return fields, task
+
+    def outcomes(
+        self, index: int, found: SessionRefs, seen: context.View
+    ) -> tuple[tuple[str, str], ...]:
+        """What happened to each id log ``index`` used, ``seen`` the view at its start."""
+        full = set(seen.full)
+        return tuple((i, self._outcome(i, index, found, full, seen)) for i in sorted(found.used))
+
+    def _outcome(
+        self, fact_id: str, index: int, found: SessionRefs, full: set[str], seen: context.View
+    ) -> str:
+        k = self.index.get(fact_id)
+        if k is None:
+            return UNKNOWN
+        self.settle(index, k)
+        day = self.logs[index][:10]
+        created = self.subjects[k].fields.get("created", "")
+        if not self.count[k] and (
+            not created or created > day or (created == day and fact_id in found.created)
+        ):
+            return NEW
+        tier = self.tier[k]
+        if tier is None:
+            return NEW
+        if tier in GONE:
+            return ARCHIVED
+        if fact_id in full:
+            return SHOWN
+        return NAMED if fact_id in seen.named else CUT if fact_id in seen.cut else HIDDEN
+
+    def record(self, index: int, found: SessionRefs) -> None:
+        """The events log ``index`` adds; each fact it names is judged again before the next."""
+        day = self.logs[index][:10]
+        for fact_id in found.used:
+            k = self.index.get(fact_id)
+            if k is not None:
+                self.count[k] += 1
+                self.latest[k] = day
+                self.by_log[k] = self.by_log[k] or fact_id in found.created
+                self.cached[k], self.lazy[k] = None, None
+                self._at(index + 1, k)
+        for old, _new in found.superseded:
+            k = self.index.get(old)
+            if k is not None and not self.replaced[k]:
+                self.replaced[k] = True
+                self.cached[k], self.lazy[k] = None, None
+                self._at(index + 1, k)
+
+    def tier_counts(self, index: int) -> Mapping[str, int]:
+        """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
+        due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
+        for k in due:
+            self._judge(index, k)
+        return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
+
+
+def _hand(stored: Mapping[str, str], day: str) -> dict[str, str]:
+    """A fact archived by hand is held from the day after it was (DECAY.md § Tiers, held)."""
+    archived = stored.get("archived", "")
+    if stored.get("archived-by") == "hand" and archived and day > archived:
+        return {"archived-by": "hand", "archived": archived}
+    return {}
+
+
+def _steady(stored: Mapping[str, str], task: str | None) -> bool:
+    return (
+        bool(stored.get("created"))
+        and task != "x"
+        and stored.get("archived-by") != "hand"
+        and stored.get("tier") != tiers.SUPERSEDED
+    )
+
+
+def _points(
+    fields: Mapping[str, str],
+    stored: Mapping[str, str],
+    after: Callable[[str], int],
+    policy: Policy,
+) -> list[int]:
+    """The logs at which the fact's tier may move though no log names it, in order: where a
+    sessions_since count crosses the window a rule compares it with, or a log's date passes
+    one the footer holds (DECAY.md § Tiers)."""
+    last = fields["last_used"]
+    idle = after(last)
+    points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
+    if int(fields["uses"]) <= 1:
+        points.append(after(fields["created"]) + policy.working_window + 1)
+    if "done" in fields:
+        points.append(after(fields["done"]))  # the day it closed
+        points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
+    points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
+    return sorted(set(points))

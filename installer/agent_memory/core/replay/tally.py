@@ -1,0 +1,118 @@
+"""What a replay adds up to: hit rates in total and per quarter, the facts missed most, and the
+comparison of one history replayed under two policies."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...records import NamedTuple
+from . import periods
+from .periods import Period
+from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
+
+OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
+COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
+
+
+class Totals(NamedTuple):
+    logs: int
+    outcomes: Mapping[str, int]  # every outcome, zeros included
+
+    @property
+    def existing(self) -> int:
+        return sum(self.outcomes[o] for o in COUNTED)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """The share of uses of existing facts the view showed in full (None: no such use)."""
+        return self.outcomes[SHOWN] / self.existing if self.existing else None
+
+    @property
+    def named_rate(self) -> float | None:
+        """The share the view showed or at least named."""
+        hits = self.outcomes[SHOWN] + self.outcomes[NAMED]
+        return hits / self.existing if self.existing else None
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "logs": self.logs,
+            "uses": self.existing,
+            **self.outcomes,
+            "hit_rate": _rounded(self.hit_rate),
+            "named_rate": _rounded(self.named_rate),
+        }
+
+
+def totals(steps: Iterable[Step]) -> Totals:
+    found: Counter[str] = Counter()
+    logs = 0
+    for step in steps:
+        logs += 1
+        found.update(outcome for _, outcome in step.uses)
+    return Totals(logs, {o: found[o] for o in OUTCOMES})
+
+
+def per_period(
+    steps: Sequence[Step], period: Period = periods.quarter
+) -> tuple[tuple[str, Totals], ...]:
+    """Totals of each period of the logs' dates (calendar quarters unless told), in order."""
+    groups: dict[str, list[Step]] = {}
+    for step in steps:
+        groups.setdefault(period(step.log), []).append(step)
+    return tuple((key, totals(group)) for key, group in groups.items())
+
+
+def most_missed(steps: Iterable[Step], limit: int = 10) -> tuple[tuple[str, int, int], ...]:
+    """The facts whose uses the view missed most: (id, archived, not shown), most first, then
+    by id."""
+    archived: Counter[str] = Counter()
+    unseen: Counter[str] = Counter()
+    for step in steps:
+        for fact_id, outcome in step.uses:
+            if outcome == ARCHIVED:
+                archived[fact_id] += 1
+            elif outcome in (CUT, HIDDEN):
+                unseen[fact_id] += 1
+    ids = set(archived) | set(unseen)
+    ranked = sorted(ids, key=lambda i: (-archived[i], -unseen[i], i))
+    return tuple((i, archived[i], unseen[i]) for i in ranked[:limit])
+
+
+class Outlook(NamedTuple):
+    """One replay in a comparison: its policy's words and what it would have done."""
+
+    label: str
+    totals: Totals
+    context_bytes: float  # the mean view
+    live: int  # facts in continuity.md at the end
+    live_bytes: int
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "policy": self.label,
+            **self.totals.as_data(),
+            "mean_context_bytes": round(self.context_bytes, 1),
+            "live_facts_at_end": self.live,
+            "live_fact_bytes_at_end": self.live_bytes,
+        }
+
+
+def outlook(label: str, run: Replay) -> Outlook:
+    count = len(run.steps)
+    mean = sum(s.context for s in run.steps) / count if count else 0.0
+    return Outlook(label, totals(run.steps), mean, run.live, run.live_bytes)
+
+
+def policy_words(policy: Mapping[str, object], changed: Sequence[str]) -> str:
+    """``key: value`` of the keys a comparison changed (``changed``), or "the repo's"."""
+    return ", ".join(f"{key}: {policy[key]}" for key in changed) or "the repo's policy"
+
+
+def percent(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate * 100:.1f} %"
+
+
+def _rounded(rate: float | None) -> float | None:
+    return None if rate is None else round(rate, 4)

@@ -1,0 +1,326 @@
+"""replay: the projection run forward; its outcomes against context's view, its tiers against a
+review's."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.agents.context import view
+from agent_memory.core.replay.run import GONE, replay, subjects
+from agent_memory.core.review.inputs import Inputs
+from agent_memory.core.review.verdicts import verdicts
+from agent_memory.parse import facts
+from agent_memory.parse.policy import Policy
+from agent_memory.parse.sessions import read_refs
+from conftest import build_tree, cli, git_init, run_console, tree
+
+
+def _log(day: int, n: int) -> str:
+    return (dt.date(2026, 1, 1) + dt.timedelta(days=day)).isoformat() + f"-{n:06d}.md"
+
+
+HISTORY = st.tuples(
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from((None, "x"))), min_size=1, max_size=6),
+    st.lists(
+        st.tuples(st.integers(1, 40), st.sets(st.integers(0, 5)), st.sets(st.integers(0, 5))),
+        min_size=1,
+        max_size=25,
+    ),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(HISTORY)
+def test_after_every_log_the_replay_judges_as_a_full_review_would(
+    history: tuple[list[tuple[int, str | None]], list[tuple[int, set[int], set[int]]]],
+) -> None:
+    """The one-pass replay (a fact judged again only when a count or a date crosses a line)
+    against the review's projection over the same logs, after each log."""
+    made, raw_logs = history
+    lines = []
+    for n, (created, task) in enumerate(made):
+        day = (dt.date(2026, 1, 1) + dt.timedelta(days=created)).isoformat()
+        box = "[x] " if task else ""
+        done = " | done: 2025-12-31" if task else ""
+        lines.append(f"- {box}Fact {n}\n  <!-- id: f{n} | created: {day}{done} -->\n")
+    doc = facts.parse("memory/continuity.md", ("## Key Decisions\n\n" + "".join(lines)).encode())
+    logs, refs = [], []
+    for n, (day, used, created) in enumerate(sorted(raw_logs)):
+        names = sorted({f"f{i}" for i in used | created if i < len(made)})
+        made_here = sorted({f"f{i}" for i in created if i < len(made)})
+        text = f"## Memory References\n- Referenced: {', '.join(names) or '(none)'}\n"
+        text += f"- Created: {', '.join(made_here)}\n" if made_here else ""
+        logs.append(_log(day, n))
+        refs.append(read_refs(text.encode()))
+    policy = Policy(working_window=1, active_window=2, archive_window=4)
+    found = subjects((doc,), 0)
+    tasks = [""] * len(logs)
+    for end in range(1, len(logs) + 1):
+        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, 8192)
+        inputs = Inputs(
+            doc,
+            (),
+            None,
+            b"",
+            policy,
+            tuple(logs[:end]),
+            dict(zip(logs, refs, strict=True)),
+            True,
+            dt.date.fromisoformat(logs[end - 1][:10]),
+        )
+        expected = {v.id: v.tier for v in verdicts(inputs).every()}
+        born = {i: t for i, t in expected.items() if i in run.final}
+        assert run.final == born
+
+
+POLICY = "## Windows\n- working_window: 1\n- active_window: 2\n- archive_window: 3\n"
+
+
+def _history(root: Path) -> Path:
+    """A fact archived by the windows and then used again (a miss), a pinned fact (shown), an
+    unknown id and a fact a session creates."""
+    git_init(root)
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    (root / "memory/decay-policy.md").write_text(POLICY)
+    for text, fact_id in (("Old decision", "old"), ("Busy decision", "busy")):
+        added = cli("fact", "add", text, root, "--id", fact_id, "--today", "2026-01-01")
+        assert added.exit_code == 0
+    busy = "- Referenced: busy\n"
+    logs = {f"memory/sessions/2026-01-0{d}-100000.md": busy for d in (2, 3, 4, 5, 6)}
+    logs["memory/sessions/2026-01-07-100000.md"] = "- Referenced: old, busy, ghost\n"
+    logs["memory/sessions/2026-01-08-100000.md"] = "- Created: fresh\n"
+    build_tree(root, {k: "## Memory References\n" + v for k, v in logs.items()})
+    cont = root / "memory/continuity.md"
+    cont.write_text(
+        cont.read_text()
+        + "- Fresh one\n  <!-- id: fresh | created: 2026-01-08 | last_used: 2026-01-08 | "
+        "uses: 1 | tier: working -->\n"
+    )
+    return root
+
+
+def test_a_fact_the_windows_archived_is_a_miss_when_a_session_needs_it(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    before = tree(root)
+    result = cli("replay", root, "--json")
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.output)["summary"]["totals"]
+    # busy is shown six times; old is archived by the 7th log (5 logs since its birth > 3)
+    assert (totals["shown"], totals["archived"], totals["unknown"], totals["new"]) == (6, 1, 1, 1)
+    missed = json.loads(result.output)["summary"]["most_missed"]
+    assert missed == [{"id": "old", "archived": 1, "not_named": 0}]
+    assert tree(root) == before
+
+
+def test_a_wider_window_is_compared_and_would_have_kept_the_fact(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    result = cli("replay", root, "--json", "--policy", "archive_window=9")
+    rows = json.loads(result.output)["summary"]["comparison"]
+    assert [r["policy"] for r in rows] == ["the repo's policy", "archive_window: 9"]
+    assert [r["archived"] for r in rows] == [1, 0]
+
+
+def test_a_small_budget_names_the_facts_it_cannot_show_and_cuts_what_it_cannot_name(
+    tmp_path: Path,
+) -> None:
+    root = _history(tmp_path / "repo")
+    cont = root / "memory/continuity.md"
+    text = cont.read_text().replace("Busy decision", "Busy decision " + "x" * 400)
+    cont.write_text(text.replace("Old decision", "Old decision " + "y" * 400))
+    found = {}
+    for budget in ("500", "256"):
+        result = cli("replay", root, "--json", "--max-bytes", budget)
+        totals = json.loads(result.output)["summary"]["totals"]
+        found[budget] = (totals["shown"], totals["named"], totals["cut"], totals["named_rate"])
+    assert found == {"500": (0, 6, 0, 0.8571), "256": (0, 0, 6, 0.0)}
+
+
+def test_a_bad_policy_item_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    before = tree(root)
+    for item in ("active_window=0", "nope=3", "active_window=99", "active_window=\n3"):
+        done = run_console("replay", root, "--policy", item, cwd=tmp_path)
+        assert done.returncode == 1 and done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert tree(root) == before
+
+
+def test_replay_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    outputs = {
+        run_console("replay", root, "--json", cwd=tmp_path, PYTHONHASHSEED=seed).stdout
+        for seed in ("0", "1", "4242")
+    }
+    assert len(outputs) == 1
+
+
+def _expected_outcomes(
+    doc: facts.Document,
+    logs: list[str],
+    refs: list,
+    texts: list[str],
+    policy: Policy,
+    max_bytes: int,
+) -> list[tuple[tuple[str, str], ...]]:
+    """Each log's outcomes the slow way: a full review over the logs before it, and context's
+    own view of the facts it leaves live, with the footers it writes, for the log's text."""
+    found = []
+    created = {f.id: f.field("created") or "" for f in doc.facts}
+    for end, name in enumerate(logs):
+        day = name[:10]
+        named = {i for r in refs[:end] for i in r.used}
+        inputs = Inputs(
+            doc,
+            (),
+            None,
+            b"",
+            policy,
+            tuple(logs[:end]),
+            dict(zip(logs, refs, strict=True)),
+            True,
+            dt.date.fromisoformat(day),
+        )
+        judged = {v.id: v for v in verdicts(inputs).every()}
+        live = tuple(
+            f._replace(fields=tuple(judged[f.id].fields.items()))
+            for f in doc.facts
+            if judged[f.id].tier not in GONE and (created[f.id] <= day or f.id in named)
+        )
+        seen = view((doc._replace(facts=live),), texts[end], None, max_bytes)
+        outcomes = []
+        for fact_id in sorted(refs[end].used):
+            if fact_id not in judged:
+                outcomes.append((fact_id, "unknown"))
+            elif fact_id not in named and (
+                created[fact_id] > day or (created[fact_id] == day and fact_id in refs[end].created)
+            ):
+                outcomes.append((fact_id, "new"))
+            elif judged[fact_id].tier in GONE:
+                outcomes.append((fact_id, "archived"))
+            elif fact_id in seen.full:
+                outcomes.append((fact_id, "shown"))
+            else:  # every live fact is in the view when no paths are known: named or counted
+                outcomes.append((fact_id, "named" if f"`{fact_id}`" in seen.text else "cut"))
+        found.append(tuple(outcomes))
+    return found
+
+
+WORDS = st.lists(st.sampled_from(("outbox", "retry", "fact", "cache", "w" * 40)), max_size=4)
+
+
+@settings(max_examples=120, deadline=None)
+@given(HISTORY, st.integers(300, 900), st.lists(WORDS, max_size=25))
+def test_each_session_s_outcomes_are_a_full_review_and_context_s_view_before_it(
+    history: tuple[list[tuple[int, str | None]], list[tuple[int, set[int], set[int]]]],
+    max_bytes: int,
+    words: list[list[str]],
+) -> None:
+    """Each log's text is its view's task: the ids it names, and words of the facts' texts."""
+    made, raw_logs = history
+    lines = []
+    topics = ("outbox", "retry", "cache")
+    for n, (created, task) in enumerate(made):
+        day = (dt.date(2026, 1, 1) + dt.timedelta(days=created)).isoformat()
+        box = "[x] " if task else ""
+        done = " | done: 2025-12-31" if task else ""
+        lines.append(
+            f"- {box}Fact {n} {topics[n % 3]} {'w' * (n * 40)}\n"
+            f"  <!-- id: f{n} | created: {day}{done} -->\n"
+        )
+    doc = facts.parse("memory/continuity.md", ("## Key Decisions\n\n" + "".join(lines)).encode())
+    logs, refs, texts = [], [], []
+    for n, (day, used, created) in enumerate(sorted(raw_logs)):
+        names = sorted({f"f{i}" for i in used | created if i < len(made) + 1})
+        made_here = sorted({f"f{i}" for i in created if i < len(made)})
+        text = " ".join(words[n]) if n < len(words) else ""
+        text += f"\n## Memory References\n- Referenced: {', '.join(names) or '(none)'}\n"
+        text += f"- Created: {', '.join(made_here)}\n" if made_here else ""
+        logs.append(_log(day, n))
+        refs.append(read_refs(text.encode()))
+        texts.append(text)
+    policy = Policy(working_window=1, active_window=2, archive_window=4)
+    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, max_bytes)
+    expected = _expected_outcomes(doc, logs, refs, texts, policy, max_bytes)
+    assert [s.uses for s in run.steps] == expected
+
+
+def test_a_thread_closed_without_a_done_date_is_closed_from_its_last_use(
+    tmp_path: Path,
+) -> None:
+    """A hand-closed `[x]` thread has no `done:` until a review stamps it: it was open until its
+    last use, then closed, and the windows archive it from then, whether or not a log names it
+    (an open thread would have stayed, and been shown)."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    (root / "memory/decay-policy.md").write_text(POLICY)
+    cont = root / "memory/continuity.md"
+    cont.write_text(
+        cont.read_text()
+        + "\n## Open Threads\n\n- [x] Ship the proxy\n  <!-- id: ship | created: 2026-01-01 | "
+        "last_used: 2026-01-03 | uses: 2 | tier: active -->\n"
+    )
+    logs = {f"memory/sessions/2026-01-0{d}-100000.md": "other" for d in range(2, 9)}
+    logs["memory/sessions/2026-01-02-100000.md"] = "ship"
+    logs["memory/sessions/2026-01-09-100000.md"] = "ship"
+    build_tree(root, {k: f"## Memory References\n- Referenced: {v}\n" for k, v in logs.items()})
+    result = cli("replay", root, "--json")
+    totals = json.loads(result.output)["summary"]["totals"]
+    assert (totals["shown"], totals["archived"]) == (1, 1)
+
+
+def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Path) -> None:
+    """A hand-written invariant without a footer is in context's view like any other (binding,
+    so first), and the budget it takes is not there for the facts after it."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    build_tree(
+        root,
+        {"memory/sessions/2026-01-02-100000.md": "## Memory References\n- Referenced: outbox\n"},
+    )
+    cont = root / "memory/continuity.md"
+    before = cont.read_text()
+    outbox = (
+        "\n- Outbox writes " + "o" * 200 + "\n  <!-- id: outbox | created: 2026-01-01 | "
+        "last_used: 2026-01-01 | uses: 1 | tier: working -->\n"
+    )
+    found = []
+    for note in ("", "\n- Never write twice " + "z" * 20 + "\n"):
+        text = before.replace("## Key Decisions\n", "## Key Decisions\n" + outbox)
+        cont.write_text(
+            text.replace("## Architectural Invariants\n", "## Architectural Invariants\n" + note)
+        )
+        result = cli("replay", root, "--json", "--max-bytes", "740")
+        totals = json.loads(result.output)["summary"]["totals"]
+        found.append((totals["shown"], totals["named"]))
+    assert found == [(1, 0), (0, 1)]
+
+
+def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -> None:
+    """A log that names the fact it used within its first 2,000 characters brings that fact
+    ahead of one used more recently, as a prompt naming it would; named past them, it does
+    not."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    cont = root / "memory/continuity.md"
+    made = "".join(
+        f"\n- {name.title()} decision {'q' * 300}\n  <!-- id: {name} | created: 2026-01-01 | "
+        "last_used: 2026-01-01 | uses: 1 | tier: working -->\n"
+        for name in ("alpha", "beta")
+    )
+    cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + made))
+    logs = root / "memory/sessions"
+    (logs / "2026-01-02-100000.md").write_text("## Memory References\n- Referenced: beta\n")
+    found = []
+    for filler in (10, 2100):
+        (logs / "2026-01-03-100000.md").write_text(
+            f"Notes {'z' * filler}\n\n## Memory References\n- Referenced: alpha\n"
+        )
+        result = cli("replay", root, "--json", "--max-bytes", "900")
+        totals = json.loads(result.output)["summary"]["totals"]
+        found.append((totals["shown"], totals["named"]))
+    assert found == [(2, 0), (1, 1)]
