@@ -24,6 +24,7 @@ FAMILIES = MappingProxyType(
         "fact": ("memory", "curation"),
         **dict.fromkeys(("session", "check-logs", "merge-file"), ("sessions",)),
         "hook": ("hook",),
+        **dict.fromkeys(("replay", "report"), ("insight",)),
     }
 )
 
