@@ -234,7 +234,9 @@ def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:
 
 def listed(value: str | None) -> tuple[str, ...]:
     """The items of a comma-separated field (``see``, ``supersedes``), blanks dropped."""
-    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+    if not value:  # most facts have none: recall asks each archived fact
+        return ()
+    return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
 def render(fields: Mapping[str, str], original: Fields = ()) -> str:
