@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent_memory.commands.due import not_due
 from agent_memory.commands.review import ReviewOptions, review
 from agent_memory.commands.settle import Options
-from agent_memory.core.agents.context import View, render, view
+from agent_memory.core.agents.context import View, view
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
 from agent_memory.shell.repo import Repo
@@ -90,7 +90,7 @@ def test_render_stays_in_budget_and_accounts_for_every_fact(facts: int, budget: 
             assert re.search(rf"^- .*`{fact_id}`$", seen.text, re.MULTILINE)
         for fact_id in seen.named:
             assert f"\n- `{fact_id}`" in seen.text
-    assert render([doc], "", None, budget, due) == seen.text
+    assert view([doc], "", None, budget, due).text == seen.text
 
 
 def test_context_says_when_a_review_is_due(tmp_path: Path) -> None:

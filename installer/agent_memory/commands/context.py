@@ -44,7 +44,7 @@ def context(
     docs = (live.continuity, *found)
     pending = _pending(repo, live, found)
     note = _pending_note(pending)
-    text = viewing.render(docs, task, paths, max_bytes - len(note.encode()), due, marks) + note
+    text = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks).text + note
     outcome = "due" if due else "ok"
     summary = {"due": due, "markdown": text, "proposals_pending": pending}
     report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)

@@ -47,19 +47,6 @@ class View(NamedTuple):
     cut: tuple[str, ...]
 
 
-def render(
-    docs: Sequence[Document],
-    task: str = "",
-    paths: Sequence[str] | None = None,
-    max_bytes: int = CONTEXT_BYTES,
-    due: Sequence[str] = (),
-    marks: Mapping[str, str] = MappingProxyType({}),
-) -> str:
-    """The context of the memory ``docs`` (continuity.md, then the one-file threads and
-    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``."""
-    return view(docs, task, paths, max_bytes, due, marks).text
-
-
 def view(
     docs: Sequence[Document],
     task: str = "",
@@ -68,8 +55,9 @@ def view(
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
 ) -> View:
-    """``render``, with the ids shown in full, by one line, and not at all (what a replay
-    measures)."""
+    """The context of the memory ``docs`` (continuity.md, then the one-file threads and
+    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
+    with the ids it shows in full, by one line, and not at all (what a replay measures)."""
     ranked = rank(docs, task, paths)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
