@@ -22,7 +22,7 @@ from ..parse.dates import today
 from ..parse.manifest import written_by_us
 from ..parse.memory import Memory, known_ids
 from ..parse.sessions import SessionRefs
-from ..shell.load import archive_files, load_live
+from ..shell.load import archive_files, load_live, naming
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -47,7 +47,7 @@ def why_due(
         return reasons, {}
     refs = references(repo, unread(memory.continuity, memory.sessions))
     named = {fact_id for found in refs.values() for fact_id in found.used}
-    archives = memory.archives if archive is None else holding(archive, named)
+    archives = memory.archives if archive is None else list(naming(archive, named))
     reactivating = pending_reactivations(archives, refs.values())
     return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating, when), refs
 
@@ -57,14 +57,7 @@ def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRe
     continuity.md does not hold)."""
     kept = known_ids([live])
     named = {fact_id for refs in unread for fact_id in refs.used if fact_id not in kept}
-    return pending_reactivations(holding(archive_files(repo) if named else [], named), unread)
-
-
-def holding(files: Sequence[tuple[str, bytes]], ids: Collection[str]) -> list[facts.Document]:
-    """The files that can hold a fact with one of ``ids``, parsed: a fact's file holds the
-    bytes of its id, and the archive may hold thousands of facts."""
-    needles = [fact_id.encode() for fact_id in ids]
-    return [facts.parse(rel, data) for rel, data in files if any(n in data for n in needles)]
+    return pending_reactivations(naming(archive_files(repo) if named else [], named), unread)
 
 
 def not_due(repo: Repo) -> Result | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.relations import related_ids, see_of
@@ -113,12 +113,18 @@ def archives_naming(
 ) -> tuple[facts.Document, ...]:
     """The archive's quarter files (but ``skip``) in which any of ``ids`` stands as a whole id,
     parsed. The archive may hold thousands of facts; a command about a few parses only these."""
+    wanted, left = set(ids), set(skip)
+    files = [(p, d) for p, d in archive_files(repo) if p not in left] if wanted else []
+    return naming(files, wanted)
+
+
+def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[facts.Document, ...]:
+    """Those of ``files`` in which any of ``ids`` stands as a whole id, parsed."""
     wanted = [re.compile(re.escape(i.encode()) + _ID_ENDS) for i in sorted(set(ids))]
-    left = set(skip)
     return tuple(
         facts.parse(path, data)
-        for path, data in (archive_files(repo) if wanted else [])
-        if path not in left and any(_whole(found, data) for found in wanted)
+        for path, data in files
+        if any(_whole(found, data) for found in wanted)
     )
 
 
