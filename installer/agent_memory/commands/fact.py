@@ -6,9 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 
 from .. import resources
-from ..core.facts.add import add_fact
+from ..core.facts.add import NewFact, add_fact
 from ..core.facts.duplicates import Match
-from ..core.facts.footers import with_fields
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
@@ -16,7 +15,6 @@ from ..parse import facts, scopes
 from ..records import NamedTuple
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
-from .cite import cited
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -45,8 +43,7 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     if fact.paths and (wrong := scopes.problem(", ".join(fact.paths))) is not None:
         raise AgentMemoryError(f"--paths: {wrong.removeprefix('paths: ')}")
     if fact.cites or fact.until is not None or fact.paths:
-        found = cited(repo, fact.cites)
-        new = new._replace(after=with_fields(new, found, fact.until, fact.paths))
+        new = new._replace(after=_with_fields(repo, new, fact))
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
     edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit])
@@ -64,6 +61,16 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     )
     notes = similar_lines(new.similar)
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
+
+
+def _with_fields(repo: Repo, new: NewFact, fact: FactOptions) -> bytes:
+    """continuity.md with the new fact's ``--cite``, ``--until`` and ``--paths`` fields. Their
+    modules are loaded only when one is given: 19M instructions, which a plain ``fact add``
+    (320M) cannot spare under its goal of 1.5x ``--version``."""
+    from ..core.facts.footers import with_fields
+    from .cite import cited
+
+    return with_fields(new, cited(repo, fact.cites), fact.until, fact.paths)
 
 
 def similar_lines(similar: Sequence[Match]) -> tuple[str, ...]:
