@@ -4,6 +4,7 @@ trusted, no option injection into git, usage errors for bad times, and a fuzz of
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import subprocess
@@ -113,6 +114,30 @@ def test_a_journal_reads_back_and_any_changed_byte_is_refused(
     flipped = dumped[:at] + bytes([dumped[at] ^ 0x20]) + dumped[at + 1 :]
     with pytest.raises(ValueError):
         fmt.load(flipped)
+
+
+_ANY_TEXT = st.text(st.characters(exclude_categories=()))  # lone surrogates too
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.builds(
+            fmt.Entry,
+            _ANY_TEXT,
+            st.booleans(),
+            st.lists(_ANY_TEXT, max_size=3),
+            st.integers(0, 2**40),
+        ),
+        max_size=4,
+    )
+)
+def test_the_journal_header_is_what_json_writes(entries: list[fmt.Entry]) -> None:
+    """The header is written without json (its import is a fifth of fact add's budget), so it
+    must be json's bytes for any path: quotes, controls, DEL, non-ASCII, astral, lone
+    surrogates."""
+    expected = json.dumps([e._asdict() for e in entries], separators=(",", ":")).encode()
+    assert fmt.header(entries) == expected
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,7 @@ class Journal:
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
         self.step()
-        _remove_tree(self.path)
+        self.path.rmdir()  # empty now: the folder this run made holds nothing else
 
     def _commit(self, writes: Sequence[FileEdit], targets: Sequence[Path]) -> None:
         """The journal, made durable: one file, one fsync, renamed into place."""
