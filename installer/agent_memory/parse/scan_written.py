@@ -50,7 +50,7 @@ _LINE = patterns.compile(
 )
 _DATES = tuple(n for n, key in enumerate(CANONICAL) if key in DATE_FIELDS)
 # Fields whose values have a grammar of their own: a footer holding one is checked whole.
-_CHECKED = tuple(n for n, key in enumerate(CANONICAL) if key in ("see", "cites"))
+_SEE, _CITES = CANONICAL.index("see"), CANONICAL.index("cites")
 _FIELDS = 5  # the index in groups() of the first field
 PROJECT_STATE = "project state"
 
@@ -91,7 +91,7 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
             if title is None or state or not _real_days(values, days):
                 return None
             fields = tuple(compress(zip(CANONICAL, values, strict=True), values))
-            if any(values[n] is not None for n in _CHECKED) and validate(fields):
+            if (values[_SEE] is not None or values[_CITES] is not None) and validate(fields):
                 return None
             task = groups[2].lower() if groups[2] is not None else None
             items.append((title, line, task, groups[3].strip(), groups[4], fields))
