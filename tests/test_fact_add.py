@@ -10,10 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.facts.add import add_fact
+from agent_memory import resources
+from agent_memory.core.facts.add import add_fact, schema_sections
 from agent_memory.core.facts.elsewhere import Elsewhere
 from agent_memory.errors import AgentMemoryError
+from agent_memory.layout import CONTINUITY, USER_DATA
 from agent_memory.parse import facts
+from agent_memory.parse.facts import PROJECT_STATE
 from conftest import build_tree, cli, run_console, tree
 
 DAY = "2026-03-02"
@@ -188,6 +191,36 @@ def test_any_text_gives_one_tracked_fact_or_a_refusal(
     assert added.task == (" " if thread else None)
     assert new.after.startswith(BASE.encode())  # every byte before it is kept
     assert b"\r\n" in new.after and b"\n" not in new.after.replace(b"\r\n", b"")
+
+
+LONG = "# Continuity\n\n## Key Decisions\n" + "".join(
+    f"- Fact {n}\n  " + FOOT.format(f"f-{n}", "working") + "\n" for n in range(200)
+)  # in the review's shape, past PLAIN_FROM lines: the fact's own check reads it that way too
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40),
+    thread=st.booleans(),
+)
+def test_a_long_file_in_the_reviews_shape_takes_the_same_texts(text: str, thread: bool) -> None:
+    """The new fact is read back by the fast path when continuity.md was: the same verdict."""
+    verdicts = []
+    for base in (BASE, LONG):
+        doc = facts.parse("memory/continuity.md", base.encode())
+        try:
+            new = add_fact(doc, Elsewhere([]), text, None, None, thread, dt.date(2026, 3, 2))
+        except AgentMemoryError as exc:
+            verdicts.append(str(exc))
+        else:
+            verdicts.append((new.id, new.tier, new.section))
+    assert verdicts[0] == verdicts[1]
+
+
+def test_the_schema_sections_are_the_templates_sections() -> None:
+    template = facts.parse("memory/continuity.md", resources.data(USER_DATA[CONTINUITY]))
+    titles = [s.title for s in template.sections if s.title.lower() != PROJECT_STATE]
+    assert list(schema_sections()) == titles and len(titles) >= 3
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ from agent_memory.parse.text import decode
 
 def general(data: bytes) -> facts.Document:
     """The document as the general parser reads it (the fast path switched off)."""
-    with mock.patch.object(facts, "_written", lambda _path, _text: None):
+    with mock.patch.object(facts, "written", lambda _path, _text: None):
         return facts.parse("m.md", data)
 
 
 def fast(data: bytes) -> facts.Document | None:
-    return facts._written("m.md", decode("m.md", data))
+    return facts.written("m.md", decode("m.md", data))
 
 
 ODD = ["2026-02-30", "1234567890", "01", "Active", "x\u00a0", "\u2003y", "a | b", "a <b>", "", " "]

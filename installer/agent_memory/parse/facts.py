@@ -159,7 +159,7 @@ def parse_text(path: str, text: Text, section: str | None = None) -> Document:
             f"({MAX_DOCUMENT_LINES:,})",
             "split it or archive by hand; a lean continuity.md is a few hundred lines",
         )
-    fast = _written(path, text) if section is None and len(lines) >= PLAIN_FROM else None
+    fast = written(path, text) if section is None and len(lines) >= PLAIN_FROM else None
     if fast is not None:
         return fast
     problems: list[Problem] = conflict_markers(path, text.body)
@@ -193,8 +193,9 @@ def parse_text(path: str, text: Text, section: str | None = None) -> Document:
     return Document(path, text, tuple(sections), facts, tuple(sorted(problems, key=_order)))
 
 
-def _written(path: str, text: Text) -> Document | None:
-    """The document as ``scan_written.scan`` reads a file in the review's shape, or None."""
+def written(path: str, text: Text) -> Document | None:
+    """The document as ``scan_written.scan`` reads a file in the review's shape (the one
+    ``parse_text`` gives), or None."""
     found = scan_written.scan(text.body)
     if found is None:
         return None
