@@ -193,9 +193,10 @@ def test_any_text_gives_one_tracked_fact_or_a_refusal(
     assert b"\r\n" in new.after and b"\n" not in new.after.replace(b"\r\n", b"")
 
 
-LONG = "# Continuity\n\n## Key Decisions\n" + "".join(
-    f"- Fact {n}\n  " + FOOT.format(f"f-{n}", "working") + "\n" for n in range(200)
-)  # in the review's shape, past PLAIN_FROM lines: the fact's own check reads it that way too
+LONG = "# Continuity\n\n## Key Decisions\n- Old fact\n  " + FOOT.format("old-fact", "working")
+LONG += "".join(f"\n- Fact {n}\n  " + FOOT.format(f"f.{n}", "working") for n in range(200)) + "\n"
+# LONG: BASE's fact and 200 more whose ids no slug takes, in the review's shape and past
+# PLAIN_FROM lines, so that the new fact's own check reads it that way too
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
