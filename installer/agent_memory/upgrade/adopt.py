@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from .. import patterns, resources
 from ..core.install.ladder import Files, Rung
-from ..core.review.archive import QUARTER_FILE, index_line, new_quarter, render_index
+from ..core.review.archive import QUARTER_FILE, index_lines, new_quarter, render_index
 from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
 from ..errors import InputError, refuse_errors
 from ..layout import (
@@ -95,8 +95,7 @@ def _convert(files: Files) -> dict[str, bytes | None]:
     for doc in archives:
         if files.get(doc.path) != doc.render():
             changed[doc.path] = doc.render()
-    entries = [index_line(f, d.path.rsplit("/", 1)[-1]) for d in archives for f in d.facts if f.id]
-    changed.update(_new_index(files.get(ARCHIVE_INDEX), entries))
+    changed.update(_new_index(files.get(ARCHIVE_INDEX), index_lines(archives)))
     return changed
 
 

@@ -137,13 +137,7 @@ def regenerated_index(
     archives: Sequence[Document], existing: bytes | None, template: bytes
 ) -> bytes:
     """INDEX.md as the review writes it: one line per archived fact, sorted by id."""
-    entries = [
-        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
-        for doc in archives
-        for fact in doc.facts
-        if fact.id is not None
-    ]
-    return archive_files.render_index(existing, template, entries)
+    return archive_files.render_index(existing, template, archive_files.index_lines(archives))
 
 
 def recomputed_tier(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from ... import patterns
-from ...parse.facts import Fact
+from ...parse.facts import Document, Fact
 from ...parse.text import decode, strip_eol
 
 QUARTER_FILE = patterns.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
@@ -29,6 +29,16 @@ def index_line(fact: Fact, file_name: str) -> str:
     if reason is None and fields.get("tier") == "superseded" and fields.get("superseded-by"):
         reason = f"superseded by {fields['superseded-by']}"
     return f"- {fact.id} — {first}{f' — {reason}' if reason else ''} → {file_name}"
+
+
+def index_lines(archives: Iterable[Document], leaving: Container[str] = ()) -> list[str]:
+    """The INDEX line of every archived fact with an id, but those ``leaving`` the archive."""
+    return [
+        index_line(fact, doc.path.rsplit("/", 1)[-1])
+        for doc in archives
+        for fact in doc.facts
+        if fact.id is not None and fact.id not in leaving
+    ]
 
 
 def render_index(existing: bytes | None, template: bytes, entries: Iterable[str]) -> bytes:

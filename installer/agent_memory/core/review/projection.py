@@ -131,12 +131,7 @@ def _rewrite(
 def _index(inputs: Inputs, verdicts: Sequence[Verdict], quarter: str) -> bytes:
     """REVIEW.md step 6, from the facts already parsed: what stays archived, and what just went."""
     restored = {v.id for v in verdicts if v.move == "restore"}
-    entries = [
-        archive_files.index_line(fact, doc.path.rsplit("/", 1)[-1])
-        for doc in inputs.archives
-        for fact in doc.facts
-        if fact.id is not None and fact.id not in restored
-    ]
+    entries = archive_files.index_lines(inputs.archives, restored)
     entries += [
         archive_files.index_line(v.fact._replace(fields=tuple(v.fields.items())), quarter)
         for v in verdicts
