@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -246,6 +247,28 @@ def test_hand_written_index_lines_and_footerless_archived_items_are_kept_and_fou
     assert lint.exit_code == 0 and lint.output.endswith("0 errors, 0 warnings, 2 advisories\n")
     assert lint.output.count("[handrun-protocol]") == 2  # the pointers, below
     assert not text_lines(source) - text_lines(repo)
+
+
+def test_an_index_of_thousands_of_lines_naming_no_fact_is_adopted_in_one_pass(
+    tmp_path: Path,
+) -> None:
+    """Each INDEX line naming no fact becomes a fact of its quarter file: the file is written
+    once with all of them (it was parsed again after each line: 3,000 lines took minutes)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "protocol-repo", repo)
+    index = repo / "memory/archive/INDEX.md"
+    rows = "".join(
+        f"- group-{n} — swept group {n} — swept by hand — 2026-Q2.md\n" for n in range(3000)
+    )
+    index.write_text(index.read_text() + rows)
+    started = time.perf_counter()
+    result = cli("enable", repo, "--today", "2026-06-30")
+    assert result.exit_code == 0, result.output
+    assert time.perf_counter() - started < 60
+    doc = facts.parse("2026-Q2.md", (repo / "memory/archive/2026-Q2.md").read_bytes())
+    kept = [f for f in doc.facts if f.id is not None and f.id.startswith("group-")]
+    assert [f.id for f in kept] == [f"group-{n}" for n in range(3000)]
+    assert kept[-1].first_line == "swept group 2999" and kept[0].field("reason") == "swept by hand"
 
 
 def test_an_index_line_that_cannot_become_a_fact_stops_adoption_in_one_line(

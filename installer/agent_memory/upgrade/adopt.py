@@ -277,6 +277,7 @@ def _kept_rows(
     it, and recall finds it."""
     held = {f.id for doc in archives for f in doc.facts if f.id}
     by_path = {doc.path: doc for doc in archives}
+    kept: dict[str, list[tuple[str, _Row]]] = {}  # per quarter file, its rows in INDEX order
     for fact_id, row in sorted(rows.items(), key=lambda item: item[1].line):
         if fact_id in held:
             continue
@@ -288,15 +289,19 @@ def _kept_rows(
                 " (it is empty or holds '<!--')",
                 "write its summary as plain text (or take the line out), then run enable again",
             )
-        path = f"{ARCHIVE_DIR}/{row.file}"
-        doc = by_path.get(path) or facts.parse(path, new_quarter(row.file[:-3]))
+        kept.setdefault(row.file, []).append((fact_id, row))
+    for name, found in kept.items():  # each file written once: an INDEX may hold thousands
+        path = f"{ARCHIVE_DIR}/{name}"
+        doc = by_path.get(path) or facts.parse(path, new_quarter(name[:-3]))
         day = _last_date(doc)
-        fields = {"id": fact_id, "created": day, "last_used": day, "uses": "1"}
-        fields |= {"tier": "archived", "from": _origin_section(fact_id, None, prefixes)}
-        fields |= {"archived": day, "archived-by": "hand"}
-        if row.reason:
-            fields["reason"] = _footer_safe(row.reason)
-        lines = [f"- {row.summary}", f"  {render(fields)}"]
+        lines = []
+        for fact_id, row in found:
+            fields = {"id": fact_id, "created": day, "last_used": day, "uses": "1"}
+            fields |= {"tier": "archived", "from": _origin_section(fact_id, None, prefixes)}
+            fields |= {"archived": day, "archived-by": "hand"}
+            if row.reason:
+                fields["reason"] = _footer_safe(row.reason)
+            lines += [f"- {row.summary}", f"  {render(fields)}"]
         text = append_to_section(path, doc.text, _KEPT_SECTION, lines)
         by_path[path] = facts.parse_text(path, text)
     return [by_path[path] for path in sorted(by_path)]
