@@ -61,3 +61,41 @@ def test_a_record_is_refused_where_typing_refuses_one() -> None:
             value: int
 
             def _replace(self) -> None: ...
+
+
+def test_construction_and_its_errors_are_typings() -> None:
+    """``__new__`` is not namedtuple's compiled one but a written one renamed: keywords,
+    defaults, and every error say what typing's say."""
+    assert Ours(tags=("y",), path="b.md") == Ours("b.md", 1, ("y",))
+    assert Ours._make(["c.md", 2, ()]) == Ours("c.md", 2)
+    assert Ours.__match_args__ == Theirs.__match_args__ == ("path", "line", "tags")
+    assert Ours.__new__.__defaults__ == Theirs.__new__.__defaults__
+    assert Ours.path.__doc__ == Theirs.path.__doc__
+    for make in (
+        lambda cls: cls(),
+        lambda cls: cls("a", 1, (), "extra"),
+        lambda cls: cls("a", nope=1),
+        lambda cls: cls._make(["a"]),
+        lambda cls: cls("a")._replace(nope=1),
+    ):
+        errors = []
+        for cls in (Ours, Theirs):
+            with pytest.raises((TypeError, ValueError)) as caught:
+                make(cls)
+            errors.append((type(caught.value), str(caught.value).replace("Theirs", "Ours")))
+        assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("count", [0, 1, 16, 17, 40])
+def test_a_record_of_any_number_of_fields_is_typings(count: int) -> None:
+    """Up to 16 fields a written __new__ serves; past that, namedtuple's own."""
+    fields = {f"f{n}": int for n in range(count)}
+    ours = records._RecordMeta(
+        "Wide", (records._Record,), {"__module__": __name__, "__annotations__": fields}
+    )
+    theirs = typing.NamedTuple("Wide", list(fields.items()))
+    values = list(range(count))
+    assert ours(*values) == theirs(*values) == tuple(values)
+    assert ours(**{f"f{n}": n for n in range(count)}) == tuple(values)
+    assert repr(ours(*values)) == repr(theirs(*values))
+    assert ours._fields == theirs._fields
