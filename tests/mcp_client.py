@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from mcp import types
 from mcp.client import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -30,8 +31,12 @@ def console_command() -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def connect(repo: Path, *options: str) -> AsyncIterator[ClientSession]:
+async def connect(
+    repo: Path, *options: str, client: str | None = None
+) -> AsyncIterator[ClientSession]:
+    """A session with the server; ``client``: the name it gives in ``initialize``."""
     command, *args = console_command()
+    info = types.Implementation(name=client, version="1.0") if client is not None else None
     params = StdioServerParameters(
         command=command,
         args=[*args, "mcp", str(repo), *options],
@@ -40,7 +45,7 @@ async def connect(repo: Path, *options: str) -> AsyncIterator[ClientSession]:
     with Path(os.devnull).open("w") as quiet:
         async with (
             stdio_client(params, errlog=quiet) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, client_info=info) as session,
         ):
             await session.initialize()
             yield session

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import jsonschema
+import pytest
 
 from agent_memory.commands.mcp.tools import TOOLS
 from agent_memory.parse.facts import parse
@@ -133,6 +134,42 @@ def test_a_session_of_200_calls_is_counted_exactly_by_review(tmp_path: Path) -> 
     assert cli("review", root, "--full", "--today", today()).exit_code == 0
     expected = {i: 1 + sum(i in part for part in referenced) for i in IDS}
     assert uses(root) == expected
+
+
+@pytest.mark.parametrize(
+    ("client", "agent", "logged"),
+    [
+        ("claude-code", "claude", False),  # its SessionEnd hook captures the session
+        ("gemini-cli-mcp-client", "gemini", False),
+        ("codex-mcp-client", "codex", False),
+        ("claude-code", None, True),  # no hooks: the server keeps the session's log
+        ("cursor", "claude", True),  # an agent whose hooks are not ours to know
+        ("codex-mcp-client", "claude", True),  # hooks for another agent only
+    ],
+)
+def test_a_session_that_its_hooks_capture_gets_no_second_log(
+    tmp_path: Path, client: str, agent: str | None, logged: bool
+) -> None:
+    """One session, one log: with the agent's capture hooks registered, the transcript (which
+    holds each memory_reference call) gives the session's log, and the server writes none;
+    without them, the server keeps its own log as before."""
+    root = enabled_repo(tmp_path / "repo")
+    if agent is not None:
+        assert cli("hooks", "install", "--agent", agent, root).exit_code == 0
+    before = tree(root)
+
+    async def session() -> None:
+        async with connect(root, client=client) as mcp:
+            error, result = await call(mcp, "memory_reference", ids=IDS[:2])
+            assert not error and conforms("memory_reference", result), result
+            assert (result["log"] == "") is not logged
+            assert result["outcome"] == ("changed" if logged else "captured")
+            error, text = await call(mcp, "memory_reference", ids=["no-such-fact"])
+            assert error and "no fact has the id 'no-such-fact'" in text
+
+    anyio.run(session)
+    logs = sorted(p for p in set(tree(root)) - set(before) if p.startswith("memory/sessions/"))
+    assert len(logs) == int(logged) and set(tree(root)) - set(before) == set(logs)
 
 
 def conforms(name: str, result: object) -> bool:

@@ -77,7 +77,9 @@ class Claude(Driver):
         )
 
     def _argv(self, prompt: str) -> list[str]:
-        allowed = "Agent Bash Write mcp__agent-memory__memory_recall"
+        allowed = (
+            "Agent Bash Write mcp__agent-memory__memory_recall mcp__agent-memory__memory_reference"
+        )
         return ["-p", prompt, "--output-format", "json", "--allowedTools", allowed]
 
     def start(self, prompt: str, cwd: Path) -> tuple[Run, str]:

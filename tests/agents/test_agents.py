@@ -34,9 +34,11 @@ TWO = "[[e2e:two]] Now the release day, and note that too."
 
 
 def _session(sandbox_factory: Factory, agent: str) -> Sandbox:
-    """Two runs of one session: three steps (a shell command naming a fact, a file written, an
-    MCP recall), then — compacted on command, or by a prompt past the agent's threshold in the
-    middle of the second run — a resume with two more."""
+    """Two runs of one session: four steps (a shell command naming a fact, a file written, an
+    MCP recall, an MCP reference to the other fact), then — compacted on command, or by a prompt
+    past the agent's threshold in the middle of the second run — a resume with two more. The
+    reference is the only place the session names the second fact: capture must count it from
+    the call, and the server must leave the log to capture (one session, one log)."""
     script = ms.Script({})
     sandbox = sandbox_factory(agent, script, "session")
     repo = sandbox.repo
@@ -45,9 +47,10 @@ def _session(sandbox_factory: Factory, agent: str) -> Sandbox:
         ms.shell(f"echo {CANARY}"),
         ms.write(str(repo / "notes" / "one.txt"), "cobalt\n"),
         ms.mcp("memory_recall", query="cobalt widgets"),
+        ms.mcp("memory_reference", ids=[SECOND]),
     ]
     script.scripts["two"] = [
-        ms.shell(f"echo {CANARY} {SECOND}", tokens=heavy),
+        ms.shell(f"echo {CANARY}", tokens=heavy),
         ms.write(str(repo / "notes" / "two.txt"), "thursday\n"),
     ]
     first, session = sandbox.driver.start(ONE, repo)

@@ -5,6 +5,10 @@ same session (None before its first use). A log is this session's to write only 
 (``own_log``, the rule capture follows too: no review has read it, git does not hold it): after
 that, or when it is gone, the session goes on in a new log, so a log a review counted or git
 recorded never changes. A new log never takes the name of an existing one.
+
+When the client is an agent whose session-end hook this repo registers, the session's capture
+writes its one log from the transcript, which holds this call: the server then writes none, so
+that the session counts once (MCP.md § The session's log).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from .. import resources
+from ..core.agents import hooks, jsontext, mcp_config
 from ..core.agents.references import add_references, nearest
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
@@ -36,11 +41,18 @@ def reference(
     label: str,
     own_log: str | None,
     now: dt.datetime | None = None,
+    captured: str | None = None,
 ) -> Result:
     """``label`` is one of ``core.references.LABELS``; the summary's ``log`` is the log to pass
-    as ``own_log`` next time."""
+    as ``own_log`` next time. ``captured``: the settings file whose hooks capture the session
+    (``capturing``), when they do: the ids are checked and nothing is written."""
     memory, continuity = memory_of(repo)
     _check_known(ids, memory)
+    if captured is not None:
+        note = f"the session's capture writes them to its log (the hooks in {captured})"
+        summary = {"log": "", "label": label, "ids": list(ids), "outcome": "captured"}
+        report = Report("reference", resources.version(), repo.shown, "captured", None, (), summary)
+        return Result(report._replace(closing=(note,)), 0)
     through = cursor(last_review(continuity), memory.logs)
     mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
     name = mine or _new_name(repo, through, now)
@@ -61,6 +73,22 @@ def reference(
         "reference", resources.version(), repo.shown, settled.outcome, plan, (), summary
     )
     return Result(report, settled.exit_code)
+
+
+def capturing(repo: Repo, client: str) -> str | None:
+    """The settings file of the agent the MCP client ``client`` is (its ``clientInfo.name``),
+    when it registers our session-end hook; None otherwise, or when it cannot be read (the
+    server then keeps its own log, as before)."""
+    agent = mcp_config.CLIENTS.get(client)
+    if agent is None:
+        return None
+    path = hooks.AGENTS[agent].path
+    try:
+        data = repo.read(path, limit=jsontext.MAX_BYTES)
+        found = data is not None and hooks.captures(data.decode("utf-8"), agent)
+    except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError):
+        return None
+    return path if found else None
 
 
 def _check_known(ids: Sequence[str], memory: Memory) -> None:

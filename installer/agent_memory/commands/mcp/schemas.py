@@ -92,6 +92,7 @@ REFERENCE_OUT: Mapping[str, Any] = {
         "label": {"type": "string"},
         "ids": {"type": "array", "items": {"type": "string"}},
         "outcome": {"type": "string"},
+        "note": {"type": "string"},  # when the session's capture writes its log
     },
     "required": ["log", "label", "ids", "outcome"],
 }

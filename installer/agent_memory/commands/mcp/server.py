@@ -75,9 +75,12 @@ def build(session: McpSession) -> Server[object]:
         return types.CallToolResult(content=[text], structured_content=result)
 
     async def call_tool(
-        _ctx: ServerRequestContext[object], params: types.CallToolRequestParams
+        ctx: ServerRequestContext[object], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = {} if params.arguments is None else params.arguments
+        client = ctx.session.client_params
+        if client is not None and not session.client:
+            session.client = client.client_info.name
         called_off = threading.Event()
         try:
             return await anyio.to_thread.run_sync(

@@ -53,6 +53,10 @@ class McpSession:
     path: Path
     wait: float = LOCK_WAIT
     log: str | None = None  # the file name in memory/sessions/
+    client: str = ""  # the name the client gave in its initialize (clientInfo.name)
+    # The settings file whose hooks capture this session ("" when none do): asked once, at the
+    # first reference, as the hooks an agent runs are those it read when the session began.
+    captured: str | None = None
     # Search indexes of the memory files, kept while each file is unchanged.
     indexes: FileMemo[Index] = dataclasses.field(
         default_factory=lambda: FileMemo(recall_command.build_index)
@@ -96,8 +100,13 @@ def _status(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[
 def _reference(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     label = args.get("label", "referenced").capitalize()
     ids = list(dict.fromkeys(args["ids"]))
-    result = reference_command.reference(repo, ids, label, session.log)
+    if session.captured is None:
+        session.captured = reference_command.capturing(repo, session.client) or ""
+    captured = session.captured or None
+    result = reference_command.reference(repo, ids, label, session.log, captured=captured)
     summary = dict(result.report.summary)
+    if captured is not None:
+        return {**summary, "label": label.lower(), "note": result.report.closing[0]}
     session.log = summary["log"].rsplit("/", 1)[-1]
     summary["label"] = label.lower()
     return summary

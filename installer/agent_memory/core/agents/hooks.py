@@ -22,6 +22,7 @@ from ... import patterns
 from ...records import NamedTuple
 from . import jsontext
 from .hook_entries import AGENTS as AGENTS  # the agents, for the commands that edit them
+from .hook_entries import SESSION_END
 from .jsontext import Doc, Node
 
 SECTION = "## Agent hooks"
@@ -108,6 +109,13 @@ def positions(text: str, agent: str) -> dict[str, int]:
 
 def held(text: str, agent: str) -> frozenset[str]:
     return frozenset(positions(text, agent))
+
+
+def captures(text: str, agent: str) -> bool:
+    """Whether the agent's settings hold our session-end hook: then every session of the agent
+    is captured from its transcript, which holds each of its MCP calls too."""
+    ours = AGENTS[agent]
+    return any(ours.subcommands[event] == SESSION_END for event in held(text, agent))
 
 
 def legacy(text: str, agent: str) -> bool:

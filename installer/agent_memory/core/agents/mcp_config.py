@@ -38,6 +38,11 @@ FILES = MappingProxyType(
         "codex": (".codex/config.toml", "toml"),
     }
 )
+# The agent an MCP client says it is (``clientInfo.name`` of its ``initialize``), as Claude Code
+# 2.1, Codex 0.169 and Gemini CLI 0.61 send it.
+CLIENTS = MappingProxyType(
+    {"claude-code": "claude", "codex-mcp-client": "codex", "gemini-cli-mcp-client": "gemini"}
+)
 TOML_BEGIN = "# agent-memory:begin"
 TOML_END = "# agent-memory:end"
 TOML_BLOCK = (
