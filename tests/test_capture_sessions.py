@@ -414,6 +414,36 @@ def test_codex_in_a_subdirectory_names_patched_files_from_the_top(
     assert _files_changed(data.decode()) == ["src/app/here.txt", "src/app/there.txt", "docs/a.md"]
 
 
+@pytest.mark.parametrize("through", ["link", "real"])
+def test_a_session_reaching_the_repo_through_a_symlink_names_files_from_the_top(
+    memory_repo: Path, tmp_path: Path, through: str
+) -> None:
+    """The agent ran in ``src/app`` of the repo as a symlink names it (``$PWD``), the capture
+    reads the repo by its real path, or the other way round: the files are still named from
+    the top, not from the folder the agent ran in."""
+    link = tmp_path / "link"
+    link.symlink_to(memory_repo.parent, target_is_directory=True)
+    seen = link / memory_repo.name if through == "link" else memory_repo
+    captured = memory_repo if through == "link" else link / memory_repo.name
+    here = f"{seen}/src/app"
+    meta = {"id": "019a9f3e-6c2d-7b41-9e55-2f8d0c1a7b39", "timestamp": "2026-11-20T09:14:00.000Z"}
+    meta |= {"cwd": here, "originator": "codex_exec", "cli_version": "0.169.0"}
+    body = f"*** Add File: {here}/here.txt\n+x\n*** Add File: there.txt\n+x\n"
+    cmd = f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
+    payload = {"type": "function_call", "id": "fc_1", "name": "exec_command"}
+    payload |= {"arguments": json.dumps({"cmd": cmd}), "call_id": "call_1"}
+    records = [
+        {"type": "session_meta", "payload": meta},
+        {"type": "response_item", "payload": payload},
+    ]
+    rollout = tmp_path / "rollout.jsonl"
+    stamp = {"timestamp": "2026-11-20T09:14:05.000Z"}
+    rollout.write_text("".join(json.dumps(stamp | r) + "\n" for r in records))
+    _capture(captured, rollout)
+    [data] = _logs(memory_repo).values()
+    assert _files_changed(data.decode()) == ["src/app/here.txt", "src/app/there.txt"]
+
+
 # -- the archive is parsed only where an id the agent named may be --------------------------------
 
 _ARCHIVED = (

@@ -28,6 +28,7 @@ from ..parse.memory import Memory, known_ids
 from ..parse.transcripts import Item, Meta
 from ..parse.untrusted import one_line
 from ..records import NamedTuple
+from ..shell.discovery import top_as_named
 from ..shell.git import file_before
 from ..shell.load import archive_files, load
 from ..shell.repo import Repo
@@ -116,7 +117,8 @@ def _capture(
     assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, resume.created)
-    files = capturing.repo_paths(session.files, session.cwd, session.project_hash, str(repo.root))
+    top = top_as_named(repo.root, session.cwd) if session.cwd else str(repo.root)
+    files = capturing.repo_paths(session.files, session.cwd, session.project_hash, top)
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
     log = capturing.render(read.agent, session, name, files, found, proposals.render(read.proposed))

@@ -80,6 +80,25 @@ def enable_target(given: Path | None, cwd: Path) -> Path:
     return given
 
 
+def top_as_named(root: Path, folder: str) -> str:
+    """The repo's top as ``folder`` (an absolute path an agent ran in) names it: ``folder`` less
+    the folders it lies below the top, when it is in the repo once links are followed — an agent
+    that reached the repo through a symlink names its files through it too. Otherwise the top
+    as this machine names it (the transcript may come from another machine)."""
+    if not folder.startswith("/"):  # a POSIX path: what capture reads
+        return str(root)
+    folder = os.path.normpath(folder)  # as capture reads it
+    try:
+        below = os.path.relpath(os.path.realpath(folder), os.path.realpath(root))
+    except (OSError, ValueError):
+        return str(root)
+    if below == os.curdir:
+        return folder
+    if below == os.pardir or below.startswith(os.pardir + os.sep):
+        return str(root)
+    return folder.rstrip("/").rsplit("/", below.count(os.sep) + 1)[0] or "/"
+
+
 def _absolute(path: Path) -> Path:
     """``path`` made absolute with its symlinks resolved, as the working directory already is."""
     try:
