@@ -75,24 +75,24 @@ ADVERSARIAL = [
 @pytest.mark.parametrize(("name", "line"), ADVERSARIAL, ids=[n for n, _ in ADVERSARIAL])
 def test_log_lines_of_adversarial_size_parse_in_linear_time(name: str, line: str) -> None:
     for prefix in ("", "```\nx\n```\n"):  # the fast path and the fenced one
-        started = time.perf_counter()
+        started = time.process_time()
         log.read_refs(f"{prefix}## Memory References\n{line}\n".encode())
-        assert time.perf_counter() - started < 2.0, name  # quadratic took 20 to 40 s
+        assert time.process_time() - started < 2.0, name  # quadratic took 20 to 40 s
 
 
 def test_a_heading_of_100_kb_of_blanks_in_a_fenced_log_is_linear() -> None:
     data = ("```\nx\n```\n# a" + " \t" * 50_000 + "#x\n## Memory References\n- Used: a\n").encode()
-    started = time.perf_counter()
+    started = time.process_time()
     assert log.read_refs(data).used == frozenset({"a"})
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_a_line_of_20000_unclosed_comments_is_linear_to_parse_and_to_recall() -> None:
     line = "- fact " + "<!-- id" * 20_000 + "\n  <!-- id: a | tier: active -->\n"
-    started = time.perf_counter()
+    started = time.process_time()
     doc = facts.parse("c.md", ("# C\n\n## Key Decisions\n" + line).encode())
     recall("fact", [doc], 5)
-    assert time.perf_counter() - started < 3.0
+    assert time.process_time() - started < 3.0
 
 
 @settings(max_examples=60)

@@ -247,9 +247,9 @@ ADVERSARIAL = {
 @pytest.mark.parametrize("name", list(ADVERSARIAL))
 def test_hostile_input_runs_in_linear_time(name: str) -> None:
     text = ADVERSARIAL[name]
-    begin = time.perf_counter()
+    begin = time.process_time()
     redact(text)
-    elapsed = time.perf_counter() - begin
+    elapsed = time.process_time() - begin
     print(f"\n{name!r}: {len(text):,} chars in {elapsed * 1000:.0f} ms")
     assert elapsed < 1.0
 
@@ -259,7 +259,7 @@ def test_each_pattern_is_linear_without_the_prefilter(rule: object) -> None:
     pattern = rule.pattern  # type: ignore[attr-defined]
     for name in ("a", "=", "-", ":", "eyJ.", "ghp_", "hints + a", "url", "BEGIN", "TOKEN"):
         text = ADVERSARIAL[name]
-        begin = time.perf_counter()
+        begin = time.process_time()
         for _ in pattern.finditer(text):
             pass
-        assert time.perf_counter() - begin < 1.0, name
+        assert time.process_time() - begin < 1.0, name
