@@ -58,9 +58,9 @@ def code_of(repo: Repo, memory: Memory, rev: str | None) -> linting.Code:
     """The files the live facts cite and which paths they name exist (DECAY.md § Citations), in
     the work tree or at ``rev``."""
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
-    named = list(mentioned(live))
+    named = mentioned(live)
     cited = sources(repo, cited_paths(live), rev)
-    return linting.Code(cited, existing(repo, named, rev), f" at {rev}" if rev else "")
+    return linting.Code(cited, existing(repo, list(named), rev), f" at {rev}" if rev else "", named)
 
 
 def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result:

@@ -13,7 +13,7 @@ from ...layout import CONTINUITY, SESSIONS_DIR
 from ...parse import scopes
 from ...parse.cites import Source
 from ...parse.continuity import cursor, last_review
-from ...parse.facts import Document, conflict_markers, id_clashes
+from ...parse.facts import Document, Fact, conflict_markers, id_clashes
 from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
@@ -21,7 +21,7 @@ from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ...records import NamedTuple
 from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
-from .citations import mentioned, missing_paths, stale_problems
+from .citations import missing_paths, stale_problems
 from .secrets import scan
 from .supersessions import log_problems, see_problems, superseded_since, supersession_problems
 
@@ -29,12 +29,14 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
 
 
 class Code(NamedTuple):
-    """What the facts say of the code, as the shell read it: the cited files, which of the paths
-    the facts name exist, and where both were read ("" the work tree, " at REV")."""
+    """What the facts say of the code, as the shell read it: the cited files, the paths the
+    facts name (``citations.mentioned``) and which of them exist, and where all were read (""
+    the work tree, " at REV")."""
 
     cited: Mapping[str, Source] = MappingProxyType({})
     existing: frozenset[str] = frozenset()
     at: str = ""
+    mentioned: Mapping[str, list[tuple[str, Fact, int]]] = MappingProxyType({})
 
 
 def lint(
@@ -61,7 +63,7 @@ def lint(
     if code is not None:
         live = docs[: len(docs) - len(memory.archives)]
         found += stale_problems(live, code.cited, code.at)
-        found += missing_paths(mentioned(live), code.existing)
+        found += missing_paths(code.mentioned, code.existing)
     for doc in docs:
         found += secrets(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}
