@@ -18,11 +18,12 @@ from collections.abc import Sequence
 
 from .. import resources
 from ..core.agents import hooks, jsontext, mcp_config
-from ..core.agents.references import add_references, nearest
+from ..core.agents.references import add_references
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..parse.continuity import cursor, last_review
+from ..parse.footer import nearest_id
 from ..parse.memory import Memory
 from ..parse.newlog import log_name
 from ..shell.repo import Repo
@@ -96,7 +97,7 @@ def _check_known(ids: Sequence[str], memory: Memory) -> None:
     for fact_id in ids:
         if fact_id in known:
             continue
-        close = nearest(fact_id, known)
+        close = nearest_id(fact_id, known)
         hint = f"did you mean {close!r}?" if close else "memory_recall lists the ids that exist"
         raise AgentMemoryError(f"no fact has the id {fact_id!r} in the memory's files; {hint}")
 

@@ -278,6 +278,14 @@ SLUG_WORDS = 6
 SLUG_CHARS = 48
 
 
+def nearest_id(unknown: str, known: Iterable[str]) -> str | None:
+    """The known id most like ``unknown``, for "did you mean", or None when none is close."""
+    import difflib  # a refusal only: every command would pay for it at start-up otherwise
+
+    close = difflib.get_close_matches(unknown, sorted(set(known)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def slug(text: str) -> str:
     """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
     import unicodedata  # a C extension every command would load; only new ids need it

@@ -7,8 +7,7 @@ line gets them appended. Pure: bytes in, bytes out, unchanged bytes when every i
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ...parse.refitems import segment_ids
 from ...parse.sessions import reference_sections
@@ -43,9 +42,3 @@ def add_references(log: bytes, label: str, ids: Sequence[str]) -> bytes:
     last = max((i for i, line in enumerate(body) if line.strip()), default=-1)
     lines.insert(first + last, f"- {label}: {', '.join(dict.fromkeys(ids))}")
     return "\n".join(lines).encode()
-
-
-def nearest(unknown: str, known: Iterable[str]) -> str | None:
-    """The known id most like ``unknown`` (for "did you mean"), or None when none is close."""
-    close = difflib.get_close_matches(unknown, sorted(set(known)), n=1, cutoff=0.6)
-    return close[0] if close else None

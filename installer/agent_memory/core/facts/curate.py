@@ -14,6 +14,7 @@ from ...errors import AgentMemoryError, refuse_errors
 from ...layout import ARCHIVE_DIR, ARCHIVE_INDEX, VISION
 from ...parse import facts
 from ...parse.facts import Document, Fact
+from ...parse.footer import nearest_id
 from ...parse.text import Text
 from ...records import NamedTuple
 from ..plan import FileEdit, Outcome
@@ -58,11 +59,8 @@ def locate(docs: Sequence[Document], fact_id: str) -> Place:
         for fact in doc.facts:
             if fact.id == fact_id:
                 return Place(doc, fact)
-    import difflib  # the error path only
-
-    known = sorted({f.id for doc in docs for f in doc.facts if f.id})
-    close = difflib.get_close_matches(fact_id, known, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]!r}?" if close else "agent-memory recall finds facts by words"
+    close = nearest_id(fact_id, (f.id for doc in docs for f in doc.facts if f.id))
+    hint = f"did you mean {close!r}?" if close else "agent-memory recall finds facts by words"
     raise AgentMemoryError(
         f"no fact in continuity.md, the open threads, vision.md or the archive has id "
         f"{fact_id!r}; {hint}"

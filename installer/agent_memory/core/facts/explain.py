@@ -7,6 +7,7 @@ move are the review's own (``core/review/verdicts.py``), computed from the same 
 from __future__ import annotations
 
 from ...errors import AgentMemoryError
+from ...parse.footer import nearest_id
 from ...parse.memory import known_ids
 from ...records import NamedTuple
 from ..review import tiers
@@ -24,11 +25,8 @@ def explain(inputs: Inputs, fact_id: str) -> Explanation:
     run = verdicts(inputs)
     verdict = run.of(fact_id)
     if verdict is None:
-        import difflib  # the error path only: 2 ms of start-up on every explain otherwise
-
-        known = sorted(known_ids(inputs.documents))
-        close = difflib.get_close_matches(fact_id, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else "; agent-memory recall finds facts"
+        close = nearest_id(fact_id, known_ids(inputs.documents))
+        hint = f"; did you mean {close!r}?" if close else "; agent-memory recall finds facts"
         raise AgentMemoryError(f"no fact in continuity.md or the archive has id {fact_id!r}{hint}")
     return Explanation(verdict, run.history(verdict), run.next_move(verdict))
 
