@@ -98,7 +98,9 @@ def prompt(stdin: IO[str] | None) -> Result:
     query = payload.prompt
 
     def hits(repo: Repo) -> Result:
-        shown = str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
+        def shown() -> str:
+            return str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
+
         found = prompt_recall.select(query, recall_indexes(repo), shown)
         data = {"hits": [hit.id for hit in found]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
