@@ -28,7 +28,7 @@ from ..shell.repo import Repo
 from ..shell.stream import hook_input
 from .context import context
 from .due import not_due
-from .recall import recall_indexes
+from .recall import indexes_for
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -101,7 +101,8 @@ def prompt(stdin: IO[str] | None) -> Result:
         def shown() -> str:
             return str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
 
-        found = prompt_recall.select(query, recall_indexes(repo), shown)
+        indexes = indexes_for(repo, prompt_recall.terms(query))
+        found = prompt_recall.select(query, indexes, shown)
         data = {"hits": [hit.id for hit in found]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(found)), 0)

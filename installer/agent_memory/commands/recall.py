@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from .. import resources
+from ..core.agents import candidates
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
 from ..shell.load import archive_paths, extras
@@ -44,3 +45,15 @@ def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching
     found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
     found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
     return [ix for ix in found if ix is not None]
+
+
+def indexes_for(repo: Repo, wanted: Collection[str]) -> list[searching.Index]:
+    """``recall_indexes`` for a search of the words ``wanted`` alone: continuity.md and the
+    archive hold only the facts that may hold one of them (``candidates``), and a search of
+    those words lists the same facts."""
+
+    def index_of(repo: Repo, rel: str) -> searching.Index | None:
+        raw = repo.read(rel)
+        return candidates.read_for(rel, raw, wanted) if raw is not None else None
+
+    return recall_indexes(repo, index_of)

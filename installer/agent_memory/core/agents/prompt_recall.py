@@ -29,7 +29,7 @@ def select(query: str, indexes: Sequence[Index], shown: Callable[[], str]) -> li
     a prompt more than the search."""
     chosen: list[Hit] = []
     size = len(HEAD.encode()) + 1
-    query = " ".join(list(dict.fromkeys(words(query)))[:QUERY_WORDS])
+    query = " ".join(terms(query))
     context: str | None = None
     for hit in search(query, indexes, _LOOKED_AT):
         if hit.score < FLOOR or len(chosen) == MOST:
@@ -43,6 +43,11 @@ def select(query: str, indexes: Sequence[Index], shown: Callable[[], str]) -> li
         chosen.append(hit)
         size += cost
     return chosen
+
+
+def terms(query: str) -> list[str]:
+    """The words of ``query`` searched for: its distinct words, the first ``QUERY_WORDS``."""
+    return list(dict.fromkeys(words(query)))[:QUERY_WORDS]
 
 
 def lines(hits: Sequence[Hit]) -> tuple[str, ...]:

@@ -1,0 +1,75 @@
+"""A search of the candidate facts (core/agents/candidates.py) against a search of every fact."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.agents import candidates
+from agent_memory.core.agents import recall as searching
+from agent_memory.errors import AgentMemoryError
+from test_recall_index import _blocks
+from test_written import documents
+
+# Words the generated files hold (and one no file holds): a query draws from these and the file's
+_WORDS = ["fact", "system", "id", "from", "tier", "core", "key", "decisions", "x", "2026", "zebra"]
+
+
+def _searched(files: list[bytes], query: str, read: object) -> object:
+    """What each limit's search lists, or the error reading the files raised."""
+    try:
+        indexes = [read(f"m{n}.md", data) for n, data in enumerate(files)]  # type: ignore[operator]
+    except AgentMemoryError as exc:
+        return str(exc)
+    counts = [(ix.counted, ix.words) for ix in indexes]
+    return counts, [searching.search(query, indexes, limit) for limit in (1, 3, 50)]
+
+
+_files = st.lists(
+    st.tuples(
+        st.one_of(
+            documents(odd=False),
+            documents(odd=True),
+            st.lists(_blocks, max_size=8).map(lambda b: ["## Facts", *(ln for x in b for ln in x)]),
+        ),
+        st.sampled_from(["", "# Archive 2026-Q1\n", "\ufeff", "\n\n"]),
+        st.booleans(),
+    ).map(lambda p: (p[1] + "\n".join(p[0]) + ("\n" if p[2] else "")).encode()),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_files, st.data())
+@example([b"## Facts\n- A fact\n  <!-- id: a | from: Key Decisions -->\n"], None)
+def test_a_search_of_the_candidates_lists_what_a_search_of_every_fact_lists(
+    files: list[bytes], data: st.DataObject | None
+) -> None:
+    held = sorted({w for f in files for w in searching.words(f.decode(errors="replace"))})
+    draw = st.lists(st.sampled_from([*_WORDS, *held]), min_size=1, max_size=5)
+    query = " ".join(data.draw(draw) if data is not None else ["decisions"])
+    wanted = searching.words(query)
+
+    def fast(path: str, raw: bytes) -> searching.Index:
+        return candidates.read_for(path, raw, wanted)
+
+    assert _searched(files, query, fast) == _searched(files, query, searching.read)
+
+
+def test_a_file_in_the_reviews_shape_is_indexed_for_its_candidates_alone() -> None:
+    foot = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-02 | uses: 1 | tier: {1} -->"
+    body = "".join(f"- Fact {i} about cats\n  {foot.format(i, 'archived')}\n" for i in range(200))
+    other = f"## Other\n- A zebra\n  {foot.format('z', 'core')}\n"
+    data = f"# Archive 2026-Q1\n\n## Facts\n{body}\n{other}"
+    full = searching.read("a.md", data.encode())
+    fast = candidates.read_for("a.md", data.encode(), ["zebra"])
+    assert (len(fast), fast.counted, fast.words) == (1, 201, full.words)
+    assert searching.search("zebra", [fast], 5) == searching.search("zebra", [full], 5)
+    footer_line = data.splitlines().index("- A zebra") + 2  # as every index numbers it
+    assert searching.search("zebra", [fast], 5)[0].line == footer_line
+
+
+@given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\n\u212a\u0130\u00e9"))
+def test_words_are_counted_as_they_are_split(text: str) -> None:
+    assert candidates.count_words(text) == len(searching.words(text))
