@@ -15,13 +15,20 @@ from test_written import documents
 _WORDS = ["fact", "system", "id", "from", "tier", "core", "key", "decisions", "x", "2026", "zebra"]
 
 
-def _searched(files: list[bytes], query: str, read: object) -> object:
-    """What each limit's search lists, or the error reading the files raised."""
+def _searched(files: list[bytes], query: str, fast: bool) -> object:
+    """What each limit's search lists, or the error reading the files raised; and each index's
+    statistics, when a fact may hold a word (else no fact scores, whatever they are)."""
+    named = [(f"m{n}.md", data) for n, data in enumerate(files)]
+    wanted = searching.words(query)
     try:
-        indexes = [read(f"m{n}.md", data) for n, data in enumerate(files)]  # type: ignore[operator]
+        if fast:
+            indexes = candidates.indexes(named, wanted, [])
+        else:
+            indexes = [searching.read(path, data) for path, data in named]
     except AgentMemoryError as exc:
         return str(exc)
-    counts = [(ix.counted, ix.words) for ix in indexes]
+    held = any(ix.postings(word) for ix in indexes for word in wanted)
+    counts = [(ix.counted, ix.words) for ix in indexes] if held else None
     return counts, [searching.search(query, indexes, limit) for limit in (1, 3, 50)]
 
 
@@ -49,12 +56,7 @@ def test_a_search_of_the_candidates_lists_what_a_search_of_every_fact_lists(
     held = sorted({w for f in files for w in searching.words(f.decode(errors="replace"))})
     draw = st.lists(st.sampled_from([*_WORDS, *held]), min_size=1, max_size=5)
     query = " ".join(data.draw(draw) if data is not None else ["decisions"])
-    wanted = searching.words(query)
-
-    def fast(path: str, raw: bytes) -> searching.Index:
-        return candidates.read_for(path, raw, wanted)
-
-    assert _searched(files, query, fast) == _searched(files, query, searching.read)
+    assert _searched(files, query, fast=True) == _searched(files, query, fast=False)
 
 
 def test_a_file_in_the_reviews_shape_is_indexed_for_its_candidates_alone() -> None:
@@ -63,11 +65,13 @@ def test_a_file_in_the_reviews_shape_is_indexed_for_its_candidates_alone() -> No
     other = f"## Other\n- A zebra\n  {foot.format('z', 'core')}\n"
     data = f"# Archive 2026-Q1\n\n## Facts\n{body}\n{other}"
     full = searching.read("a.md", data.encode())
-    fast = candidates.read_for("a.md", data.encode(), ["zebra"])
+    (fast,) = candidates.indexes([("a.md", data.encode())], ["zebra"], [])
     assert (len(fast), fast.counted, fast.words) == (1, 201, full.words)
     assert searching.search("zebra", [fast], 5) == searching.search("zebra", [full], 5)
     footer_line = data.splitlines().index("- A zebra") + 2  # as every index numbers it
     assert searching.search("zebra", [fast], 5)[0].line == footer_line
+    (none,) = candidates.indexes([("a.md", data.encode())], ["quagga"], [])
+    assert len(none) == 0 and searching.search("quagga", [none], 5) == []
 
 
 @given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\n\u212a\u0130\u00e9"))

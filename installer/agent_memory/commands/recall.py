@@ -51,9 +51,6 @@ def indexes_for(repo: Repo, wanted: Collection[str]) -> list[searching.Index]:
     """``recall_indexes`` for a search of the words ``wanted`` alone: continuity.md and the
     archive hold only the facts that may hold one of them (``candidates``), and a search of
     those words lists the same facts."""
-
-    def index_of(repo: Repo, rel: str) -> searching.Index | None:
-        raw = repo.read(rel)
-        return candidates.read_for(rel, raw, wanted) if raw is not None else None
-
-    return recall_indexes(repo, index_of)
+    read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
+    files = [(rel, raw) for rel, raw in read if raw is not None]
+    return candidates.indexes(files, wanted, [searching.index(doc) for doc in extras(repo)])

@@ -1,18 +1,20 @@
-"""The search index of a memory file for a few words: only the facts that may hold one of them,
-with BM25's statistics of the whole file (its facts and their words) counted in bulk.
+"""The search indexes of memory files for a few words: only the facts that may hold one of them,
+with BM25's statistics of the whole files (their facts and their words) counted in bulk.
 
 A prompt's recall searches 11,000 facts for a handful of words, and indexing each fact cost 700M
 instructions, most of the hook's. A fact holding none of the words scores 0 and is never listed,
-so ``search`` over the facts that may hold one, given the whole file's statistics, lists exactly
-what it lists over every fact, at any limit (a property test holds the two together). The bulk
-count reads a file in the shape the review writes: under each section, bullets each with its
-footer on the line below. Any other file is indexed whole (``recall.read``).
+so ``search`` over the facts that may hold one, given the whole files' statistics, lists exactly
+what it lists over every fact, at any limit (a property test holds the two together); and when
+no fact holds one, it lists nothing whatever the statistics. The bulk count reads a file in the
+shape the review writes: under each section, bullets each with its footer on the line below. Any
+other file is indexed whole (``recall.read``).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Collection, Iterator, Sequence
 
 from ... import patterns
@@ -21,34 +23,38 @@ from ...parse.scan_written import PROJECT_STATE
 from .recall import Cited, Index, read, words, written
 
 _WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
-# Each byte of a word made "a", every other a space, the line ends kept: words counted and found
-# in C, as ``recall.words`` splits them (a property test holds the count to its).
+# Each byte of a word made "a", every other a space (or the line ends kept): words counted and
+# found in C, as ``recall.words`` splits them (a property test holds the count to its).
 _MARKS = bytes(97 if b in _WORD else 32 for b in range(256))
 _LINES = bytes(b if b in _WORD or b == 10 else 32 for b in range(256))
-# Every line a heading, blank, or a bullet of plain text (``scan_written.cited``'s) with or
-# without a footer naming an id right under it. Fewer shapes than ``cited`` reads: a file in none
-# of them is indexed whole.
-_TITLE = r"[^\s#](?:[^\n#]*[^\s#])?"
-_FACT = r"- (?:\[[ xX]\] )?(?:\*\*)?[A-Za-z][^\n]*\n(?:  <!-- id:[^\n]*-->\n)?"
-_SHAPE = patterns.compile(rf"(?:#{{1,2}} {_TITLE}\n|\n|{_FACT})*")
+# The lines ``scan_written.cited`` reads, fewer of their shapes: a heading, a blank line, a bullet
+# of plain text with or without a footer naming an id right under it. Checked line by line in a
+# section of facts, by this expression elsewhere (a few lines: a title, Project State).
+_TITLE = r"##? [^\s#](?:[^\n#]*[^\s#])?"
+_PLAIN = r"- (?:\[[ xX]\] )?(?:\*\*)?[A-Za-z]"
+_FOOTER = "  <!-- id:"
+_HEADING = patterns.compile(_TITLE)
+_BULLET = patterns.compile(_PLAIN)
+_SHAPE = patterns.compile(rf"(?:{_TITLE}\n|\n|{_PLAIN}.*\n(?:{_FOOTER}.*-->\n)?)*")
 _ID = patterns.compile(r"<!-- id:([^|\n]*)")  # a footer's first segment: its id field
+# A field ``fields_of`` reads as from:, and the one shape of it read here.
+_ANY_FROM = patterns.compile(r"\|\s*from\s*:", re.IGNORECASE)
 _FROM = patterns.compile(r"\| from:([^|\n]*?)(?=\||-->\n)")
 _TWO_FROM = patterns.compile(r"\| from:[^\n]*\| from:")
+# A file read by sections: its path and bytes, its sections of facts, their candidates.
+_Sections = tuple[str, bytes, list["_Section"], list[list[Cited]]]
 _TASKS = ("[ ] ", "[x] ", "[X] ")
 
 
 class _Section:
     """The facts of one section of a file in the shape above: bullets[i] and footers[i] are the
-    lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file;
-    ids[i] its id as written (the value of its footer's first segment)."""
+    lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file."""
 
-    __slots__ = ("at", "bullets", "footers", "froms", "ids", "lead", "text", "title")
+    __slots__ = ("at", "bullets", "footers", "lead", "text", "title")
 
     def __init__(self, text: str, at: int, lead: int, title: str, facts: list[str]) -> None:
         self.text, self.at, self.lead, self.title = text, at, lead, title
         self.bullets, self.footers = facts[0::2], facts[1::2]
-        self.ids: list[str] = []  # as _statistics finds them
-        self.froms = ""  # the from: values, lowered
 
     def start(self) -> int:
         """The line of its first fact: counted only for a section with a candidate, as
@@ -56,21 +62,36 @@ class _Section:
         return self.text.count("\n", 0, self.at) + self.lead
 
 
-def read_for(path: str, data: bytes, wanted: Collection[str]) -> Index:
-    """The index of the facts of a memory file that may hold a word of ``wanted`` (lowered
-    words, as ``recall.words`` gives them), counting every fact's words."""
-    sections = _sections(data)
-    if sections is None:
-        return read(path, data)
-    cited: list[Cited] = []
-    counted = total = 0
-    for section in sections:
-        found = _statistics(section)
-        if found is None:
-            return read(path, data)
-        counted, total = counted + len(section.bullets), total + found
-        cited += _candidates(section, wanted)
-    return Index(path, cited, counted, total)
+def indexes(
+    files: Sequence[tuple[str, bytes]], wanted: Collection[str], others: Sequence[Index]
+) -> list[Index]:
+    """The index of each memory file (path, bytes) for a search of the words ``wanted`` (as
+    ``recall.words`` gives them), then ``others`` (indexes of every fact)."""
+    found: list[Index | _Sections] = []
+    for path, data in files:
+        sections = _sections(data)
+        if sections is None:
+            found.append(read(path, data))
+        else:
+            found.append((path, data, sections, [list(_candidates(s, wanted)) for s in sections]))
+    whole = [ix for ix in found if isinstance(ix, Index)] + list(others)
+    held = any(ix.postings(word) for ix in whole for word in wanted) or any(
+        any(chosen) for ix in found if not isinstance(ix, Index) for chosen in ix[3]
+    )
+    return [ix if isinstance(ix, Index) else _index(ix, held) for ix in found] + list(others)
+
+
+def _index(found: _Sections, held: bool) -> Index:
+    """A file's index of its candidates, with its statistics when some fact anywhere may hold
+    a word searched for (else no fact scores, whatever they are)."""
+    path, data, sections, chosen = found
+    cited = [fact for facts in chosen for fact in facts]
+    if not held:
+        return Index(path, cited, 0, 0)
+    counts = [_statistics(s) for s in sections]
+    if None in counts:
+        return read(path, data)  # a from: field read otherwise: the parser's turn
+    return Index(path, cited, sum(len(s.bullets) for s in sections), sum(filter(None, counts)))
 
 
 def count_words(text: str) -> int:
@@ -82,29 +103,37 @@ def count_words(text: str) -> int:
 def _sections(data: bytes) -> list[_Section] | None:
     """The sections whose bullets are facts, or None unless the file is in the shape above and
     each such section is its facts alone, between blank lines at most."""
-    if data.count(b"\n") >= MAX_DOCUMENT_LINES or b"\r" in data or b"\0" in data:
+    if b"\r" in data or b"\0" in data:
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    footers = text.count("\n  <!--")
-    if text.count("<!--") != footers or text.count("-->") != footers:
-        return None  # a comment elsewhere, or two in a footer: the parser decides
-    if text[:1] == "\ufeff" or _SHAPE.fullmatch(text) is None:
+    if text[:1] == "\ufeff" or text[-1:] not in ("", "\n"):
+        return None
+    bounds = list(_headings(text))
+    first = bounds[0][0] if bounds else len(text)
+    lines_read = text.count("\n", 0, first)
+    if lines_read >= MAX_DOCUMENT_LINES or not _plain(text[:first]):
         return None
     found: list[_Section] = []
-    for start, end in _headings(text):
-        lines = text[start:end].split("\n")
+    for start, end in bounds:
+        lines = text[start:end].split("\n")  # the heading, the lines under it, ""
+        lines_read += len(lines) - 1
         title = lines[0][3:]
-        if lines[0][:3] == "## " and title.lower() != PROJECT_STATE:  # an h2: a section
-            lead = next((n for n, kept in enumerate(lines) if n and kept), len(lines))
-            while len(lines) > lead and not lines[-1]:
-                lines.pop()
-            facts = lines[lead:]
-            if "" in facts or text.count("\n  <!--", start, end) * 2 != len(facts):
-                return None  # blank lines among its facts, or a bullet without a footer
-            found.append(_Section(text, start, lead, title, facts))
+        if _HEADING.fullmatch(lines[0]) is None or lines_read >= MAX_DOCUMENT_LINES:
+            return None
+        if lines[0][:3] != "## " or title.lower() == PROJECT_STATE:  # no section of facts
+            if not _plain(text[start + len(lines[0]) + 1 : end]):
+                return None
+            continue
+        lead = next((n for n, line in enumerate(lines) if n and line), len(lines))
+        while len(lines) > lead and not lines[-1]:
+            lines.pop()
+        section = _Section(text, start, lead, title, lines[lead:])
+        if not _facts_alone(section, len(lines) - lead):
+            return None
+        found.append(section)
     return found
 
 
@@ -119,34 +148,61 @@ def _headings(text: str) -> Iterator[tuple[int, int]]:
     yield from zip(starts, [*starts[1:], len(text)], strict=True)
 
 
+def _plain(text: str) -> bool:
+    """Whether lines outside a section of facts are in the shape above (its expression), with
+    no comment but footers, each closed once."""
+    footers = text.count(f"\n{_FOOTER}")
+    if text.count("<!--") != footers or text.count("-->") != footers:
+        return False
+    return _SHAPE.fullmatch(text) is not None
+
+
+def _facts_alone(section: _Section, lines: int) -> bool:
+    """Whether a section's ``lines`` are its facts alone: a bullet of plain text, then its
+    footer naming an id, with no other comment, and no blank line among them."""
+    bullets, footers = section.bullets, section.footers
+    if lines != 2 * len(footers):
+        return False
+    joined = "\n".join(footers)
+    return (
+        all(map(_BULLET.match, bullets))
+        and all(map(str.startswith, footers, itertools.repeat(_FOOTER)))
+        and all(map(str.endswith, footers, itertools.repeat("-->")))
+        and joined.count("<!--") == joined.count("-->") == len(footers)
+        and "<!--" not in "\n".join(bullets)
+    )
+
+
 def _statistics(section: _Section) -> int | None:
     """How many words a search reads of the section's facts (each one's bullet, id and
     ``from:`` or section): None when a footer's ``from:`` is not the one field of its name."""
     footers = "\n".join(section.footers) + "\n"
-    section.ids = _ID.findall(footers)
-    found = count_words("\n".join(section.bullets)) + count_words(" ".join(section.ids))
-    lowered = footers.lower()
-    if "from" not in lowered:
+    ids = count_words(" ".join(_ID.findall(footers)))
+    found = count_words("\n".join(section.bullets)) + ids
+    given = _ANY_FROM.findall(footers)
+    if not given:
         return found + len(section.footers) * count_words(section.title)
-    if lowered.count("from") != footers.count("| from:") or _TWO_FROM.search(footers):
+    if len(given) != footers.count("| from:") or _TWO_FROM.search(footers):
         return None  # "from" elsewhere in a footer, or twice: ``fields_of`` reads each
     values = _FROM.findall(footers)
-    section.froms = " ".join(values).lower()
-    given = sum(map(bool, map(str.strip, values)))  # an empty from: is the section's
-    titled = len(section.footers) - given
+    titled = len(section.footers) - sum(map(bool, map(str.strip, values)))  # empty: the title
     return found + count_words(" ".join(values)) + titled * count_words(section.title)
 
 
 def _candidates(section: _Section, wanted: Collection[str]) -> Iterator[Cited]:
-    """What a search reads of each fact of the section whose bullet, id or ``from:`` holds a
-    word of ``wanted`` (every fact, when the section's title does), in file order."""
+    """What a search reads of each fact of the section whose bullet, id or ``from:`` may hold
+    a word of ``wanted`` (every fact, when the section's title does), in file order."""
     title = set(words(section.title))
     if any(word in title for word in wanted):
         chosen: Collection[int] = range(len(section.bullets))
     else:
-        found = {*_holding(section.bullets, wanted), *_holding(section.ids, wanted)}
-        if any(word in section.froms for word in wanted):  # rare: the footers that may say it
-            found.update(_holding(section.footers, wanted))
+        footers = "\n".join(section.footers) + "\n"
+        found = {
+            *_holding(section.bullets, wanted),
+            *_holding(_ID.findall(footers), wanted),
+        }
+        if _ANY_FROM.search(footers) and not _from_lacks(footers, wanted):
+            found.update(_holding(section.footers, wanted))  # each footer that may say it
         chosen = sorted(found)
     start = section.start() if chosen else 0
     for n in chosen:
@@ -155,6 +211,15 @@ def _candidates(section: _Section, wanted: Collection[str]) -> Iterator[Cited]:
         fact = written(section.title, start + 2 * n, bullet, text.strip(), body)
         if fact is not None:
             yield fact
+
+
+def _from_lacks(footers: str, wanted: Collection[str]) -> bool:
+    """Whether no footer's ``from:`` can hold a word of ``wanted``: each is in the one shape
+    read here, and their values hold none."""
+    if len(_ANY_FROM.findall(footers)) != footers.count("| from:"):
+        return False
+    values = " ".join(_FROM.findall(footers)).lower()
+    return not any(word in values for word in wanted)
 
 
 def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[int]:
