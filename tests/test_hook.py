@@ -11,14 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.app import main
 from agent_memory.commands import hook as hook_command
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
 from agent_memory.shell.git import focus
+from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
@@ -109,6 +112,29 @@ def test_session_start_runs_a_due_review_silently(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stderr == ""
     assert "not due" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert cli("review", root, "--check").exit_code == 0  # it ran
+
+
+def test_session_start_lists_the_logs_once_when_no_review_is_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The due check and the context read the same live memory: a history of 100,000 logs is
+    listed once per session start, not once for each."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    listed: list[str] = []
+    list_dir = Repo.list_dir
+
+    def counted(self: Repo, rel: str, *args: Any, **kwargs: Any) -> Any:
+        listed.append(rel)
+        return list_dir(self, rel, *args, **kwargs)
+
+    monkeypatch.setattr(Repo, "list_dir", counted)
+    payload = json.dumps({"cwd": str(root), "hook_event_name": "SessionStart"})
+    done = CliRunner().invoke(main, ["hook", "session-start"], input=payload)
+    assert done.exit_code == 0, done.output
+    answer = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "memory/continuity.md" in answer and "not due" in answer
+    assert listed.count("memory/sessions") == 1
 
 
 def _prompt(root: Path, text: str, event: str = "UserPromptSubmit") -> str:
