@@ -36,6 +36,7 @@ _FOOTER = "  <!-- id:"
 _HEADING = patterns.compile(_TITLE)
 _BULLET = patterns.compile(_PLAIN)
 _SHAPE = patterns.compile(rf"(?:{_TITLE}\n|\n|{_PLAIN}.*\n(?:{_FOOTER}.*-->\n)?)*")
+_NOT_PLAIN = patterns.compile(rf"\n(?!{_PLAIN})")  # a line that is no bullet of plain text
 _ID = patterns.compile(r"<!-- id:([^|\n]*)")  # a footer's first segment: its id field
 # A field ``fields_of`` reads as from:, and the one shape of it read here.
 _ANY_FROM = patterns.compile(r"\|\s*from\s*:", re.IGNORECASE)
@@ -48,13 +49,15 @@ _TASKS = ("[ ] ", "[x] ", "[X] ")
 
 class _Section:
     """The facts of one section of a file in the shape above: bullets[i] and footers[i] are the
-    lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file."""
+    lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file;
+    ``footed`` the footers' lines, each ended."""
 
-    __slots__ = ("at", "bullets", "footers", "lead", "text", "title")
+    __slots__ = ("at", "bullets", "footed", "footers", "lead", "text", "title")
 
     def __init__(self, text: str, at: int, lead: int, title: str, facts: list[str]) -> None:
         self.text, self.at, self.lead, self.title = text, at, lead, title
         self.bullets, self.footers = facts[0::2], facts[1::2]
+        self.footed = "".join(f"{footer}\n" for footer in self.footers)
 
     def start(self) -> int:
         """The line of its first fact: counted only for a section with a candidate, as
@@ -160,29 +163,31 @@ def _plain(text: str) -> bool:
 def _facts_alone(section: _Section, lines: int) -> bool:
     """Whether a section's ``lines`` are its facts alone: a bullet of plain text, then its
     footer naming an id, with no other comment, and no blank line among them."""
-    bullets, footers = section.bullets, section.footers
-    if lines != 2 * len(footers):
-        return False
-    joined = "\n".join(footers)
+    bullets, footed, count = section.bullets, section.footed, len(section.footers)
+    if lines != 2 * count or not count:
+        return lines == 0
+    joined = "\n".join(bullets)
+    # Counted on all lines at once: each footer line starts "  <!-- id:" and ends "-->", with
+    # no other comment in it; no bullet opens one.
     return (
-        all(map(_BULLET.match, bullets))
-        and all(map(str.startswith, footers, itertools.repeat(_FOOTER)))
-        and all(map(str.endswith, footers, itertools.repeat("-->")))
-        and joined.count("<!--") == joined.count("-->") == len(footers)
-        and "<!--" not in "\n".join(bullets)
+        footed.startswith(_FOOTER)
+        and footed.count(f"\n{_FOOTER}") == count - 1
+        and footed.count("-->\n") == footed.count("-->") == footed.count("<!--") == count
+        and "<!--" not in joined
+        and _NOT_PLAIN.search(f"\n{joined}") is None
     )
 
 
 def _statistics(section: _Section) -> int | None:
     """How many words a search reads of the section's facts (each one's bullet, id and
     ``from:`` or section): None when a footer's ``from:`` is not the one field of its name."""
-    footers = "\n".join(section.footers) + "\n"
+    footers = section.footed
     ids = count_words(" ".join(_ID.findall(footers)))
     found = count_words("\n".join(section.bullets)) + ids
-    given = _ANY_FROM.findall(footers)
-    if not given:
+    keys = _from_keys(footers)
+    if keys is False:
         return found + len(section.footers) * count_words(section.title)
-    if len(given) != footers.count("| from:") or _TWO_FROM.search(footers):
+    if keys is None or _TWO_FROM.search(footers):
         return None  # "from" elsewhere in a footer, or twice: ``fields_of`` reads each
     values = _FROM.findall(footers)
     titled = len(section.footers) - sum(map(bool, map(str.strip, values)))  # empty: the title
@@ -196,13 +201,16 @@ def _candidates(section: _Section, wanted: Collection[str]) -> Iterator[Cited]:
     if any(word in title for word in wanted):
         chosen: Collection[int] = range(len(section.bullets))
     else:
-        footers = "\n".join(section.footers) + "\n"
-        found = {
-            *_holding(section.bullets, wanted),
-            *_holding(_ID.findall(footers), wanted),
-        }
-        if _ANY_FROM.search(footers) and not _from_lacks(footers, wanted):
-            found.update(_holding(section.footers, wanted))  # each footer that may say it
+        found = set(_holding(section.bullets, wanted))
+        footers = section.footed
+        lowered = _lowered(footers)
+        said = [word for word in wanted if word.encode() in lowered]  # by some footer
+        if said:
+            found.update(_holding(_ID.findall(footers), said))
+            keys = _from_keys(footers)
+            values = " ".join(_FROM.findall(footers)).lower() if keys else ""
+            if keys is None or any(word in values for word in said):
+                found.update(_holding(section.footers, said))  # each footer that may say it
         chosen = sorted(found)
     start = section.start() if chosen else 0
     for n in chosen:
@@ -213,13 +221,21 @@ def _candidates(section: _Section, wanted: Collection[str]) -> Iterator[Cited]:
             yield fact
 
 
-def _from_lacks(footers: str, wanted: Collection[str]) -> bool:
-    """Whether no footer's ``from:`` can hold a word of ``wanted``: each is in the one shape
-    read here, and their values hold none."""
-    if len(_ANY_FROM.findall(footers)) != footers.count("| from:"):
+def _lowered(text: str) -> bytes:
+    """``text`` lowered as ``str.lower`` lowers it, to ASCII letters in C when it is ASCII."""
+    return text.encode().lower() if text.isascii() else text.lower().encode("utf-8", "replace")
+
+
+def _from_keys(footers: str) -> bool | None:
+    """Whether the footers hold a field ``fields_of`` reads as ``from:``, when each such is
+    written "| from:" (None when one is not)."""
+    found = _lowered(footers).count(b"from")
+    if found == 0:
         return False
-    values = " ".join(_FROM.findall(footers)).lower()
-    return not any(word in values for word in wanted)
+    exact = footers.count("| from:")
+    if found == exact or len(_ANY_FROM.findall(footers)) == exact:
+        return True
+    return None
 
 
 def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[int]:
