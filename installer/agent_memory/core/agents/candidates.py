@@ -57,7 +57,7 @@ class _Section:
     def __init__(self, text: str, at: int, lead: int, title: str, facts: list[str]) -> None:
         self.text, self.at, self.lead, self.title = text, at, lead, title
         self.bullets, self.footers = facts[0::2], facts[1::2]
-        self.footed = "".join(f"{footer}\n" for footer in self.footers)
+        self.footed = "\n".join(self.footers) + "\n" if self.footers else ""
 
     def start(self) -> int:
         """The line of its first fact: counted only for a section with a candidate, as
