@@ -115,7 +115,8 @@ def prompt(stdin: IO[str] | None) -> Result:
         def shown() -> str:
             return str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
 
-        indexes = indexes_for(repo, prompt_recall.terms(query))
+        searched = " ".join(prompt_recall.terms(query))
+        indexes = indexes_for(repo, searched, prompt_recall.FLOOR)
         found = prompt_recall.select(query, indexes, shown)
         data = {"hits": [hit.id for hit in found]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from .. import resources
 from ..core.agents import candidates
@@ -47,10 +47,11 @@ def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching
     return [ix for ix in found if ix is not None]
 
 
-def indexes_for(repo: Repo, wanted: Collection[str]) -> list[searching.Index]:
-    """``recall_indexes`` for a search of the words ``wanted`` alone: continuity.md and the
-    archive hold only the facts that may hold one of them (``candidates``), and a search of
-    those words lists the same facts."""
+def indexes_for(repo: Repo, query: str, floor: float = 0.0) -> list[searching.Index]:
+    """``recall_indexes`` for a search of ``query`` alone: continuity.md and the archive hold
+    only the facts that may hold a word of it (``candidates``; with a ``floor``, that may score
+    in its band), and a search of it lists the same facts (down to that band)."""
     read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
     files = [(rel, raw) for rel, raw in read if raw is not None]
-    return candidates.indexes(files, wanted, [searching.index(doc) for doc in extras(repo)])
+    extra = [searching.index(doc) for doc in extras(repo)]
+    return candidates.indexes(files, query, extra, floor)

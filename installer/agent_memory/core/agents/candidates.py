@@ -5,22 +5,27 @@ A prompt's recall searches 11,000 facts for a handful of words, and indexing eac
 instructions, most of the hook's. A fact holding none of the words scores 0 and is never listed,
 so ``search`` over the facts that may hold one, given the whole files' statistics, lists exactly
 what it lists over every fact, at any limit (a property test holds the two together); and when
-no fact holds one, it lists nothing whatever the statistics. The bulk count reads a file in the
-shape the review writes: under each section, bullets each with its footer on the line below. Any
-other file is indexed whole (``recall.read``).
+no fact holds one, it lists nothing whatever the statistics. Asked only for hits over a floor (the
+prompt's), it leaves out too the facts whose words cannot reach it (a word most facts hold weighs
+little: an upper bound of each word's share of a score, as MaxScore bounds it), and lists the
+same hits down to the floor's band. The bulk count reads a file in the shape the review writes:
+under each section, bullets each with its footer on the line below. Any other file is indexed
+whole (``recall.read``).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from ... import patterns
 from ...parse.facts import MAX_DOCUMENT_LINES
 from ...parse.scan_written import PROJECT_STATE
-from .recall import Cited, Index, read, words, written
+from .recall import K1, NEAR, Cited, Index, band, read, words, written
 
 _WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
 # Each byte of a word made "a", every other a space (or the line ends kept): words counted and
@@ -42,8 +47,9 @@ _ID = patterns.compile(r"<!-- id:([^|\n]*)")  # a footer's first segment: its id
 _ANY_FROM = patterns.compile(r"\|\s*from\s*:", re.IGNORECASE)
 _FROM = patterns.compile(r"\| from:([^|\n]*?)(?=\||-->\n)")
 _TWO_FROM = patterns.compile(r"\| from:[^\n]*\| from:")
-# A file read by sections: its path and bytes, its sections of facts, their candidates.
-_Sections = tuple[str, bytes, list["_Section"], list[list[Cited]]]
+# A file read by sections: its path and bytes, its sections of facts, and in each the facts that
+# hold each word (None: not known exactly, as a from: field may hold it).
+_Sections = tuple[str, bytes, list["_Section"], list[dict[str, set[int]] | None]]
 _TASKS = ("[ ] ", "[x] ", "[X] ")
 
 
@@ -66,35 +72,84 @@ class _Section:
 
 
 def indexes(
-    files: Sequence[tuple[str, bytes]], wanted: Collection[str], others: Sequence[Index]
+    files: Sequence[tuple[str, bytes]], query: str, others: Sequence[Index], floor: float = 0.0
 ) -> list[Index]:
-    """The index of each memory file (path, bytes) for a search of the words ``wanted`` (as
-    ``recall.words`` gives them), then ``others`` (indexes of every fact)."""
+    """The index of each memory file (path, bytes) for a search of ``query``, then ``others``
+    (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for."""
+    weights = Counter(words(query))
     found: list[Index | _Sections] = []
     for path, data in files:
         sections = _sections(data)
-        if sections is None:
-            found.append(read(path, data))
-        else:
-            found.append((path, data, sections, [list(_candidates(s, wanted)) for s in sections]))
+        held = [_holders(s, weights) for s in sections] if sections is not None else []
+        found.append(read(path, data) if sections is None else (path, data, sections, held))
     whole = [ix for ix in found if isinstance(ix, Index)] + list(others)
-    held = any(ix.postings(word) for ix in whole for word in wanted) or any(
-        any(chosen) for ix in found if not isinstance(ix, Index) for chosen in ix[3]
-    )
-    return [ix if isinstance(ix, Index) else _index(ix, held) for ix in found] + list(others)
+    fast = {id(ix): ix for ix in found if not isinstance(ix, Index)}
+    if not any(ix.postings(word) for ix in whole for word in weights) and not any(
+        h is None or any(h.values()) for *_, held in fast.values() for h in held
+    ):  # no fact holds a word: none scores, whatever the statistics
+        empty = [ix if isinstance(ix, Index) else Index(ix[0], [], 0, 0) for ix in found]
+        return [*empty, *others]
+    counts = {key: [_statistics(s) for s in f[2]] for key, f in fast.items()}
+    whole += [read(*fast.pop(key)[:2]) for key in list(fast) if None in counts[key]]
+    essential = None
+    if floor > 0 and all(h is not None for *_, held in fast.values() for h in held):
+        essential = _essential(weights, whole, list(fast.values()), floor)
+    return [
+        _index(fast[id(ix)], counts[id(ix)], weights, essential) if id(ix) in fast else
+        ix if isinstance(ix, Index) else read(ix[0], ix[1])
+        for ix in found
+    ] + list(others)  # fmt: skip
 
 
-def _index(found: _Sections, held: bool) -> Index:
-    """A file's index of its candidates, with its statistics when some fact anywhere may hold
-    a word searched for (else no fact scores, whatever they are)."""
-    path, data, sections, chosen = found
-    cited = [fact for facts in chosen for fact in facts]
-    if not held:
-        return Index(path, cited, 0, 0)
-    counts = [_statistics(s) for s in sections]
-    if None in counts:
-        return read(path, data)  # a from: field read otherwise: the parser's turn
-    return Index(path, cited, sum(len(s.bullets) for s in sections), sum(filter(None, counts)))
+def _essential(
+    weights: Mapping[str, int], whole: Sequence[Index], fast: Sequence[_Sections], floor: float
+) -> set[str]:
+    """The words a fact must hold to score in ``floor``'s band: the others, taken from the
+    least weighty while their bounds add up to less than the band's lower edge. A word's share
+    of a score is under its idf times K1 + 1, however often a fact holds it."""
+    total = sum(ix.counted for ix in whole) + sum(len(s.bullets) for f in fast for s in f[2])
+    frequency = {
+        word: sum(ix.frequency(word) for ix in whole)
+        + sum(len(h[word]) for f in fast for h in f[3] if h is not None)
+        for word in weights
+    }
+    bound = {
+        word: weights[word] * math.log(1 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1)
+        for word, n in frequency.items()
+        if n
+    }
+    edge, under = NEAR ** band(floor) - 1e-6, 0.0
+    essential = set(bound)
+    for word in sorted(bound, key=lambda w: (bound[w], w)):
+        if under + bound[word] >= edge - 1e-9:
+            break
+        under += bound[word]
+        essential.discard(word)
+    return essential
+
+
+def _index(
+    read_: _Sections,
+    counts: Sequence[int | None],
+    wanted: Collection[str],
+    essential: set[str] | None,
+) -> Index:
+    """A file's index of the facts that may hold a word searched for (an ``essential`` one,
+    when given: then with how many of its facts hold each word), with its statistics."""
+    path, _, sections, held = read_
+    cited: list[Cited] = []
+    frequencies: Counter[str] = Counter()
+    for section, holders in zip(sections, held, strict=True):
+        if holders is None:
+            chosen: Collection[int] = _maybe(section, wanted)
+        else:
+            kept = [f for word, f in holders.items() if essential is None or word in essential]
+            chosen = sorted(set().union(*kept))
+            frequencies.update({word: len(facts) for word, facts in holders.items()})
+        cited += _cite(section, chosen)
+    counted = sum(len(s.bullets) for s in sections)
+    held_by = frequencies if essential is not None else None
+    return Index(path, cited, counted, sum(filter(None, counts)), held_by)
 
 
 def count_words(text: str) -> int:
@@ -194,24 +249,42 @@ def _statistics(section: _Section) -> int | None:
     return found + count_words(" ".join(values)) + titled * count_words(section.title)
 
 
-def _candidates(section: _Section, wanted: Collection[str]) -> Iterator[Cited]:
-    """What a search reads of each fact of the section whose bullet, id or ``from:`` may hold
-    a word of ``wanted`` (every fact, when the section's title does), in file order."""
+def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] | None:
+    """The facts of the section whose bullet, id or section holds each word of ``wanted``;
+    None when a footer's ``from:`` may hold one, or stands for the section, where this does not
+    read which fact it is (``_maybe`` then)."""
     title = set(words(section.title))
-    if any(word in title for word in wanted):
-        chosen: Collection[int] = range(len(section.bullets))
-    else:
-        found = set(_holding(section.bullets, wanted))
-        footers = section.footed
-        lowered = _lowered(footers)
-        said = [word for word in wanted if word.encode() in lowered]  # by some footer
-        if said:
-            found.update(_holding(_ID.findall(footers), said))
-            keys = _from_keys(footers)
-            values = " ".join(_FROM.findall(footers)).lower() if keys else ""
-            if keys is None or any(word in values for word in said):
-                found.update(_holding(section.footers, said))  # each footer that may say it
-        chosen = sorted(found)
+    footers = section.footed
+    lowered = _lowered(footers)
+    said = [word for word in wanted if word.encode() in lowered]  # by some footer
+    keys = _from_keys(footers) if said or title.intersection(wanted) else False
+    if keys is None:
+        return None
+    values = " ".join(_FROM.findall(footers)).lower() if keys else ""
+    if keys and (title.intersection(wanted) or any(word in values for word in said)):
+        return None
+    everyone = set(range(len(section.bullets)))
+    found = {word: set(everyone) if word in title else set() for word in wanted}
+    for word, n in _holding(section.bullets, wanted):
+        found[word].add(n)
+    if said:
+        for word, n in _holding(_ID.findall(footers), said):
+            found[word].add(n)
+    return found
+
+
+def _maybe(section: _Section, wanted: Collection[str]) -> Collection[int]:
+    """The facts of the section that may hold a word of ``wanted``: its bullet, its id or any
+    footer field does (every fact, when the section's title does)."""
+    if set(words(section.title)).intersection(wanted):
+        return range(len(section.bullets))
+    found = {n for _, n in _holding(section.bullets, wanted)}
+    found.update(n for _, n in _holding(section.footers, wanted))
+    return sorted(found)
+
+
+def _cite(section: _Section, chosen: Collection[int]) -> Iterator[Cited]:
+    """What a search reads of the ``chosen`` facts of the section, in file order."""
     start = section.start() if chosen else 0
     for n in chosen:
         bullet, body = section.bullets[n], section.footers[n][6:-3]
@@ -238,8 +311,9 @@ def _from_keys(footers: str) -> bool | None:
     return None
 
 
-def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[int]:
-    """The indexes of the ``lines`` that hold a word of ``wanted`` (with repeats)."""
+def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[tuple[str, int]]:
+    """Each word of ``wanted`` with the index of each of the ``lines`` holding it (repeats
+    kept)."""
     marked = "\n".join(lines).lower().encode("utf-8", "surrogatepass").translate(_LINES)
     padded = b" " + marked.replace(b"\n", b" \n ") + b" "
     ends: Sequence[int] | None = None
@@ -250,5 +324,5 @@ def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[int]:
             if ends is None:  # where each line ends, once a word is found
                 lengths = map(len, padded.split(b"\n"))
                 ends = list(itertools.accumulate(map((1).__add__, lengths)))
-            yield bisect.bisect_right(ends, at)
+            yield word, bisect.bisect_right(ends, at)
             at = padded.find(needle, at + 1)

@@ -66,11 +66,13 @@ class Index:
     word's postings and BM25's length terms are worked out when a search first asks for them,
     and kept: a command asks for a few words, a kept index is asked again. A hit is built only
     for a fact listed. An index may hold only some of its document's facts (``candidates``):
-    ``counted`` and ``words`` are then the whole document's, which BM25's statistics are of.
+    ``counted`` and ``words`` are then the whole document's, which BM25's statistics are of, and
+    ``held`` how many of its facts hold each word searched for.
     """
 
     __slots__ = (
         "_firsts",
+        "_held",
         "_lines",
         "_norms",
         "_postings",
@@ -87,9 +89,14 @@ class Index:
     )
 
     def __init__(
-        self, path: str, cited: Sequence[Cited], counted: int | None = None, words: int = 0
+        self,
+        path: str,
+        cited: Sequence[Cited],
+        counted: int | None = None,
+        words: int = 0,
+        held: Mapping[str, int] | None = None,
     ) -> None:
-        self.path = path
+        self.path, self._held = path, held
         columns = tuple(zip(*cited, strict=True)) or ((),) * 8
         self.ids, self.tiers, self._sections, self._lines, self._firsts, self._terms = columns[:6]
         self.sees: tuple[tuple[str, ...], ...] = columns[6]
@@ -113,6 +120,12 @@ class Index:
                 if term in terms
             ]
         return found
+
+    def frequency(self, term: str) -> int:
+        """How many of its document's facts hold ``term``."""
+        if self._held is not None and term in self._held:
+            return self._held[term]
+        return len(self.postings(term))
 
     def prime(self, wanted: Iterable[str]) -> None:
         """The postings of many words at once, in one pass over the facts' words: a query of a
@@ -273,7 +286,7 @@ def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
     for ix in indexes:
         ix.prime(weights)
     for term, weight in weights.items():
-        frequency = sum(len(ix.postings(term)) for ix in indexes)
+        frequency = sum(ix.frequency(term) for ix in indexes)
         if not frequency:
             continue
         idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
