@@ -90,13 +90,16 @@ def indexes(
         empty = [ix if isinstance(ix, Index) else Index(ix[0], [], 0, 0) for ix in found]
         return [*empty, *others]
     counts = {key: [_statistics(s) for s in f[2]] for key, f in fast.items()}
-    whole += [read(*fast.pop(key)[:2]) for key in list(fast) if None in counts[key]]
+    # A file whose from: fields this does not read is indexed whole.
+    whole_read = {key: read(*fast.pop(key)[:2]) for key in list(fast) if None in counts[key]}
+    whole += whole_read.values()
     essential = None
     if floor > 0 and all(h is not None for *_, held in fast.values() for h in held):
         essential = _essential(weights, whole, list(fast.values()), floor)
     return [
-        _index(fast[id(ix)], counts[id(ix)], weights, essential) if id(ix) in fast else
-        ix if isinstance(ix, Index) else read(ix[0], ix[1])
+        ix if isinstance(ix, Index) else
+        whole_read[id(ix)] if id(ix) in whole_read else
+        _index(ix, counts[id(ix)], weights, essential)
         for ix in found
     ] + list(others)  # fmt: skip
 
