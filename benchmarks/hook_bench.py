@@ -8,7 +8,7 @@ review is due, with an archive quarter of 10,000 more facts, committed to git (t
 asks git what the branch changed). Each hook reads its payload on
 stdin, as an agent passes it:
   context       = `context`, and 5.0.0's session-start entry (`sh -c "review --if-due; context
-                  --hook"`), for reference
+                  --hook"`), for reference; `context --task`
   session-start = `hook session-start` (no review due: the context as JSON, and git asked
                   what the branch changed)
   pre-compact   = `hook pre-compact` on a transcript already captured
@@ -64,6 +64,7 @@ def main() -> None:
         commands = {
             "version": [*TOOL, "--version"],
             "context": [*TOOL, "context", str(root)],
+            "task": [*TOOL, "context", str(root), "--task", "please fix module m4242"],
             "old": ["sh", "-c", old],
             "start": [*TOOL, "hook", "session-start"],
             "compact": [*TOOL, "hook", "pre-compact"],
@@ -78,6 +79,7 @@ def main() -> None:
         labels = {
             "version": "agent-memory --version",
             "context": "context (for reference)",
+            "task": "context --task",
             "old": "5.0.0's session-start entry",
             "start": "hook session-start (not due)",
             "compact": "hook pre-compact (captured)",

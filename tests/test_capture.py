@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.commands import capture as capture_command
 from agent_memory.core.agents import capture as capturing
 from agent_memory.core.agents import parts
 from agent_memory.core.agents.capture import collect, named_ids
@@ -112,6 +113,29 @@ def test_same_transcript_same_bytes_and_a_second_capture_writes_nothing(
     again = cli("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["codex"])
     assert again.exit_code == 0 and "nothing new to capture: already captured" in again.output
     assert tree(memory_repo) == before
+
+
+def test_a_transcript_already_captured_is_answered_without_reading_the_archive(
+    memory_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook fires again and again on one transcript (Gemini CLI before every turn): when
+    nothing in it is new, the archive (thousands of facts) is not read for the ids it holds."""
+    read: list[int] = []
+    archive_files = capture_command.archive_files
+
+    def counted(repo: object) -> object:
+        read.append(1)
+        return archive_files(repo)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capture_command, "archive_files", counted)
+    first = cli("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["claude"])
+    assert first.exit_code == 0 and read == [1]
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(memory_repo)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "the log"], check=True)  # recorded: the log is closed
+    again = cli("session", "capture", memory_repo, "--transcript", TRANSCRIPTS["claude"])
+    assert again.exit_code == 0 and "nothing new to capture: already captured" in again.output
+    assert read == [1]
 
 
 def test_a_cut_transcript_gives_a_marked_partial_log_the_rest_completes(

@@ -3,19 +3,25 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.app import main
+from agent_memory.commands import hook as hook_command
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
 from agent_memory.shell.git import focus
+from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
@@ -108,6 +114,29 @@ def test_session_start_runs_a_due_review_silently(tmp_path: Path) -> None:
     assert cli("review", root, "--check").exit_code == 0  # it ran
 
 
+def test_session_start_lists_the_logs_once_when_no_review_is_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The due check and the context read the same live memory: a history of 100,000 logs is
+    listed once per session start, not once for each."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    listed: list[str] = []
+    list_dir = Repo.list_dir
+
+    def counted(self: Repo, rel: str, *args: Any, **kwargs: Any) -> Any:
+        listed.append(rel)
+        return list_dir(self, rel, *args, **kwargs)
+
+    monkeypatch.setattr(Repo, "list_dir", counted)
+    payload = json.dumps({"cwd": str(root), "hook_event_name": "SessionStart"})
+    done = CliRunner().invoke(main, ["hook", "session-start"], input=payload)
+    assert done.exit_code == 0, done.output
+    answer = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "memory/continuity.md" in answer and "not due" in answer
+    assert listed.count("memory/sessions") == 1
+
+
 def _prompt(root: Path, text: str, event: str = "UserPromptSubmit") -> str:
     payload = json.dumps({"cwd": str(root), "hook_event_name": event, "prompt": text})
     done = _hook("prompt", payload, root)
@@ -147,6 +176,33 @@ def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None
     build_tree(tmp_path, {"memory/archive/2026-Q1.md": "# A\n\n## F\n" + body})
     text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
     assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
+
+
+def test_prompt_recall_renders_the_start_context_only_for_a_hit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the start context showed is asked only of a hit over the floor: a prompt that
+    clears nothing never pays for rendering it."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    rendered: list[int] = []
+    real = hook_command.context
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rendered.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hook_command, "context", counted)
+
+    def ask(text: str) -> list[str]:
+        payload = json.dumps({"cwd": str(root), "prompt": text})
+        done = hook_command.prompt(io.StringIO(payload))
+        assert done.exit_code == 0
+        return list(done.report.summary.get("hits", []))
+
+    assert ask("fix the bug please") == [] and rendered == []
+    assert ask("Where do the Redis sessions live, and what TTL do they get?") == ["redis-sessions"]
+    assert rendered == [1]
 
 
 @pytest.mark.parametrize("undo", ["hooks remove", "disable"])

@@ -10,7 +10,8 @@ run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says othe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -165,10 +166,11 @@ def _read(
     last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
-    archive = [
-        (path, data, id_values(data.decode(errors="replace"))) for path, data in archive_files(repo)
-    ]
-    maybe = memory.known_ids.union(*(values for _path, _data, values in archive))
+    archive = functools.cache(lambda: _archive(repo))  # read only if the transcript is new
+
+    def maybe() -> frozenset[str]:
+        return memory.known_ids.union(*(values for _path, _data, values in archive()))
+
     proposed = proposals.Gathered()
     seen = proposals.watching(_chain(head, items), resume.after, proposed)
     session = capturing.collect(seen, maybe, resume.after, side, resume.since)
@@ -177,8 +179,16 @@ def _read(
     return _Read(agent, session, found, resume, proposed)
 
 
+def _archive(repo: Repo) -> list[tuple[str, bytes, set[str]]]:
+    """The archive's files and the ids each may hold."""
+    files = archive_files(repo)
+    return [(path, data, id_values(data.decode(errors="replace"))) for path, data in files]
+
+
 def _named(
-    maybe: tuple[str, ...], live: frozenset[str], archive: list[tuple[str, bytes, set[str]]]
+    maybe: tuple[str, ...],
+    live: frozenset[str],
+    archive: Callable[[], list[tuple[str, bytes, set[str]]]],
 ) -> tuple[str, ...]:
     """The ids among ``maybe`` (named, in order, from a superset of the known ids) that a fact
     holds: an archived one is known only by parsing the archive files that may name it, which
@@ -186,7 +196,7 @@ def _named(
     wanted = set(maybe) - live
     if not wanted:
         return maybe
-    docs = [facts.parse(path, data) for path, data, values in archive if values & wanted]
+    docs = [facts.parse(path, data) for path, data, values in archive() if values & wanted]
     known = live | known_ids(docs)
     return tuple(i for i in maybe if i in known)
 

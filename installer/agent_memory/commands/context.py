@@ -8,7 +8,7 @@ sees a whole file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .. import resources
 from ..core.agents import context as viewing
@@ -31,11 +31,13 @@ def context(
     hook: bool = False,
     task: str = "",
     paths: Sequence[str] | None = None,
+    read: Callable[[Repo], Live] = load_live,
 ) -> Result:
     """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
     Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``). ``task`` and
-    ``paths`` (None: not known) rank the facts (HOOKS.md § Session start)."""
-    live = load_live(repo)
+    ``paths`` (None: not known) rank the facts (HOOKS.md § Session start); ``read``: how the
+    live memory is read."""
+    live = read(repo)
     if live.continuity is None:
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())

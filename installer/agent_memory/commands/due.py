@@ -10,7 +10,7 @@ holding it. No lock: every write the tool makes is an atomic rename.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from .. import resources
 from ..core.plan import Plan
@@ -22,7 +22,7 @@ from ..parse.dates import today
 from ..parse.manifest import written_by_us
 from ..parse.memory import Memory, known_ids
 from ..parse.sessions import SessionRefs
-from ..shell.load import archive_files, load_live, naming
+from ..shell.load import Live, archive_files, load_live, naming
 from ..shell.logs import references, unread
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -60,14 +60,15 @@ def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRe
     return pending_reactivations(naming(archive_files(repo) if named else [], named), unread)
 
 
-def not_due(repo: Repo) -> Result | None:
+def not_due(repo: Repo, read: Callable[[Repo], Live] = load_live) -> Result | None:
     """The result of ``review --if-due`` when no review is due, read the session-start way;
     None whenever the full command has something to say or do (due, a pending reactivation, a
     policy error, no memory, a hand-run stamp to adopt, a journal),
-    so that it runs and says it. A test checks both agree."""
+    so that it runs and says it. A test checks both agree. ``read``: how the live memory is
+    read (the session-start hook keeps it for its context)."""
     try:
         repo.refuse_if_interrupted()
-        live = load_live(repo)
+        live = read(repo)
         stamp = repo.read(MANIFEST)
     except AgentMemoryError:
         return None

@@ -24,11 +24,12 @@ from ..layout import CONTEXT_BYTES
 from ..parse import hookinput
 from ..parse.hookinput import Payload
 from ..shell.git import focus
+from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from ..shell.stream import hook_input
 from .context import context
 from .due import not_due
-from .recall import recall_indexes
+from .recall import indexes_for
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -60,20 +61,33 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     the session: the context then says the review is due."""
     payload = read_payload(stdin)
     where = _where(payload)
+    # What the due check reads of the memory, the context reads again unless the review ran.
+    kept: dict[Path, Live] = {}
+
+    def read(repo: Repo) -> Live:
+        return kept.get(repo.root) or kept.setdefault(repo.root, load_live(repo))
+
+    def check(repo: Repo) -> Result | None:
+        found = not_due(repo, read)
+        if found is None:  # the review runs and may write
+            kept.clear()
+        return found
+
     with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
-        execute(_REVIEW, where, Call(review, Options(), not_due))
-    shown = execute(_CONTEXT, where, Call(lambda repo: _context(repo, payload)))
+        execute(_REVIEW, where, Call(review, Options(), check))
+    shown = execute(_CONTEXT, where, Call(lambda repo: _context(repo, payload, read)))
     text = str(shown.report.summary["markdown"])
     data = {"focus": shown.report.summary["focus"]}
     return _answer("hook session-start", _event("session-start", payload), text, data)
 
 
-def _context(repo: Repo, payload: Payload) -> Result:
+def _context(repo: Repo, payload: Payload, read: Callable[[Repo], Live]) -> Result:
     """The context of what the session is about (HOOKS.md § Session start): the paths its
     branch and work tree changed (none changed, or no git: not known, and scoped facts are all
     shown) and its first prompt when the payload carries one, as ``context --task --paths``."""
     found = focus(repo.root, payload.prompt)
-    shown = context(repo, CONTEXT_BYTES, task=found.task or "", paths=found.paths or None)
+    task, paths = found.task or "", found.paths or None
+    shown = context(repo, CONTEXT_BYTES, task=task, paths=paths, read=read)
     data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
     return shown._replace(report=shown.report._replace(summary=data))
 
@@ -98,8 +112,12 @@ def prompt(stdin: IO[str] | None) -> Result:
     query = payload.prompt
 
     def hits(repo: Repo) -> Result:
-        shown = str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
-        found = prompt_recall.select(query, recall_indexes(repo), shown)
+        def shown() -> str:
+            return str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
+
+        searched = " ".join(prompt_recall.terms(query))
+        indexes = indexes_for(repo, searched, prompt_recall.FLOOR)
+        found = prompt_recall.select(query, indexes, shown)
         data = {"hits": [hit.id for hit in found]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(found)), 0)

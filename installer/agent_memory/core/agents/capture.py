@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ...parse.dates import parse_moment
 from ...parse.facts import Document
@@ -90,7 +90,7 @@ def _without_comments(text: str) -> str:
 
 def collect(
     items: Iterable[Item],
-    known: frozenset[str],
+    known: frozenset[str] | Callable[[], frozenset[str]],
     after: int,
     side: Iterable[Item] = (),
     since: str | None = None,
@@ -98,9 +98,11 @@ def collect(
     """Fold a transcript's items into a ``Session``; records at or before line ``after`` are
     the earlier parts' and are skipped. ``side`` holds the items of the session's other
     transcripts (Claude Code's subagents), which have no line of this one: a record of theirs
-    counts in the part whose time holds it, after ``since`` (the earlier parts' end)."""
+    counts in the part whose time holds it, after ``since`` (the earlier parts' end). ``known``
+    may be given as the function that finds it, asked only if a record is new: finding it reads
+    the archive, and a hook firing again on a transcript already captured has none."""
     meta: dict[str, str] = {}
-    encoded = frozenset(i.encode() for i in known)
+    encoded: frozenset[bytes] | None = None
     named: dict[str, None] = {}
     files: dict[str, None] = {}
     calls: Counter[str] = Counter()
@@ -123,12 +125,14 @@ def collect(
         first, last = min(first or item.line, item.line), max(last, item.line)
         if item.time:
             first_time, last_time = first_time or item.time, item.time
+        encoded = _encoded(known) if encoded is None else encoded
         _record(item, encoded, named, files, calls)
         messages += bool(item.texts)
     for item in side:
         if isinstance(item, Bad):
             long, bad = long + item.long, bad + (not item.long)
         elif isinstance(item, Record) and (after == 0 or _later(item.time, since)):
+            encoded = _encoded(known) if encoded is None else encoded
             _record(item, encoded, named, files, calls)
             messages += bool(item.texts)
             last_time = item.time if item.time and _later(item.time, last_time) else last_time
@@ -138,6 +142,10 @@ def collect(
         meta.get("session_id"), start, end, meta.get("cwd"), meta.get("project_hash"),
         first, last, tuple(named), tuple(files), messages, calls, bad, cut, long,
     )  # fmt: skip
+
+
+def _encoded(known: frozenset[str] | Callable[[], frozenset[str]]) -> frozenset[bytes]:
+    return frozenset(i.encode() for i in (known() if callable(known) else known))
 
 
 def _later(time: str | None, than: str | None) -> bool:

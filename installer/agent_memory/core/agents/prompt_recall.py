@@ -8,7 +8,7 @@ agent naming it is (HOOKS.md § Recall on each prompt).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .recall import Hit, Index, search, words
 
@@ -22,16 +22,20 @@ QUERY_WORDS = 100
 HEAD = "agent-memory: facts that match this prompt (not in the session-start context):"
 
 
-def select(query: str, indexes: Sequence[Index], shown: str) -> list[Hit]:
-    """The best hits for ``query`` over ``FLOOR`` whose id the start context ``shown`` does
-    not name (as it names every id: in backticks), at most ``MOST`` and ``BYTES``."""
+def select(query: str, indexes: Sequence[Index], shown: Callable[[], str]) -> list[Hit]:
+    """The best hits for ``query`` over ``FLOOR`` whose id the start context ``shown()`` does
+    not name (as it names every id: in backticks), at most ``MOST`` and ``BYTES``. The context
+    is rendered only once a hit clears the floor: most prompts have none, and rendering it costs
+    a prompt more than the search."""
     chosen: list[Hit] = []
     size = len(HEAD.encode()) + 1
-    query = " ".join(list(dict.fromkeys(words(query)))[:QUERY_WORDS])
+    query = " ".join(terms(query))
+    context: str | None = None
     for hit in search(query, indexes, _LOOKED_AT):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
-        if f"`{hit.id}`" in shown:
+        context = shown() if context is None else context
+        if f"`{hit.id}`" in context:
             continue
         cost = len(_line(hit).encode()) + 1
         if size + cost > BYTES:
@@ -39,6 +43,11 @@ def select(query: str, indexes: Sequence[Index], shown: str) -> list[Hit]:
         chosen.append(hit)
         size += cost
     return chosen
+
+
+def terms(query: str) -> list[str]:
+    """The words of ``query`` searched for: its distinct words, the first ``QUERY_WORDS``."""
+    return list(dict.fromkeys(words(query)))[:QUERY_WORDS]
 
 
 def lines(hits: Sequence[Hit]) -> tuple[str, ...]:

@@ -65,16 +65,20 @@ class Index:
     index of a file that has not changed (the MCP server does) and the result is the same. A
     word's postings and BM25's length terms are worked out when a search first asks for them,
     and kept: a command asks for a few words, a kept index is asked again. A hit is built only
-    for a fact listed.
+    for a fact listed. An index may hold only some of its document's facts (``candidates``):
+    ``counted`` and ``words`` are then the whole document's, which BM25's statistics are of, and
+    ``held`` how many of its facts hold each word searched for.
     """
 
     __slots__ = (
         "_firsts",
+        "_held",
         "_lines",
         "_norms",
         "_postings",
         "_sections",
         "_terms",
+        "counted",
         "ids",
         "lengths",
         "path",
@@ -84,14 +88,22 @@ class Index:
         "words",
     )
 
-    def __init__(self, path: str, cited: Sequence[Cited]) -> None:
-        self.path = path
+    def __init__(
+        self,
+        path: str,
+        cited: Sequence[Cited],
+        counted: int | None = None,
+        words: int = 0,
+        held: Mapping[str, int] | None = None,
+    ) -> None:
+        self.path, self._held = path, held
         columns = tuple(zip(*cited, strict=True)) or ((),) * 8
         self.ids, self.tiers, self._sections, self._lines, self._firsts, self._terms = columns[:6]
         self.sees: tuple[tuple[str, ...], ...] = columns[6]
         self.recency: tuple[tuple[int, int], ...] = columns[7]
         self.lengths = [len(found) for found in self._terms]
-        self.words = sum(self.lengths)
+        self.counted = len(self.ids) if counted is None else counted
+        self.words = sum(self.lengths) if counted is None else words
         self._postings: dict[str, list[tuple[int, int]]] = {}
         self._norms: dict[float, list[float]] = {}
 
@@ -108,6 +120,12 @@ class Index:
                 if term in terms
             ]
         return found
+
+    def frequency(self, term: str) -> int:
+        """How many of its document's facts hold ``term``."""
+        if self._held is not None and term in self._held:
+            return self._held[term]
+        return len(self.postings(term))
 
     def prime(self, wanted: Iterable[str]) -> None:
         """The postings of many words at once, in one pass over the facts' words: a query of a
@@ -164,19 +182,21 @@ def read(path: str, data: bytes) -> Index:
     found = scan_written.cited(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
     if found is None:
         return index(facts.parse(path, data))
-    cited: list[Cited] = []
-    for section, start, bullet, first, body in found:
-        fields = fields_of(body, _READ) if body is not None else {}
-        fact_id = fields.get("id")
-        if fact_id is not None:
-            where = fields.get("from") or section
-            found_words = words(f"{bullet} {fact_id} {where}")  # its footer holds no other word
-            tier = fields.get("tier") or "working"
-            see = listed(fields.get("see"))
-            cited.append(
-                (fact_id, tier, where, start + 2, first, found_words, see, recency(fields))
-            )
+    cited = [entry for fact in found if (entry := written(*fact)) is not None]
     return Index(path, cited)
+
+
+def written(section: str, start: int, bullet: str, first: str, body: str | None) -> Cited | None:
+    """What a search reads of a fact in a file in the review's shape (``scan_written.Cited``):
+    None when it has no id."""
+    fields = fields_of(body, _READ) if body is not None else {}
+    fact_id = fields.get("id")
+    if fact_id is None:
+        return None
+    where = fields.get("from") or section
+    found_words = words(f"{bullet} {fact_id} {where}")  # its footer holds no other word
+    tier, see = fields.get("tier") or "working", listed(fields.get("see"))
+    return fact_id, tier, where, start + 2, first, found_words, see, recency(fields)
 
 
 def terms(lines: Sequence[str], fact: Fact, section: str) -> list[str]:
@@ -258,7 +278,7 @@ def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
     for term in words(query):
         weights[term] = weights.get(term, 0) + 1
     accumulated = [[0.0] * len(ix) for ix in indexes]
-    total = sum(len(ix) for ix in indexes)
+    total = sum(ix.counted for ix in indexes)
     if not total:
         return accumulated
     average = sum(ix.words for ix in indexes) / total
@@ -266,7 +286,7 @@ def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
     for ix in indexes:
         ix.prime(weights)
     for term, weight in weights.items():
-        frequency = sum(len(ix.postings(term)) for ix in indexes)
+        frequency = sum(ix.frequency(term) for ix in indexes)
         if not frequency:
             continue
         idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))

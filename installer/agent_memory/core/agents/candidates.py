@@ -1,0 +1,331 @@
+"""The search indexes of memory files for a few words: only the facts that may hold one of them,
+with BM25's statistics of the whole files (their facts and their words) counted in bulk.
+
+A prompt's recall searches 11,000 facts for a handful of words, and indexing each fact cost 700M
+instructions, most of the hook's. A fact holding none of the words scores 0 and is never listed,
+so ``search`` over the facts that may hold one, given the whole files' statistics, lists exactly
+what it lists over every fact, at any limit (a property test holds the two together); and when
+no fact holds one, it lists nothing whatever the statistics. Asked only for hits over a floor (the
+prompt's), it leaves out too the facts whose words cannot reach it (a word most facts hold weighs
+little: an upper bound of each word's share of a score, as MaxScore bounds it), and lists the
+same hits down to the floor's band. The bulk count reads a file in the shape the review writes:
+under each section, bullets each with its footer on the line below. Any other file is indexed
+whole (``recall.read``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping, Sequence
+
+from ... import patterns
+from ...parse.facts import MAX_DOCUMENT_LINES
+from ...parse.scan_written import PROJECT_STATE
+from .recall import K1, NEAR, Cited, Index, band, read, words, written
+
+_WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
+# Each byte of a word made "a", every other a space (or the line ends kept): words counted and
+# found in C, as ``recall.words`` splits them (a property test holds the count to its).
+_MARKS = bytes(97 if b in _WORD else 32 for b in range(256))
+_LINES = bytes(b if b in _WORD or b == 10 else 32 for b in range(256))
+# The lines ``scan_written.cited`` reads, fewer of their shapes: a heading, a blank line, a bullet
+# of plain text with or without a footer naming an id right under it. Checked line by line in a
+# section of facts, by this expression elsewhere (a few lines: a title, Project State).
+_TITLE = r"##? [^\s#](?:[^\n#]*[^\s#])?"
+_PLAIN = r"- (?:\[[ xX]\] )?(?:\*\*)?[A-Za-z]"
+_FOOTER = "  <!-- id:"
+_HEADING = patterns.compile(_TITLE)
+_BULLET = patterns.compile(_PLAIN)
+_SHAPE = patterns.compile(rf"(?:{_TITLE}\n|\n|{_PLAIN}.*\n(?:{_FOOTER}.*-->\n)?)*")
+_NOT_PLAIN = patterns.compile(rf"\n(?!{_PLAIN})")  # a line that is no bullet of plain text
+_ID = patterns.compile(r"<!-- id:([^|\n]*)")  # a footer's first segment: its id field
+# A field ``fields_of`` reads as from:, and the one shape of it read here.
+_ANY_FROM = patterns.compile(r"\|\s*from\s*:", re.IGNORECASE)
+_FROM = patterns.compile(r"\| from:([^|\n]*?)(?=\||-->\n)")
+_TWO_FROM = patterns.compile(r"\| from:[^\n]*\| from:")
+# A file read by sections: its path and bytes, its sections of facts, and in each the facts that
+# hold each word (None: not known exactly, as a from: field may hold it).
+_Sections = tuple[str, bytes, list["_Section"], list[dict[str, set[int]] | None]]
+_TASKS = ("[ ] ", "[x] ", "[X] ")
+
+
+class _Section:
+    """The facts of one section of a file in the shape above: bullets[i] and footers[i] are the
+    lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file;
+    ``footed`` the footers' lines, each ended."""
+
+    __slots__ = ("at", "bullets", "footed", "footers", "lead", "text", "title")
+
+    def __init__(self, text: str, at: int, lead: int, title: str, facts: list[str]) -> None:
+        self.text, self.at, self.lead, self.title = text, at, lead, title
+        self.bullets, self.footers = facts[0::2], facts[1::2]
+        self.footed = "\n".join(self.footers) + "\n" if self.footers else ""
+
+    def start(self) -> int:
+        """The line of its first fact: counted only for a section with a candidate, as
+        counting the lines of a file costs as much as reading its shape."""
+        return self.text.count("\n", 0, self.at) + self.lead
+
+
+def indexes(
+    files: Sequence[tuple[str, bytes]], query: str, others: Sequence[Index], floor: float = 0.0
+) -> list[Index]:
+    """The index of each memory file (path, bytes) for a search of ``query``, then ``others``
+    (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for."""
+    weights = Counter(words(query))
+    found: list[Index | _Sections] = []
+    for path, data in files:
+        sections = _sections(data)
+        held = [_holders(s, weights) for s in sections] if sections is not None else []
+        found.append(read(path, data) if sections is None else (path, data, sections, held))
+    whole = [ix for ix in found if isinstance(ix, Index)] + list(others)
+    fast = {id(ix): ix for ix in found if not isinstance(ix, Index)}
+    if not any(ix.postings(word) for ix in whole for word in weights) and not any(
+        h is None or any(h.values()) for *_, held in fast.values() for h in held
+    ):  # no fact holds a word: none scores, whatever the statistics
+        empty = [ix if isinstance(ix, Index) else Index(ix[0], [], 0, 0) for ix in found]
+        return [*empty, *others]
+    counts = {key: [_statistics(s) for s in f[2]] for key, f in fast.items()}
+    # A file whose from: fields this does not read is indexed whole.
+    whole_read = {key: read(*fast.pop(key)[:2]) for key in list(fast) if None in counts[key]}
+    whole += whole_read.values()
+    essential = None
+    if floor > 0 and all(h is not None for *_, held in fast.values() for h in held):
+        essential = _essential(weights, whole, list(fast.values()), floor)
+    return [
+        ix if isinstance(ix, Index) else
+        whole_read[id(ix)] if id(ix) in whole_read else
+        _index(ix, counts[id(ix)], weights, essential)
+        for ix in found
+    ] + list(others)  # fmt: skip
+
+
+def _essential(
+    weights: Mapping[str, int], whole: Sequence[Index], fast: Sequence[_Sections], floor: float
+) -> set[str]:
+    """The words a fact must hold to score in ``floor``'s band: the others, taken from the
+    least weighty while their bounds add up to less than the band's lower edge. A word's share
+    of a score is under its idf times K1 + 1, however often a fact holds it."""
+    total = sum(ix.counted for ix in whole) + sum(len(s.bullets) for f in fast for s in f[2])
+    frequency = {
+        word: sum(ix.frequency(word) for ix in whole)
+        + sum(len(h[word]) for f in fast for h in f[3] if h is not None)
+        for word in weights
+    }
+    bound = {
+        word: weights[word] * math.log(1 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1)
+        for word, n in frequency.items()
+        if n
+    }
+    edge, under = NEAR ** band(floor) - 1e-6, 0.0
+    essential = set(bound)
+    for word in sorted(bound, key=lambda w: (bound[w], w)):
+        if under + bound[word] >= edge - 1e-9:
+            break
+        under += bound[word]
+        essential.discard(word)
+    return essential
+
+
+def _index(
+    read_: _Sections,
+    counts: Sequence[int | None],
+    wanted: Collection[str],
+    essential: set[str] | None,
+) -> Index:
+    """A file's index of the facts that may hold a word searched for (an ``essential`` one,
+    when given: then with how many of its facts hold each word), with its statistics."""
+    path, _, sections, held = read_
+    cited: list[Cited] = []
+    frequencies: Counter[str] = Counter()
+    for section, holders in zip(sections, held, strict=True):
+        if holders is None:
+            chosen: Collection[int] = _maybe(section, wanted)
+        else:
+            kept = [f for word, f in holders.items() if essential is None or word in essential]
+            chosen = sorted(set().union(*kept))
+            frequencies.update({word: len(facts) for word, facts in holders.items()})
+        cited += _cite(section, chosen)
+    counted = sum(len(s.bullets) for s in sections)
+    held_by = frequencies if essential is not None else None
+    return Index(path, cited, counted, sum(filter(None, counts)), held_by)
+
+
+def count_words(text: str) -> int:
+    """``len(recall.words(text))``, without a list of them."""
+    marks = text.lower().encode("utf-8", "surrogatepass").translate(_MARKS)
+    return marks.count(b" a") + marks.startswith(b"a")
+
+
+def _sections(data: bytes) -> list[_Section] | None:
+    """The sections whose bullets are facts, or None unless the file is in the shape above and
+    each such section is its facts alone, between blank lines at most."""
+    if b"\r" in data or b"\0" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text[:1] == "\ufeff" or text[-1:] not in ("", "\n"):
+        return None
+    bounds = list(_headings(text))
+    first = bounds[0][0] if bounds else len(text)
+    lines_read = text.count("\n", 0, first)
+    if lines_read >= MAX_DOCUMENT_LINES or not _plain(text[:first]):
+        return None
+    found: list[_Section] = []
+    for start, end in bounds:
+        lines = text[start:end].split("\n")  # the heading, the lines under it, ""
+        lines_read += len(lines) - 1
+        title = lines[0][3:]
+        if _HEADING.fullmatch(lines[0]) is None or lines_read >= MAX_DOCUMENT_LINES:
+            return None
+        if lines[0][:3] != "## " or title.lower() == PROJECT_STATE:  # no section of facts
+            if not _plain(text[start + len(lines[0]) + 1 : end]):
+                return None
+            continue
+        lead = next((n for n, line in enumerate(lines) if n and line), len(lines))
+        while len(lines) > lead and not lines[-1]:
+            lines.pop()
+        section = _Section(text, start, lead, title, lines[lead:])
+        if not _facts_alone(section, len(lines) - lead):
+            return None
+        found.append(section)
+    return found
+
+
+def _headings(text: str) -> Iterator[tuple[int, int]]:
+    """Where each heading's line and the lines under it start and end in ``text``: a line
+    that starts with "#" is a heading in the shape above."""
+    starts = [0] if text[:1] == "#" else []
+    at = text.find("\n#")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n#", at + 1)
+    yield from zip(starts, [*starts[1:], len(text)], strict=True)
+
+
+def _plain(text: str) -> bool:
+    """Whether lines outside a section of facts are in the shape above (its expression), with
+    no comment but footers, each closed once."""
+    footers = text.count(f"\n{_FOOTER}")
+    if text.count("<!--") != footers or text.count("-->") != footers:
+        return False
+    return _SHAPE.fullmatch(text) is not None
+
+
+def _facts_alone(section: _Section, lines: int) -> bool:
+    """Whether a section's ``lines`` are its facts alone: a bullet of plain text, then its
+    footer naming an id, with no other comment, and no blank line among them."""
+    bullets, footed, count = section.bullets, section.footed, len(section.footers)
+    if lines != 2 * count or not count:
+        return lines == 0
+    joined = "\n".join(bullets)
+    # Counted on all lines at once: each footer line starts "  <!-- id:" and ends "-->", with
+    # no other comment in it; no bullet opens one.
+    return (
+        footed.startswith(_FOOTER)
+        and footed.count(f"\n{_FOOTER}") == count - 1
+        and footed.count("-->\n") == footed.count("-->") == footed.count("<!--") == count
+        and "<!--" not in joined
+        and _NOT_PLAIN.search(f"\n{joined}") is None
+    )
+
+
+def _statistics(section: _Section) -> int | None:
+    """How many words a search reads of the section's facts (each one's bullet, id and
+    ``from:`` or section): None when a footer's ``from:`` is not the one field of its name."""
+    footers = section.footed
+    ids = count_words(" ".join(_ID.findall(footers)))
+    found = count_words("\n".join(section.bullets)) + ids
+    keys = _from_keys(footers)
+    if keys is False:
+        return found + len(section.footers) * count_words(section.title)
+    if keys is None or _TWO_FROM.search(footers):
+        return None  # "from" elsewhere in a footer, or twice: ``fields_of`` reads each
+    values = _FROM.findall(footers)
+    titled = len(section.footers) - sum(map(bool, map(str.strip, values)))  # empty: the title
+    return found + count_words(" ".join(values)) + titled * count_words(section.title)
+
+
+def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] | None:
+    """The facts of the section whose bullet, id or section holds each word of ``wanted``;
+    None when a footer's ``from:`` may hold one, or stands for the section, where this does not
+    read which fact it is (``_maybe`` then)."""
+    title = set(words(section.title))
+    footers = section.footed
+    lowered = _lowered(footers)
+    said = [word for word in wanted if word.encode() in lowered]  # by some footer
+    keys = _from_keys(footers) if said or title.intersection(wanted) else False
+    if keys is None:
+        return None
+    values = " ".join(_FROM.findall(footers)).lower() if keys else ""
+    if keys and (title.intersection(wanted) or any(word in values for word in said)):
+        return None
+    everyone = set(range(len(section.bullets)))
+    found = {word: set(everyone) if word in title else set() for word in wanted}
+    for word, n in _holding(section.bullets, wanted):
+        found[word].add(n)
+    if said:
+        for word, n in _holding(_ID.findall(footers), said):
+            found[word].add(n)
+    return found
+
+
+def _maybe(section: _Section, wanted: Collection[str]) -> Collection[int]:
+    """The facts of the section that may hold a word of ``wanted``: its bullet, its id or any
+    footer field does (every fact, when the section's title does)."""
+    if set(words(section.title)).intersection(wanted):
+        return range(len(section.bullets))
+    found = {n for _, n in _holding(section.bullets, wanted)}
+    found.update(n for _, n in _holding(section.footers, wanted))
+    return sorted(found)
+
+
+def _cite(section: _Section, chosen: Collection[int]) -> Iterator[Cited]:
+    """What a search reads of the ``chosen`` facts of the section, in file order."""
+    start = section.start() if chosen else 0
+    for n in chosen:
+        bullet, body = section.bullets[n], section.footers[n][6:-3]
+        text = bullet[6:] if bullet[2:6] in _TASKS else bullet[2:]
+        fact = written(section.title, start + 2 * n, bullet, text.strip(), body)
+        if fact is not None:
+            yield fact
+
+
+def _lowered(text: str) -> bytes:
+    """``text`` lowered as ``str.lower`` lowers it, to ASCII letters in C when it is ASCII."""
+    return text.encode().lower() if text.isascii() else text.lower().encode("utf-8", "replace")
+
+
+def _from_keys(footers: str) -> bool | None:
+    """Whether the footers hold a field ``fields_of`` reads as ``from:``, when each such is
+    written "| from:" (None when one is not)."""
+    found = _lowered(footers).count(b"from")
+    if found == 0:
+        return False
+    exact = footers.count("| from:")
+    if found == exact or len(_ANY_FROM.findall(footers)) == exact:
+        return True
+    return None
+
+
+def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[tuple[str, int]]:
+    """Each word of ``wanted`` with the index of each of the ``lines`` holding it (repeats
+    kept)."""
+    marked = "\n".join(lines).lower().encode("utf-8", "surrogatepass").translate(_LINES)
+    padded = b" " + marked.replace(b"\n", b" \n ") + b" "
+    ends: Sequence[int] | None = None
+    for word in wanted:
+        needle = f" {word} ".encode()
+        at = padded.find(needle)
+        while at != -1:
+            if ends is None:  # where each line ends, once a word is found
+                lengths = map(len, padded.split(b"\n"))
+                ends = list(itertools.accumulate(map((1).__add__, lengths)))
+            yield word, bisect.bisect_right(ends, at)
+            at = padded.find(needle, at + 1)

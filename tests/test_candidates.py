@@ -1,0 +1,117 @@
+"""A search of the candidate facts (core/agents/candidates.py) against a search of every fact."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.agents import candidates, prompt_recall
+from agent_memory.core.agents import recall as searching
+from agent_memory.errors import AgentMemoryError
+from test_recall_index import _blocks
+from test_written import documents
+
+# Words the generated files hold (and one no file holds): a query draws from these and the file's
+_WORDS = ["fact", "system", "id", "from", "tier", "core", "key", "decisions", "x", "2026", "zebra"]
+
+
+def _searched(files: list[bytes], query: str, floor: float | None) -> object:
+    """What each limit's search lists down to ``floor``'s band (None: every fact's indexes, and
+    all of it), or the error reading the files raised; and each index's statistics, when a fact
+    may hold a word (else no fact scores, whatever they are)."""
+    named = [(f"m{n}.md", data) for n, data in enumerate(files)]
+    wanted = searching.words(query)
+    try:
+        if floor is None:
+            indexes = [searching.read(path, data) for path, data in named]
+        else:
+            indexes = candidates.indexes(named, query, [], floor)
+    except AgentMemoryError as exc:
+        return str(exc)
+    held = any(ix.frequency(word) for ix in indexes for word in wanted)
+    counts = [(ix.counted, ix.words) for ix in indexes] if held else None
+    lists = [searching.search(query, indexes, limit) for limit in (1, 3, 50)]
+    return counts, [_down_to(found, floor or 0.0) for found in lists]
+
+
+def _down_to(hits: list[searching.Hit], floor: float) -> list[searching.Hit]:
+    """The hits before the first whose band is under ``floor``'s."""
+    edge = searching.band(floor) if floor > 0 else None
+    return list(
+        itertools.takewhile(lambda h: edge is None or searching.band(h.score) >= edge, hits)
+    )
+
+
+_files = st.lists(
+    st.tuples(
+        st.one_of(
+            documents(odd=False),
+            documents(odd=True),
+            st.lists(_blocks, max_size=8).map(lambda b: ["## Facts", *(ln for x in b for ln in x)]),
+        ),
+        st.sampled_from(["", "# Archive 2026-Q1\n", "\ufeff", "\n\n"]),
+        st.booleans(),
+    ).map(lambda p: (p[1] + "\n".join(p[0]) + ("\n" if p[2] else "")).encode()),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_files, st.data())
+@example([b"## Facts\n- A fact\n  <!-- id: a | from: Key Decisions -->\n"], None)
+def test_a_search_of_the_candidates_lists_what_a_search_of_every_fact_lists(
+    files: list[bytes], data: st.DataObject | None
+) -> None:
+    held = sorted({w for f in files for w in searching.words(f.decode(errors="replace"))})
+    draw = st.lists(st.sampled_from([*_WORDS, *held]), min_size=1, max_size=5)
+    query = " ".join(data.draw(draw) if data is not None else ["decisions"])
+    floor = data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 6.0])) if data else 0.0
+    full = _searched(files, query, None)
+    if floor and isinstance(full, tuple):
+        full = (full[0], [_down_to(found, floor) for found in full[1]])
+    assert _searched(files, query, floor) == full
+
+
+@settings(max_examples=300, deadline=None)
+@given(_files, st.data())
+def test_the_prompt_hook_picks_the_same_hits_from_the_candidates(
+    files: list[bytes], data: st.DataObject
+) -> None:
+    held = sorted({w for f in files for w in searching.words(f.decode(errors="replace"))})
+    query = " ".join(data.draw(st.lists(st.sampled_from([*_WORDS, *held]), min_size=1, max_size=4)))
+    named = [(f"m{n}.md", raw) for n, raw in enumerate(files)]
+    try:
+        full = [searching.read(path, raw) for path, raw in named]
+    except AgentMemoryError:
+        return
+    ids = [hit.id for hit in searching.search(query, full, 50)]
+    shown = " ".join(f"`{i}`" for i in data.draw(st.lists(st.sampled_from(ids or ["x"]))))
+    fast = candidates.indexes(named, query, [], prompt_recall.FLOOR)
+    assert prompt_recall.select(query, fast, lambda: shown) == prompt_recall.select(
+        query, full, lambda: shown
+    )
+
+
+def test_a_file_in_the_reviews_shape_is_indexed_for_its_candidates_alone() -> None:
+    foot = "<!-- id: f-{0} | created: 2026-01-01 | last_used: 2026-01-02 | uses: 1 | tier: {1} -->"
+    body = "".join(f"- Fact {i} about cats\n  {foot.format(i, 'archived')}\n" for i in range(200))
+    other = f"## Other\n- A zebra\n  {foot.format('z', 'core')}\n"
+    data = f"# Archive 2026-Q1\n\n## Facts\n{body}\n{other}"
+    full = searching.read("a.md", data.encode())
+    (fast,) = candidates.indexes([("a.md", data.encode())], "zebra", [])
+    assert (len(fast), fast.counted, fast.words) == (1, 201, full.words)
+    assert searching.search("zebra", [fast], 5) == searching.search("zebra", [full], 5)
+    footer_line = data.splitlines().index("- A zebra") + 2  # as every index numbers it
+    assert searching.search("zebra", [fast], 5)[0].line == footer_line
+    (none,) = candidates.indexes([("a.md", data.encode())], "quagga", [])
+    (pruned,) = candidates.indexes([("a.md", data.encode())], "cats zebra", [], 2.0)
+    assert len(pruned) == 1 and pruned.frequency("cats") == 200  # "cats" alone cannot reach 2
+    assert len(none) == 0 and searching.search("quagga", [none], 5) == []
+
+
+@given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\n\u212a\u0130\u00e9"))
+def test_words_are_counted_as_they_are_split(text: str) -> None:
+    assert candidates.count_words(text) == len(searching.words(text))
