@@ -24,6 +24,12 @@ def test_one_line_is_one_encodable_line_and_leaves_safe_text_alone(text: str) ->
     assert (shown == text) == (first_unsafe(text) is None)
 
 
+def test_no_unsafe_character_is_printable() -> None:
+    """The fast path: a printable text is taken as safe without the expression."""
+    unsafe = [c for c in map(chr, range(0x110000)) if untrusted._UNSAFE.fullmatch(c)]
+    assert len(unsafe) == 32 + 1 + 32 + 2048 + 2 and not any(c.isprintable() for c in unsafe)
+
+
 def test_a_long_value_is_cut_and_marked() -> None:
     assert one_line("a" * (LINE_VALUE_MAX + 1)) == "a" * LINE_VALUE_MAX + "…"
     assert one_line("a" * LINE_VALUE_MAX) == "a" * LINE_VALUE_MAX

@@ -16,7 +16,8 @@ from .. import patterns
 from .dates import parse_moment
 
 # Unicode's control characters (Cc: C0, DEL, C1), surrogates (Cs) and the line and paragraph
-# separators (Zl, Zp): what cannot stand inside one line of a UTF-8 Markdown file.
+# separators (Zl, Zp): what cannot stand inside one line of a UTF-8 Markdown file. None of them
+# is printable (``str.isprintable``), so a printable text holds none: a test holds it there.
 _UNSAFE = patterns.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 _SESSION_ID = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\Z")
 _TIMESTAMP = patterns.compile(
@@ -29,6 +30,8 @@ LINE_VALUE_MAX = 4096
 
 def first_unsafe(text: str) -> str | None:
     """The first character of ``text`` that cannot stand inside one line, as ``U+XXXX``."""
+    if text.isprintable():  # none of them is (C): the expression is not even compiled
+        return None
     found = _UNSAFE.search(text)
     return None if found is None else f"U+{ord(found.group()):04X}"
 
@@ -37,7 +40,8 @@ def one_line(text: str) -> str:
     """``text`` as one line that encodes: each unsafe character written as its Python escape
     (``\\n``-free: ``\\x0a``, ``\\u2028``, ``\\udc80``), and a value longer than
     ``LINE_VALUE_MAX`` characters cut there and marked with ``…``."""
-    shown = _UNSAFE.sub(_escape, text[:LINE_VALUE_MAX])
+    head = text[:LINE_VALUE_MAX]
+    shown = head if head.isprintable() else _UNSAFE.sub(_escape, head)
     return shown if len(text) <= LINE_VALUE_MAX else f"{shown}…"
 
 
