@@ -50,8 +50,13 @@ def main() -> None:
             subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
         (root / "src.py").write_text("changed\n")  # the session's focus: one new file
         where = {"cwd": str(root), "session_id": "b"}
-        capture = {**where, "transcript_path": str(TRANSCRIPT)}
-        subprocess.run([*TOOL, "session", "capture", str(root), "--transcript", str(TRANSCRIPT)],
+        # The session came after the last review, as a hook's does (the fixture's dates are
+        # older than the repo's logs: its log would sort before the review's mark, as a merged
+        # one does, and every command would sort all 10,000 names to count it)
+        transcript = root.parent / "session.jsonl"
+        transcript.write_text(TRANSCRIPT.read_text().replace('"2026-11-20T', '"2030-01-02T'))
+        capture = {**where, "transcript_path": str(transcript)}
+        subprocess.run([*TOOL, "session", "capture", str(root), "--transcript", str(transcript)],
                        check=True, capture_output=True)  # fmt: skip
         payloads = {
             "start": {**where, "hook_event_name": "SessionStart"},

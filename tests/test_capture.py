@@ -138,6 +138,44 @@ def test_a_transcript_already_captured_is_answered_without_reading_the_archive(
     assert read == [1]
 
 
+def test_an_open_log_that_covers_the_transcript_is_answered_without_the_memory_or_git(
+    memory_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI fires its hook before every model turn: while the session's open log covers
+    every record, a capture writes nothing and reads neither the memory nor git (a fact added
+    since waits for the session's next record); a new record rewrites the open log whole."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_bytes(TRANSCRIPTS["claude"].read_bytes())
+    first = cli("session", "capture", memory_repo, "--transcript", transcript)
+    rel = first.output.splitlines()[0]
+    assert cli("fact", "add", "Cancel is POST-only too", memory_repo).exit_code == 0
+    logged = (memory_repo / rel).read_bytes()
+    loads: list[int] = []
+    load = capture_command.load
+
+    def counted(*args: object, **kwargs: object) -> object:
+        loads.append(1)
+        return load(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(capture_command, "load", counted)
+    monkeypatch.setattr(capture_command, "file_before", None)  # git is not asked
+    again = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert again.exit_code == 0, again.output
+    assert f"nothing new to capture: already captured in {rel.rsplit('/', 1)[-1]}" in again.output
+    assert (memory_repo / rel).read_bytes() == logged and loads == []
+    monkeypatch.undo()
+    last = json.loads(transcript.read_text().splitlines()[-2])  # an assistant record
+    last |= {
+        "uuid": "c1a0ffff-0000-4000-8000-0000000000aa",
+        "timestamp": "2026-11-20T09:20:00.000Z",
+    }
+    with transcript.open("a") as more:
+        more.write(json.dumps(last) + "\n")
+    rewritten = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert rewritten.output.splitlines()[0] == rel
+    assert b"- Created: cancel-is-post-only-too\n" in (memory_repo / rel).read_bytes()
+
+
 def test_a_cut_transcript_gives_a_marked_partial_log_the_rest_completes(
     memory_repo: Path,
 ) -> None:

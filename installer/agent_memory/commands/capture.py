@@ -11,7 +11,7 @@ run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says othe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -25,8 +25,9 @@ from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.dates import parse_moment
 from ..parse.facts import Document
 from ..parse.footer import id_values
+from ..parse.lognames import sorted_logs
 from ..parse.memory import Memory, known_ids
-from ..parse.transcripts import Item, Meta
+from ..parse.transcripts import Bad, Item, Meta
 from ..parse.untrusted import one_line
 from ..records import NamedTuple
 from ..shell.discovery import top_as_named
@@ -95,17 +96,21 @@ class _Read(NamedTuple):
     found: list[parts.Part]
     resume: parts.Resume
     proposed: proposals.Gathered  # what the part proposed (DECAY.md § Proposals)
+    memory: Callable[[], Memory]  # the memory, read on the first call
 
 
 def _capture(
     repo: Repo, transcript: Path, agent: str | None, session_id: str | None, reopen: bool = True
 ) -> Result:
-    memory = load(repo, archives=False)  # only the archive files naming an id are (_named)
-    if memory.continuity is None:
+    if not repo.exists(CONTINUITY):
         raise not_enabled(repo)
+    # The memory is read once the transcript holds something new (the archive only where an id
+    # the agent named may be: _named); the logs' names are needed to know that.
+    lazily = functools.cache(lambda: load(repo, archives=False))
     shown = one_line(str(transcript))
+    listed = repo.list_dir(SESSIONS_DIR, ordered=False)
     try:
-        read = _read(repo, memory, _main(transcript), agent, session_id, reopen)
+        read = _read(repo, (listed, lazily), _main(transcript), agent, session_id, reopen)
     except transcripts.NotATranscript as exc:
         raise InputError(shown, None, str(exc), "pass a transcript file") from None
     session, resume = read.session, read.resume
@@ -115,6 +120,9 @@ def _capture(
         return _report(Path(repo.shown), "unchanged", (f"nothing new to capture: {said}",), {})
     if session.start is None or parse_moment(session.start) is None:
         raise InputError(shown, None, "holds no start time", "pass a transcript file")
+    memory = read.memory()
+    if memory.continuity is None:
+        raise not_enabled(repo)
     assert session.session_id is not None  # _read checks it
     start_doc = _parsed(file_before(repo.root, session.start, CONTINUITY))
     found = capturing.changes(start_doc, memory.continuity, session.start, resume.created)
@@ -145,7 +153,7 @@ def _capture(
 
 def _read(
     repo: Repo,
-    memory: Memory,
+    known: tuple[Sequence[str], Callable[[], Memory]],
     transcript: Path,
     agent: str | None,
     session_id: str | None,
@@ -160,23 +168,44 @@ def _read(
         raise transcripts.NotATranscript(
             "names no session id (ASCII letters, digits, '.', '_', ':' and '-')"
         )
+    listed, memory = known  # the names in memory/sessions/, and the memory when asked
     suffixes = parts.log_suffixes(agent, session_id)
-    ours = [name for name in memory.logs if name.endswith(suffixes)]
+    ours = sorted_logs(name for name in listed if name.endswith(suffixes))
     found = parts.parts(repo.read_each(SESSIONS_DIR, ours), session_id)
-    last_open = reopen and bool(found) and still_open(repo, memory, found[-1].name)
+    if found and _covered(transcript, agent, found[-1]):  # a hook fired again, nothing new
+        nothing = capturing.collect(iter(()), frozenset(), 0)
+        resume = parts.resume(found, False)
+        return _Read(agent, nothing, found, resume, proposals.Gathered(), memory)
+    last_open = reopen and bool(found) and still_open(repo, memory(), found[-1].name)
     resume = parts.resume(found, last_open)
     side = _subagents(transcript) if agent == "claude" else iter(())
     archive = functools.cache(lambda: _archive(repo))  # read only if the transcript is new
 
     def maybe() -> frozenset[str]:
-        return memory.known_ids.union(*(values for _path, _data, values in archive()))
+        return memory().known_ids.union(*(values for _path, _data, values in archive()))
 
     proposed = proposals.Gathered()
     seen = proposals.watching(_chain(head, items), resume.after, proposed)
     session = capturing.collect(seen, maybe, resume.after, side, resume.since)
-    named = _named(session.named, memory.known_ids, archive)
+    named = _named(session.named, memory().known_ids, archive) if session.named else ()
     session = session._replace(session_id=session_id, named=named)
-    return _Read(agent, session, found, resume, proposed)
+    return _Read(agent, session, found, resume, proposed, memory)
+
+
+def _covered(transcript: Path, agent: str, last: parts.Part) -> bool:
+    """Whether the session's last log covers every record of its transcript, and of its
+    subagents' (HOOKS.md § One session, one log): then the capture has nothing to add, and
+    neither the memory nor git is read (Gemini CLI fires its hook before every model turn). A
+    line that could not be read counts as new: the log says what could not be."""
+    _agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
+    if any(not isinstance(item, Meta) and item.line > last.last_line for item in items):
+        return False
+    side = _subagents(transcript) if agent == "claude" else iter(())
+    return not any(
+        isinstance(item, Bad) or capturing.later(item.time, last.end)
+        for item in side
+        if not isinstance(item, Meta)
+    )
 
 
 def _archive(repo: Repo) -> list[tuple[str, bytes, set[str]]]:

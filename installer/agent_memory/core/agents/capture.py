@@ -131,11 +131,11 @@ def collect(
     for item in side:
         if isinstance(item, Bad):
             long, bad = long + item.long, bad + (not item.long)
-        elif isinstance(item, Record) and (after == 0 or _later(item.time, since)):
+        elif isinstance(item, Record) and (after == 0 or later(item.time, since)):
             encoded = _encoded(known) if encoded is None else encoded
             _record(item, encoded, named, files, calls)
             messages += bool(item.texts)
-            last_time = item.time if item.time and _later(item.time, last_time) else last_time
+            last_time = item.time if item.time and later(item.time, last_time) else last_time
     start = meta.get("start") if after == 0 else first_time or None
     end = last_time or start
     return Session(
@@ -148,7 +148,7 @@ def _encoded(known: frozenset[str] | Callable[[], frozenset[str]]) -> frozenset[
     return frozenset(i.encode() for i in (known() if callable(known) else known))
 
 
-def _later(time: str | None, than: str | None) -> bool:
+def later(time: str | None, than: str | None) -> bool:
     """Whether ``time`` is after ``than`` (any time is after none; no time is after nothing)."""
     if not than:
         return True
