@@ -25,12 +25,11 @@ from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
-from ..agents import context
 from ..review import moves, tiers
 from . import periods
 from .periods import Period
+from .sight import Sight
 
-SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
 
@@ -96,7 +95,7 @@ def replay(
     """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: its text as a
     task) over ``subjects``, the facts of ``memory``, the view at ``max_bytes``; ``period``: the
     periods at whose end the facts per tier are counted."""
-    run = _Run(memory, subjects, logs, policy)
+    run = _Run(memory, subjects, logs, policy, max_bytes)
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
@@ -106,8 +105,8 @@ def replay(
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
             counted.append((now, {}))
-        seen = context.view(run.memory(), tasks[index], None, max_bytes)
-        steps.append(Step(name, run.outcomes(index, found, seen), len(seen.text.encode())))
+        where, size = run.sight.look(tasks[index], found.used)
+        steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
@@ -137,12 +136,12 @@ class _Run:
         subjects: Sequence[Subject],
         logs: Sequence[str],
         policy: Policy,
+        max_bytes: int,
     ) -> None:
         self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
-        # each fact as the view is handed it: its footer and box as a review would have left
-        # them (None: not born yet, or out of the memory files)
-        self.shown: list[Fact | None] = [None] * len(subjects)
-        self.held: list[list[int]] = [[] for _ in memory]  # each document's facts, in order
+        # the memory files as the view is handed them: each fact's footer and box as a review
+        # would have left them, from its birth while it is out of the archive
+        self.sight = Sight(memory, [(s.doc, s.fact) for s in subjects], max_bytes)
         self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
         self.count = [0] * len(subjects)
         self.latest = [""] * len(subjects)
@@ -164,22 +163,12 @@ class _Run:
         # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
         for k, subject in enumerate(subjects):
-            self.held[subject.doc].append(k)
             created = subject.fields.get("created")
             if not subject.id:
-                self.shown[k] = subject.fact
+                fields = subject.fields
+                self.sight.show(k, fields.get("tier"), subject.fact.task, fields)
             elif created:
                 self._at(bisect_left(logs, created), k)
-
-    def memory(self) -> list[Document]:
-        """The memory files as they stood (the facts of archive files among them that were
-        live then), for the view."""
-        found = []
-        for doc, held in zip(self.documents, self.held, strict=True):
-            facts = tuple(fact for k in held if (fact := self.shown[k]) is not None)
-            if facts:
-                found.append(doc._replace(facts=facts))
-        return found
 
     def after(self, day: str) -> int:
         """The index of the first log dated after ``day`` (logs sort by date)."""
@@ -226,8 +215,10 @@ class _Run:
             tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
         gone = tier in GONE
-        footer = tuple({**fields, "tier": tier}.items())
-        self.shown[k] = None if gone else subject.fact._replace(fields=footer, task=task)
+        if gone:
+            self.sight.hide(k)
+        else:
+            self.sight.show(k, tier, task, fields)
         following = bisect_right(points, index)
         point = points[following] if following < len(points) else None
         self.lazy[k] = point if gone else None
@@ -271,14 +262,14 @@ class _Run:
         return fields, task
 
     def outcomes(
-        self, index: int, found: SessionRefs, seen: context.View
+        self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used, ``seen`` the view at its start."""
-        full = set(seen.full)
-        return tuple((i, self._outcome(i, index, found, full, seen)) for i in sorted(found.used))
+        """What happened to each id log ``index`` used, ``seen``: where the view at its start
+        put each of them (shown, named or cut; absent: left out)."""
+        return tuple((i, self._outcome(i, index, found, seen)) for i in sorted(found.used))
 
     def _outcome(
-        self, fact_id: str, index: int, found: SessionRefs, full: set[str], seen: context.View
+        self, fact_id: str, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> str:
         k = self.index.get(fact_id)
         if k is None:
@@ -295,9 +286,7 @@ class _Run:
             return NEW
         if tier in GONE:
             return ARCHIVED
-        if fact_id in full:
-            return SHOWN
-        return NAMED if fact_id in seen.named else CUT if fact_id in seen.cut else HIDDEN
+        return seen.get(fact_id, HIDDEN)
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again before the next."""

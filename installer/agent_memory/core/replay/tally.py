@@ -10,7 +10,8 @@ from typing import Any
 from ...records import NamedTuple
 from . import periods
 from .periods import Period
-from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
+from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
+from .sight import CUT, NAMED, SHOWN
 
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
