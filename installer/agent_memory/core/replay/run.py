@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from heapq import heappop, heappush
 
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
@@ -105,6 +106,8 @@ def replay(
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
             counted.append((now, {}))
+        if not run.sight.fits():  # the view ranks: every fact's tier as it stands now
+            run.refresh(index)
         where, size = run.sight.look(tasks[index], found.used)
         steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
@@ -151,10 +154,13 @@ class _Run:
         self.version = [0] * len(subjects)
         # the facts to judge again at each log (and after the last), with their version then
         self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
+        # (log, fact, version): where a fact's tier may move within the memory files, which
+        # only a ranked view and a count of the tiers read: judged when one asks (``refresh``)
+        self.soft: list[tuple[int, int, int]] = []
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
-        self.cached: list[tuple[dict[str, str], str | None, list[int]] | None]
+        self.cached: list[tuple[dict[str, str], str | None, list[int], int] | None]
         self.cached = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
@@ -197,10 +203,10 @@ class _Run:
         entry = self.cached[k]
         if entry is None:
             fields, task = self._fields(index, k, day)
-            entry = (fields, task, _points(fields, subject.fields, self.after, self.policy))
+            entry = (fields, task, *_points(fields, subject.fields, self.after, self.policy))
             if self.steady[k]:
                 self.cached[k] = entry
-        fields, task, points = entry
+        fields, task, points, hard = entry
         known, after = self._after, self.after
 
         def since(date: str) -> int:
@@ -223,8 +229,21 @@ class _Run:
         point = points[following] if following < len(points) else None
         self.lazy[k] = point if gone else None
         if point is not None and not gone and point < len(self.due):
-            self.version[k] += 1
-            self.due[point].append((k, self.version[k]))
+            version = self.version[k] = self.version[k] + 1
+            if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
+                heappush(self.soft, (point, k, version))
+                point = hard
+            if point < len(self.due):
+                self.due[point].append((k, version))
+
+    def refresh(self, index: int) -> None:
+        """Judge again the facts whose tier may have moved within the memory files by log
+        ``index``."""
+        soft, versions = self.soft, self.version
+        while soft and soft[0][0] <= index:
+            _, k, version = heappop(soft)
+            if version == versions[k]:
+                self._judge(index, k)
 
     def settle(self, index: int, k: int) -> None:
         """Judge a fact out of the memory files whose tier is due to move by log ``index``."""
@@ -289,7 +308,8 @@ class _Run:
         return seen.get(fact_id, HIDDEN)
 
     def record(self, index: int, found: SessionRefs) -> None:
-        """The events log ``index`` adds; each fact it names is judged again before the next."""
+        """The events log ``index`` adds; each fact it names is judged again before the next
+        (one that stays in the memory files, when the view or a count asks, see ``_used``)."""
         day = self.logs[index][:10]
         for fact_id in found.used:
             k = self.index.get(fact_id)
@@ -298,7 +318,7 @@ class _Run:
                 self.latest[k] = day
                 self.by_log[k] = self.by_log[k] or fact_id in found.created
                 self.cached[k], self.lazy[k] = None, None
-                self._at(index + 1, k)
+                self._used(index, k)
         for old, _new in found.superseded:
             k = self.index.get(old)
             if k is not None and not self.replaced[k]:
@@ -306,8 +326,27 @@ class _Run:
                 self.cached[k], self.lazy[k] = None, None
                 self._at(index + 1, k)
 
+    def _used(self, index: int, k: int) -> None:
+        """A fact in the memory files whose footer the review computes from its events alone
+        stays there once a log names it: it is not idle, and it cannot expire. Only its tier
+        within them may move, which is judged when asked (``refresh``), or once it has idled
+        past the archive window since (its last use is this log's day or later)."""
+        tier = self.tier[k]
+        stays = (
+            tier is not None and tier not in GONE and "valid-until" not in self.subjects[k].fields
+        )
+        if not (stays and self.steady[k]):
+            self._at(index + 1, k)
+            return
+        version = self.version[k] = self.version[k] + 1
+        heappush(self.soft, (index + 1, k, version))
+        check = index + 1 + self.policy.archive_window + 1
+        if check < len(self.due):
+            self.due[check].append((k, version))
+
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
+        self.refresh(index)
         due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
         for k in due:
             self._judge(index, k)
@@ -336,10 +375,12 @@ def _points(
     stored: Mapping[str, str],
     after: Callable[[str], int],
     policy: Policy,
-) -> list[int]:
+) -> tuple[list[int], int]:
     """The logs at which the fact's tier may move though no log names it, in order: where a
     sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers)."""
+    one the footer holds (DECAY.md § Tiers). And the first at which a fact whose footer the
+    review computes from its events alone may leave the memory files: it idles past the
+    archive window (rule 7), or it expires."""
     last = fields["last_used"]
     idle = after(last)
     points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
@@ -349,4 +390,6 @@ def _points(
         points.append(after(fields["done"]))  # the day it closed
         points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
     points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
-    return sorted(set(points))
+    until = stored.get("valid-until")
+    hard = idle + policy.archive_window + 1
+    return sorted(set(points)), min(hard, after(until)) if until else hard

@@ -52,7 +52,7 @@ class Sight:
         self.tier: list[str | None] = [None] * len(facts)
         self.group: list[int | None] = [None] * len(facts)
         self.entries: set[int] = set()  # the facts held that the view offers
-        self.order: list[tuple[object, ...]] = [()] * len(facts)  # the key less the task's part
+        self.order: list[tuple[object, ...] | None] = [None] * len(facts)  # the key less the task's
         self.by_id: dict[str, list[int]] = {}
         for k, (_, fact) in enumerate(facts):
             if fact.id is not None:
@@ -72,21 +72,24 @@ class Sight:
         titles = (*GROUPS.values(), INDEX)
         self.headings = [_size(context._heading(title)) for title in titles]
         self.fixed = self.head + sum(self.headings)
+        self.budgets: dict[int, int] = {}
 
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
-        self._leave(k)
         fact = self.facts[k][1]
+        if self.fields[k] is None:
+            self.changed.add(k)
         self.fields[k], self.task[k], self.tier[k] = fields, task, tier
+        self.order[k] = None
         group = group_of(fact if task == fact.task else fact._replace(task=task), tier)
-        self.group[k] = group
-        self.changed.add(k)
-        if group is None:
-            return
+        if group != self.group[k]:
+            self._leave(k)
+            if group is not None:
+                self._enter(k, group)
+
+    def _enter(self, k: int, group: int) -> None:
         static = self._static(k)
-        when, uses = recall.recency(fields)
-        rank = _RANK.get(tier or "working", len(_RANK))
-        self.order[k] = (group >= FACTS, group == CLOSED, -when, -uses, rank, fact.id or "", k)
+        self.group[k] = group
         self.entries.add(k)
         self.counts[group] += 1
         self.sizes[group] += static.full
@@ -120,12 +123,25 @@ class Sight:
             found = self.static[k] = _Static(_size(text), lines)
         return found
 
+    def fits(self) -> bool:
+        """Whether every fact is in full beside the one line of every other: then the order
+        does not matter, and no fact's tier or footer is read."""
+        total = sum(self.counts)
+        return not self.empty and sum(self.sizes) + self.least <= self._budget(total)
+
+    def _budget(self, total: int) -> int:
+        """``context.view``'s budget for ``total`` facts."""
+        found = self.budgets.get(total)
+        if found is None:
+            notes = _size(context._notes(total, total, 0))
+            found = self.budgets[total] = self.max_bytes - self.fixed - notes
+        return found
+
     def look(self, task: str, wanted: Collection[str]) -> tuple[dict[str, str], int]:
         """Where each of the ``wanted`` ids falls in the view for ``task`` (an id the view leaves
         out: absent), and the view's bytes."""
-        total = sum(self.counts)
-        budget = self.max_bytes - self.fixed - _size(context._notes(total, total, 0))
-        if not self.empty and sum(self.sizes) + self.least <= budget:
+        budget = self._budget(sum(self.counts))
+        if self.fits():
             # Every fact fits in full beside the one line of every other: all are in full.
             size = self.head + sum(
                 self.headings[g] + self.sizes[g] for g in range(len(GROUPS)) if self.counts[g]
@@ -153,10 +169,19 @@ class Sight:
             fact_id = self.facts[k][1].id
             score = scores.get((self.facts[k][0], fact_id), 0.0) if fact_id is not None else 0.0
             near = -recall.band(score) if score > 0 else 1 << 30
-            order = self.order[k]
+            order = self.order[k] or self._order(k)
             keys.append(((order[0], fact_id not in named, near, *order[1:]), k))
         keys.sort()
         return keys
+
+    def _order(self, k: int) -> tuple[object, ...]:
+        """The parts of fact ``k``'s key that do not depend on the task."""
+        group, fields, tier = self.group[k] or 0, self.fields[k] or {}, self.tier[k]
+        when, uses = recall.recency(fields)
+        rank = _RANK.get(tier or "working", len(_RANK))
+        fact_id = self.facts[k][1].id or ""
+        found = self.order[k] = (group >= FACTS, group == CLOSED, -when, -uses, rank, fact_id, k)
+        return found
 
     def _scores(self, task: str) -> dict[tuple[int, str | None], float]:
         """``relevance``'s BM25 scores for ``task`` over the facts held (``recall.scores``, the
