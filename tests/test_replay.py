@@ -324,3 +324,21 @@ def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -
         totals = json.loads(result.output)["summary"]["totals"]
         found.append((totals["shown"], totals["named"]))
     assert found == [(2, 0), (1, 1)]
+
+
+def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path: Path) -> None:
+    """A repo just enabled, a fact added and no log written: nothing to replay, the fact as it
+    was born."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    assert (
+        cli("fact", "add", "A decision", root, "--id", "dec", "--today", "2026-01-01").exit_code
+        == 0
+    )
+    result = cli("replay", root, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["summary"]["totals"]["logs"] == 0
+    page = tmp_path / "report.html"
+    result = cli("report", root, "--html", page, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert page.stat().st_size > 0

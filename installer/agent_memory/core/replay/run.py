@@ -199,7 +199,8 @@ class _Run:
 
     def _judge(self, index: int, k: int) -> None:
         subject, days = self.subjects[k], self.days
-        day = days[min(index, len(days) - 1)]
+        # with no log yet, a fact stands as it was born
+        day = days[min(index, len(days) - 1)] if days else subject.fields.get("created", "")
         entry = self.cached[k]
         if entry is None:
             fields, task = self._fields(index, k, day)
