@@ -328,17 +328,22 @@ class _Run:
                 self._at(index + 1, k)
 
     def _used(self, index: int, k: int) -> None:
-        """A fact in the memory files whose footer the review computes from its events alone
-        stays there once a log names it: it is not idle, and it cannot expire. Only its tier
-        within them may move, which is judged when asked (``refresh``), or once it has idled
-        past the archive window since (its last use is this log's day or later)."""
+        """A fact whose footer the review computes from its events alone is in the memory files
+        once a log names it (back in them if it was archived): it is not idle, and it cannot
+        expire. Only its tier within them may move, which is judged when asked (``refresh``),
+        or once it has idled past the archive window since (its last use is this log's day or
+        later)."""
         tier = self.tier[k]
-        stays = (
-            tier is not None and tier not in GONE and "valid-until" not in self.subjects[k].fields
-        )
-        if not (stays and self.steady[k]):
+        steady = self.steady[k] and not self.replaced[k]
+        if not steady or tier is None or "valid-until" in self.subjects[k].fields:
             self._at(index + 1, k)
             return
+        if tier in GONE:  # back in the memory files where it was, in the tier it left them in
+            tier = self.sight.back(k)
+            if tier is None:
+                self._at(index + 1, k)
+                return
+            self.tier[k] = tier
         version = self.version[k] = self.version[k] + 1
         heappush(self.soft, (index + 1, k, version))
         check = index + 1 + self.policy.archive_window + 1

@@ -47,7 +47,8 @@ class Sight:
         self.documents, self.facts, self.max_bytes = documents, facts, max_bytes
         self.static: list[_Static | None] = [None] * len(facts)
         self.terms: list[Counter[str] | None] = [None] * len(facts)
-        self.fields: list[Mapping[str, str] | None] = [None] * len(facts)  # None: not held
+        self.fields: list[Mapping[str, str] | None] = [None] * len(facts)  # None: never held
+        self.held = [False] * len(facts)
         self.task: list[str | None] = [fact.task for _, fact in facts]
         self.tier: list[str | None] = [None] * len(facts)
         self.group: list[int | None] = [None] * len(facts)
@@ -77,8 +78,9 @@ class Sight:
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
         fact = self.facts[k][1]
-        if self.fields[k] is None:
+        if not self.held[k]:
             self.changed.add(k)
+            self.held[k] = True
         self.fields[k], self.task[k], self.tier[k] = fields, task, tier
         self.order[k] = None
         group = group_of(fact if task == fact.task else fact._replace(task=task), tier)
@@ -99,8 +101,19 @@ class Sight:
     def hide(self, k: int) -> None:
         """Fact ``k`` is out of the memory files."""
         self._leave(k)
-        self.fields[k] = None
-        self.changed.add(k)
+        if self.held[k]:
+            self.held[k] = False
+            self.changed.add(k)
+
+    def back(self, k: int) -> str | None:
+        """Fact ``k``, out of the memory files, is back in them as it left them; its tier
+        then (None: it never was in them). Its group is the same when its box and a person's
+        pin are; its footer is not, until ``show`` says it again."""
+        fields, tier = self.fields[k], self.tier[k]
+        if fields is None or self.held[k]:
+            return None
+        self.show(k, tier, self.task[k], fields)
+        return tier
 
     def _leave(self, k: int) -> None:
         group = self.group[k]
@@ -216,7 +229,7 @@ class Sight:
     def _index(self) -> None:
         """The postings of the facts held, brought up to date with the facts that changed."""
         for k in sorted(self.changed):
-            held = self.fields[k] is not None and self.facts[k][1].id is not None
+            held = self.held[k] and self.facts[k][1].id is not None
             if held == (k in self.indexed):
                 continue
             terms = self._terms(k)
@@ -282,7 +295,7 @@ class Sight:
         held: dict[int, list[Fact]] = {}
         for k, (number, fact) in enumerate(self.facts):
             fields, tier = self.fields[k], self.tier[k]
-            if fields is not None:
+            if fields is not None and self.held[k]:
                 footer = {**fields, "tier": tier} if tier is not None else fields
                 shown = fact._replace(fields=tuple(footer.items()), task=self.task[k])
                 held.setdefault(number, []).append(shown)
