@@ -229,8 +229,8 @@ class _Run:
         following = bisect_right(points, index)
         point = points[following] if following < len(points) else None
         self.lazy[k] = point if gone else None
+        version = self.version[k] = self.version[k] + 1  # what was due for it is judged now
         if point is not None and not gone and point < len(self.due):
-            version = self.version[k] = self.version[k] + 1
             if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
                 heappush(self.soft, (point, k, version))
                 point = hard
@@ -346,7 +346,7 @@ class _Run:
             self.tier[k] = tier
         version = self.version[k] = self.version[k] + 1
         heappush(self.soft, (index + 1, k, version))
-        check = index + 1 + self.policy.archive_window + 1
+        check = self.after(self.days[index]) + self.policy.archive_window + 1
         if check < len(self.due):
             self.due[check].append((k, version))
 
