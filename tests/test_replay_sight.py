@@ -63,7 +63,7 @@ def test_the_sight_answers_as_context_s_view_does(
     for k, (_, fact) in enumerate(held):
         sight.show(k, "core", " ", {"last_used": "2026-02-01", "uses": "9"})
         if data.draw(st.booleans()):
-            sight.look("outbox retry", IDS)  # the index is brought up to date, then changed
+            sight.look("outbox retry", IDS, list)  # the index is brought up to date, then changed
         sight.hide(k)
         if k not in hidden:
             sight.show(k, fact.field("tier"), fact.task, dict(fact.fields))
@@ -75,7 +75,7 @@ def test_the_sight_answers_as_context_s_view_does(
     ]
     expected = view(shown, text, None, max_bytes)
     assert view(sight.memory(), text, None, max_bytes) == expected
-    where, size = sight.look(text, IDS)
+    where, size = sight.look(text, IDS, list)
     assert size == len(expected.text.encode())
     outcomes = {}
     for fact_id in IDS:

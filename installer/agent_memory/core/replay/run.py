@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from heapq import heappop, heappush
 
 from ...parse.facts import Document, Fact
@@ -106,9 +107,7 @@ def replay(
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
             counted.append((now, {}))
-        if not run.sight.fits():  # the view ranks: every fact's tier as it stands now
-            run.refresh(index)
-        where, size = run.sight.look(tasks[index], found.used)
+        where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
         steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
     run.judge_until(len(logs))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
@@ -136,12 +136,6 @@ class Sight:
             found = self.static[k] = _Static(_size(text), lines)
         return found
 
-    def fits(self) -> bool:
-        """Whether every fact is in full beside the one line of every other: then the order
-        does not matter, and no fact's tier or footer is read."""
-        total = sum(self.counts)
-        return not self.empty and sum(self.sizes) + self.least <= self._budget(total)
-
     def _budget(self, total: int) -> int:
         """``context.view``'s budget for ``total`` facts."""
         found = self.budgets.get(total)
@@ -150,17 +144,27 @@ class Sight:
             found = self.budgets[total] = self.max_bytes - self.fixed - notes
         return found
 
-    def look(self, task: str, wanted: Collection[str]) -> tuple[dict[str, str], int]:
+    def look(
+        self, task: str, wanted: Collection[str], ready: Callable[[], object]
+    ) -> tuple[dict[str, str], int]:
         """Where each of the ``wanted`` ids falls in the view for ``task`` (an id the view leaves
-        out: absent), and the view's bytes."""
-        budget = self._budget(sum(self.counts))
-        if self.fits():
-            # Every fact fits in full beside the one line of every other: all are in full.
-            size = self.head + sum(
-                self.headings[g] + self.sizes[g] for g in range(len(GROUPS)) if self.counts[g]
-            )
-            where = {i: SHOWN for i in wanted if any(self.group[k] is not None for k in self._k(i))}
+        out: absent), and the view's bytes. ``ready()`` brings every fact's tier and footer up
+        to date before they are read: only when the view ranks."""
+        counts, sizes, group = self.counts, self.sizes, self.group
+        budget = self._budget(sum(counts))
+        if not self.empty and sum(sizes) + self.least <= budget:
+            # Every fact fits in full beside the one line of every other: the order does not
+            # matter, and all are in full.
+            size = self.head
+            for g, count in enumerate(counts):
+                if count:
+                    size += self.headings[g] + sizes[g]
+            where = {}
+            for fact_id in wanted:
+                if any(group[k] is not None for k in self.by_id.get(fact_id, ())):
+                    where[fact_id] = SHOWN
             return where, size
+        ready()
         found = self._laid_out(self._ranked(task), budget, wanted)
         if found is None:  # clipped to the budget: its bytes are the text's, asked of the view
             seen = context.view(self.memory(), task, None, self.max_bytes)
