@@ -159,8 +159,8 @@ class _Run:
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
-        self.cached: list[tuple[dict[str, str], str | None, list[int], int] | None]
-        self.cached = [None] * len(subjects)
+        self.cached: list[tuple[dict[str, str], str | None] | None] = [None] * len(subjects)
+        self.points: list[tuple[list[int], int] | None] = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
@@ -202,11 +202,10 @@ class _Run:
         day = days[min(index, len(days) - 1)] if days else subject.fields.get("created", "")
         entry = self.cached[k]
         if entry is None:
-            fields, task = self._fields(index, k, day)
-            entry = (fields, task, *_points(fields, subject.fields, self.after, self.policy))
+            entry = self._fields(index, k, day)
             if self.steady[k]:
                 self.cached[k] = entry
-        fields, task, points, hard = entry
+        fields, task = entry
         known, after = self._after, self.after
 
         def since(date: str) -> int:
@@ -220,21 +219,33 @@ class _Run:
             section = subject.fact.section
             tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
-        gone = tier in GONE
-        if gone:
-            self.sight.hide(k)
-        else:
-            self.sight.show(k, tier, task, fields)
-        following = bisect_right(points, index)
-        point = points[following] if following < len(points) else None
-        self.lazy[k] = point if gone else None
         version = self.version[k] = self.version[k] + 1  # what was due for it is judged now
-        if point is not None and not gone and point < len(self.due):
+        if tier in GONE:
+            self.sight.hide(k)
+            # out of the memory files, a steady fact's tier moves only when a log names it
+            self.lazy[k] = None if self.steady[k] else self._next(index, k, fields)[0]
+            return
+        self.sight.show(k, tier, task, fields)
+        self.lazy[k] = None
+        point, hard = self._next(index, k, fields)
+        if point is not None and point < len(self.due):
             if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
                 heappush(self.soft, (point, k, version))
                 point = hard
             if point < len(self.due):
                 self.due[point].append((k, version))
+
+    def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
+        """The next log after ``index`` where fact ``k``'s tier may move though no log names
+        it (None: none), and where it may leave the memory files (``_points``)."""
+        found = self.points[k]
+        if found is None:
+            found = _points(fields, self.subjects[k].fields, self.after, self.policy)
+            if self.steady[k]:
+                self.points[k] = found
+        points, hard = found
+        following = bisect_right(points, index)
+        return points[following] if following < len(points) else None, hard
 
     def refresh(self, index: int) -> None:
         """Judge again the facts whose tier may have moved within the memory files by log
@@ -317,13 +328,13 @@ class _Run:
                 self.count[k] += 1
                 self.latest[k] = day
                 self.by_log[k] = self.by_log[k] or fact_id in found.created
-                self.cached[k], self.lazy[k] = None, None
+                self.cached[k] = self.points[k] = self.lazy[k] = None
                 self._used(index, k)
         for old, _new in found.superseded:
             k = self.index.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
-                self.cached[k], self.lazy[k] = None, None
+                self.cached[k] = self.points[k] = self.lazy[k] = None
                 self._at(index + 1, k)
 
     def _used(self, index: int, k: int) -> None:

@@ -182,10 +182,13 @@ class Sight:
         scores = self._scores(task) if task.strip() else {}
         named = frozenset(word.strip(_AROUND) for word in task.lower().split())
         keys = []
+        bands = {0.0: 1 << 30}  # facts of one length and the same words score the same
         for k in self.entries:
             fact_id = self.facts[k][1].id
             score = scores.get((self.facts[k][0], fact_id), 0.0) if fact_id is not None else 0.0
-            near = -recall.band(score) if score > 0 else 1 << 30
+            near = bands.get(score)
+            if near is None:
+                near = bands[score] = -recall.band(score)
             order = self.order[k] or self._order(k)
             keys.append(((order[0], fact_id not in named, near, *order[1:]), k))
         keys.sort()
