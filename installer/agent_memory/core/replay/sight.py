@@ -53,7 +53,8 @@ class Sight:
         self.tier: list[str | None] = [None] * len(facts)
         self.group: list[int | None] = [None] * len(facts)
         self.entries: set[int] = set()  # the facts held that the view offers
-        self.order: list[tuple[object, ...] | None] = [None] * len(facts)  # the key less the task's
+        # each fact's key less its binding rank and the task's parts (``relevance.rank``)
+        self.order: list[tuple[object, ...] | None] = [None] * len(facts)
         self.by_id: dict[str, list[int]] = {}
         for k, (_, fact) in enumerate(facts):
             if fact.id is not None:
@@ -181,7 +182,7 @@ class Sight:
         """The facts of the view in relevance's order (``relevance.rank``), with their keys."""
         scores = self._scores(task) if task.strip() else {}
         named = frozenset(word.strip(_AROUND) for word in task.lower().split())
-        keys = []
+        keys: list[tuple[tuple[object, ...], int]] = []
         bands = {0.0: 1 << 30}  # facts of one length and the same words score the same
         for k in self.entries:
             fact_id = self.facts[k][1].id
@@ -190,7 +191,8 @@ class Sight:
             if near is None:
                 near = bands[score] = -recall.band(score)
             order = self.order[k] or self._order(k)
-            keys.append(((order[0], fact_id not in named, near, *order[1:]), k))
+            binding = (self.group[k] or 0) < FACTS
+            keys.append(((not binding, fact_id not in named, near, order), k))
         keys.sort()
         return keys
 
@@ -200,7 +202,7 @@ class Sight:
         when, uses = recall.recency(fields)
         rank = _RANK.get(tier or "working", len(_RANK))
         fact_id = self.facts[k][1].id or ""
-        found = self.order[k] = (group >= FACTS, group == CLOSED, -when, -uses, rank, fact_id, k)
+        found = self.order[k] = (group == CLOSED, -when, -uses, rank, fact_id, k)
         return found
 
     def _scores(self, task: str) -> dict[tuple[int, str | None], float]:
