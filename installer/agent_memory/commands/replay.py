@@ -53,6 +53,7 @@ def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) ->
     policies = [memory.policy, other] if changed else [memory.policy]
     runs = replayed(repo, memory, policies, max_bytes)
     base = runs[0]
+    whole = tally.totals(base.steps)
     quarters = tally.per_period(base.steps)
     missed = tally.most_missed(base.steps)
     outlooks = [
@@ -61,12 +62,12 @@ def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) ->
     ]
     data: dict[str, Any] = {
         "max_bytes": max_bytes,
-        "totals": tally.totals(base.steps).as_data(),
+        "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
         "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in missed],
         "comparison": [o.as_data() for o in outlooks] if changed else [],
     }
-    lines = _lines(tally.totals(base.steps), quarters, missed, outlooks if changed else [])
+    lines = _lines(whole, quarters, missed, outlooks if changed else [])
     report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, lines)
     return Result(report, 0)
 

@@ -46,13 +46,9 @@ class Totals(NamedTuple):
         }
 
 
-def totals(steps: Iterable[Step]) -> Totals:
-    found: Counter[str] = Counter()
-    logs = 0
-    for step in steps:
-        logs += 1
-        found.update(outcome for _, outcome in step.uses)
-    return Totals(logs, {o: found[o] for o in OUTCOMES})
+def totals(steps: Sequence[Step]) -> Totals:
+    found = Counter(outcome for step in steps for _, outcome in step.uses)
+    return Totals(len(steps), {o: found[o] for o in OUTCOMES})
 
 
 def per_period(
