@@ -256,6 +256,15 @@ def test_facts_archived_and_named_again_come_back_as_the_slow_way_has_them(
     _replayed_as_the_slow_way(history[0], history[1], max_bytes, words, archive_window)
 
 
+def test_a_fact_back_from_the_archive_takes_its_bytes_in_its_own_part_of_the_view() -> None:
+    """f0 idles into the archive while f1 is used, is named again, and the next view (all of it
+    fits) counts it among the facts, where it was, not under the pinned ones."""
+    made = [(0, None, False), (0, None, True)]
+    logs = [(1, {0}, set()), *((day, {1}, set()) for day in range(2, 9))]
+    logs += [(9, {0}, set()), (10, {1}, set()), (11, {0, 1}, set())]
+    _replayed_as_the_slow_way(made, logs, 8192, [], 2)
+
+
 def _replayed_as_the_slow_way(
     made: list[tuple[int, str | None, bool]],
     raw_logs: list[tuple[int, set[int], set[int]]],

@@ -100,9 +100,11 @@ def replay(
     run = _Run(memory, subjects, logs, policy, max_bytes)
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
+    day = now = ""
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
         run.judge_until(index)
-        now = period(name)
+        if name[:10] != day:  # a period is one of the log's date
+            day, now = name[:10], period(name)
         if not counted or counted[-1][0] != now:
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
@@ -256,12 +258,6 @@ class _Run:
             if version == versions[k]:
                 self._judge(index, k)
 
-    def settle(self, index: int, k: int) -> None:
-        """Judge a fact out of the memory files whose tier is due to move by log ``index``."""
-        point = self.lazy[k]
-        if point is not None and point <= index:
-            self._judge(index, k)
-
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
         stored = self.subjects[k].fields
@@ -296,16 +292,18 @@ class _Run:
     ) -> tuple[tuple[str, str], ...]:
         """What happened to each id log ``index`` used, ``seen``: where the view at its start
         put each of them (shown, named or cut; absent: left out)."""
-        return tuple((i, self._outcome(i, index, found, seen)) for i in sorted(found.used))
+        day = self.days[index]
+        return tuple((i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used))
 
     def _outcome(
-        self, fact_id: str, index: int, found: SessionRefs, seen: Mapping[str, str]
+        self, fact_id: str, index: int, day: str, found: SessionRefs, seen: Mapping[str, str]
     ) -> str:
         k = self.index.get(fact_id)
         if k is None:
             return UNKNOWN
-        self.settle(index, k)
-        day = self.logs[index][:10]
+        point = self.lazy[k]
+        if point is not None and point <= index:  # out of the memory files, due to move
+            self._judge(index, k)
         created = self.subjects[k].fields.get("created", "")
         if not self.count[k] and (
             not created or created > day or (created == day and fact_id in found.created)

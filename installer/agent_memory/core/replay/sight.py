@@ -49,6 +49,7 @@ class Sight:
         self.terms: list[Counter[str] | None] = [None] * len(facts)
         self.fields: list[Mapping[str, str] | None] = [None] * len(facts)  # None: never held
         self.held = [False] * len(facts)
+        self.parted: list[int | None] = [None] * len(facts)  # its group when it left the view
         self.task: list[str | None] = [fact.task for _, fact in facts]
         self.tier: list[str | None] = [None] * len(facts)
         self.group: list[int | None] = [None] * len(facts)
@@ -101,20 +102,25 @@ class Sight:
 
     def hide(self, k: int) -> None:
         """Fact ``k`` is out of the memory files."""
+        if self.group[k] is not None:
+            self.parted[k] = self.group[k]
         self._leave(k)
         if self.held[k]:
             self.held[k] = False
             self.changed.add(k)
 
     def back(self, k: int) -> str | None:
-        """Fact ``k``, out of the memory files, is back in them as it left them; its tier
-        then (None: it never was in them). Its group is the same when its box and a person's
-        pin are; its footer is not, until ``show`` says it again."""
-        fields, tier = self.fields[k], self.tier[k]
-        if fields is None or self.held[k]:
+        """Fact ``k``, out of the memory files, is back in them in the part of the view it left
+        (the same while its box and a person's pin are); its tier then (None: it never was in
+        the view). Its tier and footer are the old ones until ``show`` says them again."""
+        group = self.parted[k]
+        if group is None or self.held[k]:
             return None
-        self.show(k, tier, self.task[k], fields)
-        return tier
+        self.held[k] = True
+        self.changed.add(k)
+        self.order[k] = None
+        self._enter(k, group)
+        return self.tier[k]
 
     def _leave(self, k: int) -> None:
         group = self.group[k]
