@@ -293,7 +293,7 @@ class _Run:
         """What happened to each id log ``index`` used, ``seen``: where the view at its start
         put each of them (shown, named or cut; absent: left out)."""
         day = self.days[index]
-        return tuple((i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used))
+        return tuple([(i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used)])
 
     def _outcome(
         self, fact_id: str, index: int, day: str, found: SessionRefs, seen: Mapping[str, str]

@@ -168,8 +168,10 @@ class Sight:
                     size += self.headings[g] + sizes[g]
             where = {}
             for fact_id in wanted:
-                if any(group[k] is not None for k in self.by_id.get(fact_id, ())):
-                    where[fact_id] = SHOWN
+                for k in self.by_id.get(fact_id, ()):
+                    if group[k] is not None:
+                        where[fact_id] = SHOWN
+                        break
             return where, size
         ready()
         found = self._laid_out(self._ranked(task), budget, wanted)
