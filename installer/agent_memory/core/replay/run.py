@@ -250,8 +250,7 @@ class _Run:
         return points[following] if following < len(points) else None, hard
 
     def refresh(self, index: int) -> None:
-        """Judge again the facts whose tier may have moved within the memory files by log
-        ``index``."""
+        """Judge the facts whose tier may have moved within the memory files by log ``index``."""
         soft, versions = self.soft, self.version
         while soft and soft[0][0] <= index:
             _, k, version = heappop(soft)
@@ -290,8 +289,7 @@ class _Run:
     def outcomes(
         self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used, ``seen``: where the view at its start
-        put each of them (shown, named or cut; absent: left out)."""
+        """What happened to each id log ``index`` used; ``seen``: where its view put them."""
         day = self.days[index]
         return tuple([(i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used)])
 
@@ -317,8 +315,7 @@ class _Run:
         return seen.get(fact_id, HIDDEN)
 
     def record(self, index: int, found: SessionRefs) -> None:
-        """The events log ``index`` adds; each fact it names is judged again before the next
-        (one that stays in the memory files, when the view or a count asks, see ``_used``)."""
+        """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
         day = self.logs[index][:10]
         for fact_id in found.used:
             k = self.index.get(fact_id)
@@ -336,22 +333,17 @@ class _Run:
                 self._at(index + 1, k)
 
     def _used(self, index: int, k: int) -> None:
-        """A fact whose footer the review computes from its events alone is in the memory files
-        once a log names it (back in them if it was archived): it is not idle, and it cannot
-        expire. Only its tier within them may move, which is judged when asked (``refresh``),
-        or once it has idled past the archive window since (its last use is this log's day or
-        later)."""
-        tier = self.tier[k]
-        steady = self.steady[k] and not self.replaced[k]
-        if not steady or tier is None or "valid-until" in self.subjects[k].fields:
+        """A fact whose footer comes from its events alone is in the memory files once a log
+        names it (back in them if archived): not idle, it cannot expire. Its tier within them is
+        judged when asked (``refresh``), or once it may have idled past the archive window."""
+        tier, fields = self.tier[k], self.subjects[k].fields
+        steady = self.steady[k] and not self.replaced[k] and "valid-until" not in fields
+        if steady and tier in GONE:  # back where it was, in the tier it left them in
+            tier = self.sight.back(k)
+        if not steady or tier is None:
             self._at(index + 1, k)
             return
-        if tier in GONE:  # back in the memory files where it was, in the tier it left them in
-            tier = self.sight.back(k)
-            if tier is None:
-                self._at(index + 1, k)
-                return
-            self.tier[k] = tier
+        self.tier[k] = tier
         version = self.version[k] = self.version[k] + 1
         heappush(self.soft, (index + 1, k, version))
         check = self.after(self.days[index]) + self.policy.archive_window + 1
@@ -392,9 +384,8 @@ def _points(
 ) -> tuple[list[int], int]:
     """The logs at which the fact's tier may move though no log names it, in order: where a
     sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers). And the first at which a fact whose footer the
-    review computes from its events alone may leave the memory files: it idles past the
-    archive window (rule 7), or it expires."""
+    one the footer holds (DECAY.md § Tiers). And the first where a steady fact may leave the
+    memory files: it idles past the archive window (rule 7), or it expires."""
     last = fields["last_used"]
     idle = after(last)
     points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
