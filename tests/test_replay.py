@@ -166,9 +166,10 @@ def _expected_outcomes(
     texts: list[str],
     policy: Policy,
     max_bytes: int,
-) -> list[tuple[tuple[str, str], ...]]:
-    """Each log's outcomes the slow way: a full review over the logs before it, and context's
-    own view of the facts it leaves live, with the footers it writes, for the log's text."""
+) -> list[tuple[tuple[tuple[str, str], ...], int]]:
+    """Each log's outcomes and its view's bytes the slow way: a full review over the logs
+    before it, and context's own view of the facts it leaves live, with the footers it writes,
+    for the log's text."""
     found = []
     created = {f.id: f.field("created") or "" for f in doc.facts}
     for end, name in enumerate(logs):
@@ -206,7 +207,7 @@ def _expected_outcomes(
                 outcomes.append((fact_id, "shown"))
             else:  # every live fact is in the view when no paths are known: named or counted
                 outcomes.append((fact_id, "named" if f"`{fact_id}`" in seen.text else "cut"))
-        found.append(tuple(outcomes))
+        found.append((tuple(outcomes), len(seen.text.encode())))
     return found
 
 
@@ -221,13 +222,63 @@ def test_each_session_s_outcomes_are_a_full_review_and_context_s_view_before_it(
     words: list[list[str]],
 ) -> None:
     """Each log's text is its view's task: the ids it names, and words of the facts' texts."""
-    made, raw_logs = history
+    _replayed_as_the_slow_way(
+        [(c, t, False) for c, t in history[0]], history[1], max_bytes, words, 4
+    )
+
+
+SPARSE = st.tuples(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from((None, "x")), st.booleans()),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(
+        st.tuples(
+            st.integers(1, 60), st.sets(st.integers(0, 5), max_size=2), st.sets(st.integers(0, 5))
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(SPARSE, st.integers(300, 5000), st.lists(WORDS, max_size=40), st.integers(1, 5))
+def test_facts_archived_and_named_again_come_back_as_the_slow_way_has_them(
+    history: tuple[list[tuple[int, str | None, bool]], list[tuple[int, set[int], set[int]]]],
+    max_bytes: int,
+    words: list[list[str]],
+    archive_window: int,
+) -> None:
+    """Few uses a log, so that facts idle into the archive and come back; pinned facts among
+    them: the view's bytes count each fact in its group's part."""
+    _replayed_as_the_slow_way(history[0], history[1], max_bytes, words, archive_window)
+
+
+def test_a_fact_back_from_the_archive_takes_its_bytes_in_its_own_part_of_the_view() -> None:
+    """f0 idles into the archive while f1 is used, is named again, and the next view (all of it
+    fits) counts it among the facts, where it was, not under the pinned ones."""
+    made = [(0, None, False), (0, None, True)]
+    logs = [(1, {0}, set()), *((day, {1}, set()) for day in range(2, 9))]
+    logs += [(9, {0}, set()), (10, {1}, set()), (11, {0, 1}, set())]
+    _replayed_as_the_slow_way(made, logs, 8192, [], 2)
+
+
+def _replayed_as_the_slow_way(
+    made: list[tuple[int, str | None, bool]],
+    raw_logs: list[tuple[int, set[int], set[int]]],
+    max_bytes: int,
+    words: list[list[str]],
+    archive_window: int,
+) -> None:
     lines = []
     topics = ("outbox", "retry", "cache")
-    for n, (created, task) in enumerate(made):
+    for n, (created, task, pinned) in enumerate(made):
         day = (dt.date(2026, 1, 1) + dt.timedelta(days=created)).isoformat()
         box = "[x] " if task else ""
         done = " | done: 2025-12-31" if task else ""
+        done += " | tier: core" if pinned else ""
         lines.append(
             f"- {box}Fact {n} {topics[n % 3]} {'w' * (n * 40)}\n"
             f"  <!-- id: f{n} | created: {day}{done} -->\n"
@@ -243,10 +294,11 @@ def test_each_session_s_outcomes_are_a_full_review_and_context_s_view_before_it(
         logs.append(_log(day, n))
         refs.append(read_refs(text.encode()))
         texts.append(text)
-    policy = Policy(working_window=1, active_window=2, archive_window=4)
+    active = min(2, archive_window)
+    policy = Policy(working_window=1, active_window=active, archive_window=archive_window)
     run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, max_bytes)
     expected = _expected_outcomes(doc, logs, refs, texts, policy, max_bytes)
-    assert [s.uses for s in run.steps] == expected
+    assert [(s.uses, s.context) for s in run.steps] == expected
 
 
 def test_a_thread_closed_without_a_done_date_is_closed_from_its_last_use(
@@ -324,3 +376,21 @@ def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -
         totals = json.loads(result.output)["summary"]["totals"]
         found.append((totals["shown"], totals["named"]))
     assert found == [(2, 0), (1, 1)]
+
+
+def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path: Path) -> None:
+    """A repo just enabled, a fact added and no log written: nothing to replay, the fact as it
+    was born."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    assert (
+        cli("fact", "add", "A decision", root, "--id", "dec", "--today", "2026-01-01").exit_code
+        == 0
+    )
+    result = cli("replay", root, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["summary"]["totals"]["logs"] == 0
+    page = tmp_path / "report.html"
+    result = cli("report", root, "--html", page, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert page.stat().st_size > 0

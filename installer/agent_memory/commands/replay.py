@@ -53,20 +53,22 @@ def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) ->
     policies = [memory.policy, other] if changed else [memory.policy]
     runs = replayed(repo, memory, policies, max_bytes)
     base = runs[0]
+    whole = tally.totals(base.steps)
     quarters = tally.per_period(base.steps)
     missed = tally.most_missed(base.steps)
-    outlooks = [
+    outlooks = [  # a comparison only when a policy was given
         tally.outlook(tally.policy_words(p._asdict(), changed if n else ()), run)
         for n, (p, run) in enumerate(zip(policies, runs, strict=True))
+        if changed
     ]
     data: dict[str, Any] = {
         "max_bytes": max_bytes,
-        "totals": tally.totals(base.steps).as_data(),
+        "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
         "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in missed],
-        "comparison": [o.as_data() for o in outlooks] if changed else [],
+        "comparison": [o.as_data() for o in outlooks],
     }
-    lines = _lines(tally.totals(base.steps), quarters, missed, outlooks if changed else [])
+    lines = _lines(whole, quarters, missed, outlooks)
     report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, lines)
     return Result(report, 0)
 

@@ -20,17 +20,18 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from heapq import heappop, heappush
 
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
-from ..agents import context
 from ..review import moves, tiers
 from . import periods
 from .periods import Period
+from .sight import Sight
 
-SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
 
@@ -96,18 +97,20 @@ def replay(
     """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: its text as a
     task) over ``subjects``, the facts of ``memory``, the view at ``max_bytes``; ``period``: the
     periods at whose end the facts per tier are counted."""
-    run = _Run(memory, subjects, logs, policy)
+    run = _Run(memory, subjects, logs, policy, max_bytes)
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
+    day = now = ""
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
         run.judge_until(index)
-        now = period(name)
+        if name[:10] != day:  # a period is one of the log's date
+            day, now = name[:10], period(name)
         if not counted or counted[-1][0] != now:
             if counted:
                 counted[-1] = (counted[-1][0], run.tier_counts(index))
             counted.append((now, {}))
-        seen = context.view(run.memory(), tasks[index], None, max_bytes)
-        steps.append(Step(name, run.outcomes(index, found, seen), len(seen.text.encode())))
+        where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
+        steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
@@ -137,12 +140,12 @@ class _Run:
         subjects: Sequence[Subject],
         logs: Sequence[str],
         policy: Policy,
+        max_bytes: int,
     ) -> None:
         self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
-        # each fact as the view is handed it: its footer and box as a review would have left
-        # them (None: not born yet, or out of the memory files)
-        self.shown: list[Fact | None] = [None] * len(subjects)
-        self.held: list[list[int]] = [[] for _ in memory]  # each document's facts, in order
+        # the memory files as the view is handed them: each fact's footer and box as a review
+        # would have left them, from its birth while it is out of the archive
+        self.sight = Sight(memory, [(s.doc, s.fact) for s in subjects], max_bytes)
         self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
         self.count = [0] * len(subjects)
         self.latest = [""] * len(subjects)
@@ -152,11 +155,14 @@ class _Run:
         self.version = [0] * len(subjects)
         # the facts to judge again at each log (and after the last), with their version then
         self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
+        # (log, fact, version): where a fact's tier may move within the memory files, which
+        # only a ranked view and a count of the tiers read: judged when one asks (``refresh``)
+        self.soft: list[tuple[int, int, int]] = []
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
-        self.cached: list[tuple[dict[str, str], str | None, list[int]] | None]
-        self.cached = [None] * len(subjects)
+        self.cached: list[tuple[dict[str, str], str | None] | None] = [None] * len(subjects)
+        self.points: list[tuple[list[int], int] | None] = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
@@ -164,22 +170,12 @@ class _Run:
         # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
         for k, subject in enumerate(subjects):
-            self.held[subject.doc].append(k)
             created = subject.fields.get("created")
             if not subject.id:
-                self.shown[k] = subject.fact
+                fields = subject.fields
+                self.sight.show(k, fields.get("tier"), subject.fact.task, fields)
             elif created:
                 self._at(bisect_left(logs, created), k)
-
-    def memory(self) -> list[Document]:
-        """The memory files as they stood (the facts of archive files among them that were
-        live then), for the view."""
-        found = []
-        for doc, held in zip(self.documents, self.held, strict=True):
-            facts = tuple(fact for k in held if (fact := self.shown[k]) is not None)
-            if facts:
-                found.append(doc._replace(facts=facts))
-        return found
 
     def after(self, day: str) -> int:
         """The index of the first log dated after ``day`` (logs sort by date)."""
@@ -204,14 +200,14 @@ class _Run:
 
     def _judge(self, index: int, k: int) -> None:
         subject, days = self.subjects[k], self.days
-        day = days[min(index, len(days) - 1)]
+        # with no log yet, a fact stands as it was born
+        day = days[min(index, len(days) - 1)] if days else subject.fields.get("created", "")
         entry = self.cached[k]
         if entry is None:
-            fields, task = self._fields(index, k, day)
-            entry = (fields, task, _points(fields, subject.fields, self.after, self.policy))
+            entry = self._fields(index, k, day)
             if self.steady[k]:
                 self.cached[k] = entry
-        fields, task, points = entry
+        fields, task = entry
         known, after = self._after, self.after
 
         def since(date: str) -> int:
@@ -225,21 +221,41 @@ class _Run:
             section = subject.fact.section
             tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
-        gone = tier in GONE
-        footer = tuple({**fields, "tier": tier}.items())
-        self.shown[k] = None if gone else subject.fact._replace(fields=footer, task=task)
-        following = bisect_right(points, index)
-        point = points[following] if following < len(points) else None
-        self.lazy[k] = point if gone else None
-        if point is not None and not gone and point < len(self.due):
-            self.version[k] += 1
-            self.due[point].append((k, self.version[k]))
+        version = self.version[k] = self.version[k] + 1  # what was due for it is judged now
+        if tier in GONE:
+            self.sight.hide(k)
+            # out of the memory files, a steady fact's tier moves only when a log names it
+            self.lazy[k] = None if self.steady[k] else self._next(index, k, fields)[0]
+            return
+        self.sight.show(k, tier, task, fields)
+        self.lazy[k] = None
+        point, hard = self._next(index, k, fields)
+        if point is not None and point < len(self.due):
+            if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
+                heappush(self.soft, (point, k, version))
+                point = hard
+            if point < len(self.due):
+                self.due[point].append((k, version))
 
-    def settle(self, index: int, k: int) -> None:
-        """Judge a fact out of the memory files whose tier is due to move by log ``index``."""
-        point = self.lazy[k]
-        if point is not None and point <= index:
-            self._judge(index, k)
+    def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
+        """The next log after ``index`` where fact ``k``'s tier may move though no log names
+        it (None: none), and where it may leave the memory files (``_points``)."""
+        found = self.points[k]
+        if found is None:
+            found = _points(fields, self.subjects[k].fields, self.after, self.policy)
+            if self.steady[k]:
+                self.points[k] = found
+        points, hard = found
+        following = bisect_right(points, index)
+        return points[following] if following < len(points) else None, hard
+
+    def refresh(self, index: int) -> None:
+        """Judge the facts whose tier may have moved within the memory files by log ``index``."""
+        soft, versions = self.soft, self.version
+        while soft and soft[0][0] <= index:
+            _, k, version = heappop(soft)
+            if version == versions[k]:
+                self._judge(index, k)
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
@@ -271,20 +287,21 @@ class _Run:
         return fields, task
 
     def outcomes(
-        self, index: int, found: SessionRefs, seen: context.View
+        self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used, ``seen`` the view at its start."""
-        full = set(seen.full)
-        return tuple((i, self._outcome(i, index, found, full, seen)) for i in sorted(found.used))
+        """What happened to each id log ``index`` used; ``seen``: where its view put them."""
+        day = self.days[index]
+        return tuple([(i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used)])
 
     def _outcome(
-        self, fact_id: str, index: int, found: SessionRefs, full: set[str], seen: context.View
+        self, fact_id: str, index: int, day: str, found: SessionRefs, seen: Mapping[str, str]
     ) -> str:
         k = self.index.get(fact_id)
         if k is None:
             return UNKNOWN
-        self.settle(index, k)
-        day = self.logs[index][:10]
+        point = self.lazy[k]
+        if point is not None and point <= index:  # out of the memory files, due to move
+            self._judge(index, k)
         created = self.subjects[k].fields.get("created", "")
         if not self.count[k] and (
             not created or created > day or (created == day and fact_id in found.created)
@@ -295,12 +312,10 @@ class _Run:
             return NEW
         if tier in GONE:
             return ARCHIVED
-        if fact_id in full:
-            return SHOWN
-        return NAMED if fact_id in seen.named else CUT if fact_id in seen.cut else HIDDEN
+        return seen.get(fact_id, HIDDEN)
 
     def record(self, index: int, found: SessionRefs) -> None:
-        """The events log ``index`` adds; each fact it names is judged again before the next."""
+        """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
         day = self.logs[index][:10]
         for fact_id in found.used:
             k = self.index.get(fact_id)
@@ -308,17 +323,36 @@ class _Run:
                 self.count[k] += 1
                 self.latest[k] = day
                 self.by_log[k] = self.by_log[k] or fact_id in found.created
-                self.cached[k], self.lazy[k] = None, None
-                self._at(index + 1, k)
+                self.cached[k] = self.points[k] = self.lazy[k] = None
+                self._used(index, k)
         for old, _new in found.superseded:
             k = self.index.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
-                self.cached[k], self.lazy[k] = None, None
+                self.cached[k] = self.points[k] = self.lazy[k] = None
                 self._at(index + 1, k)
+
+    def _used(self, index: int, k: int) -> None:
+        """A fact whose footer comes from its events alone is in the memory files once a log
+        names it (back in them if archived): not idle, it cannot expire. Its tier within them is
+        judged when asked (``refresh``), or once it may have idled past the archive window."""
+        tier, fields = self.tier[k], self.subjects[k].fields
+        steady = self.steady[k] and not self.replaced[k] and "valid-until" not in fields
+        if steady and tier in GONE:  # back where it was, in the tier it left them in
+            tier = self.sight.back(k)
+        if not steady or tier is None:
+            self._at(index + 1, k)
+            return
+        self.tier[k] = tier
+        version = self.version[k] = self.version[k] + 1
+        heappush(self.soft, (index + 1, k, version))
+        check = self.after(self.days[index]) + self.policy.archive_window + 1
+        if check < len(self.due):
+            self.due[check].append((k, version))
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
+        self.refresh(index)
         due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
         for k in due:
             self._judge(index, k)
@@ -347,10 +381,11 @@ def _points(
     stored: Mapping[str, str],
     after: Callable[[str], int],
     policy: Policy,
-) -> list[int]:
+) -> tuple[list[int], int]:
     """The logs at which the fact's tier may move though no log names it, in order: where a
     sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers)."""
+    one the footer holds (DECAY.md § Tiers). And the first where a steady fact may leave the
+    memory files: it idles past the archive window (rule 7), or it expires."""
     last = fields["last_used"]
     idle = after(last)
     points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
@@ -360,4 +395,6 @@ def _points(
         points.append(after(fields["done"]))  # the day it closed
         points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
     points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
-    return sorted(set(points))
+    until = stored.get("valid-until")
+    hard = idle + policy.archive_window + 1
+    return sorted(set(points)), min(hard, after(until)) if until else hard

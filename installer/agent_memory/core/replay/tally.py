@@ -10,7 +10,8 @@ from typing import Any
 from ...records import NamedTuple
 from . import periods
 from .periods import Period
-from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
+from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
+from .sight import CUT, NAMED, SHOWN
 
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
@@ -45,13 +46,9 @@ class Totals(NamedTuple):
         }
 
 
-def totals(steps: Iterable[Step]) -> Totals:
-    found: Counter[str] = Counter()
-    logs = 0
-    for step in steps:
-        logs += 1
-        found.update(outcome for _, outcome in step.uses)
-    return Totals(logs, {o: found[o] for o in OUTCOMES})
+def totals(steps: Sequence[Step]) -> Totals:
+    found = Counter(outcome for step in steps for _, outcome in step.uses)
+    return Totals(len(steps), {o: found[o] for o in OUTCOMES})
 
 
 def per_period(
