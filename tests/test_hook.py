@@ -305,7 +305,8 @@ def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
     payload = {"cwd": str(repo), "hook_event_name": "SessionStart", "prompt": "Fix the login"}
     result = session_start(io.StringIO(json.dumps(payload)), lambda _repo: pytest.fail("due"))
     found = result.report.summary["focus"]
-    assert "src/app.py" in found["paths"] and "memory/continuity.md" in found["paths"]
+    assert "src/app.py" in found["paths"] and ".gitignore" in found["paths"]
+    assert not [p for p in found["paths"] if p.startswith("memory/")]  # the memory's own files
     assert found["task"] == "Fix the login"
 
 

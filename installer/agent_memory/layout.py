@@ -25,6 +25,7 @@ DISABLE_FOLDER = patterns.compile(
 )
 AGENTS_MD = "AGENTS.md"
 
+MEMORY_DIR = "memory"  # every memory file is below it
 CONTINUITY = "memory/continuity.md"
 POLICY = "memory/decay-policy.md"
 SESSIONS_DIR = "memory/sessions"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import AgentMemoryError
+from ..layout import MEMORY_DIR
 from ..records import NamedTuple
 
 if TYPE_CHECKING:
@@ -23,6 +24,10 @@ FOCUS_PATHS = 1000  # changed paths a session start passes on at most
 TASK_MAX = 2000  # characters of the first prompt passed on as the task
 # The branch a feature branch is compared with: the remote's default, else a local main.
 _BASES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
+# What a session is about is the repo but its memory: the memory's own files (a captured log,
+# continuity.md) say nothing of the task, and leaving them out spares git a stat of every
+# session log (13 ms against 4 at 10,000 logs, a quarter of --version).
+_CODE = ("--", ".", f":(exclude){MEMORY_DIR}")
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -262,12 +267,13 @@ def focus(root: Path, prompt: str | None) -> Focus:
     diff = ["diff", "--name-only", "-z", "--no-renames", "--relative"]
     # The work tree against the merge base with the first default branch there is, in one
     # process (git 2.30's --merge-base); none (or an older git): against HEAD.
-    asked = ([*diff, "--merge-base", "--end-of-options", base, "--"] for base in _BASES)
+    asked = ([*diff, "--merge-base", "--end-of-options", base, *_CODE] for base in _BASES)
     changed = next((out for args in asked if (out := _bounded(root, args)) is not None), None)
     if changed is None:
-        changed = _bounded(root, [*diff, "--end-of-options", "HEAD", "--"])
+        changed = _bounded(root, [*diff, "--end-of-options", "HEAD", *_CODE])
     paths = set(_names(changed))
-    paths.update(_names(_bounded(root, ["ls-files", "-z", "--others", "--exclude-standard"])))
+    untracked = ["ls-files", "-z", "--others", "--exclude-standard", *_CODE]
+    paths.update(_names(_bounded(root, untracked)))
     return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
 
 
