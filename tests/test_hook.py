@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from agent_memory.commands import hook as hook_command
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
+from agent_memory.shell import git as git_shell
 from agent_memory.shell.git import focus
 from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
@@ -292,6 +295,36 @@ def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
     assert found.task == "Add the export button"
     assert not (repo / "pwned").exists()
     assert focus(repo.parent, None).paths == ()  # no git work tree: nothing known
+
+
+@pytest.mark.parametrize(
+    ("script", "paths"),
+    [
+        ("exec sleep 30", ()),  # no answer in time: the question is left unanswered
+        ("yes src/a.py | tr '\\n' '\\0'", ("src/a.py",)),  # an endless answer: its first bytes
+        ("echo fatal: not a git repository >&2; exit 128", ()),
+    ],
+)
+@pytest.mark.parametrize("spawn", [True, False], ids=["posix_spawn", "subprocess"])
+def test_focus_asks_git_within_a_bound_of_time_and_output(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    script: str,
+    paths: tuple[str, ...],
+    spawn: bool,
+) -> None:
+    if not spawn:  # as on a system without posix_spawn (Windows)
+        monkeypatch.delattr(os, "posix_spawnp")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(git_shell, "_FOCUS_SECONDS", 0.3)
+    started = time.monotonic()
+    assert focus(tmp_path, None).paths == paths
+    assert time.monotonic() - started < 5  # five questions at most, each given up on in time
 
 
 def test_session_start_gathers_what_the_session_is_about(repo: Path) -> None:
