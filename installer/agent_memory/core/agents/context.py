@@ -100,22 +100,34 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
 
 
 def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budget: int) -> set[int]:
-    """Which entries are shown in full. First the binding ones, in order, while they take at
-    most their share; then all the others, binding or not, by relevance alone (``keys`` less
-    the binding rank). Each only when it fits beside the one-line form of all the others (its
-    id alone, the least it needs)."""
+    """Which entries are shown in full (``choose``, on their sizes)."""
+    costs = [_size(e.full) if e.full else 0 for e in entries]
     least = [_size(_one_line(e, 0)) for e in entries]
+    return choose(costs, least, [e.group for e in entries], keys, budget)
+
+
+def choose(
+    costs: Sequence[int],
+    least: Sequence[int],
+    groups: Sequence[int],
+    keys: Sequence[tuple[object, ...]],
+    budget: int,
+) -> set[int]:
+    """Which of the facts of sizes ``costs`` in full (0: none) and ``least`` by their id alone
+    are shown in full. First the binding ones (``groups``), in order, while they take at most
+    their share; then all the others, binding or not, by relevance alone (``keys`` less the
+    binding rank). Each only when it fits beside the one-line form of all the others (its id
+    alone, the least it needs)."""
     reserve = sum(least)
     cap = budget // 2  # a one-line index too long for the budget takes half of it, not all
-    binding = [k for k, e in enumerate(entries) if e.group <= THREADS]
-    rest = sorted(range(len(entries)), key=lambda k: keys[k][1:])
+    binding = [k for k, group in enumerate(groups) if group <= THREADS]
+    rest = sorted(range(len(costs)), key=lambda k: keys[k][1:])
     full: set[int] = set()
     used = 0
     for phase, limit in ((binding, int(BINDING_SHARE * budget)), (rest, budget)):
         for k in phase:
-            entry = entries[k]
-            cost, saved = _size(entry.full), least[k]
-            if k in full or not entry.full or used + cost > limit:
+            cost, saved = costs[k], least[k]
+            if k in full or not cost or used + cost > limit:
                 continue
             if used + cost + min(reserve - saved, cap) <= budget:
                 full.add(k)

@@ -18,7 +18,7 @@ from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ...records import NamedTuple
 from ..agents import context, recall
-from ..agents.context import BINDING_SHARE, GROUPS, INDEX
+from ..agents.context import GROUPS, INDEX
 from ..agents.relevance import CLOSED, FACTS, THREADS, group_of
 
 SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
@@ -325,25 +325,9 @@ def _choose(
     keys: Sequence[tuple[object, ...]],
     budget: int,
 ) -> set[int]:
-    """``context._choose`` on sizes: binding facts first while they take at most their share,
-    then all by relevance alone, each when it fits beside the ids alone of the others."""
+    """``context._choose`` on the sizes worked out once."""
     least = [static.lines[-1] for static in statics]
-    reserve = sum(least)
-    cap = budget // 2
-    binding = [n for n, group in enumerate(groups) if group <= THREADS]
-    rest = sorted(range(len(statics)), key=lambda n: keys[n][1:])
-    full: set[int] = set()
-    used = 0
-    for phase, limit in ((binding, int(BINDING_SHARE * budget)), (rest, budget)):
-        for n in phase:
-            cost, saved = statics[n].full, least[n]
-            if n in full or not cost or used + cost > limit:
-                continue
-            if used + cost + min(reserve - saved, cap) <= budget:
-                full.add(n)
-                used += cost
-                reserve -= saved
-    return full
+    return context.choose([static.full for static in statics], least, groups, keys, budget)
 
 
 def _one_lines(rest: Sequence[_Static], room: int) -> tuple[list[int], int]:
