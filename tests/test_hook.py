@@ -208,20 +208,27 @@ def test_prompt_recall_renders_the_start_context_only_for_a_hit(
     assert rendered == [1]
 
 
+def _installed_by_5_0_0(repo: Path, agent: str, original: str) -> Path:
+    """The agent's settings (``original`` before) with 5.0.0's hook entries, recorded in the
+    manifest as 5.0.0's install recorded them."""
+    rel = hooks.AGENTS[agent].path
+    where = repo / rel
+    where.parent.mkdir(exist_ok=True)
+    old, added = hooks.install(original, agent, hooks.AGENTS[agent].legacy)
+    where.write_text(old)
+    stamp = repo / ".agent/version.md"
+    record = hooks.Record(rel, hooks.sha256(original), added)
+    stamp.write_text(hooks.record(stamp.read_text(), agent, record))
+    return where
+
+
 @pytest.mark.parametrize("undo", ["hooks remove", "disable"])
 def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path, undo: str) -> None:
     """A repo whose hooks 5.0.0 installed (shell snippets): install puts this release's in
     their place, and remove (or disable) still gives back the bytes from before the first
     install."""
-    where = enabled / ".claude/settings.json"
-    where.parent.mkdir()
     original = '{\n  "model": "sonnet"\n}\n'
-    where.write_text(original)
-    old, added = hooks.install(original, "claude", hooks.AGENTS["claude"].legacy)
-    where.write_text(old)
-    stamp = enabled / ".agent/version.md"
-    record = hooks.Record(".claude/settings.json", hooks.sha256(original), added)
-    stamp.write_text(hooks.record(stamp.read_text(), "claude", record))
+    where = _installed_by_5_0_0(enabled, "claude", original)
     assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
     text = where.read_text()
     assert "${CLAUDE_PROJECT_DIR" not in text and ">&2" not in text
@@ -255,14 +262,8 @@ def test_a_file_5_0_0_created_is_replaced_and_removed(enabled: Path, agent: str)
 
 
 def test_hooks_remove_takes_out_5_0_0_entries_never_reinstalled(enabled: Path) -> None:
-    where = enabled / ".gemini/settings.json"
-    where.parent.mkdir()
     original = '// mine\n{"general": {"vimMode": true}}\n'
-    old, added = hooks.install(original, "gemini", hooks.AGENTS["gemini"].legacy)
-    where.write_text(old)
-    stamp = enabled / ".agent/version.md"
-    record = hooks.Record(".gemini/settings.json", hooks.sha256(original), added)
-    stamp.write_text(hooks.record(stamp.read_text(), "gemini", record))
+    where = _installed_by_5_0_0(enabled, "gemini", original)
     assert cli("hooks", "remove", enabled, "--agent", "gemini").exit_code == 0
     assert where.read_text() == original
 
