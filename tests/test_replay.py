@@ -15,8 +15,9 @@ from agent_memory.core.replay.run import GONE, replay, subjects
 from agent_memory.core.review.inputs import Inputs
 from agent_memory.core.review.verdicts import verdicts
 from agent_memory.parse import facts
+from agent_memory.parse.facts import Document
 from agent_memory.parse.policy import Policy
-from agent_memory.parse.sessions import read_refs
+from agent_memory.parse.sessions import SessionRefs, read_refs
 from conftest import build_tree, cli, git_init, run_console, tree
 
 
@@ -32,6 +33,15 @@ HISTORY = st.tuples(
         max_size=25,
     ),
 )
+
+
+def _full_review(
+    doc: Document, logs: list[str], refs: list[SessionRefs], end: int, policy: Policy, day: str
+) -> Inputs:
+    """What a full review on ``day`` reads: ``doc`` and the first ``end`` logs."""
+    history = dict(zip(logs, refs, strict=True))
+    today = dt.date.fromisoformat(day)
+    return Inputs(doc, (), None, b"", policy, tuple(logs[:end]), history, True, today)
 
 
 @settings(max_examples=120, deadline=None)
@@ -62,17 +72,7 @@ def test_after_every_log_the_replay_judges_as_a_full_review_would(
     tasks = [""] * len(logs)
     for end in range(1, len(logs) + 1):
         run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, 8192)
-        inputs = Inputs(
-            doc,
-            (),
-            None,
-            b"",
-            policy,
-            tuple(logs[:end]),
-            dict(zip(logs, refs, strict=True)),
-            True,
-            dt.date.fromisoformat(logs[end - 1][:10]),
-        )
+        inputs = _full_review(doc, logs, refs, end, policy, logs[end - 1][:10])
         expected = {v.id: v.tier for v in verdicts(inputs).every()}
         born = {i: t for i, t in expected.items() if i in run.final}
         assert run.final == born
@@ -175,18 +175,9 @@ def _expected_outcomes(
     for end, name in enumerate(logs):
         day = name[:10]
         named = {i for r in refs[:end] for i in r.used}
-        inputs = Inputs(
-            doc,
-            (),
-            None,
-            b"",
-            policy,
-            tuple(logs[:end]),
-            dict(zip(logs, refs, strict=True)),
-            True,
-            dt.date.fromisoformat(day),
-        )
-        judged = {v.id: v for v in verdicts(inputs).every()}
+        judged = {
+            v.id: v for v in verdicts(_full_review(doc, logs, refs, end, policy, day)).every()
+        }
         live = tuple(
             f._replace(fields=tuple(judged[f.id].fields.items()))
             for f in doc.facts
