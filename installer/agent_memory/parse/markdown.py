@@ -11,6 +11,7 @@ from .. import patterns
 FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING = patterns.compile(r"^(#{1,6})(\s)")
 TITLE = patterns.compile(r"^ {0,3}#(?:[ \t]|$)")  # a level-1 heading
+ATX = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # a heading of any level
 
 
 def fence_opens(line: str) -> tuple[str, int] | None:

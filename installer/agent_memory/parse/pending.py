@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 
 from .. import patterns
-from .markdown import fence_closes, fence_opens
+from .markdown import ATX, fence_closes, fence_opens
 
 _PROPOSED = patterns.compile(r"^ {0,3}##[ \t]+proposed facts[ \t#]*$", re.IGNORECASE)
-_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _ITEM = patterns.compile(r"^[-*+][ \t]+\S")  # a top-level item: a nested one is its detail
 
 
@@ -26,7 +25,7 @@ def proposals(data: bytes) -> int:
         fence = fence_opens(line)
         if fence is not None:
             continue
-        if _HEADING.match(line):
+        if ATX.match(line):
             inside = bool(_PROPOSED.match(line))
         elif inside and _ITEM.match(line):
             count += 1

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from .. import patterns
 from ..layout import SESSION_NAME
 from ..records import NamedTuple
+from .markdown import ATX
 
 HEADING = "## Proposed Facts"
 # The marker words a line of the agent's own message may start with, and the kind each gives.
@@ -29,7 +30,6 @@ MARKERS: Mapping[str, str] = MappingProxyType(
 SAVED = "saved"  # a save to the agent's own memory; "saved (TYPE)" when the save names a type
 _LINE = patterns.compile(r"^([1-9][0-9]{0,8})\. ([a-z]+(?: \([a-z]+\))?): (\S.*)$")
 _ADDRESS = patterns.compile(r"^(?P<stem>[^#/\\\s]+?)(?:\.md)?#(?P<number>[1-9][0-9]{0,8})$")
-_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 
 class Proposed(NamedTuple):
@@ -59,7 +59,7 @@ def read(text: str) -> Iterator[Proposed]:
         if each.rstrip() == HEADING:
             break
     for each in lines:
-        if _HEADING.match(each):
+        if ATX.match(each):
             return
         found = _LINE.match(each.rstrip())
         if found:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ... import patterns
 from ...parse import proposed
+from ...parse.markdown import ATX
 from ...parse.transcripts import Call, Item, Record
 from ...parse.untrusted import one_line
 from ...records import NamedTuple
@@ -38,7 +39,6 @@ _DESCRIPTION = patterns.compile(r"^description:[ \t]*(.+)$", re.M)
 _MARKUP = patterns.compile(
     r"^(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|[0-9]{1,9}[.)][ \t]+)"
 )
-_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _POINTER = patterns.compile(r"^[-*+][ \t]+\[[^\]]*\]\([^)\s]+\.md\)")
 # The lines that end a file's section of a patch (not ``*** End of File`` nor ``*** Move to:``).
 _PATCH_SECTIONS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** End Patch")
@@ -203,7 +203,7 @@ def _unpointed(lines: Sequence[str], headings: bool = True) -> list[str]:
     return [
         line
         for line in lines
-        if not _POINTER.match(line.strip()) and (headings or not _HEADING.match(line))
+        if not _POINTER.match(line.strip()) and (headings or not ATX.match(line))
     ]
 
 
