@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.core.replay import periods
-from agent_memory.parse.pending import proposals
+from agent_memory.parse.proposed import unaccepted
 from conftest import build_tree, cli, git_init, run_console, tree
 
 POLICY = "## Windows\n- working_window: 1\n- active_window: 2\n- archive_window: 3\n"
@@ -43,8 +43,8 @@ def history(root: Path) -> Path:
     build_tree(
         root,
         {
-            "memory/sessions/2026-04-05-100000.md": "## Proposed Facts\n- Remember: one\n"
-            "- Decision: two\n\n```\n- not one\n```\n## Memory References\n- Referenced: busy\n"
+            "memory/sessions/2026-04-05-100000.md": "## Proposed Facts\n1. remember: one\n"
+            "2. decision: two\nnot one\n## Memory References\n- Referenced: busy\n"
         },
     )
     return root
@@ -130,10 +130,26 @@ def test_the_report_never_writes_through_a_link_into_memory(tmp_path: Path) -> N
 
 
 def test_proposals_are_counted_under_their_heading_only() -> None:
-    log = b"## Proposed Facts\n- a\n* b\n  - nested\n```\n- fenced\n```\n## Next\n- c\n"
+    """The report counts what `context` and `fact accept` read (DECAY.md § Proposals)."""
+
+    def proposals(log: bytes) -> int:
+        return len(unaccepted([("2026-04-05-100000.md", log)], {}))
+
+    log = (
+        b"## Proposed Facts\n1. remember: a\n2. decision: b\n  - detail\n## Next\n3. remember: c\n"
+    )
     assert proposals(log) == 2
-    assert proposals(b"## proposed facts ##\n- x\n") == 1
-    assert proposals(b"- x\n") == 0
+    assert proposals(b"## Proposed Facts\n1. saved (project): x\n") == 1
+    assert proposals(b"1. remember: x\n") == 0
+
+
+def test_an_accepted_proposal_is_no_longer_pending_in_the_report(tmp_path: Path) -> None:
+    root = history(tmp_path / "repo")
+    assert (
+        cli("fact", "accept", "2026-04-05-100000#1", root, "--today", "2026-04-06").exit_code == 0
+    )
+    result = cli("report", root, "--today", "2026-04-06", "--json")
+    assert json.loads(result.output)["summary"]["pending_proposals"] == 1
 
 
 def test_the_periods_fit_the_history_s_length() -> None:
@@ -151,3 +167,13 @@ def test_a_short_history_is_charted_by_week(tmp_path: Path) -> None:
     result = cli("report", root, "--today", "2026-04-06", "--json")
     weeks = [p["period"] for p in json.loads(result.output)["summary"]["hits_over_time"]]
     assert weeks[0] == "2026-W01" and all("-W" in w for w in weeks)
+
+
+def test_whether_a_review_is_due_is_judged_on_the_reports_date(tmp_path: Path) -> None:
+    """`freeze` is valid until 2026-12-31: on a later --today the page says it waits to leave,
+    whatever the machine's clock says (same repo and date, same bytes)."""
+    root = history(tmp_path / "repo")
+    later = json.loads(cli("report", root, "--today", "2027-01-05", "--json").output)
+    assert any("(freeze)" in reason for reason in later["summary"]["due"])
+    before = json.loads(cli("report", root, "--today", "2026-04-06", "--json").output)
+    assert not any("freeze" in reason for reason in before["summary"]["due"])

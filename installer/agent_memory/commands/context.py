@@ -18,6 +18,7 @@ from ..parse import proposed
 from ..parse.continuity import last_review
 from ..parse.dates import today
 from ..parse.facts import Document
+from ..parse.lognames import LogNames
 from ..shell.cited import stale_marks
 from ..shell.load import Live, extras, load_live
 from ..shell.repo import Repo
@@ -44,7 +45,7 @@ def context(
     found = extras(repo)
     marks = stale_marks(repo, (live.continuity, *found))
     docs = (live.continuity, *found)
-    pending = _pending(repo, live, found)
+    pending = pending_proposals(repo, live.continuity, live.sessions, found)
     note = _pending_note(pending)
     text = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks).text + note
     outcome = "due" if due else "ok"
@@ -59,17 +60,19 @@ def context(
     return Result(report._replace(heading=(shown,)), 0)
 
 
-def _pending(repo: Repo, live: Live, found: Sequence[Document]) -> int:
+def pending_proposals(
+    repo: Repo, continuity: Document, sessions: LogNames, found: Sequence[Document]
+) -> int:
     """Proposals in logs no review has read that no fact has as its origin (DECAY.md
-    § Proposals). An accepted fact stays in continuity.md until a review, which reads its log,
-    so the live files are the only ones to look in."""
-    assert live.continuity is not None
-    unread = unread_logs(last_review(live.continuity), live.sessions)
+    § Proposals): ``context``'s note and the report's count. An accepted fact stays in
+    continuity.md until a review, which reads its log, so the live files (``continuity`` and
+    the side files ``found``) are the only ones to look in."""
+    unread = unread_logs(last_review(continuity), sessions)
     if not unread:
         return 0
     origins = {
         origin: fact.id or ""
-        for doc in (live.continuity, *found)
+        for doc in (continuity, *found)
         for fact in doc.facts
         if (origin := fact.field("origin"))
     }

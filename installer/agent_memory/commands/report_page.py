@@ -15,13 +15,12 @@ from ..core.replay import periods
 from ..core.report import markdown, page
 from ..core.report.content import Seen, content
 from ..errors import refuse_errors
-from ..layout import CONTEXT_BYTES, SESSIONS_DIR
+from ..layout import CONTEXT_BYTES
 from ..parse.dates import today as today_date
-from ..parse.pending import proposals
 from ..shell.cited import stale_marks
 from ..shell.export import write_output
-from ..shell.logs import unread
 from ..shell.repo import Repo
+from .context import pending_proposals
 from .due import why_due
 from .replay import replayed
 from .report import Report, Result
@@ -31,14 +30,11 @@ from .settle import memory_of
 def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date | None) -> Result:
     memory, continuity = memory_of(repo)
     refuse_errors(memory.policy_problems, "then run the report again")
-    reasons, _ = why_due(repo, memory)
+    reasons, _ = why_due(repo, memory, day=day)
     period = periods.fitting(memory.logs)
     run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES, period)[0]
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
-    pending = sum(
-        proposals(data)
-        for _, data in repo.read_each(SESSIONS_DIR, unread(continuity, memory.sessions))
-    )
+    pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(
         repo.shown,
         today_date(day).isoformat(),
