@@ -347,6 +347,28 @@ def test_the_hook_commands_entry_takes_the_hook_s_session_id(
     assert nothing.notes == ("agent-memory: nothing to capture: the hook names no transcript",)
 
 
+def test_hook_session_end_passes_the_payload_s_session_id(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """The hook commands hand capture the payload's session_id: a transcript that names none
+    is captured under it, not refused."""
+    lines = TRANSCRIPTS["claude"].read_text().splitlines(keepends=True)
+    nameless = tmp_path / "nameless.jsonl"
+    nameless.write_text("".join(line.replace(CLAUDE_ID, "") for line in lines))
+    payload = {"cwd": str(memory_repo), "session_id": CLAUDE_ID, "transcript_path": str(nameless)}
+    payload["hook_event_name"] = "SessionEnd"
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "hook", "session-end"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == "", done.stderr
+    [log] = [p for p in (memory_repo / "memory/sessions").glob("*-claude-7d3f2c1e.md")]
+    assert f"- session: {CLAUDE_ID}\n" in log.read_text()
+
+
 # -- a session started below the repo's top ------------------------------------------------------
 
 

@@ -14,6 +14,8 @@ from ..core.agents.hook_entries import PRE_COMPACT, PROMPT, SESSION_END, SESSION
 from .declared import Declared, Values
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..commands.report import Result
     from ..shell.repo import Repo
     from .declared import Built, Progress
@@ -38,11 +40,11 @@ def _capture(event: str) -> Any:
     def build(_v: Values, _progress: Progress) -> Built:
         import sys
 
-        from ..commands.capture import HOOK_WAIT, CaptureOptions, capture
-        from ..commands.hook import capture as hooked
+        from ..commands.capture import HOOK_WAIT, capture_transcript
+        from ..commands.hook_payload import capture as hooked
 
-        def run(repo: Repo, stdin: Any) -> Result:
-            return capture(repo, CaptureOptions(None, None, stdin))
+        def run(repo: Repo, transcript: Path | None, session: str | None) -> Result:
+            return capture_transcript(repo, transcript, None, session)
 
         return None, Call(lambda _repo: hooked(sys.stdin, event, run, HOOK_WAIT))
 

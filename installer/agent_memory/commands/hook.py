@@ -12,7 +12,7 @@ HOOKS.md § Hooks per agent.
 from __future__ import annotations
 
 import contextlib
-import io
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -21,14 +21,13 @@ from .. import resources
 from ..core.agents import prompt_recall
 from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
-from ..parse import hookinput
 from ..parse.hookinput import Payload
 from ..shell.git import focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
-from ..shell.stream import hook_input
 from .context import context
 from .due import not_due
+from .hook_payload import read_payload, where
 from .recall import indexes_for
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
@@ -37,22 +36,12 @@ from .settle import Options
 # The work an event needs beyond what this module imports: each costs more to import than a
 # session start may spend when it has nothing to do, so the command line hands it in.
 Run = Callable[[Repo], Result]
-Capture = Callable[[Repo, IO[str]], Result]
 
 _REVIEW = Command("review", Journal.WRITES)
 _CONTEXT = Command("context", Journal.READS)
-_CAPTURE = Command("session capture", Journal.WRITES)
 _RECALL = Command("recall", Journal.READS)
 _EVENT = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}  # when none is named
 _ANSWERED = {"session-start": ("SessionStart",), "prompt": ("UserPromptSubmit", "BeforeAgent")}
-
-
-def read_payload(stdin: IO[str] | None) -> Payload:
-    """The hook's payload, read as soon as its JSON object is whole (HOOKS.md)."""
-    if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
-        raise AgentMemoryError("reads the JSON an agent's hook passes on stdin (HOOKS.md)")
-    most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
-    return hookinput.payload(hook_input(stdin, hookinput.whole, most, seconds))
 
 
 def session_start(stdin: IO[str] | None, review: Run) -> Result:
@@ -60,7 +49,7 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     A review that cannot run now (another run holds the lock) does not keep the context from
     the session: the context then says the review is due."""
     payload = read_payload(stdin)
-    where = _where(payload)
+    found = where(payload)
     # What the due check reads of the memory, the context reads again unless the review ran.
     kept: dict[Path, Live] = {}
 
@@ -74,8 +63,8 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
         return found
 
     with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
-        execute(_REVIEW, where, Call(review, Options(), check))
-    shown = execute(_CONTEXT, where, Call(lambda repo: _context(repo, payload, read)))
+        execute(_REVIEW, found, Call(review, Options(), check))
+    shown = execute(_CONTEXT, found, Call(lambda repo: _context(repo, payload, read)))
     text = str(shown.report.summary["markdown"])
     data = {"focus": shown.report.summary["focus"]}
     return _answer("hook session-start", _event("session-start", payload), text, data)
@@ -90,17 +79,6 @@ def _context(repo: Repo, payload: Payload, read: Callable[[Repo], Live]) -> Resu
     shown = context(repo, CONTEXT_BYTES, task=task, paths=paths, read=read)
     data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
     return shown._replace(report=shown.report._replace(summary=data))
-
-
-def capture(stdin: IO[str] | None, event: str, run: Capture, wait: float) -> Result:
-    """``session capture`` of the payload's transcript, found from its ``cwd``; silent when it
-    succeeds (its report is in ``--json``'s summary only)."""
-    payload = read_payload(stdin)
-    text = io.StringIO(payload.text)
-    call = Call(lambda repo: run(repo, text), Options(wait=wait))
-    done = execute(_CAPTURE, _where(payload), call)
-    report = done.report._replace(command=f"hook {event}", plan=None, heading=(), closing=())
-    return Result(report, done.exit_code)
 
 
 def prompt(stdin: IO[str] | None) -> Result:
@@ -122,16 +100,11 @@ def prompt(stdin: IO[str] | None) -> Result:
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(found)), 0)
 
-    done = execute(_RECALL, _where(payload), Call(hits))
+    done = execute(_RECALL, where(payload), Call(hits))
     if not done.report.heading:
         return _silent("hook prompt")
     text = "\n".join(done.report.heading) + "\n"
     return _answer("hook prompt", _event("prompt", payload), text, done.report.summary)
-
-
-def _where(payload: Payload) -> Path | None:
-    """Where the repo is looked for: the payload's ``cwd`` (the working directory without one)."""
-    return Path(payload.cwd) if payload.cwd else None
 
 
 def _event(name: str, payload: Payload) -> str:
@@ -143,8 +116,6 @@ def _event(name: str, payload: Payload) -> str:
 def _answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Result:
     """The one line every agent reads from a hook that adds context: Claude Code, Codex and
     Gemini CLI all take ``hookSpecificOutput.additionalContext``."""
-    import json  # 3 ms to import, paid only by the hooks that answer
-
     answer = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
     shown = json.dumps(answer, ensure_ascii=False)
     report = Report(command, resources.version(), ".", "ok", None, (), data, (shown,))

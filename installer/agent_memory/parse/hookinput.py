@@ -30,23 +30,33 @@ def whole(data: bytes) -> bool:
 
 
 def transcript_path(data: bytes) -> str | None:
-    """The ``transcript_path`` of the hook's payload ``data``: None when it is missing, null or
-    empty (a hook fired with no session: ``claude mcp list``, a Codex or Gemini payload without
-    one); a value no file could have, or input that is no JSON object, is one line."""
+    """The ``transcript_path`` of the hook's payload ``data`` (``session capture --hook``):
+    None when it is missing, null or empty (a hook fired with no session: ``claude mcp list``,
+    a Codex or Gemini payload without one); a value no file could have, or input that is no
+    JSON object, is one line."""
     payload = _decoded(data)
     if not isinstance(payload, dict):
         raise InputError("<stdin>", None, "the hook's input is not a JSON object", _FIX)
-    where = payload.get("transcript_path")
+    return _path(payload.get("transcript_path"), "transcript_path", _FIX)
+
+
+def hook_transcript(payload: Payload) -> str | None:
+    """``transcript_path`` of a hook command's payload, checked as ``transcript_path`` checks
+    it: only the capture hooks read it, so only they refuse a value no file could have."""
+    return _path(payload.transcript, "transcript_path", _HOOK_FIX)
+
+
+def _path(where: object, key: str, fix: str) -> str | None:
+    """The path a payload gives under ``key``: None when it is missing, null or empty; one
+    that is no string, or that no file could have, is one line."""
     if where is None or where == "":
         return None
     if not isinstance(where, str):
-        raise InputError("<stdin>", None, "the hook's transcript_path is not a string", _FIX)
+        raise InputError("<stdin>", None, f"the hook's {key} is not a string", fix)
     unsafe = first_unsafe(where)
     if unsafe is not None or len(where.encode(errors="surrogatepass")) > PATH_MAX:
         what = f"holds {unsafe}" if unsafe else f"is over {PATH_MAX} bytes"
-        raise InputError(
-            "<stdin>", None, f"the hook's transcript_path {what}, so it names no file", _FIX
-        )
+        raise InputError("<stdin>", None, f"the hook's {key} {what}, so it names no file", fix)
     return where
 
 
@@ -71,7 +81,7 @@ class Payload(NamedTuple):
     event: str | None  # hook_event_name, answered back as the agent named it
     session_id: str | None
     prompt: str | None  # the user's prompt (UserPromptSubmit, BeforeAgent)
-    text: str  # the payload itself, for the command that reads more of it (capture)
+    transcript: object  # transcript_path as sent: capture checks it (``hook_transcript``)
 
 
 _HOOK_FIX = "run it from an agent's hook, which writes its JSON on stdin"
@@ -82,25 +92,17 @@ def payload(data: bytes) -> Payload:
     """The fields of a hook's payload ``data``; input that is not a JSON object, or a ``cwd``
     that cannot be a folder's path, is one line."""
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("<stdin>", None, "the hook's input is not UTF-8", _HOOK_FIX) from None
     found = _decoded(data)
     if not isinstance(found, dict):
         raise InputError("<stdin>", None, "the hook's input is not a JSON object", _HOOK_FIX)
-    cwd = found.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise InputError("<stdin>", None, 'the hook\'s "cwd" is not a string', _HOOK_FIX)
-    if cwd:
-        unsafe = first_unsafe(cwd)
-        if unsafe is not None or len(cwd.encode(errors="surrogatepass")) > PATH_MAX:
-            what = f"holds {unsafe}" if unsafe else f"is over {PATH_MAX} bytes"
-            raise InputError("<stdin>", None, f'the hook\'s "cwd" {what}', _HOOK_FIX)
     event, prompt = found.get("hook_event_name"), found.get("prompt")
     return Payload(
-        cwd or None,
+        _path(found.get("cwd"), "cwd", _HOOK_FIX),
         event if isinstance(event, str) else None,
         session_id(found.get("session_id")),
         prompt[:PROMPT_MAX] if isinstance(prompt, str) else None,
-        text,
+        found.get("transcript_path"),
     )
