@@ -20,7 +20,6 @@ from ...parse.facts import Document, parse
 from ...parse.proposed import Pending
 from ...records import NamedTuple
 from ..checks.secrets import scan
-from ..review.edits import apply_edits, footer_edit
 from .add import DEFAULT_SECTION, THREADS, add_fact
 from .elsewhere import Elsewhere
 
@@ -99,13 +98,15 @@ def accept(
         section = SECTIONS.get(each.kind, DEFAULT_SECTION)
         try:
             _refuse_secrets(each.text)
-            new = add_fact(doc, elsewhere, each.text, section, None, section == THREADS, today)
+            origin = {"origin": each.address}
+            thread = section == THREADS
+            new = add_fact(doc, elsewhere, each.text, section, None, thread, today, imported=origin)
         except AgentMemoryError as exc:
             if not every:
                 raise AgentMemoryError(f"{each.address}: {exc}") from None
             skipped.append(Skipped(each.address, str(exc)))
             continue
-        doc = _with_origin(parse(CONTINUITY, new.after), new.id, each.address)
+        doc = parse(CONTINUITY, new.after)
         accepted.append(Accepted(each.address, new.id, new.section))
         taken[each.address] = new.id
     return Outcome(doc.render(), tuple(accepted), tuple(skipped))
@@ -119,11 +120,3 @@ def _refuse_secrets(text: str) -> None:
             f"the proposal holds what looks like a credential ({found[0].kind}); a fact never "
             "holds one: write it with agent-memory fact add, without the credential"
         )
-
-
-def _with_origin(doc: Document, fact_id: str, origin: str) -> Document:
-    fact = next(f for f in doc.facts if f.id == fact_id)
-    fields = dict(fact.fields)
-    fields["origin"] = origin
-    text = apply_edits(doc.text, [footer_edit(doc.text, fact, fields)])
-    return parse(CONTINUITY, text.encode())
