@@ -21,11 +21,13 @@ from .duplicates import Found, compare, may_hold, probes, words
 class Elsewhere:
     """The files as ``(path, bytes)``, in the order a taken id's place is looked up."""
 
-    __slots__ = ("_files", "_texts")
+    __slots__ = ("_files", "_parsed", "_texts")
 
     def __init__(self, files: Sequence[tuple[str, bytes]]) -> None:
         self._files = tuple(files)
         self._texts: dict[str, str] = {}
+        # kept: an import or ``fact accept --all`` asks once per fact it adds
+        self._parsed: dict[str, Document] = {}
 
     @classmethod
     def of(cls, docs: Sequence[Document]) -> Elsewhere:
@@ -49,10 +51,16 @@ class Elsewhere:
         """The files, parsed, that may hold a fact similar to a text of words ``wanted``: each
         thread and vision.md (a few lines each), an archive quarter only if ``may_hold``."""
         return [
-            _parse(path, data)
+            self._document(path, data)
             for path, data in self._files
             if not path.startswith(_ARCHIVE) or may_hold(self._text(path, data), wanted, probed)
         ]
+
+    def _document(self, path: str, data: bytes) -> Document:
+        found = self._parsed.get(path)
+        if found is None:
+            found = self._parsed[path] = _parse(path, data)
+        return found
 
 
 _ARCHIVE = ARCHIVE_DIR + "/"
