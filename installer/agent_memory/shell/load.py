@@ -114,8 +114,8 @@ def archives_naming(
     """The archive's quarter files (but ``skip``) in which any of ``ids`` stands as a whole id,
     parsed. The archive may hold thousands of facts; a command about a few parses only these."""
     wanted, left = set(ids), set(skip)
-    files = [(p, d) for p, d in archive_files(repo) if p not in left] if wanted else []
-    return naming(files, wanted)
+    paths = [path for path in archive_paths(repo) if path not in left] if wanted else []
+    return naming([(path, repo.read(path) or b"") for path in paths], wanted)
 
 
 def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[facts.Document, ...]:
