@@ -22,6 +22,7 @@ from ...records import NamedTuple
 from ..checks.secrets import scan
 from .add import DEFAULT_SECTION, THREADS, add_fact
 from .elsewhere import Elsewhere
+from .imports import CLAUDE_SECTIONS
 
 # The section each kind of proposal goes to (schema.md § Proposed Facts); any other kind (a
 # hand-written log's) goes to Key Decisions.
@@ -34,10 +35,8 @@ SECTIONS: Mapping[str, str] = MappingProxyType(
         "preference": "User Preferences",
         "thread": THREADS,
         proposed.SAVED: DEFAULT_SECTION,
-        f"{proposed.SAVED} (user)": "User Preferences",
-        f"{proposed.SAVED} (feedback)": "Conventions",
-        f"{proposed.SAVED} (project)": DEFAULT_SECTION,
-        f"{proposed.SAVED} (reference)": "Stack & Tools",
+        # a save names the type Claude Code's memory files give: where an import puts it
+        **{f"{proposed.SAVED} ({kind})": s for kind, s in CLAUDE_SECTIONS.items()},
     }
 )
 

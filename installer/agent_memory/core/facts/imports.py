@@ -19,18 +19,19 @@ from ...parse.text import decode, strip_eol
 from ...records import NamedTuple
 from ..vendors import stores
 from ..vendors.table import STORES
+from .add import DEFAULT_SECTION
 
 # Claude Code's memory types → sections (MIGRATE.md's table).
 CLAUDE_SECTIONS = MappingProxyType(
     {
         "user": "User Preferences",
         "feedback": "Conventions",
-        "project": "Key Decisions",
+        "project": DEFAULT_SECTION,
         "reference": "Stack & Tools",
     }
 )
 CODEX_SECTION = "Conventions"
-GEMINI_SECTION = "Key Decisions"
+GEMINI_SECTION = DEFAULT_SECTION
 GEMINI_HEADING = "## Gemini Added Memories"
 # Serena memory file names → sections, the first word found deciding; else Key Decisions.
 SERENA_SECTIONS = (
@@ -96,14 +97,14 @@ def _claude(files: Sequence[tuple[str, bytes]]) -> list[Entry]:
     for number, line in enumerate(_lines("MEMORY.md", index[0]) if index else [], start=1):
         text = line.strip().lstrip("-*+ ").strip()
         if text and not line.startswith("#") and not any(f"]({n})" in line for n, _ in topics):
-            found.append(Entry(text, "Key Decisions", "claude:MEMORY.md", number))
+            found.append(Entry(text, DEFAULT_SECTION, "claude:MEMORY.md", number))
     for name, memory in split:
         meta: Any = memory.data
         head = " — ".join(str(meta[k]).strip() for k in ("name", "description") if meta.get(k))
         body = [strip_eol(line).rstrip() for line in memory.body]
         text = "\n".join(line for line in (head, *body) if line.strip())
         if text:
-            section = CLAUDE_SECTIONS.get(str(meta.get("type", "")).lower(), "Key Decisions")
+            section = CLAUDE_SECTIONS.get(str(meta.get("type", "")).lower(), DEFAULT_SECTION)
             found.append(Entry(text, section, f"claude:{name}", 1))
     return found
 
@@ -176,7 +177,7 @@ def _gemini(name: str, data: bytes) -> list[Entry]:
 def _serena(name: str, data: bytes, day: dt.date) -> list[Entry]:
     """A Serena memory file: each item and paragraph one fact, as Mode C reads a memory bank."""
     lowered = name.lower()
-    section = next((s for word, s in SERENA_SECTIONS if word in lowered), "Key Decisions")
+    section = next((s for word, s in SERENA_SECTIONS if word in lowered), DEFAULT_SECTION)
     body = decode(name, data).lines
     facts = stores.markdown_facts(name, body, section, day.isoformat())
     return [_from_store("serena", name, fact) for fact in facts]
