@@ -165,6 +165,36 @@ def test_prompt_recall_adds_what_the_start_context_did_not_show(tmp_path: Path) 
     assert tree(root) == before  # stateless: nothing written
 
 
+def test_prompt_recall_skips_only_what_the_start_showed_for_the_paths_git_gives(
+    tmp_path: Path,
+) -> None:
+    """The session start left out a fact scoped to paths the work tree did not touch: a
+    prompt that matches it gets it, as the start context is laid out again with those paths."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    text = "Docs are built with mkdocs material and published by the zephyr pipeline"
+    added = cli(
+        "fact",
+        "add",
+        text,
+        root,
+        "--id",
+        "docs-mkdocs",
+        "--paths",
+        "docs/**",
+        "--today",
+        "2026-06-01",
+    )
+    assert added.exit_code == 0, added.output
+    git_init(root)
+    build_tree(root, {"src/app.py": "changed\n"})
+    start = json.dumps({"cwd": str(root), "hook_event_name": "SessionStart"})
+    shown = json.loads(_hook("session-start", start, root).stdout)
+    assert "mkdocs" not in shown["hookSpecificOutput"]["additionalContext"]
+    out = _prompt(root, "how does the zephyr pipeline publish the mkdocs material docs")
+    assert "`docs-mkdocs`" in out
+
+
 def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None:
     foot = "<!-- id: fact-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"  # noqa: E501
     body = "".join(f"- Quasar zebra {i} {'x' * 300}\n  {foot.format(i)}\n" for i in range(8))

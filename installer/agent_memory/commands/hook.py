@@ -91,7 +91,10 @@ def prompt(stdin: IO[str] | None) -> Result:
 
     def hits(repo: Repo) -> Result:
         def shown() -> str:
-            return str(context(repo, CONTEXT_BYTES).report.summary["markdown"])
+            # as the session start laid it out: with the paths git gives now (its first
+            # prompt is not known here)
+            paths = focus(repo.root, None).paths or None
+            return str(context(repo, CONTEXT_BYTES, paths=paths).report.summary["markdown"])
 
         searched = " ".join(prompt_recall.terms(query))
         indexes = indexes_for(repo, searched, prompt_recall.FLOOR)

@@ -1,9 +1,10 @@
 """Recall on each prompt (``hooks install --prompt-recall``): the facts that match what the user
 just asked and that the session was not already shown, as a few lines the agent reads.
 
-Stateless: what the session was shown is the session-start context, which is a pure function
-of the memory, so it is computed again rather than remembered. A hit shown is not a use; the
-agent naming it is (HOOKS.md § Recall on each prompt).
+Stateless: what the session was shown is the session-start context, computed again from the
+memory and the paths git gives rather than remembered (the first prompt, which the start ranked
+by too, is not known then). A hit shown is not a use; the agent naming it is (HOOKS.md § Recall
+on each prompt).
 """
 
 from __future__ import annotations
