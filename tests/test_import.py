@@ -132,6 +132,24 @@ def test_gemini_added_memories_section_only(enabled: Path, tmp_path: Path) -> No
     assert "terse" not in text and "not a memory" not in text
 
 
+def test_a_gemini_memory_a_person_wrapped_is_one_fact_per_item(
+    enabled: Path, tmp_path: Path
+) -> None:
+    """A person edits GEMINI.md by hand between saves: a wrapped line goes on with its item
+    (as Markdown reads it), a paragraph after a blank line is an entry of its own."""
+    memory = (
+        "## Gemini Added Memories\n- Deploys go through the staging cluster\nbefore production\n"
+        "- Tests run with pytest -x\n\nA note written by hand\nover two lines\n"
+    )
+    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
+    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    text = continuity(enabled)
+    assert "- Deploys go through the staging cluster\n  before production\n" in text
+    assert "- A note written by hand\n  over two lines\n" in text
+    assert "- before production" not in text and "- over two lines" not in text
+
+
 def test_serena_and_the_mode_c_stores_of_an_enabled_repo(enabled: Path) -> None:
     build_tree(
         enabled,

@@ -147,16 +147,22 @@ def _ours(header: str, roots: Sequence[str]) -> bool:
 def _bullets(
     name: str, lines: Sequence[str], start: int, stop: int, kind: str, section: str
 ) -> list[Entry]:
-    """Each top-level ``- `` item of ``lines[start:stop]`` with the lines indented under it."""
+    """Each top-level ``- `` item of ``lines[start:stop]`` with the lines under it: indented,
+    or not (a wrapped line goes on with the item or paragraph above until a blank line, as
+    Markdown reads it); another line after a blank is an entry of its own."""
     found: list[tuple[int, list[str]]] = []
+    blank = True
     for number in range(start, stop):
         line = lines[number]
         if line.startswith(("- ", "* ", "+ ")):
             found.append((number + 1, [line[2:].strip()]))
-        elif found and line.startswith((" ", "\t")) and line.strip():
+        elif not line.strip() or line.startswith("#"):
+            pass  # a heading ends what is above it, as a blank line does
+        elif found and (line.startswith((" ", "\t")) or not blank):
             found[-1][1].append(line.strip())
-        elif line.strip() and not line.startswith("#"):
+        else:
             found.append((number + 1, [line.strip()]))
+        blank = not line.strip() or line.startswith("#")
     origin = f"{kind}:{name}"
     return [Entry("\n".join(text), section, origin, at) for at, text in found if text[0]]
 
