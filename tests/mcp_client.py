@@ -10,7 +10,7 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,16 @@ def console_command() -> list[str]:
 
 @contextlib.asynccontextmanager
 async def connect(
-    repo: Path, *options: str, client: str | None = None
+    repo: Path, *options: str, client: str | None = None, env: Mapping[str, str] | None = None
 ) -> AsyncIterator[ClientSession]:
-    """A session with the server; ``client``: the name it gives in ``initialize``."""
+    """A session with the server; ``client``: the name it gives in ``initialize``; ``env``:
+    more of the server's environment."""
     command, *args = console_command()
     info = types.Implementation(name=client, version="1.0") if client is not None else None
     params = StdioServerParameters(
         command=command,
         args=[*args, "mcp", str(repo), *options],
-        env={"PYTHONPATH": str(PROJECT / "installer")},
+        env={"PYTHONPATH": str(PROJECT / "installer"), **(env or {})},
     )
     with Path(os.devnull).open("w") as quiet:
         async with (

@@ -11,9 +11,11 @@ import anyio
 import jsonschema
 import pytest
 
+from agent_memory.commands.doctor import wired_of
 from agent_memory.commands.mcp.tools import TOOLS
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
+from agent_memory.shell.repo import Repo
 from conftest import cli, run_console, tree
 from mcp_client import FOOT, IDS, RawServer, call, connect, enabled_repo, today
 
@@ -142,6 +144,7 @@ def test_a_session_of_200_calls_is_counted_exactly_by_review(tmp_path: Path) -> 
         ("claude-code", "claude", False),  # its SessionEnd hook captures the session
         ("gemini-cli-mcp-client", "gemini", False),
         ("codex-mcp-client", "codex", False),
+        ("codex-mcp-client", "codex-unreviewed", True),  # Codex runs no hook not reviewed
         ("claude-code", None, True),  # no hooks: the server keeps the session's log
         ("cursor", "claude", True),  # an agent whose hooks are not ours to know
         ("codex-mcp-client", "claude", True),  # hooks for another agent only
@@ -154,12 +157,21 @@ def test_a_session_that_its_hooks_capture_gets_no_second_log(
     holds each memory_reference call) gives the session's log, and the server writes none;
     without them, the server keeps its own log as before."""
     root = enabled_repo(tmp_path / "repo")
+    codex_home = tmp_path / "codex"  # this machine's Codex: the project trusted
+    codex_home.mkdir()
+    config = f'[projects."{root.resolve()}"]\ntrust_level = "trusted"\n'
     if agent is not None:
-        assert cli("hooks", "install", "--agent", agent, root).exit_code == 0
+        named = agent.removesuffix("-unreviewed")
+        assert cli("hooks", "install", "--agent", named, root).exit_code == 0
+        if agent == "codex":  # and our hooks reviewed in /hooks, as Codex records it
+            for key in wired_of(Repo(root.resolve()), "codex").codex_keys:
+                config += f'[hooks.state."{key}"]\ntrusted_hash = "sha256:x"\n'
+    (codex_home / "config.toml").write_text(config)
     before = tree(root)
+    env = {"CODEX_HOME": str(codex_home), "HOME": str(tmp_path)}
 
     async def session() -> None:
-        async with connect(root, client=client) as mcp:
+        async with connect(root, client=client, env=env) as mcp:
             error, result = await call(mcp, "memory_reference", ids=IDS[:2])
             assert not error and conforms("memory_reference", result), result
             assert (result["log"] == "") is not logged

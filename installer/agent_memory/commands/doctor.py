@@ -29,18 +29,12 @@ _CODEX_HOOKS = ".codex/hooks.json"
 
 
 def doctor(repo: Repo) -> Result:
-    env = os.environ
-    command = shutil.which("agent-memory")
-    top = work_tree_top(repo.root)
-    projects = tuple(dict.fromkeys(str(p) for p in (repo.root, top) if p is not None))
-    machine = Machine(
-        command, sdk_installed(), homes.codex_config(env), projects,
-        *homes.gemini_trust(repo.root, env),
-    )  # fmt: skip
+    machine = machine_of(repo)
+    command = machine.command
     logs = load(repo, archives=False).logs
     found: list[Finding] = []
     for agent in hooks.AGENTS:
-        wired = _wired(repo, agent)
+        wired = wired_of(repo, agent)
         found += rules.agent_findings(agent, wired, machine)
         found += rules.newest_findings(agent, logs, wired)
     in_git = git_dirs(repo.root) is not None
@@ -59,7 +53,24 @@ def doctor(repo: Repo) -> Result:
     return Result(report._replace(findings=(), closing=tuple(map(str, found))), int(failing))
 
 
-def _wired(repo: Repo, agent: str) -> Wired:
+def machine_of(repo: Repo) -> Machine:
+    """What this machine says of the repo: the command, the MCP SDK, the agents' trust."""
+    env = os.environ
+    top = work_tree_top(repo.root)
+    projects = tuple(dict.fromkeys(str(p) for p in (repo.root, top) if p is not None))
+    return Machine(
+        shutil.which("agent-memory"), sdk_installed(), homes.codex_config(env), projects,
+        *homes.gemini_trust(repo.root, env),
+    )  # fmt: skip
+
+
+def hooks_run(repo: Repo, agent: str) -> bool:
+    """Whether ``agent``, which loaded the repo's MCP entry, runs the repo's hooks of ours on
+    this machine too (``doctor``'s verdict on its trust), so that its sessions are captured."""
+    return rules.hooks_load(agent, wired_of(repo, agent), machine_of(repo))
+
+
+def wired_of(repo: Repo, agent: str) -> Wired:
     """What the agent's files in the repo hold of ours; a file that cannot be read says why."""
     path = hooks.AGENTS[agent].path
     keys: tuple[str, ...] = ()

@@ -27,6 +27,7 @@ from ..parse.footer import nearest_id
 from ..parse.memory import Memory
 from ..parse.newlog import log_name
 from ..shell.repo import Repo
+from .doctor import hooks_run
 from .own_log import still_open
 from .report import Report, Result
 from .session import fresh_log
@@ -78,8 +79,9 @@ def reference(
 
 def capturing(repo: Repo, client: str) -> str | None:
     """The settings file of the agent the MCP client ``client`` is (its ``clientInfo.name``),
-    when it registers our session-end hook; None otherwise, or when it cannot be read (the
-    server then keeps its own log, as before)."""
+    when it registers our session-end hook and the agent loads it (``doctor``'s verdict on the
+    agent's trust); None otherwise, or when it cannot be read (the server then keeps its own
+    log, as before)."""
     agent = mcp_config.CLIENTS.get(client)
     if agent is None:
         return None
@@ -89,7 +91,7 @@ def capturing(repo: Repo, client: str) -> str | None:
         found = data is not None and hooks.captures(data.decode("utf-8"), agent)
     except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError):
         return None
-    return path if found else None
+    return path if found and hooks_run(repo, agent) else None
 
 
 def _check_known(ids: Sequence[str], memory: Memory) -> None:

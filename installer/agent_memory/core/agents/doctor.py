@@ -63,6 +63,15 @@ def hooks_state(text: str | None, agent: str) -> str:
     return "current" if set(ours) <= found else "partial"
 
 
+def hooks_load(agent: str, wired: Wired, machine: Machine) -> bool:
+    """Whether an agent that loaded the repo's MCP entry loads its hooks too, as far as its own
+    files say. Claude Code and Gemini CLI read both with the same trust; Codex runs a trusted
+    project's hooks only once they are reviewed (``/hooks``)."""
+    if agent != "codex":
+        return True
+    return not any(f.severity == ERROR for f in _codex_trust(wired, machine))
+
+
 def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
     """One agent's lines: what is registered, whether its command resolves, whether the agent
     will load it."""
