@@ -28,6 +28,7 @@ from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
 from ..review import moves, tiers
+from ..review.verdicts import from_logs
 from . import periods
 from .periods import Period
 from .sight import Sight
@@ -261,14 +262,7 @@ class _Run:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
         stored = self.subjects[k].fields
         created = stored.get("created") or day
-        count, latest = self.count[k], self.latest[k]
-        base = stored.get("base_uses", "")
-        if base.isascii() and base.isdigit() and len(base) < 10:
-            uses, last = int(base) + count, max(stored.get("base_last_used", created), latest)
-        elif self.by_log[k]:
-            uses, last = count, latest
-        else:
-            uses, last = count + 1, max(created, latest)
+        uses, last = from_logs(stored, created, self.count[k], self.latest[k], self.by_log[k])
         fields = {"created": created, "uses": str(uses), "last_used": last}
         for key in ("valid-until",):
             if key in stored:

@@ -282,18 +282,29 @@ def _uses(
 ) -> tuple[int, str]:
     """DECAY.md § Events: (uses, last_used) from every log, or from the footer and the window."""
     count, latest = events.tally.get(fact_id, (0, ""))
-    base = int(old["base_uses"]) if "base_uses" in old else None
     if full:
-        if base is not None:
-            return base + count, max(old.get("base_last_used", created), latest)
-        if fact_id in events.created_by_log:
-            return count, latest
-        return count + 1, max(created, latest)
+        return from_logs(old, created, count, latest, fact_id in events.created_by_log)
+    base = int(old["base_uses"]) if "base_uses" in old else None
     # stored counts + the window, less a birth event a window log replaces
     stored = int(old["uses"]) if "uses" in old else (base if base is not None else 1)
     birth = base is None and fact_id in events.created_by_log
     uses = max(stored + count - (1 if birth else 0), count)
     return uses, max(old.get("last_used", created), latest)
+
+
+def from_logs(
+    stored: Mapping[str, str], created: str, count: int, latest: str, by_log: bool
+) -> tuple[int, str]:
+    """DECAY.md § Events over every log: (uses, last_used) of a fact whose footer is ``stored``,
+    named by ``count`` logs, the latest on ``latest`` (``by_log``: a log lists it under
+    Created, so its birth is that log's). An imported history (``base_uses``) counts first; a
+    value that is no count is none (the replay reads footers a review would refuse)."""
+    base = stored.get("base_uses", "")
+    if base.isascii() and base.isdigit() and len(base) < 10:
+        return int(base) + count, max(stored.get("base_last_used", created), latest)
+    if by_log:
+        return count, latest
+    return count + 1, max(created, latest)
 
 
 def _label(refs: SessionRefs, fact_id: str, name: str) -> str:
