@@ -69,14 +69,9 @@ def decide(
     ``archived``: the fact lives in the archive, where nothing is pinned (rules 2 and 3 hold in
     continuity.md, open-threads/ and vision.md only). ``today``: the review date (none: nothing
     has expired)."""
-    if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
-        return Decision(SUPERSEDED, "0")
-    if expired(fields, today):
-        return Decision("archived", "expired")
-    if fields.get("tier") == "core":  # 1. human override
-        return Decision("core", "1")
-    if held(fields, archived):
-        return Decision("archived", "held")
+    first = by_hand(fields, archived, today)
+    if first is not None:
+        return first
     pinned = not archived
     if pinned and section.lower() in (INVARIANTS, VISION):  # 2. pinned
         return Decision("core", "2")
@@ -95,6 +90,20 @@ def decide(
     if task == "x":  # a checked thread waits to be swept
         return Decision("archive-candidate", "6-thread")
     return Decision("archived", "7")  # 7.
+
+
+def by_hand(fields: Mapping[str, str], archived: bool = False, today: str = "") -> Decision | None:
+    """The rules before pins and windows, which no log moves: superseded (0), expired, a
+    person's pin (1), archived by hand (held); None when none holds."""
+    if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
+        return Decision(SUPERSEDED, "0")
+    if expired(fields, today):
+        return Decision("archived", "expired")
+    if fields.get("tier") == "core":  # 1. human override
+        return Decision("core", "1")
+    if held(fields, archived):
+        return Decision("archived", "held")
+    return None
 
 
 def expired(fields: Mapping[str, str], today: str) -> bool:

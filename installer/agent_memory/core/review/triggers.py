@@ -10,7 +10,7 @@ from ...parse.continuity import LastReview, cursor, last_review
 from ...parse.facts import Document, Fact
 from ...parse.lognames import LogNames
 from ...parse.policy import Policy
-from .tiers import SUPERSEDED, decays, decide, expired, held
+from .tiers import SUPERSEDED, by_hand, decays, decide
 
 if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
     from ...parse.sessions import SessionRefs
@@ -103,11 +103,9 @@ def leaving_by_hand(continuity: Document, today: str) -> list[str]:
 
 
 def _leaves(fact: Fact, today: str) -> bool:
-    """DECAY.md § Tiers, the rules before the windows: superseded (0), expired, and held by
-    hand unless pinned core (1)."""
-    fields = dict(fact.fields)
-    tier = fields.get("tier")
-    return tier == SUPERSEDED or expired(fields, today) or (tier != "core" and held(fields, False))
+    """DECAY.md § Tiers, the rules before the windows (``tiers.by_hand``) send it away."""
+    found = by_hand(dict(fact.fields), False, today)
+    return found is not None and found.tier != "core"
 
 
 def advice(
