@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from agent_memory.core.review.tiers import at_birth, decide
+from agent_memory.core.review.tiers import at_birth, by_hand, decide
 from agent_memory.parse.policy import Policy
 from conftest import PROJECT
 
@@ -133,6 +133,7 @@ def test_decay_md_lists_the_rules_in_the_order_the_code_tries_them() -> None:
         line.split(".", 1)[0] for line in rules.splitlines() if line[:2].strip(".").isdigit()
     ]
     assert numbers == ["0", "1", "2", "3", "4", "5", "6", "7"]
-    code = inspect.getsource(decide)
+    code = inspect.getsource(by_hand) + inspect.getsource(decide)  # decide asks by_hand first
+    assert "first = by_hand(" in inspect.getsource(decide).split("pinned =")[0]
     positions = [code.index(f', "{n}")') for n in numbers]
     assert positions == sorted(positions), "decide() tries DECAY.md's rules in its order"
