@@ -328,6 +328,39 @@ def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
     assert focus(repo.parent, None).paths == ()  # no git work tree: nothing known
 
 
+def test_focus_asks_git_only_of_the_bases_its_refs_hold(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A base git lacks is not asked (the process would fail), a packed one is; the memory's
+    untracked files are left out, a folder of the code named like it is not."""
+    _git(repo, "config", "user.email", "a@b.c")
+    _git(repo, "config", "user.name", "a")
+    build_tree(repo, {"src/old.py": "x\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "branch", "-M", "master")
+    _git(repo, "checkout", "-qb", "feature")
+    build_tree(repo, {"src/new.py": "y\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "feature")
+    _git(repo, "pack-refs", "--all")  # master is now in packed-refs alone
+    build_tree(repo, {"memory/sessions/new.md": "n\n", "src/memory/cache.py": "c\n"})
+    asked = tmp_path / "asked"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real = shutil.which("git")
+    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$*" >> "{asked}"\nexec "{real}" "$@"\n')
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert focus(repo, None).paths == ("src/memory/cache.py", "src/new.py")
+    questions = asked.read_text()
+    assert "refs/heads/master" in questions and "refs/heads/main" not in questions
+    assert "origin" not in questions
+    monkeypatch.setattr(git_shell, "_PACKED_BYTES", 16)  # too large to read: git is asked
+    assert focus(repo, None).paths == ("src/memory/cache.py", "src/new.py")
+    assert "refs/remotes/origin/HEAD" in asked.read_text()
+
+
 @pytest.mark.parametrize(
     ("script", "paths"),
     [

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..errors import AgentMemoryError
 from ..layout import MEMORY_DIR
 from ..records import NamedTuple
+from .files import read_regular
 
 if TYPE_CHECKING:
     import subprocess
@@ -30,6 +31,8 @@ _BASES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
 # continuity.md) say nothing of the task, and leaving them out spares git a stat of every
 # session log (13 ms against 4 at 10,000 logs, a quarter of --version).
 _CODE = ("--", ".", f":(exclude){MEMORY_DIR}")
+_NOT_MEMORY = f"--exclude=/{MEMORY_DIR}/"
+_PACKED_BYTES = 1 << 22  # packed-refs read to find a base; a larger one: every base is asked
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -269,14 +272,35 @@ def focus(root: Path, prompt: str | None) -> Focus:
     diff = ["diff", "--name-only", "-z", "--no-renames", "--relative"]
     # The work tree against the merge base with the first default branch there is, in one
     # process (git 2.30's --merge-base); none (or an older git): against HEAD.
-    asked = ([*diff, "--merge-base", "--end-of-options", base, *_CODE] for base in _BASES)
+    asked = ([*diff, "--merge-base", "--end-of-options", base, *_CODE] for base in _bases(root))
     changed = next((out for args in asked if (out := _bounded(root, args)) is not None), None)
     if changed is None:
         changed = _bounded(root, [*diff, "--end-of-options", "HEAD", *_CODE])
     paths = set(_names(changed))
-    untracked = ["ls-files", "-z", "--others", "--exclude-standard", *_CODE]
+    # The memory left out as an ignored folder too: git then does not walk its 10,000 logs to
+    # find the untracked ones (2.4 ms against 6.4); the pattern is anchored at the work tree's
+    # top, which is ``root`` when the memory is the repo's own.
+    untracked = ["ls-files", "-z", "--others", "--exclude-standard", _NOT_MEMORY, *_CODE]
     paths.update(_names(_bounded(root, untracked)))
     return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
+
+
+def _bases(root: Path) -> tuple[str, ...]:
+    """The bases whose ref ``root``'s .git folder holds, loose or packed: asking git of one it
+    lacks costs a process that fails (a repo with no remote has no origin/HEAD). Every base
+    when the files cannot tell: a worktree's .git file, a reftable, GIT_DIR, a packed-refs
+    larger than a bound, or a memory below the work tree's top."""
+    git = root / ".git"
+    if "GIT_DIR" in os.environ or not git.is_dir() or (git / "reftable").exists():
+        return _BASES
+    try:
+        packed = read_regular(git / "packed-refs", ".git/packed-refs", limit=_PACKED_BYTES)
+    except AgentMemoryError:  # not a regular file, or too large to read for this
+        return _BASES
+    listed = packed or b""
+    return tuple(
+        base for base in _BASES if (git / base).is_file() or f" {base}\n".encode() in listed
+    )
 
 
 def _names(out: bytes | None) -> list[str]:
