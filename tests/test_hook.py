@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from agent_memory.cli.app import main
 from agent_memory.commands import hook as hook_command
+from agent_memory.commands import hook_prompt
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
@@ -211,25 +212,20 @@ def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None
     assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
 
 
-def test_prompt_recall_renders_the_start_context_only_for_a_hit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_prompt_recall_renders_the_start_context_only_for_a_hit(tmp_path: Path) -> None:
     """What the start context showed is asked only of a hit over the floor: a prompt that
     clears nothing never pays for rendering it."""
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE, root)
     rendered: list[int] = []
-    real = hook_command.context
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
+    def counted(repo: Any) -> str:
         rendered.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(hook_command, "context", counted)
+        return hook_command.shown_at_start(repo)
 
     def ask(text: str) -> list[str]:
         payload = json.dumps({"cwd": str(root), "prompt": text})
-        done = hook_command.prompt(io.StringIO(payload))
+        done = hook_prompt.prompt(io.StringIO(payload), counted)
         assert done.exit_code == 0
         return list(done.report.summary.get("hits", []))
 

@@ -54,9 +54,15 @@ def _capture(event: str) -> Any:
 def _prompt(_v: Values, _progress: Progress) -> Built:
     import sys
 
-    from ..commands.hook import prompt
+    from ..commands.hook_prompt import prompt
 
-    return None, Call(lambda _repo: prompt(sys.stdin))
+    def shown(repo: Repo) -> str:
+        # the context and git: paid only for a hit over the floor
+        from ..commands.hook import shown_at_start
+
+        return shown_at_start(repo)
+
+    return None, Call(lambda _repo: prompt(sys.stdin, shown))
 
 
 def _line(event: str, help: str, build: Any) -> Declared:

@@ -1,27 +1,32 @@
-"""What every ``agent-memory hook`` command reads first: the hook's JSON payload, and the repo
-it names; and the capture hooks, which need nothing more. The session-start and prompt hooks
-(``hook``) import the context and the search; a capture hook, which Codex gives 3 s at session
-end, does not load them.
+"""What every ``agent-memory hook`` command reads first and answers last: the hook's JSON
+payload, the repo it names, and the one line an agent adds to its session; and the capture
+hooks, which need nothing more. The session start (``hook``) imports the context, the prompt
+(``hook_prompt``) the search; a capture hook, which Codex gives 3 s at session end, loads
+neither, and a prompt loads the context only for a hit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from .. import resources
 from ..errors import AgentMemoryError
 from ..parse import hookinput
 from ..parse.hookinput import Payload
 from ..shell.repo import Repo
 from ..shell.stream import hook_input
-from .report import Result
+from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
 
 # ``session capture`` of a transcript (None: the hook named none), with the hook's session id
 Capture = Callable[[Repo, Path | None, str | None], Result]
 _CAPTURE = Command("session capture", Journal.WRITES)
+_EVENT = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}  # when none is named
+_ANSWERED = {"session-start": ("SessionStart",), "prompt": ("UserPromptSubmit", "BeforeAgent")}
 
 
 def read_payload(stdin: IO[str] | None) -> Payload:
@@ -48,3 +53,22 @@ def capture(stdin: IO[str] | None, event: str, run: Capture, wait: float) -> Res
     done = execute(_CAPTURE, where(payload), call)
     report = done.report._replace(command=f"hook {event}", plan=None, heading=(), closing=())
     return Result(report, done.exit_code)
+
+
+def event_of(name: str, payload: Payload) -> str:
+    """The event an answer names: the one the payload named, when it is one the command
+    ``name`` answers (Gemini CLI calls the prompt event BeforeAgent), else the common name."""
+    return payload.event if payload.event in _ANSWERED[name] else _EVENT[name]
+
+
+def answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Result:
+    """The one line every agent reads from a hook that adds context: Claude Code, Codex and
+    Gemini CLI all take ``hookSpecificOutput.additionalContext``."""
+    added = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    shown = json.dumps(added, ensure_ascii=False)
+    report = Report(command, resources.version(), ".", "ok", None, (), data, (shown,))
+    return Result(report, 0)
+
+
+def silent(command: str) -> Result:
+    return Result(Report(command, resources.version(), ".", "nothing to add"), 0)

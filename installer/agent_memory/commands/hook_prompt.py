@@ -1,0 +1,44 @@
+"""``agent-memory hook prompt``: the facts that match the user's prompt and that the session's
+start did not show (HOOKS.md § Recall on each prompt).
+
+Most prompts clear no fact's floor, so this loads the search alone: the start's context, which a
+hit is checked against, is handed in by the command line and loaded only for a hit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import IO
+
+from .. import resources
+from ..core.agents import prompt_recall
+from ..shell.repo import Repo
+from .hook_payload import answer, event_of, read_payload, silent, where
+from .recall import indexes_for
+from .report import Report, Result
+from .runner import Call, Command, Journal, execute
+
+_RECALL = Command("recall", Journal.READS)
+
+
+def prompt(stdin: IO[str] | None, shown: Callable[[Repo], str]) -> Result:
+    """The JSON the agent adds to this turn: the hits over the floor whose id ``shown(repo)``,
+    the session start's context, does not name; nothing when none clears the floor."""
+    payload = read_payload(stdin)
+    if not payload.prompt:
+        return silent("hook prompt")
+    query = payload.prompt
+
+    def hits(repo: Repo) -> Result:
+        searched = " ".join(prompt_recall.terms(query))
+        indexes = indexes_for(repo, searched, prompt_recall.FLOOR)
+        found = prompt_recall.select(query, indexes, lambda: shown(repo))
+        data = {"hits": [hit.id for hit in found]}
+        report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
+        return Result(report._replace(heading=prompt_recall.lines(found)), 0)
+
+    done = execute(_RECALL, where(payload), Call(hits))
+    if not done.report.heading:
+        return silent("hook prompt")
+    text = "\n".join(done.report.heading) + "\n"
+    return answer("hook prompt", event_of("prompt", payload), text, done.report.summary)
