@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -72,7 +73,18 @@ def test_a_search_of_the_candidates_lists_what_a_search_of_every_fact_lists(
     full = _searched(files, query, None)
     if floor and isinstance(full, tuple):
         full = (full[0], [_down_to(found, floor) for found in full[1]])
-    assert _searched(files, query, floor) == full
+    fast = _searched(files, query, floor)
+    if isinstance(full, str) and not _held_anywhere(files, query):
+        # no file holds a word of the query: none is read for its shape, and nothing is listed
+        assert fast == (None, [[], [], []])
+    else:
+        assert fast == full
+
+
+def _held_anywhere(files: list[bytes], query: str) -> bool:
+    """Whether a word of ``query`` is a word of a file's text, anywhere in it."""
+    wanted = set(searching.words(query))
+    return any(wanted & set(searching.words(f.decode(errors="replace"))) for f in files)
 
 
 @settings(max_examples=300, deadline=None)
@@ -110,6 +122,21 @@ def test_a_file_in_the_reviews_shape_is_indexed_for_its_candidates_alone() -> No
     (pruned,) = candidates.indexes([("a.md", data.encode())], "cats zebra", [], 2.0)
     assert len(pruned) == 1 and pruned.frequency("cats") == 200  # "cats" alone cannot reach 2
     assert len(none) == 0 and searching.search("quagga", [none], 5) == []
+
+
+def test_a_query_no_file_holds_is_answered_without_reading_the_files_shape() -> None:
+    """A word found only inside others ("it" in "commit", "submit") is not held; the files are
+    then not read for their facts, nor their shape checked (a list nested too deeply to read
+    is reported when a word of the query is in the file)."""
+    deep = "## Facts\n" + "- " * 30 + "x\n"
+    data = f"{deep}- Commit and submit\n  <!-- id: commit-rule -->\n".encode()
+    files = [("m.md", data), ("n.md", "## Facts\n- Édit\n  <!-- id: e -->\n".encode())]
+    (none, other) = candidates.indexes(files, "it edit", [], prompt_recall.FLOOR)
+    assert (len(none), none.counted, len(other)) == (0, 0, 0)
+    with pytest.raises(AgentMemoryError, match="too deeply"):
+        candidates.indexes(files, "submit", [], prompt_recall.FLOOR)
+    ending = [("e.md", b"## Facts\n- Run\n  <!-- id: fix -->")]  # the last word ends the file
+    assert [ix.ids for ix in candidates.indexes(ending, "fix", [])] == [("fix",)]
 
 
 @given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\n\u212a\u0130\u00e9"))

@@ -32,6 +32,7 @@ _WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
 # found in C, as ``recall.words`` splits them (a property test holds the count to its).
 _MARKS = bytes(97 if b in _WORD else 32 for b in range(256))
 _LINES = bytes(b if b in _WORD or b == 10 else 32 for b in range(256))
+_PARTS = 1000  # places a word is found inside others before ``_mentions`` takes it as held
 # The lines ``scan_written.cited`` reads, fewer of their shapes: a heading, a blank line, a bullet
 # of plain text with or without a footer naming an id right under it. Checked line by line in a
 # section of facts, by this expression elsewhere (a few lines: a title, Project State).
@@ -77,6 +78,10 @@ def indexes(
     """The index of each memory file (path, bytes) for a search of ``query``, then ``others``
     (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for."""
     weights = Counter(words(query))
+    if not any(_mentions(data, weights) for _, data in files) and not any(
+        ix.postings(word) for ix in others for word in weights
+    ):  # no file holds a word anywhere: no fact does, whatever the files' shapes
+        return [Index(path, [], 0, 0) for path, _ in files] + list(others)
     found: list[Index | _Sections] = []
     for path, data in files:
         sections = _sections(data)
@@ -153,6 +158,34 @@ def _index(
     counted = sum(len(s.bullets) for s in sections)
     held_by = frequencies if essential is not None else None
     return Index(path, cited, counted, sum(filter(None, counts)), held_by)
+
+
+def _mentions(data: bytes, wanted: Collection[str]) -> bool:
+    """Whether a word of ``wanted`` is a word of the file anywhere (each fact's words are its
+    text's), or may be: a file that is not plain UTF-8 text is left to the full reading, which
+    says what is wrong with it. A word found as part of others more than ``_PARTS`` times is
+    taken as held: its search then costs no more than the full reading's."""
+    if b"\0" in data or b"\r" in data:
+        return True
+    if data.isascii():
+        lowered = data.lower()
+    else:
+        try:
+            lowered = data.decode("utf-8").lower().encode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    for word in map(str.encode, wanted):
+        at, parts = lowered.find(word), 0
+        while at != -1 and parts < _PARTS:
+            end = at + len(word)
+            if (at == 0 or lowered[at - 1] not in _WORD) and (
+                end == len(lowered) or lowered[end] not in _WORD
+            ):
+                return True
+            at, parts = lowered.find(word, end), parts + 1
+        if parts == _PARTS:
+            return True
+    return False
 
 
 def count_words(text: str) -> int:
@@ -253,26 +286,40 @@ def _statistics(section: _Section) -> int | None:
 
 
 def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] | None:
-    """The facts of the section whose bullet, id or section holds each word of ``wanted``;
-    None when a footer's ``from:`` may hold one, or stands for the section, where this does not
-    read which fact it is (``_maybe`` then)."""
+    """The facts of the section whose bullet, id or section (its ``from:``, else the title)
+    holds each word of ``wanted``; None when a footer's ``from:`` is not written as this reads
+    it (``_maybe`` then)."""
     title = set(words(section.title))
     footers = section.footed
     lowered = _lowered(footers)
     said = [word for word in wanted if word.encode() in lowered]  # by some footer
     keys = _from_keys(footers) if said or title.intersection(wanted) else False
-    if keys is None:
+    froms = _froms(section) if keys else None
+    if keys is None or (keys and froms is None):
         return None
-    values = " ".join(_FROM.findall(footers)).lower() if keys else ""
-    if keys and (title.intersection(wanted) or any(word in values for word in said)):
-        return None
-    everyone = set(range(len(section.bullets)))
-    found = {word: set(everyone) if word in title else set() for word in wanted}
-    for word, n in _holding(section.bullets, wanted):
-        found[word].add(n)
+    titled = (
+        range(len(section.bullets)) if froms is None else [n for n, v in enumerate(froms) if not v]
+    )
+    found = {word: set(titled) if word in title else set() for word in wanted}
+    held = [_holding(section.bullets, wanted)]
     if said:
-        for word, n in _holding(_ID.findall(footers), said):
-            found[word].add(n)
+        held += [_holding(_ID.findall(footers), said), _holding(froms or (), said)]
+    for holding in held:
+        for word, facts in holding.items():
+            found[word] |= facts
+    return found
+
+
+def _froms(section: _Section) -> list[str] | None:
+    """Each fact's ``from:`` as ``fields_of`` reads it ("" when it has none: its section is the
+    title), when each footer holds one such field at most (None otherwise)."""
+    footers = section.footed
+    if _TWO_FROM.search(footers):
+        return None
+    ends = list(itertools.accumulate(len(footer) + 1 for footer in section.footers))
+    found = [""] * len(section.footers)
+    for match in _FROM.finditer(footers):
+        found[bisect.bisect_right(ends, match.start())] = match[1].strip()
     return found
 
 
@@ -281,8 +328,8 @@ def _maybe(section: _Section, wanted: Collection[str]) -> Collection[int]:
     footer field does (every fact, when the section's title does)."""
     if set(words(section.title)).intersection(wanted):
         return range(len(section.bullets))
-    found = {n for _, n in _holding(section.bullets, wanted)}
-    found.update(n for _, n in _holding(section.footers, wanted))
+    found = set().union(*_holding(section.bullets, wanted).values())
+    found.update(*_holding(section.footers, wanted).values())
     return sorted(found)
 
 
@@ -314,18 +361,20 @@ def _from_keys(footers: str) -> bool | None:
     return None
 
 
-def _holding(lines: Sequence[str], wanted: Collection[str]) -> Iterator[tuple[str, int]]:
-    """Each word of ``wanted`` with the index of each of the ``lines`` holding it (repeats
-    kept)."""
+def _holding(lines: Sequence[str], wanted: Collection[str]) -> dict[str, set[int]]:
+    """Each word of ``wanted`` with the indexes of the ``lines`` holding it. The lines of a
+    word found anywhere are each asked in C: a common word is held by thousands of facts (as
+    ``str``: ``bytes.__contains__`` first tries its argument as an integer, and raises)."""
     marked = "\n".join(lines).lower().encode("utf-8", "surrogatepass").translate(_LINES)
-    padded = b" " + marked.replace(b"\n", b" \n ") + b" "
-    ends: Sequence[int] | None = None
+    padded = " " + marked.decode("ascii").replace("\n", " \n ") + " "
+    split: list[str] | None = None
+    found: dict[str, set[int]] = {}
     for word in wanted:
-        needle = f" {word} ".encode()
-        at = padded.find(needle)
-        while at != -1:
-            if ends is None:  # where each line ends, once a word is found
-                lengths = map(len, padded.split(b"\n"))
-                ends = list(itertools.accumulate(map((1).__add__, lengths)))
-            yield word, bisect.bisect_right(ends, at)
-            at = padded.find(needle, at + 1)
+        needle = f" {word} "
+        if needle not in padded:
+            found[word] = set()
+            continue
+        split = padded.split("\n") if split is None else split
+        holds = map(str.__contains__, split, itertools.repeat(needle))
+        found[word] = set(itertools.compress(itertools.count(), holds))
+    return found
