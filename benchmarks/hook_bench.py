@@ -12,7 +12,9 @@ stdin, as an agent passes it:
   session-start = `hook session-start` (no review due: the context as JSON, and git asked
                   what the branch changed)
   pre-compact   = `hook pre-compact` on a transcript already captured
-  prompt, none  = `hook prompt` whose words clear no fact's floor (prints nothing)
+  prompt, none  = `hook prompt` whose words no fact holds (prints nothing)
+  prompt, held  = `hook prompt` whose words most facts hold, none rare enough to clear the
+                  floor (prints nothing)
   prompt, hits  = `hook prompt` that names an archived fact (prints it)
 each as wall time and as CPU time (the figure to trust on a busy machine).
 """
@@ -28,6 +30,8 @@ from measure import byte_compile, interleaved, print_ratios
 from review_bench import TOOL, repo_arguments, reviewed_repo
 
 FOOT = "<!-- id: old-{0} | created: 2020-01-01 | last_used: 2020-01-01 | uses: 1 | tier: archived"
+# Words every archived fact holds, and "the" a tenth of the facts: none can reach the floor
+HELD = "what about the module decision"
 TRANSCRIPT = Path(__file__).parent.parent / "tests/fixtures/transcripts/claude/session-basic.jsonl"
 
 
@@ -62,6 +66,7 @@ def main() -> None:
             "start": {**where, "hook_event_name": "SessionStart"},
             "compact": {**capture, "hook_event_name": "PreCompact"},
             "none": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "please fix it"},
+            "held": {**where, "hook_event_name": "UserPromptSubmit", "prompt": HELD},
             "hits": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "module m4242"},
         }
         tool = " ".join(TOOL)
@@ -74,11 +79,14 @@ def main() -> None:
             "start": [*TOOL, "hook", "session-start"],
             "compact": [*TOOL, "hook", "pre-compact"],
             "none": [*TOOL, "hook", "prompt"],
+            "held": [*TOOL, "hook", "prompt"],
             "hits": [*TOOL, "hook", "prompt"],
         }
         stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
         hit = subprocess.run(commands["hits"], input=stdin["hits"], capture_output=True)
         assert b"old-4242" in hit.stdout, hit.stdout + hit.stderr
+        held = subprocess.run(commands["held"], input=stdin["held"], capture_output=True)
+        assert held.returncode == 0 and not held.stdout, held.stdout + held.stderr
         print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, run in turn")
         wall, cpu = interleaved(commands, args.runs, stdin=stdin)
         labels = {
@@ -88,7 +96,8 @@ def main() -> None:
             "old": "5.0.0's session-start entry",
             "start": "hook session-start (not due)",
             "compact": "hook pre-compact (captured)",
-            "none": "hook prompt (nothing clears)",
+            "none": "hook prompt (no word held)",
+            "held": "hook prompt (common words)",
             "hits": "hook prompt (an archived hit)",
         }
         print_ratios(labels, wall, cpu)

@@ -16,6 +16,7 @@ whole (``recall.read``).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
@@ -59,8 +60,6 @@ class _Section:
     lines of its i-th fact, the bullet on line ``start() + 2 * i`` (0-based) of the file;
     ``footed`` the footers' lines, each ended."""
 
-    __slots__ = ("at", "bullets", "footed", "footers", "lead", "text", "title")
-
     def __init__(self, text: str, at: int, lead: int, title: str, facts: list[str]) -> None:
         self.text, self.at, self.lead, self.title = text, at, lead, title
         self.bullets, self.footers = facts[0::2], facts[1::2]
@@ -70,6 +69,24 @@ class _Section:
         """The line of its first fact: counted only for a section with a candidate, as
         counting the lines of a file costs as much as reading its shape."""
         return self.text.count("\n", 0, self.at) + self.lead
+
+    # What both the search for the words and the count of them read of the footers, worked
+    # out when first asked: each is a pass over every footer of the section.
+    @functools.cached_property
+    def lowered(self) -> bytes:
+        return _lowered(self.footed)
+
+    @functools.cached_property
+    def ids(self) -> list[str]:
+        return _ID.findall(self.footed)
+
+    @functools.cached_property
+    def keys(self) -> bool | None:
+        return _from_keys(self.footed, self.lowered)
+
+    @functools.cached_property
+    def froms(self) -> list[str] | None:
+        return _froms(self)
 
 
 def indexes(
@@ -272,17 +289,14 @@ def _facts_alone(section: _Section, lines: int) -> bool:
 def _statistics(section: _Section) -> int | None:
     """How many words a search reads of the section's facts (each one's bullet, id and
     ``from:`` or section): None when a footer's ``from:`` is not the one field of its name."""
-    footers = section.footed
-    ids = count_words(" ".join(_ID.findall(footers)))
-    found = count_words("\n".join(section.bullets)) + ids
-    keys = _from_keys(footers)
-    if keys is False:
+    found = count_words("\n".join(section.bullets)) + count_words(" ".join(section.ids))
+    if section.keys is False:
         return found + len(section.footers) * count_words(section.title)
-    if keys is None or _TWO_FROM.search(footers):
+    froms = section.froms if section.keys else None
+    if froms is None:
         return None  # "from" elsewhere in a footer, or twice: ``fields_of`` reads each
-    values = _FROM.findall(footers)
-    titled = len(section.footers) - sum(map(bool, map(str.strip, values)))  # empty: the title
-    return found + count_words(" ".join(values)) + titled * count_words(section.title)
+    titled = froms.count("")  # an empty one (or none): the title
+    return found + count_words(" ".join(froms)) + titled * count_words(section.title)
 
 
 def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] | None:
@@ -290,11 +304,9 @@ def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] 
     holds each word of ``wanted``; None when a footer's ``from:`` is not written as this reads
     it (``_maybe`` then)."""
     title = set(words(section.title))
-    footers = section.footed
-    lowered = _lowered(footers)
-    said = [word for word in wanted if word.encode() in lowered]  # by some footer
-    keys = _from_keys(footers) if said or title.intersection(wanted) else False
-    froms = _froms(section) if keys else None
+    said = [word for word in wanted if word.encode() in section.lowered]  # by some footer
+    keys = section.keys if said or title.intersection(wanted) else False
+    froms = section.froms if keys else None
     if keys is None or (keys and froms is None):
         return None
     titled = (
@@ -303,7 +315,7 @@ def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] 
     found = {word: set(titled) if word in title else set() for word in wanted}
     held = [_holding(section.bullets, wanted)]
     if said:
-        held += [_holding(_ID.findall(footers), said), _holding(froms or (), said)]
+        held += [_holding(section.ids, said), _holding(froms or (), said)]
     for holding in held:
         for word, facts in holding.items():
             found[word] |= facts
@@ -349,10 +361,10 @@ def _lowered(text: str) -> bytes:
     return text.encode().lower() if text.isascii() else text.lower().encode("utf-8", "replace")
 
 
-def _from_keys(footers: str) -> bool | None:
-    """Whether the footers hold a field ``fields_of`` reads as ``from:``, when each such is
-    written "| from:" (None when one is not)."""
-    found = _lowered(footers).count(b"from")
+def _from_keys(footers: str, lowered: bytes) -> bool | None:
+    """Whether the footers (``lowered``: as ``_lowered`` gives them) hold a field ``fields_of``
+    reads as ``from:``, when each such is written "| from:" (None when one is not)."""
+    found = lowered.count(b"from")
     if found == 0:
         return False
     exact = footers.count("| from:")
