@@ -135,6 +135,9 @@ def test_a_query_no_file_holds_is_answered_without_reading_the_files_shape() -> 
     assert (len(none), none.counted, len(other)) == (0, 0, 0)
     with pytest.raises(AgentMemoryError, match="too deeply"):
         candidates.indexes(files, "submit", [], prompt_recall.FLOOR)
+    many = " ".join(f"w{n}" for n in range(9))  # more words than are looked for one by one
+    with pytest.raises(AgentMemoryError, match="too deeply"):
+        candidates.indexes(files, many, [], prompt_recall.FLOOR)
     ending = [("e.md", b"## Facts\n- Run\n  <!-- id: fix -->")]  # the last word ends the file
     assert [ix.ids for ix in candidates.indexes(ending, "fix", [])] == [("fix",)]
 

@@ -34,6 +34,9 @@ _WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
 _MARKS = bytes(97 if b in _WORD else 32 for b in range(256))
 _LINES = bytes(b if b in _WORD or b == 10 else 32 for b in range(256))
 _PARTS = 1000  # places a word is found inside others before ``_mentions`` takes it as held
+# Words a query may have for the files to be searched for each before they are read: a longer
+# prompt likely holds a common word, and each looked for is a pass over the files.
+_LOOKED_FOR = 8
 # The lines ``scan_written.cited`` reads, fewer of their shapes: a heading, a blank line, a bullet
 # of plain text with or without a footer naming an id right under it. Checked line by line in a
 # section of facts, by this expression elsewhere (a few lines: a title, Project State).
@@ -95,8 +98,10 @@ def indexes(
     """The index of each memory file (path, bytes) for a search of ``query``, then ``others``
     (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for."""
     weights = Counter(words(query))
-    if not any(_mentions(data, weights) for _, data in files) and not any(
-        ix.postings(word) for ix in others for word in weights
+    if (
+        len(weights) <= _LOOKED_FOR
+        and not any(_mentions(data, weights) for _, data in files)
+        and not any(ix.postings(word) for ix in others for word in weights)
     ):  # no file holds a word anywhere: no fact does, whatever the files' shapes
         return [Index(path, [], 0, 0) for path, _ in files] + list(others)
     found: list[Index | _Sections] = []
