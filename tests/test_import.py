@@ -150,6 +150,32 @@ def test_a_gemini_memory_a_person_wrapped_is_one_fact_per_item(
     assert "- before production" not in text and "- over two lines" not in text
 
 
+@pytest.mark.parametrize("fence", ["````", "~~~~"])
+def test_a_fenced_block_in_a_memory_is_read_whole_with_its_item(
+    enabled: Path, tmp_path: Path, fence: str
+) -> None:
+    """The lines of a code block are code: a shell comment is no heading (it was dropped), an
+    item or a blank line in it starts no entry (it was split into several); a closing mark
+    shorter than the opening one does not close it."""
+    short = fence[:3]
+    memory = (
+        f"## Gemini Added Memories\n- Set up the dev database with:\n{fence}bash\n"
+        "# start the container first\ndocker compose up -d db\n\n- not a new memory\n"
+        f"{short}\n{fence}\n- Tests run with pytest -x\n``inline`` code is a line\n"
+    )
+    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
+    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    text = continuity(enabled)
+    block = (
+        f"- Set up the dev database with:\n  {fence}bash\n  # start the container first\n"
+        f"  docker compose up -d db\n  - not a new memory\n  {short}\n  {fence}\n  <!-- id:"
+    )
+    assert block in text, text
+    assert "- Tests run with pytest -x\n  ``inline`` code is a line\n" in text
+    assert text.count("origin: gemini:") == 2
+
+
 def test_serena_and_the_mode_c_stores_of_an_enabled_repo(enabled: Path) -> None:
     build_tree(
         enabled,

@@ -149,11 +149,19 @@ def _bullets(
 ) -> list[Entry]:
     """Each top-level ``- `` item of ``lines[start:stop]`` with the lines under it: indented,
     or not (a wrapped line goes on with the item or paragraph above until a blank line, as
-    Markdown reads it); another line after a blank is an entry of its own."""
+    Markdown reads it); another line after a blank is an entry of its own. A fenced code block
+    is read whole with the line that opens it: its ``#`` and ``- `` lines and blank lines are
+    code, not a heading, an item or an entry's end."""
     found: list[tuple[int, list[str]]] = []
-    blank = True
+    blank, fence = True, ""
     for number in range(start, stop):
         line = lines[number]
+        if fence:
+            if line.strip():
+                found[-1][1].append(line.strip())
+            closed = line.strip().startswith(fence) and not line.strip().strip(fence[0])
+            fence = "" if closed else fence
+            continue
         if line.startswith(("- ", "* ", "+ ")):
             found.append((number + 1, [line[2:].strip()]))
         elif not line.strip() or line.startswith("#"):
@@ -163,8 +171,19 @@ def _bullets(
         else:
             found.append((number + 1, [line.strip()]))
         blank = not line.strip() or line.startswith("#")
+        fence = _fence(found[-1][1][-1]) if found and not blank else ""
     origin = f"{kind}:{name}"
     return [Entry("\n".join(text), section, origin, at) for at, text in found if text[0]]
+
+
+def _fence(text: str) -> str:
+    """The fence a line of text opens (its run of three or more backticks or tildes, then no
+    backtick after backticks), or "": it is closed by a line of that mark alone, as long."""
+    for mark in ("`", "~"):
+        run = len(text) - len(text.lstrip(mark))
+        if run >= 3 and not (mark == "`" and "`" in text[run:]):
+            return mark * run
+    return ""
 
 
 def _gemini(name: str, data: bytes) -> list[Entry]:
