@@ -47,7 +47,7 @@ def import_memory(repo: Repo, kind: str, given: str | None, options: Options) ->
     except InputError as exc:
         inside = exc.path and kind in sources.FOLDERS
         where = f"{source.shown}/{exc.path}" if inside else source.shown
-        raise InputError(where, exc.line, exc.message.split("; ")[0], _FIX) from None
+        raise InputError(where, exc.line, exc.wrong, _FIX) from None
     before = facts.parse(CONTINUITY, raw)
     after, added, skipped = _add_all(before, elsewhere(repo), found, day, source.shown)
     edit = FileEdit(CONTINUITY, raw, after.render(), Outcome.UPDATED, _reason(kind, added))
