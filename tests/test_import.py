@@ -176,6 +176,31 @@ def test_a_fenced_block_in_a_memory_is_read_whole_with_its_item(
     assert text.count("origin: gemini:") == 2
 
 
+def test_a_code_block_ends_with_its_item_and_ends_no_section(enabled: Path, tmp_path: Path) -> None:
+    """Where Markdown puts a code block: a ``## `` or ``---`` line in it ends no section or
+    Codex block; a fence left open ends with its item (and is closed in the fact); the line
+    after a fence starts an entry."""
+    gemini = (
+        "## Gemini Added Memories\n- Use this template:\n```md\n## Heading\n```\nafter it\n"
+        "- Run:\n  ```sh\n  make\n- Second fact\n"
+    )
+    rollout = "rollout_summary_files:\n  - r.md (cwd=/elsewhere)\ndescription: other repo"
+    ours = f"rollout_summary_files:\n  - r.md (cwd={enabled})\ndescription: ours"
+    codex = f"---\n{ours}\n---\n- Front matter:\n```\n---\n{rollout}\n```\n- Third\n"
+    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": gemini})
+    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    build_tree(tmp_path / "codex", {"memories/MEMORY.md": codex})
+    where = tmp_path / "codex/memories"
+    done = run_console("import", "codex", enabled, "--from", where, *DAY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = continuity(enabled)
+    assert "- Use this template:\n  ```md\n  ## Heading\n  ```\n  <!-- id:" in text
+    assert "- Run:\n  ```sh\n  make\n  ```\n  <!-- id:" in text
+    assert "- after it\n" in text and "- Second fact\n" in text and "- Third\n" in text
+    assert f"- Front matter:\n  ```\n  ---\n  {rollout.splitlines()[0]}" in text
+
+
 def test_serena_and_the_mode_c_stores_of_an_enabled_repo(enabled: Path) -> None:
     build_tree(
         enabled,

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...parse import frontmatter
+from ...parse.outline import outline
 from ...parse.text import decode, strip_eol
 from ...records import NamedTuple
 from ..vendors import stores
@@ -113,23 +114,17 @@ def _codex(name: str, data: bytes, roots: Sequence[str]) -> list[Entry]:
     """Codex's MEMORY.md: blocks of a ``---`` header (rollout_summary_files with ``cwd=``,
     description, keywords) and bullets; the bullets of a block whose work was in this repo."""
     lines = _lines(name, data)
+    code = _code(lines)
+    inside = _inside(code)
+    rules = [n for n, line in enumerate(lines) if line == "---" and n not in inside]
     found: list[Entry] = []
     blocks = 0
-    at = 0
-    while at < len(lines):
-        if lines[at] != "---":
-            at += 1
-            continue
-        end = next((n for n in range(at + 1, len(lines)) if lines[n] == "---"), None)
-        if end is None:
-            break
+    for at, end, stop in zip(rules[::2], rules[1::2], [*rules[2::2], len(lines)], strict=False):
         header = "\n".join(lines[at + 1 : end])
-        stop = next((n for n in range(end + 1, len(lines)) if lines[n] == "---"), len(lines))
         if "description:" in header or "rollout_summary_files:" in header:
             blocks += 1
             if not roots or _ours(header, roots):
-                found += _bullets(name, lines, end + 1, stop, "codex", CODEX_SECTION)
-        at = stop
+                found += _bullets(name, lines, (end + 1, stop), "codex", CODEX_SECTION, code)
     if not blocks and any(line.strip() for line in lines):
         raise not_of_kind(name, "codex", "Codex's MEMORY.md (no block with a --- header)")
     return found
@@ -144,23 +139,43 @@ def _ours(header: str, roots: Sequence[str]) -> bool:
     return False
 
 
+def _code(lines: Sequence[str]) -> tuple[tuple[int, int], ...]:
+    """The code blocks of a memory file, [start, end) of each, where Markdown puts them."""
+    return outline(lines).code
+
+
+def _inside(code: Sequence[tuple[int, int]]) -> set[int]:
+    """The lines of the code blocks: no ``## `` or ``---`` there ends a section or block."""
+    return {n for start, end in code for n in range(start, end)}
+
+
 def _bullets(
-    name: str, lines: Sequence[str], start: int, stop: int, kind: str, section: str
+    name: str,
+    lines: Sequence[str],
+    span: tuple[int, int],
+    kind: str,
+    section: str,
+    code: Sequence[tuple[int, int]],
 ) -> list[Entry]:
     """Each top-level ``- `` item of ``lines[start:stop]`` with the lines under it: indented,
     or not (a wrapped line goes on with the item or paragraph above until a blank line, as
-    Markdown reads it); another line after a blank is an entry of its own. A fenced code block
-    is read whole with the line that opens it: its ``#`` and ``- `` lines and blank lines are
-    code, not a heading, an item or an entry's end."""
+    Markdown reads it); another line after a blank is an entry of its own. A code block goes
+    whole with the entry right above it, or is an entry after a blank line: its ``#`` and ``- ``
+    lines and blank lines are code, not a heading, an item or an entry's end; a fence Markdown
+    closed where its item ended is closed in the entry; the line after it starts anew."""
+    blocks = dict(code)
     found: list[tuple[int, list[str]]] = []
-    blank, fence = True, ""
-    for number in range(start, stop):
-        line = lines[number]
-        if fence:
-            if line.strip():
-                found[-1][1].append(line.strip())
-            closed = line.strip().startswith(fence) and not line.strip().strip(fence[0])
-            fence = "" if closed else fence
+    blank, number = True, span[0]
+    while number < span[1]:
+        line, end = lines[number], blocks.get(number)
+        if end is not None:
+            block = [piece.strip() for piece in lines[number:end] if piece.strip()]
+            block += filter(None, [_closing(block)])
+            if found and (line.startswith((" ", "\t")) or not blank):
+                found[-1][1].extend(block)
+            else:
+                found.append((number + 1, block))
+            blank, number = True, end
             continue
         if line.startswith(("- ", "* ", "+ ")):
             found.append((number + 1, [line[2:].strip()]))
@@ -170,32 +185,35 @@ def _bullets(
             found[-1][1].append(line.strip())
         else:
             found.append((number + 1, [line.strip()]))
-        blank = not line.strip() or line.startswith("#")
-        fence = _fence(found[-1][1][-1]) if found and not blank else ""
+        blank, number = not line.strip() or line.startswith("#"), number + 1
     origin = f"{kind}:{name}"
     return [Entry("\n".join(text), section, origin, at) for at, text in found if text[0]]
 
 
-def _fence(text: str) -> str:
-    """The fence a line of text opens (its run of three or more backticks or tildes, then no
-    backtick after backticks), or "": it is closed by a line of that mark alone, as long."""
-    for mark in ("`", "~"):
-        run = len(text) - len(text.lstrip(mark))
-        if run >= 3 and not (mark == "`" and "`" in text[run:]):
-            return mark * run
-    return ""
+def _closing(block: Sequence[str]) -> str:
+    """The fence a code block (its stripped lines) still needs, when Markdown closed it only
+    where its item or the file ended: "" for a closed fence or an indented block."""
+    mark = block[0][:1]
+    run = len(block[0]) - len(block[0].lstrip(mark)) if mark in ("`", "~") else 0
+    if run < 3:
+        return ""
+    closed = len(block) > 1 and block[-1].startswith(mark * run) and not block[-1].strip(mark)
+    return "" if closed else mark * run
 
 
 def _gemini(name: str, data: bytes) -> list[Entry]:
     """The ``## Gemini Added Memories`` section save_memory appends ``- fact`` lines to, or a
     project memory file of nothing but such lines."""
     lines = _lines(name, data)
-    if GEMINI_HEADING in lines:
-        start = lines.index(GEMINI_HEADING) + 1
-        stop = next((n for n in range(start, len(lines)) if lines[n].startswith("## ")), len(lines))
-        return _bullets(name, lines, start, stop, "gemini", GEMINI_SECTION)
+    code = _code(lines)
+    inside = _inside(code)
+    headings = [n for n, line in enumerate(lines) if line.startswith("## ") and n not in inside]
+    start = next((n + 1 for n in headings if lines[n] == GEMINI_HEADING), None)
+    if start is not None:
+        stop = next((n for n in headings if n >= start), len(lines))
+        return _bullets(name, lines, (start, stop), "gemini", GEMINI_SECTION, code)
     if all(line.startswith("- ") for line in lines if line.strip()):
-        return _bullets(name, lines, 0, len(lines), "gemini", GEMINI_SECTION)
+        return _bullets(name, lines, (0, len(lines)), "gemini", GEMINI_SECTION, code)
     raise not_of_kind(name, "gemini", f"Gemini's memory (no {GEMINI_HEADING!r} section)")
 
 
