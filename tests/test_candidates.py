@@ -135,6 +135,8 @@ def test_a_query_no_file_holds_is_answered_without_reading_the_files_shape() -> 
     assert (len(none), none.counted, len(other)) == (0, 0, 0)
     with pytest.raises(AgentMemoryError, match="too deeply"):
         candidates.indexes(files, "submit", [], prompt_recall.FLOOR)
+    crlf = [(path, raw.replace(b"\n", b"\r\n")) for path, raw in files]  # as autocrlf checks out
+    assert [len(ix) for ix in candidates.indexes(crlf, "it edit", [], 6.0)] == [0, 0]
     many = " ".join(f"w{n}" for n in range(9))  # more words than are looked for one by one
     with pytest.raises(AgentMemoryError, match="too deeply"):
         candidates.indexes(files, many, [], prompt_recall.FLOOR)

@@ -352,6 +352,11 @@ def test_focus_asks_git_only_of_the_bases_its_refs_hold(
     questions = asked.read_text()
     assert "refs/heads/master" in questions and "refs/heads/main" not in questions
     assert "origin" not in questions
+    monkeypatch.setenv("GIT_COMMON_DIR", str(repo / ".git"))  # the refs may be elsewhere
+    assert focus(repo, None).paths == ("src/memory/cache.py", "src/new.py")
+    assert "refs/remotes/origin/HEAD" in asked.read_text()
+    asked.unlink()
+    monkeypatch.delenv("GIT_COMMON_DIR")
     monkeypatch.setattr(git_shell, "_PACKED_BYTES", 16)  # too large to read: git is asked
     assert focus(repo, None).paths == ("src/memory/cache.py", "src/new.py")
     assert "refs/remotes/origin/HEAD" in asked.read_text()

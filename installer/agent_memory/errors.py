@@ -53,7 +53,7 @@ class InputError(AgentMemoryError):
 
     def __init__(self, path: str, line: int | None, problem: str, fix: str) -> None:
         super().__init__(f"{problem}; {fix}", path, line)
-        self.wrong, self.fix = problem, fix  # apart: a caller may give its own fix
+        self.wrong = problem  # apart from its fix: a caller may give its own
 
 
 class RefusedError(AgentMemoryError):

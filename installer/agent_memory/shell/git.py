@@ -288,10 +288,12 @@ def focus(root: Path, prompt: str | None) -> Focus:
 def _bases(root: Path) -> tuple[str, ...]:
     """The bases whose ref ``root``'s .git folder holds, loose or packed: asking git of one it
     lacks costs a process that fails (a repo with no remote has no origin/HEAD). Every base
-    when the files cannot tell: a worktree's .git file, a reftable, GIT_DIR, a packed-refs
-    larger than a bound, or a memory below the work tree's top."""
+    when the files cannot tell: a worktree's .git file, a reftable, GIT_DIR or GIT_COMMON_DIR,
+    a commondir file, a packed-refs larger than a bound, or a memory below the work tree's
+    top."""
     git = root / ".git"
-    if "GIT_DIR" in os.environ or not git.is_dir() or (git / "reftable").exists():
+    moved = any(name in os.environ for name in ("GIT_DIR", "GIT_COMMON_DIR"))
+    if moved or not git.is_dir() or any((git / n).exists() for n in ("reftable", "commondir")):
         return _BASES
     try:
         packed = read_regular(git / "packed-refs", ".git/packed-refs", limit=_PACKED_BYTES)

@@ -187,7 +187,7 @@ def _mentions(data: bytes, wanted: Collection[str]) -> bool:
     text's), or may be: a file that is not plain UTF-8 text is left to the full reading, which
     says what is wrong with it. A word found as part of others more than ``_PARTS`` times is
     taken as held: its search then costs no more than the full reading's."""
-    if b"\0" in data or b"\r" in data:
+    if b"\0" in data:
         return True
     if data.isascii():
         lowered = data.lower()
