@@ -23,8 +23,8 @@ from agent_memory.commands import hook_prompt
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
-from agent_memory.shell import git as git_shell
-from agent_memory.shell.git import focus
+from agent_memory.shell import focus as focus_shell
+from agent_memory.shell.focus import focus
 from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, git_init, run_console, tree
 
@@ -357,9 +357,43 @@ def test_focus_asks_git_only_of_the_bases_its_refs_hold(
     assert "refs/remotes/origin/HEAD" in asked.read_text()
     asked.unlink()
     monkeypatch.delenv("GIT_COMMON_DIR")
-    monkeypatch.setattr(git_shell, "_PACKED_BYTES", 16)  # too large to read: git is asked
+    monkeypatch.setattr(focus_shell, "_PACKED_BYTES", 16)  # too large to read: git is asked
     assert focus(repo, None).paths == ("src/memory/cache.py", "src/new.py")
     assert "refs/remotes/origin/HEAD" in asked.read_text()
+
+
+def test_questions_started_early_give_the_same_answer_and_are_reaped(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session start asks git before it reads the memory: the answer is the one asked
+    then, and a question left unanswered (the context failed) is stopped and reaped."""
+    _git(repo, "config", "user.email", "a@b.c")
+    _git(repo, "config", "user.name", "a")
+    build_tree(repo, {"src/old.py": "x\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "branch", "-M", "main")
+    build_tree(repo, {"src/old.py": "y\n", "src/new.py": "n\n"})
+    asked = focus_shell.ask(repo)
+    assert asked.diff is not None and asked.untracked is not None
+    assert focus(repo, "the task", asked) == focus(repo, "the task")
+    assert focus(repo, None).paths == ("src/new.py", "src/old.py")
+    for child in (asked.diff, asked.untracked):
+        with pytest.raises(ChildProcessError):  # reaped
+            os.waitpid(child.pid, os.WNOHANG)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text("#!/bin/sh\nexec sleep 30\n")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    hung = focus_shell.ask(repo)
+    started = time.monotonic()
+    focus_shell.drop(hung)
+    assert time.monotonic() - started < 2
+    for child in (hung.diff, hung.untracked):
+        assert child is not None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(child.pid, os.WNOHANG)
 
 
 @pytest.mark.parametrize(
@@ -386,7 +420,7 @@ def test_focus_asks_git_within_a_bound_of_time_and_output(
     fake.write_text(f"#!/bin/sh\n{script}\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setattr(git_shell, "_FOCUS_SECONDS", 0.3)
+    monkeypatch.setattr(focus_shell, "_SECONDS", 0.3)
     started = time.monotonic()
     assert focus(tmp_path, None).paths == paths
     assert time.monotonic() - started < 5  # five questions at most, each given up on in time

@@ -20,7 +20,7 @@ from typing import IO
 from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
 from ..parse.hookinput import Payload
-from ..shell.git import focus
+from ..shell.focus import Asked, ask, drop, focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from .context import context
@@ -46,29 +46,41 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     found = where(payload)
     # What the due check reads of the memory, the context reads again unless the review ran.
     kept: dict[Path, Live] = {}
+    # git's questions, started before the memory is read: git answers meanwhile.
+    asked: dict[Path, Asked] = {}
 
     def read(repo: Repo) -> Live:
         return kept.get(repo.root) or kept.setdefault(repo.root, load_live(repo))
 
     def check(repo: Repo) -> Result | None:
+        asked.setdefault(repo.root, ask(repo.root))
         found = not_due(repo, read)
         if found is None:  # the review runs and may write
             kept.clear()
         return found
 
-    with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
-        execute(_REVIEW, found, Call(review, Options(), check))
-    shown = execute(_CONTEXT, found, Call(lambda repo: _context(repo, payload, read)))
+    def shown_for(repo: Repo) -> Result:
+        return _context(repo, payload, read, asked.pop(repo.root, None))
+
+    try:
+        with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
+            execute(_REVIEW, found, Call(review, Options(), check))
+        shown = execute(_CONTEXT, found, Call(shown_for))
+    finally:
+        for question in asked.values():  # not answered: the context failed before
+            drop(question)
     text = str(shown.report.summary["markdown"])
     data = {"focus": shown.report.summary["focus"]}
     return answer("hook session-start", event_of("session-start", payload), text, data)
 
 
-def _context(repo: Repo, payload: Payload, read: Callable[[Repo], Live]) -> Result:
+def _context(
+    repo: Repo, payload: Payload, read: Callable[[Repo], Live], asked: Asked | None
+) -> Result:
     """The context of what the session is about (HOOKS.md § Session start): the paths its
     branch and work tree changed (none changed, or no git: not known, and scoped facts are all
     shown) and its first prompt when the payload carries one, as ``context --task --paths``."""
-    found = focus(repo.root, payload.prompt)
+    found = focus(repo.root, payload.prompt, asked)
     task, paths = found.task or "", found.paths or None
     shown = context(repo, CONTEXT_BYTES, task=task, paths=paths, read=read)
     data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}

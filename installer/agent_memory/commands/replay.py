@@ -19,7 +19,7 @@ from ..layout import SESSIONS_DIR
 from ..parse.memory import Memory
 from ..parse.policy import Policy, overridden
 from ..parse.sessions import read_refs
-from ..shell.git import TASK_MAX
+from ..shell.focus import TASK_MAX
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import memory_of

@@ -1,18 +1,14 @@
-"""Running git: the only place a process is started. User text never reaches git as an option."""
+"""Running git (the session's focus aside: ``focus``). User text never reaches git as an option."""
 
 from __future__ import annotations
 
-import os
 import re
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import AgentMemoryError
-from ..layout import MEMORY_DIR
 from ..records import NamedTuple
-from .files import read_regular
 
 if TYPE_CHECKING:
     import subprocess
@@ -21,18 +17,6 @@ if TYPE_CHECKING:
 _QUICK = 10.0  # seconds: questions about the repository and its config
 _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
-_FOCUS_SECONDS = 3.0  # each question a session start asks: the hook's budget is 30 s
-_FOCUS_BYTES = 1 << 18  # output read of each (names of about 5,000 files)
-FOCUS_PATHS = 1000  # changed paths a session start passes on at most
-TASK_MAX = 2000  # characters of the first prompt passed on as the task
-# The branch a feature branch is compared with: the remote's default, else a local main.
-_BASES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
-# What a session is about is the repo but its memory: the memory's own files (a captured log,
-# continuity.md) say nothing of the task, and leaving them out spares git a stat of every
-# session log (13 ms against 4 at 10,000 logs, a quarter of --version).
-_CODE = ("--", ".", f":(exclude){MEMORY_DIR}")
-_NOT_MEMORY = f"--exclude=/{MEMORY_DIR}/"
-_PACKED_BYTES = 1 << 22  # packed-refs read to find a base; a larger one: every base is asked
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -254,132 +238,3 @@ def recorded(root: Path, rel: str) -> bool:
     except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0
-
-
-class Focus(NamedTuple):
-    """What a session is about, as far as git and the hook's payload tell (DESIGN §22)."""
-
-    paths: tuple[str, ...]  # changed on the branch since its merge base, or in the work tree
-    task: str | None  # the first prompt, where the payload carries one
-
-
-def focus(root: Path, prompt: str | None) -> Focus:
-    """The paths (relative to ``root``) that the branch changed against its merge base with
-    the default branch, plus the work tree's changes and new files; none outside git. Every
-    git call is bounded in time and output, and a name read from git goes back after
-    ``--end-of-options``: a branch may be called anything."""
-    task = (prompt.strip()[:TASK_MAX] or None) if prompt else None
-    diff = ["diff", "--name-only", "-z", "--no-renames", "--relative"]
-    # The work tree against the merge base with the first default branch there is, in one
-    # process (git 2.30's --merge-base); none (or an older git): against HEAD.
-    asked = ([*diff, "--merge-base", "--end-of-options", base, *_CODE] for base in _bases(root))
-    changed = next((out for args in asked if (out := _bounded(root, args)) is not None), None)
-    if changed is None:
-        changed = _bounded(root, [*diff, "--end-of-options", "HEAD", *_CODE])
-    paths = set(_names(changed))
-    # The memory left out as an ignored folder too: git then does not walk its 10,000 logs to
-    # find the untracked ones (2.4 ms against 6.4); the pattern is anchored at the work tree's
-    # top, which is ``root`` when the memory is the repo's own.
-    untracked = ["ls-files", "-z", "--others", "--exclude-standard", _NOT_MEMORY, *_CODE]
-    paths.update(_names(_bounded(root, untracked)))
-    return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
-
-
-def _bases(root: Path) -> tuple[str, ...]:
-    """The bases whose ref ``root``'s .git folder holds, loose or packed: asking git of one it
-    lacks costs a process that fails (a repo with no remote has no origin/HEAD). Every base
-    when the files cannot tell: a worktree's .git file, a reftable, GIT_DIR or GIT_COMMON_DIR,
-    a commondir file, a packed-refs larger than a bound, or a memory below the work tree's
-    top."""
-    git = root / ".git"
-    moved = any(name in os.environ for name in ("GIT_DIR", "GIT_COMMON_DIR"))
-    if moved or not git.is_dir() or any((git / n).exists() for n in ("reftable", "commondir")):
-        return _BASES
-    try:
-        packed = read_regular(git / "packed-refs", ".git/packed-refs", limit=_PACKED_BYTES)
-    except AgentMemoryError:  # not a regular file, or too large to read for this
-        return _BASES
-    listed = packed or b""
-    return tuple(
-        base for base in _BASES if (git / base).is_file() or f" {base}\n".encode() in listed
-    )
-
-
-def _names(out: bytes | None) -> list[str]:
-    """The NUL-separated names of ``out``; a last one cut by the output bound is dropped."""
-    if not out:
-        return []
-    names = out.split(b"\0")
-    whole = names[:-1] if len(out) < _FOCUS_BYTES else names[:-2]
-    return [name.decode("utf-8", errors="replace") for name in whole if name]
-
-
-def _bounded(root: Path, args: Sequence[str]) -> bytes | None:
-    """git's stdout, at most ``_FOCUS_BYTES`` of it within ``_FOCUS_SECONDS``; None when git
-    fails, is missing, or does not answer in time (the question is then unanswered). Where the
-    system has ``posix_spawn``, git is started with it and read with ``select``: importing
-    subprocess (with threading, selectors and signal) is 17M instructions, a twelfth of a
-    session start."""
-    if not hasattr(os, "posix_spawnp"):  # Windows
-        return _bounded_portably(root, args)
-    import select
-
-    out, into = os.pipe()
-    devnull = os.open(os.devnull, os.O_RDWR)
-    # the child gets these three; no other descriptor of ours (os.pipe and os.open close on exec)
-    actions = [(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate((devnull, into, devnull))]
-    try:
-        pid = os.posix_spawnp(
-            "git", ["git", "-C", str(root), *args], os.environ, file_actions=actions
-        )
-    except OSError:
-        os.close(out)
-        return None
-    finally:
-        os.close(into)
-        os.close(devnull)
-    chunks: list[bytes] = []
-    size, deadline, done = 0, time.monotonic() + _FOCUS_SECONDS, False
-    try:
-        while size < _FOCUS_BYTES and (left := deadline - time.monotonic()) > 0:
-            if not select.select([out], [], [], left)[0]:
-                break
-            chunk = os.read(out, _FOCUS_BYTES - size)
-            if not chunk:
-                done = True
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(out)
-        if not done:
-            os.kill(pid, 9)  # SIGKILL: the rest is not read (bound), or no answer in time
-        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    data = b"".join(chunks)
-    return data if (done and code == 0) or size >= _FOCUS_BYTES else None
-
-
-def _bounded_portably(root: Path, args: Sequence[str]) -> bytes | None:
-    """``_bounded`` with subprocess, where there is no ``posix_spawn``."""
-    import subprocess
-    import threading
-
-    try:
-        child = subprocess.Popen(
-            ["git", *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-    except OSError:
-        return None
-    timer = threading.Timer(_FOCUS_SECONDS, child.kill)
-    timer.start()
-    try:
-        assert child.stdout is not None
-        out = child.stdout.read(_FOCUS_BYTES)
-        if len(out) == _FOCUS_BYTES:
-            child.kill()  # the rest is not read: the bound is the answer's size
-        code = child.wait()
-        child.stdout.close()
-    finally:
-        timer.cancel()
-    return out if code == 0 or len(out) == _FOCUS_BYTES else None
