@@ -47,7 +47,6 @@ _HEADING = patterns.compile(_TITLE)
 _BULLET = patterns.compile(_PLAIN)
 _SHAPE = patterns.compile(rf"(?:{_TITLE}\n|\n|{_PLAIN}.*\n(?:{_FOOTER}.*-->\n)?)*")
 _NOT_PLAIN = patterns.compile(rf"\n(?!{_PLAIN})")  # a line that is no bullet of plain text
-_ID = patterns.compile(r"<!-- id:([^|\n]*)")  # a footer's first segment: its id field
 # A field ``fields_of`` reads as from:, and the one shape of it read here.
 _ANY_FROM = patterns.compile(r"\|\s*from\s*:", re.IGNORECASE)
 _FROM = patterns.compile(r"\| from:([^|\n]*?)(?=\||-->\n)")
@@ -81,7 +80,9 @@ class _Section:
 
     @functools.cached_property
     def ids(self) -> list[str]:
-        return _ID.findall(self.footed)
+        """Each footer's first segment, its id field (each footer starts "  <!-- id:")."""
+        start = len(_FOOTER)
+        return [footer.partition("|")[0][start:] for footer in self.footers]
 
     @functools.cached_property
     def keys(self) -> bool | None:
