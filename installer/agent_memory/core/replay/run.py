@@ -21,7 +21,6 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from heapq import heappop, heappush
 
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
@@ -153,12 +152,13 @@ class _Run:
         self.by_log = [False] * len(subjects)  # some log listed it under Created
         self.replaced = [False] * len(subjects)  # a log superseded it
         self.tier: list[str | None] = [None] * len(subjects)  # None: not born yet
-        self.version = [0] * len(subjects)
-        # the facts to judge again at each log (and after the last), with their version then
-        self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
-        # (log, fact, version): where a fact's tier may move within the memory files, which
-        # only a ranked view and a count of the tiers read: judged when one asks (``refresh``)
-        self.soft: list[tuple[int, int, int]] = []
+        # the facts to judge again at each log (and after the last); a fact is judged there
+        # while it is still its ``when`` (any judgement, or a later one due, moves it)
+        self.due: list[list[int]] = [[] for _ in range(len(logs) + 1)]
+        self.when = [-1] * len(subjects)
+        # fact -> the log from which its tier may move within the memory files, which only a
+        # ranked view and a count of the tiers read: judged when one asks (``refresh``)
+        self.soft: dict[int, int] = {}
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
@@ -187,15 +187,16 @@ class _Run:
 
     def _at(self, index: int, k: int) -> None:
         """Judge fact ``k`` again at log ``index`` (past the last log: never, nothing moves)."""
-        self.version[k] += 1
+        self.when[k] = index
+        self.soft.pop(k, None)
         if index < len(self.due):
-            self.due[index].append((k, self.version[k]))
+            self.due[index].append(k)
 
     def judge_until(self, index: int) -> None:
         """Judge again every fact whose tier may have moved by log ``index``."""
-        versions, judge = self.version, self._judge
-        for k, version in self.due[index]:
-            if version == versions[k]:
+        when, judge = self.when, self._judge
+        for k in self.due[index]:
+            if when[k] == index:
                 judge(index, k)
         self.due[index] = []
 
@@ -222,7 +223,8 @@ class _Run:
             section = subject.fact.section
             tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
         self.tier[k] = tier
-        version = self.version[k] = self.version[k] + 1  # what was due for it is judged now
+        self.when[k] = -1  # what was due for it is judged now
+        self.soft.pop(k, None)
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
@@ -233,10 +235,11 @@ class _Run:
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
             if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
-                heappush(self.soft, (point, k, version))
+                self.soft[k] = point
                 point = hard
+            self.when[k] = point
             if point < len(self.due):
-                self.due[point].append((k, version))
+                self.due[point].append(k)
 
     def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
         """The next log after ``index`` where fact ``k``'s tier may move though no log names
@@ -252,11 +255,9 @@ class _Run:
 
     def refresh(self, index: int) -> None:
         """Judge the facts whose tier may have moved within the memory files by log ``index``."""
-        soft, versions = self.soft, self.version
-        while soft and soft[0][0] <= index:
-            _, k, version = heappop(soft)
-            if version == versions[k]:
-                self._judge(index, k)
+        soft = self.soft
+        for k in sorted(k for k, point in soft.items() if point <= index):
+            self._judge(index, k)
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
@@ -338,11 +339,10 @@ class _Run:
             self._at(index + 1, k)
             return
         self.tier[k] = tier
-        version = self.version[k] = self.version[k] + 1
-        heappush(self.soft, (index + 1, k, version))
-        check = self.after(self.days[index]) + self.policy.archive_window + 1
+        self.soft[k] = index + 1
+        check = self.when[k] = self.after(self.days[index]) + self.policy.archive_window + 1
         if check < len(self.due):
-            self.due[check].append((k, version))
+            self.due[check].append(k)
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
