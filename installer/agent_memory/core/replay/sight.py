@@ -56,6 +56,7 @@ class Sight:
         self.entries: set[int] = set()  # the facts held that the view offers
         # each fact's key less its binding rank and the task's parts (``relevance.rank``)
         self.order: list[tuple[object, ...] | None] = [None] * len(facts)
+        self.sequence: list[int] = []  # the entries in that order, as last ranked
         self.by_id: dict[str, list[int]] = {}
         for k, (_, fact) in enumerate(facts):
             if fact.id is not None:
@@ -187,25 +188,41 @@ class Sight:
         return self.by_id.get(fact_id, [])
 
     def _ranked(self, task: str) -> list[tuple[tuple[object, ...], int]]:
-        """The facts of the view in relevance's order (``relevance.rank``), with their keys."""
+        """The facts of the view in relevance's order (``relevance.rank``), with their keys: the
+        parts that depend on the task, then the fact's place by the rest (``_sequence``), which
+        two sorts then compare as numbers."""
         scores = self._scores(task) if task.strip() else {}
         named = frozenset(word.strip(_AROUND) for word in task.lower().split())
         keys: list[tuple[tuple[object, ...], int]] = []
         bands = {0.0: 1 << 30}  # facts of one length and the same words score the same
-        for k in self.entries:
+        for place, k in enumerate(self._sequence()):
             fact_id = self.facts[k][1].id
             score = scores.get((self.facts[k][0], fact_id), 0.0) if fact_id is not None else 0.0
             near = bands.get(score)
             if near is None:
                 near = bands[score] = -recall.band(score)
-            order = self.order[k] or self._order(k)
             binding = (self.group[k] or 0) < FACTS
-            keys.append(((not binding, fact_id not in named, near, order), k))
-        keys.sort()
+            keys.append(((not binding, fact_id not in named, near, place), k))
+        keys.sort()  # in place order already, save where the task moves a fact
         return keys
+
+    def _sequence(self) -> list[int]:
+        """The facts of the view by the parts of their keys that do not depend on the task,
+        sorted from the last ranking's order: between two logs only a few facts move."""
+        group = self.group
+        found = [k for k in self.sequence if group[k] is not None]
+        if len(found) < len(self.entries):
+            known = set(found)
+            found += [k for k in self.entries if k not in known]
+        found.sort(key=self._order)
+        self.sequence = found
+        return found
 
     def _order(self, k: int) -> tuple[object, ...]:
         """The parts of fact ``k``'s key that do not depend on the task."""
+        found = self.order[k]
+        if found is not None:
+            return found
         group, fields, tier = self.group[k] or 0, self.fields[k] or {}, self.tier[k]
         when, uses = recall.recency(fields)
         rank = _RANK.get(tier or "working", len(_RANK))
