@@ -167,6 +167,8 @@ class _Run:
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
+        self.next_day = [self._after[day] for day in self.days]  # of each log's day
+        self._since: tuple[int, Callable[[str], int]] = (-1, self._counter(-1))
         # Out of the memory files, a fact stays out until a log names it, so the next move of
         # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
@@ -200,22 +202,33 @@ class _Run:
                 judge(index, k)
         self.due[index] = []
 
+    def _counter(self, index: int) -> Callable[[str], int]:
+        """``sessions_since`` before log ``index``: the logs before it dated after a day."""
+        known, after = self._after, self.after
+
+        def since(date: str) -> int:
+            found = known.get(date)
+            count = index - (after(date) if found is None else found)
+            return count if count > 0 else 0
+
+        return since
+
     def _judge(self, index: int, k: int) -> None:
         subject, days = self.subjects[k], self.days
         # with no log yet, a fact stands as it was born
-        day = days[min(index, len(days) - 1)] if days else subject.fields.get("created", "")
+        if index < len(days):
+            day = days[index]
+        else:
+            day = days[-1] if days else subject.fields.get("created", "")
         entry = self.cached[k]
         if entry is None:
             entry = self._fields(index, k, day)
             if self.steady[k]:
                 self.cached[k] = entry
         fields, task = entry
-        known, after = self._after, self.after
-
-        def since(date: str) -> int:
-            found = known.get(date)
-            return max(0, index - (after(date) if found is None else found))
-
+        if self._since[0] != index:
+            self._since = (index, self._counter(index))
+        since = self._since[1]
         hand = None if self.steady[k] else _hand(subject.fields, day)
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
@@ -340,7 +353,7 @@ class _Run:
             return
         self.tier[k] = tier
         self.soft[k] = index + 1
-        check = self.when[k] = self.after(self.days[index]) + self.policy.archive_window + 1
+        check = self.when[k] = self.next_day[index] + self.policy.archive_window + 1
         if check < len(self.due):
             self.due[check].append(k)
 
