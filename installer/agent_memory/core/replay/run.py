@@ -28,7 +28,7 @@ from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
-from . import periods
+from . import footers, periods
 from .periods import Period
 from .sight import Sight
 
@@ -161,7 +161,14 @@ class _Run:
         self.soft: dict[int, int] = {}
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
-        self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
+        self.steady = [footers.steady(s.fields, s.fact.task) for s in subjects]
+        self.keeps = [footers.keeps(s.fields) for s in subjects]
+        self.retracted = [footers.retracted(s.fields) for s in subjects]
+        # steady and with no expiry: named, it is in the memory files (``_used``)
+        self.kept = [
+            steady and "valid-until" not in s.fields
+            for steady, s in zip(self.steady, subjects, strict=True)
+        ]
         self.cached: list[tuple[dict[str, str], str | None] | None] = [None] * len(subjects)
         self.points: list[tuple[list[int], int] | None] = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
@@ -229,7 +236,7 @@ class _Run:
         if self._since[0] != index:
             self._since = (index, self._counter(index))
         since = self._since[1]
-        hand = None if self.steady[k] else _hand(subject.fields, day)
+        hand = None if self.steady[k] else footers.hand(subject.fields, day)
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
         else:
@@ -256,10 +263,10 @@ class _Run:
 
     def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
         """The next log after ``index`` where fact ``k``'s tier may move though no log names
-        it (None: none), and where it may leave the memory files (``_points``)."""
+        it (None: none), and where it may leave the memory files (``footers.points``)."""
         found = self.points[k]
         if found is None:
-            found = _points(fields, self.subjects[k].fields, self.after, self.policy)
+            found = footers.points(fields, self.subjects[k].fields, self.after, self.policy)
             if self.steady[k]:
                 self.points[k] = found
         points, hard = found
@@ -277,15 +284,9 @@ class _Run:
         stored = self.subjects[k].fields
         created = stored.get("created") or day
         uses, last = from_logs(stored, created, self.count[k], self.latest[k], self.by_log[k])
-        fields = {"created": created, "uses": str(uses), "last_used": last}
-        for key in ("valid-until",):
-            if key in stored:
-                fields[key] = stored[key]
-        if stored.get("tier") == "core":  # a person's pin: when it was made is not known
-            fields["tier"] = "core"
-        archived = stored.get("archived", "")
-        retracted = stored.get("tier") == tiers.SUPERSEDED and day > archived != ""
-        if self.replaced[k] or retracted:
+        fields = {"created": created, "uses": str(uses), "last_used": last, **self.keeps[k]}
+        retracted = self.retracted[k]
+        if self.replaced[k] or (retracted is not None and day > retracted):
             fields["tier"] = tiers.SUPERSEDED
         task = self.subjects[k].fact.task
         if task == "x":  # closed on its ``done`` date (its last use when it has none)
@@ -324,15 +325,16 @@ class _Run:
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
-        day = self.logs[index][:10]
+        day, known, count = self.days[index], self.index, self.count
+        check = self.next_day[index] + self.policy.archive_window + 1
         for fact_id in found.used:
-            k = self.index.get(fact_id)
+            k = known.get(fact_id)
             if k is not None:
-                self.count[k] += 1
+                count[k] += 1
                 self.latest[k] = day
                 self.by_log[k] = self.by_log[k] or fact_id in found.created
                 self.cached[k] = self.points[k] = self.lazy[k] = None
-                self._used(index, k)
+                self._used(index, k, check)
         for old, _new in found.superseded:
             k = self.index.get(old)
             if k is not None and not self.replaced[k]:
@@ -340,12 +342,13 @@ class _Run:
                 self.cached[k] = self.points[k] = self.lazy[k] = None
                 self._at(index + 1, k)
 
-    def _used(self, index: int, k: int) -> None:
+    def _used(self, index: int, k: int, check: int) -> None:
         """A fact whose footer comes from its events alone is in the memory files once a log
         names it (back in them if archived): not idle, it cannot expire. Its tier within them is
-        judged when asked (``refresh``), or once it may have idled past the archive window."""
-        tier, fields = self.tier[k], self.subjects[k].fields
-        steady = self.steady[k] and not self.replaced[k] and "valid-until" not in fields
+        judged when asked (``refresh``), or once it may have idled past the archive window: at
+        log ``check``."""
+        tier = self.tier[k]
+        steady = self.kept[k] and not self.replaced[k]
         if steady and tier in GONE:  # back where it was, in the tier it left them in
             tier = self.sight.back(k)
         if not steady or tier is None:
@@ -353,7 +356,7 @@ class _Run:
             return
         self.tier[k] = tier
         self.soft[k] = index + 1
-        check = self.when[k] = self.next_day[index] + self.policy.archive_window + 1
+        self.when[k] = check
         if check < len(self.due):
             self.due[check].append(k)
 
@@ -364,44 +367,3 @@ class _Run:
         for k in due:
             self._judge(index, k)
         return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
-
-
-def _hand(stored: Mapping[str, str], day: str) -> dict[str, str]:
-    """A fact archived by hand is held from the day after it was (DECAY.md § Tiers, held)."""
-    archived = stored.get("archived", "")
-    if stored.get("archived-by") == "hand" and archived and day > archived:
-        return {"archived-by": "hand", "archived": archived}
-    return {}
-
-
-def _steady(stored: Mapping[str, str], task: str | None) -> bool:
-    return (
-        bool(stored.get("created"))
-        and task != "x"
-        and stored.get("archived-by") != "hand"
-        and stored.get("tier") != tiers.SUPERSEDED
-    )
-
-
-def _points(
-    fields: Mapping[str, str],
-    stored: Mapping[str, str],
-    after: Callable[[str], int],
-    policy: Policy,
-) -> tuple[list[int], int]:
-    """The logs at which the fact's tier may move though no log names it, in order: where a
-    sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers). And the first where a steady fact may leave the
-    memory files: it idles past the archive window (rule 7), or it expires."""
-    last = fields["last_used"]
-    idle = after(last)
-    points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
-    if int(fields["uses"]) <= 1:
-        points.append(after(fields["created"]) + policy.working_window + 1)
-    if "done" in fields:
-        points.append(after(fields["done"]))  # the day it closed
-        points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
-    points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
-    until = stored.get("valid-until")
-    hard = idle + policy.archive_window + 1
-    return sorted(set(points)), min(hard, after(until)) if until else hard

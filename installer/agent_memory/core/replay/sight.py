@@ -93,7 +93,7 @@ class Sight:
                 self._enter(k, group)
 
     def _enter(self, k: int, group: int) -> None:
-        static = self._static(k)
+        static = self.static[k] or self._static(k)
         self.group[k] = group
         self.entries.add(k)
         self.counts[group] += 1
@@ -126,7 +126,7 @@ class Sight:
     def _leave(self, k: int) -> None:
         group = self.group[k]
         if group is not None:
-            static = self._static(k)
+            static = self.static[k] or self._static(k)
             self.counts[group] -= 1
             self.sizes[group] -= static.full
             self.least -= static.lines[-1]
