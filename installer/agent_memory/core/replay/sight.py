@@ -71,6 +71,8 @@ class Sight:
         self.lengths = [0] * len(facts)  # words of each fact indexed
         self.words = 0  # of them all
         self.changed: set[int] = set()
+        # each term's shares of the scores (``_part``), while no fact comes or goes
+        self.parts: dict[tuple[str, int], list[tuple[int, float]]] = {}
         head = context.review_section(())
         self.head = _size(context._INTRO + "\n" + head)
         titles = (*GROUPS.values(), INDEX)
@@ -214,7 +216,9 @@ class Sight:
         if len(found) < len(self.entries):
             known = set(found)
             found += [k for k in self.entries if k not in known]
-        found.sort(key=self._order)
+        order = self.order
+        keys = {k: order[k] or self._order(k) for k in found}
+        found.sort(key=keys.__getitem__)
         self.sequence = found
         return found
 
@@ -240,25 +244,31 @@ class Sight:
             weights[term] = weights.get(term, 0) + 1
         if not total:
             return {}
-        average = self.words / total
         found: dict[int, float] = {}
-        norms: dict[int, float] = {}
         for term, weight in weights.items():
-            postings = self.postings.get(term)
-            if not postings:
-                continue
-            frequency = len(postings)
-            idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-            for k, tf in postings.items():
-                norm = norms.get(k)
-                if norm is None:
-                    length = self.lengths[k]
-                    norm = norms[k] = recall.K1 * (1 - recall.B + recall.B * length / average)
-                found[k] = found.get(k, 0.0) + idf * tf * _SATURATION / (tf + norm)
+            part = self.parts.get((term, weight))
+            if part is None:
+                part = self.parts[term, weight] = self._part(term, weight, total)
+            for k, share in part:
+                found[k] = found.get(k, 0.0) + share
         # keyed as relevance keys them: two facts of one file with one id share the later score
         return {
             (self.facts[k][0], self.facts[k][1].id): found[k] for k in sorted(found) if found[k] > 0
         }
+
+    def _part(self, term: str, weight: int, total: int) -> list[tuple[int, float]]:
+        """Each fact's share of its score from ``term``, found ``weight`` times in a task."""
+        postings = self.postings.get(term)
+        if not postings:
+            return []
+        average = self.words / total
+        frequency = len(postings)
+        idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        shares = []
+        for k, tf in postings.items():
+            norm = recall.K1 * (1 - recall.B + recall.B * self.lengths[k] / average)
+            shares.append((k, idf * tf * _SATURATION / (tf + norm)))
+        return shares
 
     def _index(self) -> None:
         """The postings of the facts held, brought up to date with the facts that changed."""
@@ -266,6 +276,7 @@ class Sight:
             held = self.held[k] and self.facts[k][1].id is not None
             if held == (k in self.indexed):
                 continue
+            self.parts.clear()
             terms = self._terms(k)
             self.lengths[k] = length = sum(terms.values())
             if held:
