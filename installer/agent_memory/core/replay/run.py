@@ -203,11 +203,13 @@ class _Run:
 
     def judge_until(self, index: int) -> None:
         """Judge again every fact whose tier may have moved by log ``index``."""
-        when, judge = self.when, self._judge
-        for k in self.due[index]:
-            if when[k] == index:
-                judge(index, k)
-        self.due[index] = []
+        due = self.due[index]
+        if due:
+            when, judge = self.when, self._judge
+            for k in due:
+                if when[k] == index:
+                    judge(index, k)
+            self.due[index] = []
 
     def _counter(self, index: int) -> Callable[[str], int]:
         """``sessions_since`` before log ``index``: the logs before it dated after a day."""
@@ -299,29 +301,25 @@ class _Run:
         self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
         """What happened to each id log ``index`` used; ``seen``: where its view put them."""
-        day = self.days[index]
-        return tuple([(i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used)])
-
-    def _outcome(
-        self, fact_id: str, index: int, day: str, found: SessionRefs, seen: Mapping[str, str]
-    ) -> str:
-        k = self.index.get(fact_id)
-        if k is None:
-            return UNKNOWN
-        point = self.lazy[k]
-        if point is not None and point <= index:  # out of the memory files, due to move
-            self._judge(index, k)
-        created = self.subjects[k].fields.get("created", "")
-        if not self.count[k] and (
-            not created or created > day or (created == day and fact_id in found.created)
-        ):
-            return NEW
-        tier = self.tier[k]
-        if tier is None:
-            return NEW
-        if tier in GONE:
-            return ARCHIVED
-        return seen.get(fact_id, HIDDEN)
+        day, known, lazy, tier = self.days[index], self.index, self.lazy, self.tier
+        found_outcomes = []
+        for fact_id in sorted(found.used):
+            k = known.get(fact_id)
+            if k is None:
+                found_outcomes.append((fact_id, UNKNOWN))
+                continue
+            point = lazy[k]
+            if point is not None and point <= index:  # out of the memory files, due to move
+                self._judge(index, k)
+            if not self.count[k]:
+                created = self.subjects[k].fields.get("created", "")
+                if not created or created > day or (created == day and fact_id in found.created):
+                    found_outcomes.append((fact_id, NEW))
+                    continue
+            now = tier[k]
+            outcome = NEW if now is None else ARCHIVED if now in GONE else seen.get(fact_id, HIDDEN)
+            found_outcomes.append((fact_id, outcome))
+        return tuple(found_outcomes)
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
