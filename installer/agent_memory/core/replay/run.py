@@ -105,10 +105,10 @@ def replay(
         run.judge_until(index)
         if name[:10] != day:  # a period is one of the log's date
             day, now = name[:10], period(name)
-        if not counted or counted[-1][0] != now:
-            if counted:
-                counted[-1] = (counted[-1][0], run.tier_counts(index))
-            counted.append((now, {}))
+            if not counted or counted[-1][0] != now:
+                if counted:
+                    counted[-1] = (counted[-1][0], run.tier_counts(index))
+                counted.append((now, {}))
         where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
         steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
@@ -323,15 +323,22 @@ class _Run:
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
-        day, known, count = self.days[index], self.index, self.count
+        day, known, count, latest = self.days[index], self.index, self.count, self.latest
         check = self.next_day[index] + self.policy.archive_window + 1
+        created, by_log, cached, points, lazy = (
+            found.created,
+            self.by_log,
+            self.cached,
+            self.points,
+            self.lazy,
+        )
         for fact_id in found.used:
             k = known.get(fact_id)
             if k is not None:
                 count[k] += 1
-                self.latest[k] = day
-                self.by_log[k] = self.by_log[k] or fact_id in found.created
-                self.cached[k] = self.points[k] = self.lazy[k] = None
+                latest[k] = day
+                by_log[k] = by_log[k] or fact_id in created
+                cached[k] = points[k] = lazy[k] = None
                 self._used(index, k, check)
         for old, _new in found.superseded:
             k = self.index.get(old)

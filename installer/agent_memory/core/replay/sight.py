@@ -304,7 +304,7 @@ class Sight:
     ) -> tuple[dict[str, str], int] | None:
         """``context.view``'s choice of what goes in full and what by its one line, on sizes."""
         entries = [k for _, k in ranked]
-        statics = [self._static(k) for k in entries]
+        statics = [self.static[k] or self._static(k) for k in entries]
         groups = [self.group[k] or 0 for k in entries]
         full = _choose(statics, groups, [key for key, _ in ranked], budget)
         rest = [n for n in range(len(entries)) if n not in full]
