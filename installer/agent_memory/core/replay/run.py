@@ -175,7 +175,8 @@ class _Run:
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
         self.next_day = [self._after[day] for day in self.days]  # of each log's day
-        self._since: tuple[int, Callable[[str], int]] = (-1, self._counter(-1))
+        self.day_at = self.days + self.days[-1:]  # past the last log: its day
+        self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
         # Out of the memory files, a fact stays out until a log names it, so the next move of
         # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
@@ -223,40 +224,36 @@ class _Run:
         return since
 
     def _judge(self, index: int, k: int) -> None:
-        subject, days = self.subjects[k], self.days
+        subject, steady = self.subjects[k], self.steady[k]
         # with no log yet, a fact stands as it was born
-        if index < len(days):
-            day = days[index]
-        else:
-            day = days[-1] if days else subject.fields.get("created", "")
+        day = self.day_at[index] if self.days else subject.fields.get("created", "")
         entry = self.cached[k]
         if entry is None:
             entry = self._fields(index, k, day)
-            if self.steady[k]:
+            if steady:
                 self.cached[k] = entry
         fields, task = entry
-        if self._since[0] != index:
-            self._since = (index, self._counter(index))
-        since = self._since[1]
-        hand = None if self.steady[k] else footers.hand(subject.fields, day)
+        if self.since_at != index:
+            self.since_at, self.since = index, self._counter(index)
+        hand = None if steady else footers.hand(subject.fields, day)
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
         else:
             section = subject.fact.section
-            tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
+            tier = tiers.decide(fields, section, task, self.since, self.policy, False, day).tier
         self.tier[k] = tier
         self.when[k] = -1  # what was due for it is judged now
         self.soft.pop(k, None)
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
-            self.lazy[k] = None if self.steady[k] else self._next(index, k, fields)[0]
+            self.lazy[k] = None if steady else self._next(index, k, fields)[0]
             return
         self.sight.show(k, tier, task, fields)
         self.lazy[k] = None
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
-            if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
+            if steady and point < hard:  # it stays in the memory files until ``hard``
                 self.soft[k] = point
                 point = hard
             self.when[k] = point

@@ -105,9 +105,10 @@ class Sight:
 
     def hide(self, k: int) -> None:
         """Fact ``k`` is out of the memory files."""
-        if self.group[k] is not None:
-            self.parted[k] = self.group[k]
-        self._leave(k)
+        group = self.group[k]
+        if group is not None:
+            self.parted[k] = group
+            self._leave(k)
         if self.held[k]:
             self.held[k] = False
             self.changed.add(k)
