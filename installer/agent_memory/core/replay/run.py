@@ -21,7 +21,6 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from heapq import heappop, heappush
 
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
@@ -29,7 +28,7 @@ from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
-from . import periods
+from . import footers, periods
 from .periods import Period
 from .sight import Sight
 
@@ -106,10 +105,10 @@ def replay(
         run.judge_until(index)
         if name[:10] != day:  # a period is one of the log's date
             day, now = name[:10], period(name)
-        if not counted or counted[-1][0] != now:
-            if counted:
-                counted[-1] = (counted[-1][0], run.tier_counts(index))
-            counted.append((now, {}))
+            if not counted or counted[-1][0] != now:
+                if counted:
+                    counted[-1] = (counted[-1][0], run.tier_counts(index))
+                counted.append((now, {}))
         where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
         steps.append(Step(name, run.outcomes(index, found, where), size))
         run.record(index, found)
@@ -153,20 +152,31 @@ class _Run:
         self.by_log = [False] * len(subjects)  # some log listed it under Created
         self.replaced = [False] * len(subjects)  # a log superseded it
         self.tier: list[str | None] = [None] * len(subjects)  # None: not born yet
-        self.version = [0] * len(subjects)
-        # the facts to judge again at each log (and after the last), with their version then
-        self.due: list[list[tuple[int, int]]] = [[] for _ in range(len(logs) + 1)]
-        # (log, fact, version): where a fact's tier may move within the memory files, which
-        # only a ranked view and a count of the tiers read: judged when one asks (``refresh``)
-        self.soft: list[tuple[int, int, int]] = []
+        # the facts to judge again at each log (and after the last); a fact is judged there
+        # while it is still its ``when`` (any judgement, or a later one due, moves it)
+        self.due: list[list[int]] = [[] for _ in range(len(logs) + 1)]
+        self.when = [-1] * len(subjects)
+        # fact -> the log from which its tier may move within the memory files, which only a
+        # ranked view and a count of the tiers read: judged when one asks (``refresh``)
+        self.soft: dict[int, int] = {}
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
-        self.steady = [_steady(s.fields, s.fact.task) for s in subjects]
+        self.steady = [footers.steady(s.fields, s.fact.task) for s in subjects]
+        self.keeps = [footers.keeps(s.fields) for s in subjects]
+        self.retracted = [footers.retracted(s.fields) for s in subjects]
+        # steady and with no expiry: named, it is in the memory files (``_used``)
+        self.kept = [
+            steady and "valid-until" not in s.fields
+            for steady, s in zip(self.steady, subjects, strict=True)
+        ]
         self.cached: list[tuple[dict[str, str], str | None] | None] = [None] * len(subjects)
         self.points: list[tuple[list[int], int] | None] = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
+        self.next_day = [self._after[day] for day in self.days]  # of each log's day
+        self.day_at = self.days + self.days[-1:]  # past the last log: its day
+        self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
         # Out of the memory files, a fact stays out until a log names it, so the next move of
         # its tier is only computed when asked: here, where it is due.
         self.lazy: list[int | None] = [None] * len(subjects)
@@ -187,63 +197,75 @@ class _Run:
 
     def _at(self, index: int, k: int) -> None:
         """Judge fact ``k`` again at log ``index`` (past the last log: never, nothing moves)."""
-        self.version[k] += 1
+        self.when[k] = index
+        self.soft.pop(k, None)
         if index < len(self.due):
-            self.due[index].append((k, self.version[k]))
+            self.due[index].append(k)
 
     def judge_until(self, index: int) -> None:
         """Judge again every fact whose tier may have moved by log ``index``."""
-        versions, judge = self.version, self._judge
-        for k, version in self.due[index]:
-            if version == versions[k]:
-                judge(index, k)
-        self.due[index] = []
+        due = self.due[index]
+        if due:
+            when, judge = self.when, self._judge
+            for k in due:
+                if when[k] == index:
+                    judge(index, k)
+            self.due[index] = []
 
-    def _judge(self, index: int, k: int) -> None:
-        subject, days = self.subjects[k], self.days
-        # with no log yet, a fact stands as it was born
-        day = days[min(index, len(days) - 1)] if days else subject.fields.get("created", "")
-        entry = self.cached[k]
-        if entry is None:
-            entry = self._fields(index, k, day)
-            if self.steady[k]:
-                self.cached[k] = entry
-        fields, task = entry
+    def _counter(self, index: int) -> Callable[[str], int]:
+        """``sessions_since`` before log ``index``: the logs before it dated after a day."""
         known, after = self._after, self.after
 
         def since(date: str) -> int:
             found = known.get(date)
-            return max(0, index - (after(date) if found is None else found))
+            count = index - (after(date) if found is None else found)
+            return count if count > 0 else 0
 
-        hand = None if self.steady[k] else _hand(subject.fields, day)
+        return since
+
+    def _judge(self, index: int, k: int) -> None:
+        subject, steady = self.subjects[k], self.steady[k]
+        # with no log yet, a fact stands as it was born
+        day = self.day_at[index] if self.days else subject.fields.get("created", "")
+        entry = self.cached[k]
+        if entry is None:
+            entry = self._fields(index, k, day)
+            if steady:
+                self.cached[k] = entry
+        fields, task = entry
+        if self.since_at != index:
+            self.since_at, self.since = index, self._counter(index)
+        hand = None if steady else footers.hand(subject.fields, day)
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
         else:
             section = subject.fact.section
-            tier = tiers.decide(fields, section, task, since, self.policy, False, day).tier
+            tier = tiers.decide(fields, section, task, self.since, self.policy, False, day).tier
         self.tier[k] = tier
-        version = self.version[k] = self.version[k] + 1  # what was due for it is judged now
+        self.when[k] = -1  # what was due for it is judged now
+        self.soft.pop(k, None)
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
-            self.lazy[k] = None if self.steady[k] else self._next(index, k, fields)[0]
+            self.lazy[k] = None if steady else self._next(index, k, fields)[0]
             return
         self.sight.show(k, tier, task, fields)
         self.lazy[k] = None
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
-            if self.steady[k] and point < hard:  # it stays in the memory files until ``hard``
-                heappush(self.soft, (point, k, version))
+            if steady and point < hard:  # it stays in the memory files until ``hard``
+                self.soft[k] = point
                 point = hard
+            self.when[k] = point
             if point < len(self.due):
-                self.due[point].append((k, version))
+                self.due[point].append(k)
 
     def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
         """The next log after ``index`` where fact ``k``'s tier may move though no log names
-        it (None: none), and where it may leave the memory files (``_points``)."""
+        it (None: none), and where it may leave the memory files (``footers.points``)."""
         found = self.points[k]
         if found is None:
-            found = _points(fields, self.subjects[k].fields, self.after, self.policy)
+            found = footers.points(fields, self.subjects[k].fields, self.after, self.policy)
             if self.steady[k]:
                 self.points[k] = found
         points, hard = found
@@ -252,26 +274,18 @@ class _Run:
 
     def refresh(self, index: int) -> None:
         """Judge the facts whose tier may have moved within the memory files by log ``index``."""
-        soft, versions = self.soft, self.version
-        while soft and soft[0][0] <= index:
-            _, k, version = heappop(soft)
-            if version == versions[k]:
-                self._judge(index, k)
+        soft = self.soft
+        for k in sorted(k for k, point in soft.items() if point <= index):
+            self._judge(index, k)
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
         stored = self.subjects[k].fields
         created = stored.get("created") or day
         uses, last = from_logs(stored, created, self.count[k], self.latest[k], self.by_log[k])
-        fields = {"created": created, "uses": str(uses), "last_used": last}
-        for key in ("valid-until",):
-            if key in stored:
-                fields[key] = stored[key]
-        if stored.get("tier") == "core":  # a person's pin: when it was made is not known
-            fields["tier"] = "core"
-        archived = stored.get("archived", "")
-        retracted = stored.get("tier") == tiers.SUPERSEDED and day > archived != ""
-        if self.replaced[k] or retracted:
+        fields = {"created": created, "uses": str(uses), "last_used": last, **self.keeps[k]}
+        retracted = self.retracted[k]
+        if self.replaced[k] or (retracted is not None and day > retracted):
             fields["tier"] = tiers.SUPERSEDED
         task = self.subjects[k].fact.task
         if task == "x":  # closed on its ``done`` date (its last use when it has none)
@@ -284,41 +298,45 @@ class _Run:
         self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
         """What happened to each id log ``index`` used; ``seen``: where its view put them."""
-        day = self.days[index]
-        return tuple([(i, self._outcome(i, index, day, found, seen)) for i in sorted(found.used)])
-
-    def _outcome(
-        self, fact_id: str, index: int, day: str, found: SessionRefs, seen: Mapping[str, str]
-    ) -> str:
-        k = self.index.get(fact_id)
-        if k is None:
-            return UNKNOWN
-        point = self.lazy[k]
-        if point is not None and point <= index:  # out of the memory files, due to move
-            self._judge(index, k)
-        created = self.subjects[k].fields.get("created", "")
-        if not self.count[k] and (
-            not created or created > day or (created == day and fact_id in found.created)
-        ):
-            return NEW
-        tier = self.tier[k]
-        if tier is None:
-            return NEW
-        if tier in GONE:
-            return ARCHIVED
-        return seen.get(fact_id, HIDDEN)
+        day, known, lazy, tier = self.days[index], self.index, self.lazy, self.tier
+        found_outcomes = []
+        for fact_id in sorted(found.used):
+            k = known.get(fact_id)
+            if k is None:
+                found_outcomes.append((fact_id, UNKNOWN))
+                continue
+            point = lazy[k]
+            if point is not None and point <= index:  # out of the memory files, due to move
+                self._judge(index, k)
+            if not self.count[k]:
+                created = self.subjects[k].fields.get("created", "")
+                if not created or created > day or (created == day and fact_id in found.created):
+                    found_outcomes.append((fact_id, NEW))
+                    continue
+            now = tier[k]
+            outcome = NEW if now is None else ARCHIVED if now in GONE else seen.get(fact_id, HIDDEN)
+            found_outcomes.append((fact_id, outcome))
+        return tuple(found_outcomes)
 
     def record(self, index: int, found: SessionRefs) -> None:
         """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
-        day = self.logs[index][:10]
+        day, known, count, latest = self.days[index], self.index, self.count, self.latest
+        check = self.next_day[index] + self.policy.archive_window + 1
+        created, by_log, cached, points, lazy = (
+            found.created,
+            self.by_log,
+            self.cached,
+            self.points,
+            self.lazy,
+        )
         for fact_id in found.used:
-            k = self.index.get(fact_id)
+            k = known.get(fact_id)
             if k is not None:
-                self.count[k] += 1
-                self.latest[k] = day
-                self.by_log[k] = self.by_log[k] or fact_id in found.created
-                self.cached[k] = self.points[k] = self.lazy[k] = None
-                self._used(index, k)
+                count[k] += 1
+                latest[k] = day
+                by_log[k] = by_log[k] or fact_id in created
+                cached[k] = points[k] = lazy[k] = None
+                self._used(index, k, check)
         for old, _new in found.superseded:
             k = self.index.get(old)
             if k is not None and not self.replaced[k]:
@@ -326,23 +344,23 @@ class _Run:
                 self.cached[k] = self.points[k] = self.lazy[k] = None
                 self._at(index + 1, k)
 
-    def _used(self, index: int, k: int) -> None:
+    def _used(self, index: int, k: int, check: int) -> None:
         """A fact whose footer comes from its events alone is in the memory files once a log
         names it (back in them if archived): not idle, it cannot expire. Its tier within them is
-        judged when asked (``refresh``), or once it may have idled past the archive window."""
-        tier, fields = self.tier[k], self.subjects[k].fields
-        steady = self.steady[k] and not self.replaced[k] and "valid-until" not in fields
+        judged when asked (``refresh``), or once it may have idled past the archive window: at
+        log ``check``."""
+        tier = self.tier[k]
+        steady = self.kept[k] and not self.replaced[k]
         if steady and tier in GONE:  # back where it was, in the tier it left them in
             tier = self.sight.back(k)
         if not steady or tier is None:
             self._at(index + 1, k)
             return
         self.tier[k] = tier
-        version = self.version[k] = self.version[k] + 1
-        heappush(self.soft, (index + 1, k, version))
-        check = self.after(self.days[index]) + self.policy.archive_window + 1
+        self.soft[k] = index + 1
+        self.when[k] = check
         if check < len(self.due):
-            self.due[check].append((k, version))
+            self.due[check].append(k)
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
@@ -351,44 +369,3 @@ class _Run:
         for k in due:
             self._judge(index, k)
         return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
-
-
-def _hand(stored: Mapping[str, str], day: str) -> dict[str, str]:
-    """A fact archived by hand is held from the day after it was (DECAY.md § Tiers, held)."""
-    archived = stored.get("archived", "")
-    if stored.get("archived-by") == "hand" and archived and day > archived:
-        return {"archived-by": "hand", "archived": archived}
-    return {}
-
-
-def _steady(stored: Mapping[str, str], task: str | None) -> bool:
-    return (
-        bool(stored.get("created"))
-        and task != "x"
-        and stored.get("archived-by") != "hand"
-        and stored.get("tier") != tiers.SUPERSEDED
-    )
-
-
-def _points(
-    fields: Mapping[str, str],
-    stored: Mapping[str, str],
-    after: Callable[[str], int],
-    policy: Policy,
-) -> tuple[list[int], int]:
-    """The logs at which the fact's tier may move though no log names it, in order: where a
-    sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers). And the first where a steady fact may leave the
-    memory files: it idles past the archive window (rule 7), or it expires."""
-    last = fields["last_used"]
-    idle = after(last)
-    points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
-    if int(fields["uses"]) <= 1:
-        points.append(after(fields["created"]) + policy.working_window + 1)
-    if "done" in fields:
-        points.append(after(fields["done"]))  # the day it closed
-        points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
-    points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
-    until = stored.get("valid-until")
-    hard = idle + policy.archive_window + 1
-    return sorted(set(points)), min(hard, after(until)) if until else hard

@@ -56,6 +56,7 @@ class Sight:
         self.entries: set[int] = set()  # the facts held that the view offers
         # each fact's key less its binding rank and the task's parts (``relevance.rank``)
         self.order: list[tuple[object, ...] | None] = [None] * len(facts)
+        self.sequence: list[int] = []  # the entries in that order, as last ranked
         self.by_id: dict[str, list[int]] = {}
         for k, (_, fact) in enumerate(facts):
             if fact.id is not None:
@@ -70,6 +71,8 @@ class Sight:
         self.lengths = [0] * len(facts)  # words of each fact indexed
         self.words = 0  # of them all
         self.changed: set[int] = set()
+        # each term's shares of the scores (``_part``), while no fact comes or goes
+        self.parts: dict[tuple[str, int], list[tuple[int, float]]] = {}
         head = context.review_section(())
         self.head = _size(context._INTRO + "\n" + head)
         titles = (*GROUPS.values(), INDEX)
@@ -92,7 +95,7 @@ class Sight:
                 self._enter(k, group)
 
     def _enter(self, k: int, group: int) -> None:
-        static = self._static(k)
+        static = self.static[k] or self._static(k)
         self.group[k] = group
         self.entries.add(k)
         self.counts[group] += 1
@@ -102,9 +105,10 @@ class Sight:
 
     def hide(self, k: int) -> None:
         """Fact ``k`` is out of the memory files."""
-        if self.group[k] is not None:
-            self.parted[k] = self.group[k]
-        self._leave(k)
+        group = self.group[k]
+        if group is not None:
+            self.parted[k] = group
+            self._leave(k)
         if self.held[k]:
             self.held[k] = False
             self.changed.add(k)
@@ -125,7 +129,7 @@ class Sight:
     def _leave(self, k: int) -> None:
         group = self.group[k]
         if group is not None:
-            static = self._static(k)
+            static = self.static[k] or self._static(k)
             self.counts[group] -= 1
             self.sizes[group] -= static.full
             self.least -= static.lines[-1]
@@ -187,25 +191,43 @@ class Sight:
         return self.by_id.get(fact_id, [])
 
     def _ranked(self, task: str) -> list[tuple[tuple[object, ...], int]]:
-        """The facts of the view in relevance's order (``relevance.rank``), with their keys."""
+        """The facts of the view in relevance's order (``relevance.rank``), with their keys: the
+        parts that depend on the task, then the fact's place by the rest (``_sequence``), which
+        two sorts then compare as numbers."""
         scores = self._scores(task) if task.strip() else {}
         named = frozenset(word.strip(_AROUND) for word in task.lower().split())
         keys: list[tuple[tuple[object, ...], int]] = []
         bands = {0.0: 1 << 30}  # facts of one length and the same words score the same
-        for k in self.entries:
+        for place, k in enumerate(self._sequence()):
             fact_id = self.facts[k][1].id
             score = scores.get((self.facts[k][0], fact_id), 0.0) if fact_id is not None else 0.0
             near = bands.get(score)
             if near is None:
                 near = bands[score] = -recall.band(score)
-            order = self.order[k] or self._order(k)
             binding = (self.group[k] or 0) < FACTS
-            keys.append(((not binding, fact_id not in named, near, order), k))
-        keys.sort()
+            keys.append(((not binding, fact_id not in named, near, place), k))
+        keys.sort()  # in place order already, save where the task moves a fact
         return keys
+
+    def _sequence(self) -> list[int]:
+        """The facts of the view by the parts of their keys that do not depend on the task,
+        sorted from the last ranking's order: between two logs only a few facts move."""
+        group = self.group
+        found = [k for k in self.sequence if group[k] is not None]
+        if len(found) < len(self.entries):
+            known = set(found)
+            found += [k for k in self.entries if k not in known]
+        order = self.order
+        keys = {k: order[k] or self._order(k) for k in found}
+        found.sort(key=keys.__getitem__)
+        self.sequence = found
+        return found
 
     def _order(self, k: int) -> tuple[object, ...]:
         """The parts of fact ``k``'s key that do not depend on the task."""
+        found = self.order[k]
+        if found is not None:
+            return found
         group, fields, tier = self.group[k] or 0, self.fields[k] or {}, self.tier[k]
         when, uses = recall.recency(fields)
         rank = _RANK.get(tier or "working", len(_RANK))
@@ -223,25 +245,31 @@ class Sight:
             weights[term] = weights.get(term, 0) + 1
         if not total:
             return {}
-        average = self.words / total
         found: dict[int, float] = {}
-        norms: dict[int, float] = {}
         for term, weight in weights.items():
-            postings = self.postings.get(term)
-            if not postings:
-                continue
-            frequency = len(postings)
-            idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-            for k, tf in postings.items():
-                norm = norms.get(k)
-                if norm is None:
-                    length = self.lengths[k]
-                    norm = norms[k] = recall.K1 * (1 - recall.B + recall.B * length / average)
-                found[k] = found.get(k, 0.0) + idf * tf * _SATURATION / (tf + norm)
+            part = self.parts.get((term, weight))
+            if part is None:
+                part = self.parts[term, weight] = self._part(term, weight, total)
+            for k, share in part:
+                found[k] = found.get(k, 0.0) + share
         # keyed as relevance keys them: two facts of one file with one id share the later score
         return {
             (self.facts[k][0], self.facts[k][1].id): found[k] for k in sorted(found) if found[k] > 0
         }
+
+    def _part(self, term: str, weight: int, total: int) -> list[tuple[int, float]]:
+        """Each fact's share of its score from ``term``, found ``weight`` times in a task."""
+        postings = self.postings.get(term)
+        if not postings:
+            return []
+        average = self.words / total
+        frequency = len(postings)
+        idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        shares = []
+        for k, tf in postings.items():
+            norm = recall.K1 * (1 - recall.B + recall.B * self.lengths[k] / average)
+            shares.append((k, idf * tf * _SATURATION / (tf + norm)))
+        return shares
 
     def _index(self) -> None:
         """The postings of the facts held, brought up to date with the facts that changed."""
@@ -249,6 +277,7 @@ class Sight:
             held = self.held[k] and self.facts[k][1].id is not None
             if held == (k in self.indexed):
                 continue
+            self.parts.clear()
             terms = self._terms(k)
             self.lengths[k] = length = sum(terms.values())
             if held:
@@ -276,7 +305,7 @@ class Sight:
     ) -> tuple[dict[str, str], int] | None:
         """``context.view``'s choice of what goes in full and what by its one line, on sizes."""
         entries = [k for _, k in ranked]
-        statics = [self._static(k) for k in entries]
+        statics = [self.static[k] or self._static(k) for k in entries]
         groups = [self.group[k] or 0 for k in entries]
         full = _choose(statics, groups, [key for key, _ in ranked], budget)
         rest = [n for n in range(len(entries)) if n not in full]

@@ -47,7 +47,7 @@ class Totals(NamedTuple):
 
 
 def totals(steps: Sequence[Step]) -> Totals:
-    found = Counter(outcome for step in steps for _, outcome in step.uses)
+    found = Counter([outcome for step in steps for _, outcome in step.uses])
     return Totals(len(steps), {o: found[o] for o in OUTCOMES})
 
 
@@ -56,8 +56,13 @@ def per_period(
 ) -> tuple[tuple[str, Totals], ...]:
     """Totals of each period of the logs' dates (calendar quarters unless told), in order."""
     groups: dict[str, list[Step]] = {}
+    day = ""
+    group: list[Step] = []
     for step in steps:
-        groups.setdefault(period(step.log), []).append(step)
+        if step.log[:10] != day:  # a period is one of the log's date (logs sort by date)
+            day = step.log[:10]
+            group = groups.setdefault(period(step.log), [])
+        group.append(step)
     return tuple((key, totals(group)) for key, group in groups.items())
 
 

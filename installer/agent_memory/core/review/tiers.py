@@ -95,13 +95,14 @@ def decide(
 def by_hand(fields: Mapping[str, str], archived: bool = False, today: str = "") -> Decision | None:
     """The rules before pins and windows, which no log moves: superseded (0), expired, a
     person's pin (1), archived by hand (held); None when none holds."""
-    if fields.get("tier") == SUPERSEDED:  # 0. terminal: replaced by another fact
+    tier = fields.get("tier")  # (a replay asks for every judgement: each look-up counts)
+    if tier == SUPERSEDED:  # 0. terminal: replaced by another fact
         return Decision(SUPERSEDED, "0")
-    if expired(fields, today):
+    if "valid-until" in fields and expired(fields, today):
         return Decision("archived", "expired")
-    if fields.get("tier") == "core":  # 1. human override
+    if tier == "core":  # 1. human override
         return Decision("core", "1")
-    if held(fields, archived):
+    if "archived-by" in fields and held(fields, archived):
         return Decision("archived", "held")
     return None
 
