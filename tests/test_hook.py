@@ -305,13 +305,18 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
 
-def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
+def _committed(repo: Path, files: dict[str, str], branch: str) -> None:
+    """The repo's first commit, of ``files``, on ``branch``."""
     _git(repo, "config", "user.email", "a@b.c")
     _git(repo, "config", "user.name", "a")
-    build_tree(repo, {"src/old.py": "x\n", "README.md": "r\n"})
+    build_tree(repo, files)
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "base")
-    _git(repo, "branch", "-M", "main")
+    _git(repo, "branch", "-M", branch)
+
+
+def test_focus_names_the_branchs_and_the_work_trees_changes(repo: Path) -> None:
+    _committed(repo, {"src/old.py": "x\n", "README.md": "r\n"}, "main")
     _git(repo, "checkout", "-qb", "x;$(touch${IFS}pwned)")
     build_tree(repo, {"src/new.py": "y\n", "-n ew\nline.py": "z\n"})
     _git(repo, "add", ".")
@@ -329,12 +334,7 @@ def test_focus_asks_git_only_of_the_bases_its_refs_hold(
 ) -> None:
     """A base git lacks is not asked (the process would fail), a packed one is; the memory's
     untracked files are left out, a folder of the code named like it is not."""
-    _git(repo, "config", "user.email", "a@b.c")
-    _git(repo, "config", "user.name", "a")
-    build_tree(repo, {"src/old.py": "x\n"})
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "base")
-    _git(repo, "branch", "-M", "master")
+    _committed(repo, {"src/old.py": "x\n"}, "master")
     _git(repo, "checkout", "-qb", "feature")
     build_tree(repo, {"src/new.py": "y\n"})
     _git(repo, "add", ".")
@@ -367,12 +367,7 @@ def test_questions_started_early_give_the_same_answer_and_are_reaped(
 ) -> None:
     """The session start asks git before it reads the memory: the answer is the one asked
     then, and a question left unanswered (the context failed) is stopped and reaped."""
-    _git(repo, "config", "user.email", "a@b.c")
-    _git(repo, "config", "user.name", "a")
-    build_tree(repo, {"src/old.py": "x\n"})
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "base")
-    _git(repo, "branch", "-M", "main")
+    _committed(repo, {"src/old.py": "x\n"}, "main")
     build_tree(repo, {"src/old.py": "y\n", "src/new.py": "n\n"})
     asked = focus_shell.ask(repo)
     assert asked.diff is not None and asked.untracked is not None
