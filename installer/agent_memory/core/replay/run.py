@@ -101,8 +101,10 @@ def replay(
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
+    due = run.due
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
-        run.judge_until(index)
+        if due[index]:
+            run.judge_until(index)
         if name[:10] != day:  # a period is one of the log's date
             day, now = name[:10], period(name)
             if not counted or counted[-1][0] != now:
@@ -110,8 +112,7 @@ def replay(
                     counted[-1] = (counted[-1][0], run.tier_counts(index))
                 counted.append((now, {}))
         where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
-        steps.append(Step(name, run.outcomes(index, found, where), size))
-        run.record(index, found)
+        steps.append(Step(name, run.take(index, found, where), size))
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
     if counted:
@@ -294,11 +295,22 @@ class _Run:
                 task = " "  # still open then (an open thread's ``done`` is never read)
         return fields, task
 
-    def outcomes(
+    def take(
         self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used; ``seen``: where its view put them."""
-        day, known, lazy, tier = self.days[index], self.index, self.lazy, self.tier
+        """What happened to each id log ``index`` used (``seen``: where its view put them), and
+        the events the log adds: each fact it names is judged again (``_used``). An id's
+        outcome reads only its own fact, so each is taken with its event, in one pass."""
+        day, known, lazy, tier, count = (
+            self.days[index],
+            self.index,
+            self.lazy,
+            self.tier,
+            self.count,
+        )
+        latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
+        check = self.next_day[index] + self.policy.archive_window + 1
+        created = found.created
         found_outcomes = []
         for fact_id in sorted(found.used):
             k = known.get(fact_id)
@@ -308,41 +320,25 @@ class _Run:
             point = lazy[k]
             if point is not None and point <= index:  # out of the memory files, due to move
                 self._judge(index, k)
-            if not self.count[k]:
-                created = self.subjects[k].fields.get("created", "")
-                if not created or created > day or (created == day and fact_id in found.created):
-                    found_outcomes.append((fact_id, NEW))
-                    continue
             now = tier[k]
+            if not count[k]:  # its first use: the session made it unless it was born before
+                born = self.subjects[k].fields.get("created", "")
+                if not born or born > day or (born == day and fact_id in created):
+                    now = None
             outcome = NEW if now is None else ARCHIVED if now in GONE else seen.get(fact_id, HIDDEN)
             found_outcomes.append((fact_id, outcome))
-        return tuple(found_outcomes)
-
-    def record(self, index: int, found: SessionRefs) -> None:
-        """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
-        day, known, count, latest = self.days[index], self.index, self.count, self.latest
-        check = self.next_day[index] + self.policy.archive_window + 1
-        created, by_log, cached, points, lazy = (
-            found.created,
-            self.by_log,
-            self.cached,
-            self.points,
-            self.lazy,
-        )
-        for fact_id in found.used:
-            k = known.get(fact_id)
-            if k is not None:
-                count[k] += 1
-                latest[k] = day
-                by_log[k] = by_log[k] or fact_id in created
-                cached[k] = points[k] = lazy[k] = None
-                self._used(index, k, check)
+            count[k] += 1
+            latest[k] = day
+            by_log[k] = by_log[k] or fact_id in created
+            cached[k] = points[k] = lazy[k] = None
+            self._used(index, k, check)
         for old, _new in found.superseded:
-            k = self.index.get(old)
+            k = known.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
-                self.cached[k] = self.points[k] = self.lazy[k] = None
+                cached[k] = points[k] = lazy[k] = None
                 self._at(index + 1, k)
+        return tuple(found_outcomes)
 
     def _used(self, index: int, k: int, check: int) -> None:
         """A fact whose footer comes from its events alone is in the memory files once a log
