@@ -179,8 +179,9 @@ class _Run:
         self.day_at = self.days + self.days[-1:]  # past the last log: its day
         self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
         # Out of the memory files, a fact stays out until a log names it, so the next move of
-        # its tier is only computed when asked: here, where it is due.
-        self.lazy: list[int | None] = [None] * len(subjects)
+        # its tier is only computed when asked: here, where it is due (the few such facts, so a
+        # count of the tiers looks at them alone).
+        self.lazy: dict[int, int] = {}
         for k, subject in enumerate(subjects):
             created = subject.fields.get("created")
             if not subject.id:
@@ -248,10 +249,14 @@ class _Run:
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
-            self.lazy[k] = None if steady else self._next(index, k, fields)[0]
+            point = None if steady else self._next(index, k, fields)[0]
+            if point is None:
+                self.lazy.pop(k, None)
+            else:
+                self.lazy[k] = point
             return
         self.sight.show(k, tier, task, fields)
-        self.lazy[k] = None
+        self.lazy.pop(k, None)
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
             if steady and point < hard:  # it stays in the memory files until ``hard``
@@ -317,7 +322,7 @@ class _Run:
             if k is None:
                 found_outcomes.append((fact_id, UNKNOWN))
                 continue
-            point = lazy[k]
+            point = lazy.get(k)
             if point is not None and point <= index:  # out of the memory files, due to move
                 self._judge(index, k)
             now = tier[k]
@@ -330,13 +335,15 @@ class _Run:
             count[k] += 1
             latest[k] = day
             by_log[k] = by_log[k] or fact_id in created
-            cached[k] = points[k] = lazy[k] = None
+            cached[k] = points[k] = None
+            lazy.pop(k, None)
             self._used(index, k, check)
         for old, _new in found.superseded:
             k = known.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
-                cached[k] = points[k] = lazy[k] = None
+                cached[k] = points[k] = None
+                lazy.pop(k, None)
                 self._at(index + 1, k)
         return tuple(found_outcomes)
 
@@ -361,7 +368,8 @@ class _Run:
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
         self.refresh(index)
-        due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
+        due = sorted(k for k, point in self.lazy.items() if point <= index)
         for k in due:
             self._judge(index, k)
-        return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
+        found = Counter(self.tier)  # None: not born yet
+        return dict(sorted((t, n) for t, n in found.items() if t is not None))
