@@ -14,6 +14,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import compress
 
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
@@ -165,14 +166,11 @@ class Sight:
         out: absent), and the view's bytes. ``ready()`` brings every fact's tier and footer up
         to date before they are read: only when the view ranks."""
         counts, sizes, group = self.counts, self.sizes, self.group
-        budget = self._budget(sum(counts))
-        if not self.empty and sum(sizes) + self.least <= budget:
+        budget, full = self._budget(sum(counts)), sum(sizes)
+        if not self.empty and full + self.least <= budget:
             # Every fact fits in full beside the one line of every other: the order does not
-            # matter, and all are in full.
-            size = self.head
-            for g, count in enumerate(counts):
-                if count:
-                    size += self.headings[g] + sizes[g]
+            # matter, and all are in full (a part with no fact has no heading and no bytes).
+            size = self.head + full + sum(compress(self.headings, counts))
             where = {}
             for fact_id in wanted:
                 for k in self.by_id.get(fact_id, ()):
