@@ -249,14 +249,16 @@ class _Run:
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
-            point = None if steady else self._next(index, k, fields)[0]
-            if point is None:
-                self.lazy.pop(k, None)
-            else:
-                self.lazy[k] = point
+            if not steady:  # (a steady fact is never lazy)
+                point = self._next(index, k, fields)[0]
+                if point is None:
+                    self.lazy.pop(k, None)
+                else:
+                    self.lazy[k] = point
             return
         self.sight.show(k, tier, task, fields)
-        self.lazy.pop(k, None)
+        if not steady:
+            self.lazy.pop(k, None)
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
             if steady and point < hard:  # it stays in the memory files until ``hard``
@@ -322,8 +324,7 @@ class _Run:
             if k is None:
                 found_outcomes.append((fact_id, UNKNOWN))
                 continue
-            point = lazy.get(k)
-            if point is not None and point <= index:  # out of the memory files, due to move
+            if k in lazy and lazy[k] <= index:  # out of the memory files, due to move
                 self._judge(index, k)
             now = tier[k]
             if not count[k]:  # its first use: the session made it unless it was born before
@@ -336,7 +337,8 @@ class _Run:
             latest[k] = day
             by_log[k] = by_log[k] or fact_id in created
             cached[k] = points[k] = None
-            lazy.pop(k, None)
+            if k in lazy:
+                del lazy[k]
             self._used(index, k, check)
         for old, _new in found.superseded:
             k = known.get(old)
