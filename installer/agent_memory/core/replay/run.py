@@ -101,8 +101,10 @@ def replay(
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
+    due = run.due
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
-        run.judge_until(index)
+        if due[index]:
+            run.judge_until(index)
         if name[:10] != day:  # a period is one of the log's date
             day, now = name[:10], period(name)
             if not counted or counted[-1][0] != now:
@@ -110,8 +112,7 @@ def replay(
                     counted[-1] = (counted[-1][0], run.tier_counts(index))
                 counted.append((now, {}))
         where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
-        steps.append(Step(name, run.outcomes(index, found, where), size))
-        run.record(index, found)
+        steps.append(Step(name, run.take(index, found, where), size))
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
     if counted:
@@ -178,8 +179,9 @@ class _Run:
         self.day_at = self.days + self.days[-1:]  # past the last log: its day
         self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
         # Out of the memory files, a fact stays out until a log names it, so the next move of
-        # its tier is only computed when asked: here, where it is due.
-        self.lazy: list[int | None] = [None] * len(subjects)
+        # its tier is only computed when asked: here, where it is due (the few such facts, so a
+        # count of the tiers looks at them alone).
+        self.lazy: dict[int, int] = {}
         for k, subject in enumerate(subjects):
             created = subject.fields.get("created")
             if not subject.id:
@@ -247,10 +249,16 @@ class _Run:
         if tier in GONE:
             self.sight.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
-            self.lazy[k] = None if steady else self._next(index, k, fields)[0]
+            if not steady:  # (a steady fact is never lazy)
+                point = self._next(index, k, fields)[0]
+                if point is None:
+                    self.lazy.pop(k, None)
+                else:
+                    self.lazy[k] = point
             return
         self.sight.show(k, tier, task, fields)
-        self.lazy[k] = None
+        if not steady:
+            self.lazy.pop(k, None)
         point, hard = self._next(index, k, fields)
         if point is not None and point < len(self.due):
             if steady and point < hard:  # it stays in the memory files until ``hard``
@@ -294,55 +302,52 @@ class _Run:
                 task = " "  # still open then (an open thread's ``done`` is never read)
         return fields, task
 
-    def outcomes(
+    def take(
         self, index: int, found: SessionRefs, seen: Mapping[str, str]
     ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used; ``seen``: where its view put them."""
-        day, known, lazy, tier = self.days[index], self.index, self.lazy, self.tier
+        """What happened to each id log ``index`` used (``seen``: where its view put them), and
+        the events the log adds: each fact it names is judged again (``_used``). An id's
+        outcome reads only its own fact, so each is taken with its event, in one pass."""
+        day, known, lazy, tier, count = (
+            self.days[index],
+            self.index,
+            self.lazy,
+            self.tier,
+            self.count,
+        )
+        latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
+        check = self.next_day[index] + self.policy.archive_window + 1
+        created = found.created
         found_outcomes = []
         for fact_id in sorted(found.used):
             k = known.get(fact_id)
             if k is None:
                 found_outcomes.append((fact_id, UNKNOWN))
                 continue
-            point = lazy[k]
-            if point is not None and point <= index:  # out of the memory files, due to move
+            if k in lazy and lazy[k] <= index:  # out of the memory files, due to move
                 self._judge(index, k)
-            if not self.count[k]:
-                created = self.subjects[k].fields.get("created", "")
-                if not created or created > day or (created == day and fact_id in found.created):
-                    found_outcomes.append((fact_id, NEW))
-                    continue
             now = tier[k]
+            if not count[k]:  # its first use: the session made it unless it was born before
+                born = self.subjects[k].fields.get("created", "")
+                if not born or born > day or (born == day and fact_id in created):
+                    now = None
             outcome = NEW if now is None else ARCHIVED if now in GONE else seen.get(fact_id, HIDDEN)
             found_outcomes.append((fact_id, outcome))
-        return tuple(found_outcomes)
-
-    def record(self, index: int, found: SessionRefs) -> None:
-        """The events log ``index`` adds; each fact it names is judged again (``_used``)."""
-        day, known, count, latest = self.days[index], self.index, self.count, self.latest
-        check = self.next_day[index] + self.policy.archive_window + 1
-        created, by_log, cached, points, lazy = (
-            found.created,
-            self.by_log,
-            self.cached,
-            self.points,
-            self.lazy,
-        )
-        for fact_id in found.used:
-            k = known.get(fact_id)
-            if k is not None:
-                count[k] += 1
-                latest[k] = day
-                by_log[k] = by_log[k] or fact_id in created
-                cached[k] = points[k] = lazy[k] = None
-                self._used(index, k, check)
+            count[k] += 1
+            latest[k] = day
+            by_log[k] = by_log[k] or fact_id in created
+            cached[k] = points[k] = None
+            if k in lazy:
+                del lazy[k]
+            self._used(index, k, check)
         for old, _new in found.superseded:
-            k = self.index.get(old)
+            k = known.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
-                self.cached[k] = self.points[k] = self.lazy[k] = None
+                cached[k] = points[k] = None
+                lazy.pop(k, None)
                 self._at(index + 1, k)
+        return tuple(found_outcomes)
 
     def _used(self, index: int, k: int, check: int) -> None:
         """A fact whose footer comes from its events alone is in the memory files once a log
@@ -365,7 +370,8 @@ class _Run:
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
         self.refresh(index)
-        due = [k for k, point in enumerate(self.lazy) if point is not None and point <= index]
+        due = sorted(k for k, point in self.lazy.items() if point <= index)
         for k in due:
             self._judge(index, k)
-        return dict(sorted(Counter(t for t in self.tier if t is not None).items()))
+        found = Counter(self.tier)  # None: not born yet
+        return dict(sorted((t, n) for t, n in found.items() if t is not None))

@@ -11,8 +11,10 @@ nothing is ranked. A property test holds both ways to ``context.view``'s own ans
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import compress
 
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
@@ -61,6 +63,8 @@ class Sight:
         for k, (_, fact) in enumerate(facts):
             if fact.id is not None:
                 self.by_id.setdefault(fact.id, []).append(k)
+        # each fact's key in relevance's scores (its file and id; None: no id, never scored)
+        self.keyed = [(number, fact.id) if fact.id is not None else None for number, fact in facts]
         self.counts = [0] * len(GROUPS)  # entries per group, and their bytes in full
         self.sizes = [0] * len(GROUPS)
         self.least = 0  # the entries' bytes as ids alone
@@ -162,14 +166,11 @@ class Sight:
         out: absent), and the view's bytes. ``ready()`` brings every fact's tier and footer up
         to date before they are read: only when the view ranks."""
         counts, sizes, group = self.counts, self.sizes, self.group
-        budget = self._budget(sum(counts))
-        if not self.empty and sum(sizes) + self.least <= budget:
+        budget, full = self._budget(sum(counts)), sum(sizes)
+        if not self.empty and full + self.least <= budget:
             # Every fact fits in full beside the one line of every other: the order does not
-            # matter, and all are in full.
-            size = self.head
-            for g, count in enumerate(counts):
-                if count:
-                    size += self.headings[g] + sizes[g]
+            # matter, and all are in full (a part with no fact has no heading and no bytes).
+            size = self.head + full + sum(compress(self.headings, counts))
             where = {}
             for fact_id in wanted:
                 for k in self.by_id.get(fact_id, ()):
@@ -198,14 +199,14 @@ class Sight:
         named = frozenset(word.strip(_AROUND) for word in task.lower().split())
         keys: list[tuple[tuple[object, ...], int]] = []
         bands = {0.0: 1 << 30}  # facts of one length and the same words score the same
+        group, keyed, facts = self.group, self.keyed, self.facts
         for place, k in enumerate(self._sequence()):
-            fact_id = self.facts[k][1].id
-            score = scores.get((self.facts[k][0], fact_id), 0.0) if fact_id is not None else 0.0
+            score = scores.get(keyed[k], 0.0)  # (no key None is scored)
             near = bands.get(score)
             if near is None:
                 near = bands[score] = -recall.band(score)
-            binding = (self.group[k] or 0) < FACTS
-            keys.append(((not binding, fact_id not in named, near, place), k))
+            binding = (group[k] or 0) < FACTS
+            keys.append(((not binding, facts[k][1].id not in named, near, place), k))
         keys.sort()  # in place order already, save where the task moves a fact
         return keys
 
@@ -235,7 +236,7 @@ class Sight:
         found = self.order[k] = (group == CLOSED, -when, -uses, rank, fact_id, k)
         return found
 
-    def _scores(self, task: str) -> dict[tuple[int, str | None], float]:
+    def _scores(self, task: str) -> dict[tuple[int, str | None] | None, float]:
         """``relevance``'s BM25 scores for ``task`` over the facts held (``recall.scores``, the
         same sums in the same order)."""
         self._index()
@@ -250,12 +251,15 @@ class Sight:
             part = self.parts.get((term, weight))
             if part is None:
                 part = self.parts[term, weight] = self._part(term, weight, total)
+            if not found:  # the first term's shares are the sums so far (0.0 + a share is it)
+                found = dict(part)
+                continue
+            get = found.get
             for k, share in part:
-                found[k] = found.get(k, 0.0) + share
+                found[k] = get(k, 0.0) + share
         # keyed as relevance keys them: two facts of one file with one id share the later score
-        return {
-            (self.facts[k][0], self.facts[k][1].id): found[k] for k in sorted(found) if found[k] > 0
-        }
+        keyed = self.keyed
+        return {keyed[k]: score for k, score in sorted(found.items()) if score > 0}
 
     def _part(self, term: str, weight: int, total: int) -> list[tuple[int, float]]:
         """Each fact's share of its score from ``term``, found ``weight`` times in a task."""
@@ -311,25 +315,27 @@ class Sight:
         rest = [n for n in range(len(entries)) if n not in full]
         room = budget - sum(statics[n].full for n in full)
         lines, named = _one_lines([statics[n] for n in rest], room)
-        size = self.head
-        for group in range(len(GROUPS)):
-            parts = [statics[n].full for n in sorted(full) if groups[n] == group]
-            if group <= THREADS:
-                parts += [line for n, line in zip(rest, lines, strict=False) if groups[n] == group]
-            if parts:
-                size += self.headings[group] + sum(parts)
-        index = [line for n, line in zip(rest, lines, strict=False) if groups[n] > THREADS]
-        if index:
-            size += self.headings[-1] + sum(index)
+        # each part's entries and bytes; the last: the index of one lines past the threads
+        counts, sums = [0] * (len(GROUPS) + 1), [0] * (len(GROUPS) + 1)
+        for n in full:
+            counts[groups[n]] += 1
+            sums[groups[n]] += statics[n].full
+        for n, line in zip(rest, lines, strict=False):
+            part = groups[n] if groups[n] <= THREADS else len(GROUPS)
+            counts[part] += 1
+            sums[part] += line
+        size = self.head + sum(self.headings[g] + sums[g] for g, c in enumerate(counts) if c)
         size += _size(context._notes(len(rest) - named, len(entries), 0))
         if size > self.max_bytes:
             return None
-        status = {k: SHOWN for n, k in enumerate(entries) if n in full}
-        status.update((entries[n], NAMED) for n in rest[:named])
-        status.update((entries[n], CUT) for n in rest[named:])
         where = {}
-        for fact_id in wanted:
-            found = {status[k] for k in self._k(fact_id) if k in status}
+        for fact_id in wanted:  # the first of in full, named, cut that one of its facts got
+            found = set()
+            for k in self._k(fact_id):
+                if k in self.entries:  # in the view: at ``n`` of the ranking
+                    n = entries.index(k)
+                    place = bisect_left(rest, n)  # among the rest, where it is not in full
+                    found.add(SHOWN if n in full else NAMED if place < named else CUT)
             for outcome in (SHOWN, NAMED, CUT):
                 if outcome in found:
                     where[fact_id] = outcome
