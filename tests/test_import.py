@@ -122,10 +122,15 @@ def test_codex_memories_of_this_repo_only(enabled: Path, tmp_path: Path) -> None
     assert "Another repo" not in text and text.count("origin: codex:MEMORY.md") == 2
 
 
-def test_gemini_added_memories_section_only(enabled: Path, tmp_path: Path) -> None:
-    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": GEMINI})
-    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
+def _import_gemini(repo: Path, tmp_path: Path, memory: str) -> None:
+    """``import gemini`` of ``memory`` as ~/.gemini/GEMINI.md, which must succeed."""
+    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
+    done = run_console("import", "gemini", repo, *DAY, cwd=tmp_path, HOME=str(home))
     assert done.returncode == 0, done.stderr
+
+
+def test_gemini_added_memories_section_only(enabled: Path, tmp_path: Path) -> None:
+    _import_gemini(enabled, tmp_path, GEMINI)
     text = continuity(enabled)
     assert "- The project uses pnpm workspaces\n  <!-- id: the-project-uses-pnpm-workspaces" in text
     assert "- Releases are tagged vX.Y.Z from main\n" in text
@@ -141,9 +146,7 @@ def test_a_gemini_memory_a_person_wrapped_is_one_fact_per_item(
         "## Gemini Added Memories\n- Deploys go through the staging cluster\nbefore production\n"
         "- Tests run with pytest -x\n\nA note written by hand\nover two lines\n"
     )
-    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
-    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
-    assert done.returncode == 0, done.stderr
+    _import_gemini(enabled, tmp_path, memory)
     text = continuity(enabled)
     assert "- Deploys go through the staging cluster\n  before production\n" in text
     assert "- A note written by hand\n  over two lines\n" in text
@@ -163,9 +166,7 @@ def test_a_fenced_block_in_a_memory_is_read_whole_with_its_item(
         "# start the container first\ndocker compose up -d db\n\n- not a new memory\n"
         f"{short}\n{fence}\n- Tests run with pytest -x\n``inline`` code is a line\n"
     )
-    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
-    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
-    assert done.returncode == 0, done.stderr
+    _import_gemini(enabled, tmp_path, memory)
     text = continuity(enabled)
     block = (
         f"- Set up the dev database with:\n  {fence}bash\n  # start the container first\n"
@@ -187,9 +188,7 @@ def test_a_code_block_ends_with_its_item_and_ends_no_section(enabled: Path, tmp_
     rollout = "rollout_summary_files:\n  - r.md (cwd=/elsewhere)\ndescription: other repo"
     ours = f"rollout_summary_files:\n  - r.md (cwd={enabled})\ndescription: ours"
     codex = f"---\n{ours}\n---\n- Front matter:\n```\n---\n{rollout}\n```\n- Third\n"
-    home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": gemini})
-    done = run_console("import", "gemini", enabled, *DAY, cwd=tmp_path, HOME=str(home))
-    assert done.returncode == 0, done.stderr
+    _import_gemini(enabled, tmp_path, gemini)
     build_tree(tmp_path / "codex", {"memories/MEMORY.md": codex})
     where = tmp_path / "codex/memories"
     done = run_console("import", "codex", enabled, "--from", where, *DAY, cwd=tmp_path)
