@@ -200,6 +200,32 @@ def test_a_code_block_ends_with_its_item_and_ends_no_section(enabled: Path, tmp_
     assert f"- Front matter:\n  ```\n  ---\n  {rollout.splitlines()[0]}" in text
 
 
+def test_a_fence_left_open_ends_with_its_block_or_section(enabled: Path, tmp_path: Path) -> None:
+    """An answer cut short leaves a fence open to the file's end: it ends with its Codex block
+    or Gemini section (the next repo's block, the user's own section, are not read into it);
+    a fence opened on an item's own line is that item."""
+    gemini = (
+        "## Gemini Added Memories\n- Use pnpm\n- ```sh\n  make test\n  ```\n- Build with:\n"
+        "```\nunclosed\n## Mine\n- private note\n"
+    )
+    _import_gemini(enabled, tmp_path, gemini)
+    codex = (
+        f"---\nrollout_summary_files:\n  - r.md (cwd={enabled})\ndescription: ours\n---\n"
+        "- Run:\n```sh\nmake\n---\nrollout_summary_files:\n  - r.md (cwd=/elsewhere)\n"
+        "description: theirs\n---\n- Secret of another repo\n"
+    )
+    build_tree(tmp_path / "codex", {"memories/MEMORY.md": codex})
+    where = tmp_path / "codex/memories"
+    done = run_console("import", "codex", enabled, "--from", where, *DAY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = continuity(enabled)
+    assert "- Use pnpm\n  <!-- id:" in text
+    assert "- ```sh\n  make test\n  ```\n  <!-- id:" in text
+    assert "- Build with:\n  ```\n  unclosed\n  ```\n  <!-- id:" in text
+    assert "- Run:\n  ```sh\n  make\n  ```\n  <!-- id:" in text
+    assert "private note" not in text and "Secret of another repo" not in text
+
+
 def test_serena_and_the_mode_c_stores_of_an_enabled_repo(enabled: Path) -> None:
     build_tree(
         enabled,

@@ -115,7 +115,7 @@ def _codex(name: str, data: bytes, roots: Sequence[str]) -> list[Entry]:
     description, keywords) and bullets; the bullets of a block whose work was in this repo."""
     lines = _lines(name, data)
     code = _code(lines)
-    inside = _inside(code)
+    inside = _inside(lines, code)
     rules = [n for n, line in enumerate(lines) if line == "---" and n not in inside]
     found: list[Entry] = []
     blocks = 0
@@ -144,9 +144,19 @@ def _code(lines: Sequence[str]) -> tuple[tuple[int, int], ...]:
     return outline(lines).code
 
 
-def _inside(code: Sequence[tuple[int, int]]) -> set[int]:
-    """The lines of the code blocks: no ``## `` or ``---`` there ends a section or block."""
-    return {n for start, end in code for n in range(start, end)}
+def _inside(lines: Sequence[str], code: Sequence[tuple[int, int]]) -> set[int]:
+    """The lines of the code blocks, where no ``## `` or ``---`` ends a section or block; but a
+    fence left open to the file's end (an answer cut short) runs only to the end of its own."""
+    return {
+        n
+        for start, end in code
+        if end < len(lines) or not _closing(_stripped(lines[start:end]))
+        for n in range(start, end)
+    }
+
+
+def _stripped(lines: Sequence[str]) -> list[str]:
+    return [line.strip() for line in lines if line.strip()]
 
 
 def _bullets(
@@ -160,24 +170,27 @@ def _bullets(
     """Each top-level ``- `` item of ``lines[start:stop]`` with the lines under it: indented,
     or not (a wrapped line goes on with the item or paragraph above until a blank line, as
     Markdown reads it); another line after a blank is an entry of its own. A code block goes
-    whole with the entry right above it, or is an entry after a blank line: its ``#`` and ``- ``
-    lines and blank lines are code, not a heading, an item or an entry's end; a fence Markdown
-    closed where its item ended is closed in the entry; the line after it starts anew."""
+    whole with the entry right above it, or is an entry after a blank line or when it opens on
+    an item's own line: its ``#`` and ``- `` lines and blank lines are code, not a heading, an
+    item or an entry's end; it ends with the span at the latest, and a fence Markdown closed only
+    where its item (or the span) ended is closed in the entry; the line after it starts anew."""
     blocks = dict(code)
     found: list[tuple[int, list[str]]] = []
     blank, number = True, span[0]
     while number < span[1]:
         line, end = lines[number], blocks.get(number)
+        item = line.startswith(("- ", "* ", "+ "))
         if end is not None:
-            block = [piece.strip() for piece in lines[number:end] if piece.strip()]
+            end = min(end, span[1])
+            block = _stripped([line[2:] if item else line, *lines[number + 1 : end]])
             block += filter(None, [_closing(block)])
-            if found and (line.startswith((" ", "\t")) or not blank):
+            if found and not item and (line.startswith((" ", "\t")) or not blank):
                 found[-1][1].extend(block)
-            else:
+            else:  # after a blank line, or opened on an item's own line ("- ```sh")
                 found.append((number + 1, block))
             blank, number = True, end
             continue
-        if line.startswith(("- ", "* ", "+ ")):
+        if item:
             found.append((number + 1, [line[2:].strip()]))
         elif not line.strip() or line.startswith("#"):
             pass  # a heading ends what is above it, as a blank line does
@@ -206,7 +219,7 @@ def _gemini(name: str, data: bytes) -> list[Entry]:
     project memory file of nothing but such lines."""
     lines = _lines(name, data)
     code = _code(lines)
-    inside = _inside(code)
+    inside = _inside(lines, code)
     headings = [n for n, line in enumerate(lines) if line.startswith("## ") and n not in inside]
     start = next((n + 1 for n in headings if lines[n] == GEMINI_HEADING), None)
     if start is not None:
