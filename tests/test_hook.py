@@ -372,6 +372,10 @@ def test_questions_started_early_give_the_same_answer_and_are_reaped(
     asked = focus_shell.ask(repo)
     assert asked.diff is not None and asked.untracked is not None
     assert focus(repo, "the task", asked) == focus(repo, "the task")
+    monkeypatch.setattr(focus_shell, "_SECONDS", 0.5)
+    late = focus_shell.ask(repo)
+    time.sleep(0.7)  # a review ran meanwhile: the answer waits in the pipe, and is read
+    assert focus(repo, None, late).paths == ("src/new.py", "src/old.py")
     assert focus(repo, None).paths == ("src/new.py", "src/old.py")
     for child in (asked.diff, asked.untracked):
         with pytest.raises(ChildProcessError):  # reaped

@@ -46,7 +46,6 @@ class Focus(NamedTuple):
 class _Child(NamedTuple):
     pid: int
     out: int  # the read end of its stdout
-    deadline: float  # time.monotonic() past which it is not waited for
 
 
 class Asked(NamedTuple):
@@ -71,20 +70,24 @@ def ask(root: Path) -> Asked:
 def focus(root: Path, prompt: str | None, asked: Asked | None = None) -> Focus:
     """The paths (relative to ``root``) that the branch changed against its merge base with
     the default branch, plus the work tree's changes and new files; none outside git.
-    ``asked``: the questions ``ask`` started for ``root``, answered here."""
+    ``asked``: the questions ``ask`` started for ``root``, answered (or dropped) here, once."""
     task = (prompt.strip()[:TASK_MAX] or None) if prompt else None
     asked = asked or Asked(root, _bases(root), None, None)
-    # The work tree against the merge base with the first default branch there is, in one
-    # process (git 2.30's --merge-base); none (or an older git): against HEAD.
-    answers = (
-        _answer(asked.diff) if n == 0 and asked.diff else _bounded(root, _diff(base))
-        for n, base in enumerate(asked.bases)
-    )
-    changed = next((out for out in answers if out is not None), None)
-    if changed is None:
-        changed = _bounded(root, [*_DIFF, "--end-of-options", "HEAD", *_CODE])
-    untracked = asked.untracked
-    listed = _answer(untracked) if untracked else _bounded(root, [*_UNTRACKED, *_CODE])
+    try:
+        # The work tree against the merge base with the first default branch there is, in one
+        # process (git 2.30's --merge-base); none (or an older git): against HEAD.
+        first, asked = asked.diff, asked._replace(diff=None)
+        answers = (
+            _answer(first) if n == 0 and first else _bounded(root, _diff(base))
+            for n, base in enumerate(asked.bases)
+        )
+        changed = next((out for out in answers if out is not None), None)
+        if changed is None:
+            changed = _bounded(root, [*_DIFF, "--end-of-options", "HEAD", *_CODE])
+        untracked, asked = asked.untracked, asked._replace(untracked=None)
+        listed = _answer(untracked) if untracked else _bounded(root, [*_UNTRACKED, *_CODE])
+    finally:
+        drop(asked)  # what was started and not answered: an error came first
     paths = {*_names(changed), *_names(listed)}
     return Focus(tuple(sorted(paths)[:FOCUS_PATHS]), task)
 
@@ -139,32 +142,40 @@ def _bounded(root: Path, args: Sequence[str]) -> bytes | None:
 
 
 def _started(root: Path, args: Sequence[str]) -> _Child | None:
-    """git started on ``args`` with ``posix_spawn``, its stdout a pipe; None when it cannot be."""
-    out, into = os.pipe()
-    devnull = os.open(os.devnull, os.O_RDWR)
-    # the child gets these three; no other descriptor of ours (os.pipe and os.open close on exec)
-    actions = [(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate((devnull, into, devnull))]
+    """git started on ``args`` with ``posix_spawn``, its stdout a pipe; None when it cannot be
+    (no git, or no descriptor left)."""
     try:
-        pid = os.posix_spawnp(
-            "git", ["git", "-C", str(root), *args], os.environ, file_actions=actions
-        )
+        out, into = os.pipe()
+    except OSError:
+        return None
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:  # the child gets these three; no other descriptor of ours (all close on exec)
+            actions = [
+                (os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate((devnull, into, devnull))
+            ]
+            pid = os.posix_spawnp(
+                "git", ["git", "-C", str(root), *args], os.environ, file_actions=actions
+            )
+        finally:
+            os.close(devnull)
     except OSError:
         os.close(out)
         return None
     finally:
         os.close(into)
-        os.close(devnull)
-    return _Child(pid, out, time.monotonic() + _SECONDS)
+    return _Child(pid, out)
 
 
 def _answer(child: _Child) -> bytes | None:
-    """What a started git wrote, read with ``select`` up to its deadline and the bound."""
+    """What a started git wrote, read with ``select`` for ``_SECONDS`` from now (git may have
+    started long before: a review ran meanwhile) and up to the bound."""
     import select
 
     chunks: list[bytes] = []
-    size, done = 0, False
+    size, done, deadline = 0, False, time.monotonic() + _SECONDS
     try:
-        while size < _BYTES and (left := child.deadline - time.monotonic()) > 0:
+        while size < _BYTES and (left := deadline - time.monotonic()) > 0:
             if not select.select([child.out], [], [], left)[0]:
                 break
             chunk = os.read(child.out, _BYTES - size)
