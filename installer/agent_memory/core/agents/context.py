@@ -129,7 +129,7 @@ def choose(
             cost, saved = costs[k], least[k]
             if k in full or not cost or used + cost > limit:
                 continue
-            spare = reserve - saved  # (not min(): a replay asks this of a thousand facts a view)
+            spare = reserve - saved
             if used + cost + (cap if cap < spare else spare) <= budget:
                 full.add(k)
                 used += cost

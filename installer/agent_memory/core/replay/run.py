@@ -28,7 +28,7 @@ from ...parse.sessions import SessionRefs
 from ...records import NamedTuple
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
-from . import footers, periods
+from . import periods, stored
 from .periods import Period
 from .sight import Sight
 
@@ -101,10 +101,8 @@ def replay(
     steps: list[Step] = []
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
-    due = run.due
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
-        if due[index]:
-            run.judge_until(index)
+        run.judge_until(index)
         if name[:10] != day:  # a period is one of the log's date
             day, now = name[:10], period(name)
             if not counted or counted[-1][0] != now:
@@ -162,9 +160,9 @@ class _Run:
         self.soft: dict[int, int] = {}
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
-        self.steady = [footers.steady(s.fields, s.fact.task) for s in subjects]
-        self.keeps = [footers.keeps(s.fields) for s in subjects]
-        self.retracted = [footers.retracted(s.fields) for s in subjects]
+        self.steady = [stored.steady(s.fields, s.fact.task) for s in subjects]
+        self.keeps = [stored.keeps(s.fields) for s in subjects]
+        self.retracted = [stored.retracted(s.fields) for s in subjects]
         # steady and with no expiry: named, it is in the memory files (``_used``)
         self.kept = [
             steady and "valid-until" not in s.fields
@@ -237,7 +235,7 @@ class _Run:
         fields, task = entry
         if self.since_at != index:
             self.since_at, self.since = index, self._counter(index)
-        hand = None if steady else footers.hand(subject.fields, day)
+        hand = None if steady else stored.hand(subject.fields, day)
         if hand and tiers.held({**fields, **hand}):
             tier = "archived"
         else:
@@ -270,10 +268,10 @@ class _Run:
 
     def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
         """The next log after ``index`` where fact ``k``'s tier may move though no log names
-        it (None: none), and where it may leave the memory files (``footers.points``)."""
+        it (None: none), and where it may leave the memory files (``stored.points``)."""
         found = self.points[k]
         if found is None:
-            found = footers.points(fields, self.subjects[k].fields, self.after, self.policy)
+            found = stored.points(fields, self.subjects[k].fields, self.after, self.policy)
             if self.steady[k]:
                 self.points[k] = found
         points, hard = found

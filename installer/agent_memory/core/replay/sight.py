@@ -188,9 +188,6 @@ class Sight:
             found = {i: status[i] for i in wanted if i in status}, _size(seen.text)
         return found
 
-    def _k(self, fact_id: str) -> list[int]:
-        return self.by_id.get(fact_id, [])
-
     def _ranked(self, task: str) -> list[tuple[tuple[object, ...], int]]:
         """The facts of the view in relevance's order (``relevance.rank``), with their keys: the
         parts that depend on the task, then the fact's place by the rest (``_sequence``), which
@@ -225,10 +222,7 @@ class Sight:
         return found
 
     def _order(self, k: int) -> tuple[object, ...]:
-        """The parts of fact ``k``'s key that do not depend on the task."""
-        found = self.order[k]
-        if found is not None:
-            return found
+        """The parts of fact ``k``'s key that do not depend on the task, kept (``order``)."""
         group, fields, tier = self.group[k] or 0, self.fields[k] or {}, self.tier[k]
         when, uses = recall.recency(fields)
         rank = _RANK.get(tier or "working", len(_RANK))
@@ -331,7 +325,7 @@ class Sight:
         where = {}
         for fact_id in wanted:  # the first of in full, named, cut that one of its facts got
             found = set()
-            for k in self._k(fact_id):
+            for k in self.by_id.get(fact_id, ()):
                 if k in self.entries:  # in the view: at ``n`` of the ranking
                     n = entries.index(k)
                     place = bisect_left(rest, n)  # among the rest, where it is not in full

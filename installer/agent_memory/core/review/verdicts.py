@@ -304,7 +304,7 @@ def from_logs(
         return int(base) + count, max(stored.get("base_last_used", created), latest)
     if by_log:
         return count, latest
-    return count + 1, latest if latest > created else created  # (max() costs a replay more)
+    return count + 1, latest if latest > created else created
 
 
 def _label(refs: SessionRefs, fact_id: str, name: str) -> str:
