@@ -122,6 +122,14 @@ def test_codex_memories_of_this_repo_only(enabled: Path, tmp_path: Path) -> None
     assert "Another repo" not in text and text.count("origin: codex:MEMORY.md") == 2
 
 
+def _import_codex(repo: Path, tmp_path: Path, memory: str) -> None:
+    """``import codex --from`` a folder whose MEMORY.md is ``memory``, which must succeed."""
+    build_tree(tmp_path / "codex", {"memories/MEMORY.md": memory})
+    where = tmp_path / "codex/memories"
+    done = run_console("import", "codex", repo, "--from", where, *DAY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
 def _import_gemini(repo: Path, tmp_path: Path, memory: str) -> None:
     """``import gemini`` of ``memory`` as ~/.gemini/GEMINI.md, which must succeed."""
     home = build_tree(tmp_path / "home", {".gemini/GEMINI.md": memory})
@@ -189,10 +197,7 @@ def test_a_code_block_ends_with_its_item_and_ends_no_section(enabled: Path, tmp_
     ours = f"rollout_summary_files:\n  - r.md (cwd={enabled})\ndescription: ours"
     codex = f"---\n{ours}\n---\n- Front matter:\n```\n---\n{rollout}\n```\n- Third\n"
     _import_gemini(enabled, tmp_path, gemini)
-    build_tree(tmp_path / "codex", {"memories/MEMORY.md": codex})
-    where = tmp_path / "codex/memories"
-    done = run_console("import", "codex", enabled, "--from", where, *DAY, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    _import_codex(enabled, tmp_path, codex)
     text = continuity(enabled)
     assert "- Use this template:\n  ```md\n  ## Heading\n  ```\n  <!-- id:" in text
     assert "- Run:\n  ```sh\n  make\n  ```\n  <!-- id:" in text
@@ -214,10 +219,7 @@ def test_a_fence_left_open_ends_with_its_block_or_section(enabled: Path, tmp_pat
         "- Run:\n```sh\nmake\n---\nrollout_summary_files:\n  - r.md (cwd=/elsewhere)\n"
         "description: theirs\n---\n- Secret of another repo\n"
     )
-    build_tree(tmp_path / "codex", {"memories/MEMORY.md": codex})
-    where = tmp_path / "codex/memories"
-    done = run_console("import", "codex", enabled, "--from", where, *DAY, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    _import_codex(enabled, tmp_path, codex)
     text = continuity(enabled)
     assert "- Use pnpm\n  <!-- id:" in text
     assert "- ```sh\n  make test\n  ```\n  <!-- id:" in text
