@@ -100,7 +100,7 @@ def test_the_prompt_hook_picks_the_same_hits_from_the_candidates(
     except AgentMemoryError:
         return
     ids = [hit.id for hit in searching.search(query, full, 50)]
-    shown = " ".join(f"`{i}`" for i in data.draw(st.lists(st.sampled_from(ids or ["x"]))))
+    shown = set(data.draw(st.lists(st.sampled_from(ids or ["x"]))))
     fast = candidates.indexes(named, query, [], prompt_recall.FLOOR)
     assert prompt_recall.select(query, fast, lambda: shown) == prompt_recall.select(
         query, full, lambda: shown

@@ -212,14 +212,15 @@ def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None
     assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
 
 
-def test_prompt_recall_renders_the_start_context_only_for_a_hit(tmp_path: Path) -> None:
-    """What the start context showed is asked only of a hit over the floor: a prompt that
-    clears nothing never pays for rendering it."""
+def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: Path) -> None:
+    """What the start context listed is asked only of a hit over the floor from a live file: a
+    prompt that clears nothing, or whose hits are archived (no start context lists one), never
+    pays for laying it out; a live fact it listed is left out."""
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE, root)
     rendered: list[int] = []
 
-    def counted(repo: Any) -> str:
+    def counted(repo: Any) -> frozenset[str]:
         rendered.append(1)
         return hook_command.shown_at_start(repo)
 
@@ -231,7 +232,8 @@ def test_prompt_recall_renders_the_start_context_only_for_a_hit(tmp_path: Path) 
 
     assert ask("fix the bug please") == [] and rendered == []
     assert ask("Where do the Redis sessions live, and what TTL do they get?") == ["redis-sessions"]
-    assert rendered == [1]
+    assert rendered == []
+    assert ask("the rate limit of the public api") == [] and rendered == [1]
 
 
 def _installed_by_5_0_0(repo: Path, agent: str, original: str) -> Path:

@@ -56,8 +56,8 @@ def _prompt(_v: Values, _progress: Progress) -> Built:
 
     from ..commands.hook_prompt import prompt
 
-    def shown(repo: Repo) -> str:
-        # the context and git: paid only for a hit over the floor
+    def shown(repo: Repo) -> frozenset[str]:
+        # the context and git: paid only for a live fact's hit over the floor
         from ..commands.hook import shown_at_start
 
         return shown_at_start(repo)

@@ -19,11 +19,22 @@ from ..parse.continuity import last_review
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
+from ..records import NamedTuple
 from ..shell.cited import stale_marks
 from ..shell.load import Live, extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import not_enabled
+
+
+class Laid(NamedTuple):
+    """The start context's view, and what it says beside it: the due review, the pending
+    proposals and the note on them."""
+
+    view: viewing.View
+    due: list[str]
+    pending: int
+    note: str
 
 
 def context(
@@ -38,6 +49,28 @@ def context(
     Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``). ``task`` and
     ``paths`` (None: not known) rank the facts (HOOKS.md § Session start); ``read``: how the
     live memory is read."""
+    laid = lay_out(repo, max_bytes, task, paths, read)
+    text = laid.view.text + laid.note
+    summary = {"due": laid.due, "markdown": text, "proposals_pending": laid.pending}
+    outcome = "due" if laid.due else "ok"
+    report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
+    shown = text.rstrip("\n")
+    if hook:
+        import json  # 3 ms to import, paid only by the hook's call
+
+        answer = {"hookEventName": "SessionStart", "additionalContext": text}
+        shown = json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+    return Result(report._replace(heading=(shown,)), 0)
+
+
+def lay_out(
+    repo: Repo,
+    max_bytes: int,
+    task: str = "",
+    paths: Sequence[str] | None = None,
+    read: Callable[[Repo], Live] = load_live,
+) -> Laid:
+    """The context's view within ``max_bytes``, the note on pending proposals included."""
     live = read(repo)
     if live.continuity is None:
         raise not_enabled(repo)
@@ -47,17 +80,8 @@ def context(
     docs = (live.continuity, *found)
     pending = pending_proposals(repo, live.continuity, live.sessions, found)
     note = _pending_note(pending)
-    text = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks).text + note
-    outcome = "due" if due else "ok"
-    summary = {"due": due, "markdown": text, "proposals_pending": pending}
-    report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
-    shown = text.rstrip("\n")
-    if hook:
-        import json  # 3 ms to import, paid only by the hook's call
-
-        answer = {"hookEventName": "SessionStart", "additionalContext": text}
-        shown = json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
-    return Result(report._replace(heading=(shown,)), 0)
+    view = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks)
+    return Laid(view, due, pending, note)
 
 
 def pending_proposals(

@@ -23,7 +23,7 @@ from ..parse.hookinput import Payload
 from ..shell.focus import Asked, ask, drop, focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
-from .context import context
+from .context import context, lay_out
 from .due import not_due
 from .hook_payload import answer, event_of, read_payload, where
 from .report import Result
@@ -87,8 +87,10 @@ def _context(
     return shown._replace(report=shown.report._replace(summary=data))
 
 
-def shown_at_start(repo: Repo) -> str:
-    """The context as the session start laid it out, with the paths git gives now (its first
-    prompt is not known here): what a prompt's recall leaves out."""
+def shown_at_start(repo: Repo) -> frozenset[str]:
+    """The ids the session start's context listed (in full or on their one line), laid out
+    again with the paths git gives now (its first prompt is not known here): what a prompt's
+    recall leaves out."""
     paths = focus(repo.root, None).paths or None
-    return str(context(repo, CONTEXT_BYTES, paths=paths).report.summary["markdown"])
+    view = lay_out(repo, CONTEXT_BYTES, paths=paths).view
+    return frozenset((*view.full, *view.named))

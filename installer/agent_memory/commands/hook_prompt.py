@@ -2,12 +2,12 @@
 start did not show (HOOKS.md § Recall on each prompt).
 
 Most prompts clear no fact's floor, so this loads the search alone: the start's context, which a
-hit is checked against, is handed in by the command line and loaded only for a hit.
+hit of a live fact is checked against, is handed in by the command line and loaded only for one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import IO
 
 from .. import resources
@@ -21,9 +21,9 @@ from .runner import Call, Command, Journal, execute
 _RECALL = Command("recall", Journal.READS)
 
 
-def prompt(stdin: IO[str] | None, shown: Callable[[Repo], str]) -> Result:
-    """The JSON the agent adds to this turn: the hits over the floor whose id ``shown(repo)``,
-    the session start's context, does not name; nothing when none clears the floor."""
+def prompt(stdin: IO[str] | None, shown: Callable[[Repo], Collection[str]]) -> Result:
+    """The JSON the agent adds to this turn: the hits over the floor that the session start's
+    context, whose ids ``shown(repo)`` gives, did not list; nothing when none clears the floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
