@@ -16,12 +16,16 @@ stdin, as an agent passes it:
   prompt, held  = `hook prompt` whose words most facts hold, none rare enough to clear the
                   floor (prints nothing)
   prompt, hits  = `hook prompt` that names an archived fact (prints it)
-each as wall time and as CPU time (the figure to trust on a busy machine).
+  prompt, made  = the same prompt when no memory file has a kept search index yet (the first
+                  prompt after a review changed them): each file's is made
+The prompts keep their search indexes in the repo's .git/agent-memory.
+Each command is timed as wall time and as CPU time (the figure to trust on a busy machine).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -81,14 +85,21 @@ def main() -> None:
             "none": [*TOOL, "hook", "prompt"],
             "held": [*TOOL, "hook", "prompt"],
             "hits": [*TOOL, "hook", "prompt"],
+            "made": [*TOOL, "hook", "prompt"],
         }
         stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
+        stdin["made"] = stdin["hits"]
         hit = subprocess.run(commands["hits"], input=stdin["hits"], capture_output=True)
         assert b"old-4242" in hit.stdout, hit.stdout + hit.stderr
         held = subprocess.run(commands["held"], input=stdin["held"], capture_output=True)
         assert held.returncode == 0 and not held.stdout, held.stdout + held.stderr
         print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, run in turn")
-        wall, cpu = interleaved(commands, args.runs, stdin=stdin)
+
+        def prepare(name: str) -> None:
+            if name == "made":  # last in each round: the others find the indexes it makes
+                shutil.rmtree(root / ".git/agent-memory", ignore_errors=True)
+
+        wall, cpu = interleaved(commands, args.runs, prepare, stdin)
         labels = {
             "version": "agent-memory --version",
             "context": "context (for reference)",
@@ -99,6 +110,7 @@ def main() -> None:
             "none": "hook prompt (no word held)",
             "held": "hook prompt (common words)",
             "hits": "hook prompt (an archived hit)",
+            "made": "hook prompt (hit, index made)",
         }
         print_ratios(labels, wall, cpu)
 

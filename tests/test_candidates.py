@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.agents import candidates, prompt_recall
+from agent_memory.core.agents import candidates, kept, prompt_recall, wordscan
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from test_recall_index import _blocks
@@ -18,17 +19,29 @@ from test_written import documents
 _WORDS = ["fact", "system", "id", "from", "tier", "core", "key", "decisions", "x", "2026", "zebra"]
 
 
-def _searched(files: list[bytes], query: str, floor: float | None) -> object:
+def _kept(path: str, data: bytes) -> kept.Kept | None:
+    """The kept index of a file, made and opened again: what the cache folder gives a search."""
+    return kept.opened(path, kept.entry(searching.read(path, data), data, "1.0"), data, "1.0")
+
+
+def _searched(
+    files: list[bytes], query: str, floor: float | None, kept_at: Collection[int] = ()
+) -> object:
     """What each limit's search lists down to ``floor``'s band (None: every fact's indexes, and
     all of it), or the error reading the files raised; and each index's statistics, when a fact
-    may hold a word (else no fact scores, whatever they are)."""
+    may hold a word (else no fact scores, whatever they are). The files numbered ``kept_at``
+    have a kept index."""
     named = [(f"m{n}.md", data) for n, data in enumerate(files)]
     wanted = searching.words(query)
+
+    def kept_of(path: str, data: bytes) -> kept.Kept | None:
+        return _kept(path, data) if int(path[1:-3]) in kept_at else None
+
     try:
         if floor is None:
             indexes = [searching.read(path, data) for path, data in named]
         else:
-            indexes = candidates.indexes(named, query, [], floor)
+            indexes = candidates.indexes(named, query, [], floor, kept_of)
     except AgentMemoryError as exc:
         return str(exc)
     held = any(ix.frequency(word) for ix in indexes for word in wanted)
@@ -63,17 +76,18 @@ _files = st.lists(
 @settings(max_examples=600, deadline=None)
 @given(_files, st.data())
 @example([b"## Facts\n- A fact\n  <!-- id: a | from: Key Decisions -->\n"], None)
-def test_a_search_of_the_candidates_lists_what_a_search_of_every_fact_lists(
+def test_a_search_of_the_candidates_or_kept_indexes_lists_what_one_of_every_fact_lists(
     files: list[bytes], data: st.DataObject | None
 ) -> None:
     held = sorted({w for f in files for w in searching.words(f.decode(errors="replace"))})
     draw = st.lists(st.sampled_from([*_WORDS, *held]), min_size=1, max_size=5)
     query = " ".join(data.draw(draw) if data is not None else ["decisions"])
     floor = data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 6.0])) if data else 0.0
+    kept_at = data.draw(st.sets(st.integers(0, len(files) - 1))) if data else set()
     full = _searched(files, query, None)
     if floor and isinstance(full, tuple):
         full = (full[0], [_down_to(found, floor) for found in full[1]])
-    fast = _searched(files, query, floor)
+    fast = _searched(files, query, floor, kept_at)
     if isinstance(full, str) and not _held_anywhere(files, query):
         # no file holds a word of the query: none is read for its shape, and nothing is listed
         assert fast == (None, [[], [], []])
@@ -146,4 +160,4 @@ def test_a_query_no_file_holds_is_answered_without_reading_the_files_shape() -> 
 
 @given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\n\u212a\u0130\u00e9"))
 def test_words_are_counted_as_they_are_split(text: str) -> None:
-    assert candidates.count_words(text) == len(searching.words(text))
+    assert wordscan.count_words(text) == len(searching.words(text))

@@ -11,10 +11,13 @@ from collections.abc import Callable, Collection
 from typing import IO
 
 from .. import resources
-from ..core.agents import prompt_recall
+from ..core.agents import candidates, kept, prompt_recall
+from ..core.agents import recall as searching
+from ..layout import CONTINUITY
+from ..shell import cache
+from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
 from .hook_payload import answer, event_of, read_payload, silent, where
-from .recall import indexes_for
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 
@@ -42,3 +45,40 @@ def prompt(stdin: IO[str] | None, shown: Callable[[Repo], Collection[str]]) -> R
         return silent("hook prompt")
     text = "\n".join(done.report.heading) + "\n"
     return answer("hook prompt", event_of("prompt", payload), text, done.report.summary)
+
+
+def indexes_for(repo: Repo, query: str, floor: float = 0.0) -> list[searching.Index]:
+    """``recall_indexes`` for a search of ``query`` alone: continuity.md and the archive hold
+    only the facts that may hold a word of it (``candidates``; with a ``floor``, that may score
+    in its band), and a search of it lists the same facts (down to that band). A file's kept
+    index stands for it when it is of the file's bytes: one is made for each file read."""
+    read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
+    files = [(rel, raw) for rel, raw in read if raw is not None]
+    extra = [searching.index(doc) for doc in extras(repo)]
+    try:
+        return candidates.indexes(files, query, extra, floor, _kept(repo))
+    except ValueError:  # a kept index that is not what this writes: made again
+        return candidates.indexes(files, query, extra, floor, _kept(repo, again=True))
+
+
+def _kept(repo: Repo, again: bool = False) -> Callable[[str, bytes], kept.Kept | None]:
+    """The kept index of a memory file (path, bytes), made when there is none for those bytes
+    (or ``again``); None when the repo keeps none (``cache``)."""
+    kept_in: list[cache.Cache | None] = []  # found at the first file: a search may read none
+
+    def found(rel: str, raw: bytes) -> kept.Kept | None:
+        if not kept_in:
+            kept_in.append(cache.cache_of(repo.root))
+        if kept_in[0] is None:
+            return None
+        version = resources.version()
+        stored = None if again else kept_in[0].load(rel, kept.limit(raw))
+        opened = kept.opened(rel, stored, raw, version) if stored is not None else None
+        if opened is None:
+            stored = kept.entry(searching.read(rel, raw), raw, version)
+            if len(stored) <= kept.limit(raw):
+                kept_in[0].save(rel, stored)
+            opened = kept.opened(rel, stored, raw, version)
+        return opened
+
+    return found

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import resources
-from ..core.agents import candidates
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
 from ..shell.load import archive_paths, extras
@@ -45,13 +44,3 @@ def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching
     found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
     found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
     return [ix for ix in found if ix is not None]
-
-
-def indexes_for(repo: Repo, query: str, floor: float = 0.0) -> list[searching.Index]:
-    """``recall_indexes`` for a search of ``query`` alone: continuity.md and the archive hold
-    only the facts that may hold a word of it (``candidates``; with a ``floor``, that may score
-    in its band), and a search of it lists the same facts (down to that band)."""
-    read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
-    files = [(rel, raw) for rel, raw in read if raw is not None]
-    extra = [searching.index(doc) for doc in extras(repo)]
-    return candidates.indexes(files, query, extra, floor)

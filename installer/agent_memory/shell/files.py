@@ -140,16 +140,21 @@ def no_symlink_on_the_way(root: Path, rel: str) -> bool:
     return True
 
 
-def write_synced(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def write_synced(fd: int, data: bytes) -> None:
+    write_all(fd, data)
     os.fsync(fd)
 
 
-def atomic_write(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes, synced: bool = True) -> None:
     """Replace ``target`` by ``data``: an exclusive temp file of unpredictable name beside it,
-    fsync, the target's mode, rename, fsync of the folder."""
+    fsync, the target's mode, rename, fsync of the folder. Without ``synced``, no fsync: for
+    a file nothing is lost without (a cache's, checked before use)."""
     fd, tmp = _new_temp(target)
     try:
         try:
@@ -157,7 +162,7 @@ def atomic_write(target: Path, data: bytes) -> None:
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
         os.fchmod(fd, mode)
-        write_synced(fd, data)
+        (write_synced if synced else write_all)(fd, data)
         os.close(fd)
         fd = -1
         tmp.replace(target)
@@ -167,7 +172,8 @@ def atomic_write(target: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
-    fsync_dir(target.parent)
+    if synced:
+        fsync_dir(target.parent)
 
 
 def _new_temp(target: Path) -> tuple[int, Path]:

@@ -21,19 +21,15 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from ... import patterns
 from ...parse.facts import MAX_DOCUMENT_LINES
 from ...parse.scan_written import PROJECT_STATE
+from .kept import Kept
 from .recall import K1, NEAR, Cited, Index, band, read, words, written
+from .wordscan import count_words, holding, lowered, mentions
 
-_WORD = b"abcdefghijklmnopqrstuvwxyz0123456789"
-# Each byte of a word made "a", every other a space (or the line ends kept): words counted and
-# found in C, as ``recall.words`` splits them (a property test holds the count to its).
-_MARKS = bytes(97 if b in _WORD else 32 for b in range(256))
-_LINES = bytes(b if b in _WORD or b == 10 else 32 for b in range(256))
-_PARTS = 1000  # places a word is found inside others before ``_mentions`` takes it as held
 # Words a query may have for the files to be searched for each before they are read: a longer
 # prompt likely holds a common word, and each looked for is a pass over the files.
 _LOOKED_FOR = 8
@@ -76,7 +72,7 @@ class _Section:
     # out when first asked: each is a pass over every footer of the section.
     @functools.cached_property
     def lowered(self) -> bytes:
-        return _lowered(self.footed)
+        return lowered(self.footed)
 
     @functools.cached_property
     def ids(self) -> list[str]:
@@ -94,58 +90,91 @@ class _Section:
 
 
 def indexes(
-    files: Sequence[tuple[str, bytes]], query: str, others: Sequence[Index], floor: float = 0.0
+    files: Sequence[tuple[str, bytes]],
+    query: str,
+    others: Sequence[Index],
+    floor: float = 0.0,
+    kept: Callable[[str, bytes], Kept | None] = lambda _path, _data: None,
 ) -> list[Index]:
     """The index of each memory file (path, bytes) for a search of ``query``, then ``others``
-    (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for."""
+    (indexes of every fact). With a ``floor``, only hits whose band reaches its are asked for.
+    ``kept(path, data)``: the file's kept index, when there is one (the file is then not read)."""
     weights = Counter(words(query))
     if (
         len(weights) <= _LOOKED_FOR
-        and not any(_mentions(data, weights) for _, data in files)
+        and not any(mentions(data, weights) for _, data in files)
         and not any(ix.postings(word) for ix in others for word in weights)
     ):  # no file holds a word anywhere: no fact does, whatever the files' shapes
         return [Index(path, [], 0, 0) for path, _ in files] + list(others)
-    found: list[Index | _Sections] = []
+    found: list[Index | Kept | _Sections] = []
     for path, data in files:
-        sections = _sections(data)
+        sections = None if (kept_ := kept(path, data)) else _sections(data)
         held = [_holders(s, weights) for s in sections] if sections is not None else []
-        found.append(read(path, data) if sections is None else (path, data, sections, held))
+        found.append(
+            kept_ or (read(path, data) if sections is None else (path, data, sections, held))
+        )
     whole = [ix for ix in found if isinstance(ix, Index)] + list(others)
-    fast = {id(ix): ix for ix in found if not isinstance(ix, Index)}
-    if not any(ix.postings(word) for ix in whole for word in weights) and not any(
-        h is None or any(h.values()) for *_, held in fast.values() for h in held
+    stored = [ix for ix in found if isinstance(ix, Kept)]
+    fast = {id(ix): ix for ix in found if isinstance(ix, tuple)}
+    if (
+        not any(ix.postings(word) for ix in whole for word in weights)
+        and not any(ix.frequency(word) for ix in stored for word in weights)
+        and not any(h is None or any(h.values()) for *_, held in fast.values() for h in held)
     ):  # no fact holds a word: none scores, whatever the statistics
-        empty = [ix if isinstance(ix, Index) else Index(ix[0], [], 0, 0) for ix in found]
-        return [*empty, *others]
+        return [ix if isinstance(ix, Index) else _empty(ix) for ix in found] + list(others)
     counts = {key: [_statistics(s) for s in f[2]] for key, f in fast.items()}
     # A file whose from: fields this does not read is indexed whole.
     whole_read = {key: read(*fast.pop(key)[:2]) for key in list(fast) if None in counts[key]}
     whole += whole_read.values()
     essential = None
     if floor > 0 and all(h is not None for *_, held in fast.values() for h in held):
-        essential = _essential(weights, whole, list(fast.values()), floor)
+        held_words = sum(ix.words for ix in whole) + sum(ix.words for ix in stored)
+        held_words += sum(n for key in fast for n in counts[key] if n is not None)
+        essential = _essential(weights, (whole, stored), list(fast.values()), held_words, floor)
     return [
         ix if isinstance(ix, Index) else
+        ix.index(weights if essential is None else essential, weights) if isinstance(ix, Kept) else
         whole_read[id(ix)] if id(ix) in whole_read else
         _index(ix, counts[id(ix)], weights, essential)
         for ix in found
     ] + list(others)  # fmt: skip
 
 
+def _empty(read_: Kept | _Sections) -> Index:
+    return Index(read_.path if isinstance(read_, Kept) else read_[0], [], 0, 0)
+
+
 def _essential(
-    weights: Mapping[str, int], whole: Sequence[Index], fast: Sequence[_Sections], floor: float
+    weights: Mapping[str, int],
+    read_: tuple[Sequence[Index], Sequence[Kept]],
+    fast: Sequence[_Sections],
+    held_words: int,
+    floor: float,
 ) -> set[str]:
     """The words a fact must hold to score in ``floor``'s band: the others, taken from the
     least weighty while their bounds add up to less than the band's lower edge. A word's share
-    of a score is under its idf times K1 + 1, however often a fact holds it."""
-    total = sum(ix.counted for ix in whole) + sum(len(s.bullets) for f in fast for s in f[2])
+    of a score is under its idf times K1 + 1, however often a fact holds it; a word only kept
+    indexes hold is bounded closer (``Kept.share``, at the average length: ``held_words`` over
+    the facts)."""
+    whole, stored = read_
+    total = sum(ix.counted for ix in whole) + sum(ix.counted for ix in stored)
+    total += sum(len(s.bullets) for f in fast for s in f[2])
     frequency = {
         word: sum(ix.frequency(word) for ix in whole)
+        + sum(ix.frequency(word) for ix in stored)
         + sum(len(h[word]) for f in fast for h in f[3] if h is not None)
         for word in weights
     }
+
+    def share(word: str) -> float:
+        if any(ix.frequency(word) for ix in whole) or any(
+            h[word] for f in fast for h in f[3] if h is not None
+        ):
+            return K1 + 1
+        return max(ix.share(word, held_words / total) for ix in stored if ix.frequency(word))
+
     bound = {
-        word: weights[word] * math.log(1 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1)
+        word: weights[word] * math.log(1 + (total - n + 0.5) / (n + 0.5)) * share(word)
         for word, n in frequency.items()
         if n
     }
@@ -181,40 +210,6 @@ def _index(
     counted = sum(len(s.bullets) for s in sections)
     held_by = frequencies if essential is not None else None
     return Index(path, cited, counted, sum(filter(None, counts)), held_by)
-
-
-def _mentions(data: bytes, wanted: Collection[str]) -> bool:
-    """Whether a word of ``wanted`` is a word of the file anywhere (each fact's words are its
-    text's), or may be: a file that is not plain UTF-8 text is left to the full reading, which
-    says what is wrong with it. A word found as part of others more than ``_PARTS`` times is
-    taken as held: its search then costs no more than the full reading's."""
-    if b"\0" in data:
-        return True
-    if data.isascii():
-        lowered = data.lower()
-    else:
-        try:
-            lowered = data.decode("utf-8").lower().encode("utf-8")
-        except UnicodeDecodeError:
-            return True
-    for word in map(str.encode, wanted):
-        at, parts = lowered.find(word), 0
-        while at != -1 and parts < _PARTS:
-            end = at + len(word)
-            if (at == 0 or lowered[at - 1] not in _WORD) and (
-                end == len(lowered) or lowered[end] not in _WORD
-            ):
-                return True
-            at, parts = lowered.find(word, end), parts + 1
-        if parts == _PARTS:
-            return True
-    return False
-
-
-def count_words(text: str) -> int:
-    """``len(recall.words(text))``, without a list of them."""
-    marks = text.lower().encode("utf-8", "surrogatepass").translate(_MARKS)
-    return marks.count(b" a") + marks.startswith(b"a")
 
 
 def _sections(data: bytes) -> list[_Section] | None:
@@ -319,11 +314,11 @@ def _holders(section: _Section, wanted: Collection[str]) -> dict[str, set[int]] 
         range(len(section.bullets)) if froms is None else [n for n, v in enumerate(froms) if not v]
     )
     found = {word: set(titled) if word in title else set() for word in wanted}
-    held = [_holding(section.bullets, wanted)]
+    held = [holding(section.bullets, wanted)]
     if said:
-        held += [_holding(section.ids, said), _holding(froms or (), said)]
-    for holding in held:
-        for word, facts in holding.items():
+        held += [holding(section.ids, said), holding(froms or (), said)]
+    for each in held:
+        for word, facts in each.items():
             found[word] |= facts
     return found
 
@@ -346,8 +341,8 @@ def _maybe(section: _Section, wanted: Collection[str]) -> Collection[int]:
     footer field does (every fact, when the section's title does)."""
     if set(words(section.title)).intersection(wanted):
         return range(len(section.bullets))
-    found = set().union(*_holding(section.bullets, wanted).values())
-    found.update(*_holding(section.footers, wanted).values())
+    found = set().union(*holding(section.bullets, wanted).values())
+    found.update(*holding(section.footers, wanted).values())
     return sorted(found)
 
 
@@ -362,13 +357,8 @@ def _cite(section: _Section, chosen: Collection[int]) -> Iterator[Cited]:
             yield fact
 
 
-def _lowered(text: str) -> bytes:
-    """``text`` lowered as ``str.lower`` lowers it, to ASCII letters in C when it is ASCII."""
-    return text.encode().lower() if text.isascii() else text.lower().encode("utf-8", "replace")
-
-
 def _from_keys(footers: str, lowered: bytes) -> bool | None:
-    """Whether the footers (``lowered``: as ``_lowered`` gives them) hold a field ``fields_of``
+    """Whether the footers (``lowered``: as ``lowered`` gives them) hold a field ``fields_of``
     reads as ``from:``, when each such is written "| from:" (None when one is not)."""
     found = lowered.count(b"from")
     if found == 0:
@@ -377,22 +367,3 @@ def _from_keys(footers: str, lowered: bytes) -> bool | None:
     if found == exact or len(_ANY_FROM.findall(footers)) == exact:
         return True
     return None
-
-
-def _holding(lines: Sequence[str], wanted: Collection[str]) -> dict[str, set[int]]:
-    """Each word of ``wanted`` with the indexes of the ``lines`` holding it. The lines of a
-    word found anywhere are each asked in C: a common word is held by thousands of facts (as
-    ``str``: ``bytes.__contains__`` first tries its argument as an integer, and raises)."""
-    marked = "\n".join(lines).lower().encode("utf-8", "surrogatepass").translate(_LINES)
-    padded = " " + marked.decode("ascii").replace("\n", " \n ") + " "
-    split: list[str] | None = None
-    found: dict[str, set[int]] = {}
-    for word in wanted:
-        needle = f" {word} "
-        if needle not in padded:
-            found[word] = set()
-            continue
-        split = padded.split("\n") if split is None else split
-        holds = map(str.__contains__, split, itertools.repeat(needle))
-        found[word] = set(itertools.compress(itertools.count(), holds))
-    return found

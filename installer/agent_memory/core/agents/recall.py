@@ -154,6 +154,12 @@ class Index:
             ]
         return found
 
+    def cited(self, entry: int) -> Cited:
+        """What a search read of the fact (an index is built of these)."""
+        tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
+        first, terms, see = self._firsts[entry], self._terms[entry], self.sees[entry]
+        return self.ids[entry], tier, section, line, first, terms, see, self.recency[entry]
+
     def hit(self, entry: int, score: float) -> Hit:
         tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
         first, see = self._firsts[entry], self.sees[entry]

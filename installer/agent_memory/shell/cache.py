@@ -1,0 +1,75 @@
+"""The repo's cache folder: what the tool keeps between runs only to save time, derived from the
+repo's files and checked against them before use (kept search indexes, ``core/agents/kept``).
+
+It is ``.git/agent-memory/search`` in the git work tree's top: inside the repository, never in
+its work tree (git tracks nothing there), and gone with the clone. A repo outside git, or whose
+``.git`` is a file (a worktree, a submodule: the folder it names is not followed), keeps
+nothing, nor does one whose folder cannot be written; each run then goes on without it.
+Deleting the folder loses nothing. Like every file of a repo it may hold anything (a clone's
+``.git`` is made by git, an unpacked archive's by whoever packed it): a link is never followed,
+an entry is read only up to a bound, and what it says is checked before use (DESIGN §15).
+"""
+
+from __future__ import annotations
+
+import binascii
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+from ..errors import AgentMemoryError
+from .discovery import work_tree_top
+from .files import atomic_write, read_regular, remove_temps
+
+FOLDER = ".git/agent-memory/search"
+
+
+class Cache:
+    """The folder of kept search indexes of the repo at ``top`` (its git work tree's top)."""
+
+    def __init__(self, top: Path, repo: Path) -> None:
+        self.top, self.repo = top, repo
+
+    def entry(self, rel: str) -> str:
+        """The path, from the top, of the kept index of the repo's file ``rel``: named after
+        the file and a checksum of its path from the top (a repo nested in the work tree is
+        told apart; two paths of one checksum only make each other's entry again)."""
+        full = os.fsencode(Path(os.path.relpath(self.repo, self.top), rel).as_posix())
+        checksum = f"{binascii.crc32(full):08x}{binascii.crc32(full[::-1]):08x}"
+        return f"{FOLDER}/{checksum}-{Path(rel).name}"
+
+    def load(self, rel: str, limit: int) -> bytes | None:
+        """The entry of the file ``rel``, when it is a regular file of at most ``limit`` bytes."""
+        try:
+            return read_regular(self.top / self.entry(rel), rel, follow=False, limit=limit)
+        except AgentMemoryError:
+            return None
+
+    def save(self, rel: str, data: bytes) -> None:
+        """Writes the entry whole or not at all: a new file renamed over whatever the old one
+        is (a rename follows no link, and waits on no FIFO), in the folder ``cache_of`` found
+        to be no link; a failure leaves the folder as it was."""
+        target = self.top / self.entry(rel)
+        with contextlib.suppress(OSError):
+            remove_temps(target)  # what a killed run left
+            atomic_write(target, data, synced=False)
+
+
+def cache_of(repo: Path) -> Cache | None:
+    """The cache of the repo at ``repo``, its folder made if need be; None when it has none."""
+    top = work_tree_top(repo)
+    if top is None:
+        return None
+    folder = top / FOLDER
+    try:
+        if not stat.S_ISDIR(os.lstat(top / ".git").st_mode):
+            return None
+        for made in (folder.parent, folder):
+            with contextlib.suppress(FileExistsError):
+                made.mkdir(mode=0o700)
+            if not stat.S_ISDIR(os.lstat(made).st_mode):  # a link or a file: not followed
+                return None
+    except OSError:
+        return None
+    return Cache(top, repo) if os.access(folder, os.W_OK | os.X_OK) else None
