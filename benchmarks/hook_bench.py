@@ -16,6 +16,8 @@ stdin, as an agent passes it:
   prompt, held  = `hook prompt` whose words most facts hold, none rare enough to clear the
                   floor (prints nothing)
   prompt, hits  = `hook prompt` that names an archived fact (prints it)
+  prompt, live  = `hook prompt` whose hits include a live fact, which the start context listed
+                  (laid out again to know it; prints the archived ones)
   prompt, made  = the same prompt when no memory file has a kept search index yet (the first
                   prompt after a review changed them): each file's is made
 The prompts keep their search indexes in the repo's .git/agent-memory.
@@ -72,6 +74,7 @@ def main() -> None:
             "none": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "please fix it"},
             "held": {**where, "hook_event_name": "UserPromptSubmit", "prompt": HELD},
             "hits": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "module m4242"},
+            "live": {**where, "hook_event_name": "UserPromptSubmit", "prompt": "check the release"},
         }
         tool = " ".join(TOOL)
         old = f"{tool} review --if-due {root} >&2; {tool} context --hook {root}"
@@ -85,6 +88,7 @@ def main() -> None:
             "none": [*TOOL, "hook", "prompt"],
             "held": [*TOOL, "hook", "prompt"],
             "hits": [*TOOL, "hook", "prompt"],
+            "live": [*TOOL, "hook", "prompt"],
             "made": [*TOOL, "hook", "prompt"],
         }
         stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
@@ -110,6 +114,7 @@ def main() -> None:
             "none": "hook prompt (no word held)",
             "held": "hook prompt (common words)",
             "hits": "hook prompt (an archived hit)",
+            "live": "hook prompt (a live hit)",
             "made": "hook prompt (hit, index made)",
         }
         print_ratios(labels, wall, cpu)

@@ -21,7 +21,8 @@ _WORDS = ["fact", "system", "id", "from", "tier", "core", "key", "decisions", "x
 
 def _kept(path: str, data: bytes) -> kept.Kept | None:
     """The kept index of a file, made and opened again: what the cache folder gives a search."""
-    return kept.opened(path, kept.entry(searching.read(path, data), data, "1.0"), data, "1.0")
+    made = kept.entry(searching.read(path, data), data, "1.0")
+    return kept.opened(path, lambda at, n: made[at : at + n], len(made), data, "1.0")
 
 
 def _searched(

@@ -7,8 +7,16 @@ import json
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agent_memory.commands.mcp.tools import McpSession, call
+from agent_memory.core.agents import context as viewing
+from agent_memory.core.agents.relevance import uses_paths
+from agent_memory.errors import AgentMemoryError
+from agent_memory.parse import facts
 from conftest import build_tree, cli, run_console
+from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: 1 | tier: {}{} -->"
 PROSE = " ".join(["the", "service", "keeps", "its", "state", "in", "one", "place"] * 9)
@@ -135,3 +143,20 @@ def test_the_mcp_tool_takes_the_same_task_and_paths(tmp_path: Path) -> None:
     assert done.result.report.summary["text"] == json.loads(printed.stdout)["summary"]["markdown"]
     refused = call(McpSession(tmp_path), "memory_context", {"paths": "src"})
     assert refused.result is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(documents(odd=True), min_size=1, max_size=2),
+    st.lists(st.sampled_from(["src/app.py", "docs/a.md", "README.md", "memory"]), max_size=3),
+)
+def test_the_paths_change_the_view_only_through_a_scope_or_a_citation(
+    files: list[list[str]], paths: list[str]
+) -> None:
+    """What lets a prompt's check of the start context leave git unasked."""
+    try:
+        docs = [facts.parse(f"m{n}.md", "\n".join(f).encode()) for n, f in enumerate(files)]
+    except AgentMemoryError:
+        return
+    if not uses_paths(docs):
+        assert viewing.view(docs, "", tuple(paths)) == viewing.view(docs, "", None)

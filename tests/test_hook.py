@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.cli.app import main
-from agent_memory.commands import hook as hook_command
+from agent_memory.commands import context as context_command
 from agent_memory.commands import hook_prompt
 from agent_memory.core.agents import hooks
 from agent_memory.errors import InputError
@@ -220,9 +220,9 @@ def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: 
     shutil.copytree(EXAMPLE, root)
     rendered: list[int] = []
 
-    def counted(repo: Any) -> frozenset[str]:
+    def counted(repo: Any, found: Any) -> frozenset[str]:
         rendered.append(1)
-        return hook_command.shown_at_start(repo)
+        return context_command.listed_at_start(repo, found)
 
     def ask(text: str) -> list[str]:
         payload = json.dumps({"cwd": str(root), "prompt": text})
@@ -234,6 +234,43 @@ def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: 
     assert ask("Where do the Redis sessions live, and what TTL do they get?") == ["redis-sessions"]
     assert rendered == []
     assert ask("the rate limit of the public api") == [] and rendered == [1]
+
+
+def test_prompt_recall_asks_git_for_the_paths_only_when_a_fact_can_use_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The paths git gives change the start context only through a fact's scope or citation:
+    with none, a live hit's check lays the context out without asking git."""
+    root = git_init(tmp_path / "example")
+    shutil.copytree(EXAMPLE, root, dirs_exist_ok=True)
+    build_tree(root, {"src/app.py": "changed\n"})
+    asked = tmp_path / "asked"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(
+        f'#!/bin/sh\necho "$*" >> "{asked}"\nexec "{shutil.which("git")}" "$@"\n'
+    )
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    payload = json.dumps({"cwd": str(root), "prompt": "the rate limit of the public api"})
+
+    def listed() -> list[str]:
+        shown: list[str] = []
+
+        def counted(repo: Any, found: Any) -> frozenset[str]:
+            ids = context_command.listed_at_start(repo, found)
+            shown.extend(ids)
+            return ids
+
+        assert hook_prompt.prompt(io.StringIO(payload), counted).exit_code == 0
+        return shown
+
+    assert "public-api-rate-limit" in listed() and not asked.exists()
+    text = "Docs are built with mkdocs material and published by the zephyr pipeline"
+    scoped = cli("fact", "add", text, root, "--id", "docs-mkdocs", "--paths", "docs/**")
+    assert scoped.exit_code == 0, scoped.output
+    assert "docs-mkdocs" not in listed()  # src/app.py touched: out of its scope
+    assert "diff" in asked.read_text()
 
 
 def _installed_by_5_0_0(repo: Path, agent: str, original: str) -> Path:

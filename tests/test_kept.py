@@ -39,7 +39,7 @@ def _prompt(root: Path, text: str = ASKED) -> str:
 
 def _ask(root: Path, text: str = ASKED) -> list[str]:
     payload = json.dumps({"cwd": str(root), "prompt": text})
-    done = hook_prompt.prompt(io.StringIO(payload), lambda _repo: frozenset())
+    done = hook_prompt.prompt(io.StringIO(payload), lambda _repo, _found: frozenset())
     assert done.exit_code == 0
     return list(done.report.summary.get("hits", []))
 
@@ -147,18 +147,55 @@ def test_an_entry_that_is_a_fifo_or_too_large_is_not_read(tmp_path: Path) -> Non
     assert _prompt(root) == expected and path.read_bytes() == made
 
 
+def _opened(made: bytes, data: bytes, version: str = "5.1.0") -> kept.Kept | None:
+    return kept.opened("a.md", lambda at, n: made[at : at + n], len(made), data, version)
+
+
 def test_a_kept_index_is_opened_only_for_the_bytes_and_version_it_was_made_for() -> None:
     data = b"# Archive\n\n## Facts\n- A fact about zebras\n  <!-- id: a | tier: archived -->\n"
     made = kept.entry(searching.read("a.md", data), data, "5.1.0")
-    found = kept.opened("a.md", made, data, "5.1.0")
+    found = _opened(made, data)
     assert found is not None and (found.counted, found.frequency("zebras")) == (1, 1)
     assert [c[0] for c in found.cited(["zebras"])] == ["a"] and found.cited(["lions"]) == []
-    other = data.replace(b"zebras", b"zebraz")
-    assert kept.opened("a.md", made, other, "5.1.0") is None  # other bytes, same length
-    assert kept.opened("a.md", made, data, "5.1.1") is None  # another version
-    assert kept.opened("a.md", made[:-1], data, "5.1.0") is None  # cut short
-    assert kept.opened("a.md", made + b"\n", data, "5.1.0") is None  # longer
-    assert kept.opened("a.md", b"", data, "5.1.0") is None
+    assert _opened(made, data.replace(b"zebras", b"zebraz")) is None  # other bytes, same length
+    assert _opened(made, data, "5.1.1") is None  # another version
+    assert _opened(made[:-1], data) is None  # cut short
+    assert _opened(made + b"\n", data) is None  # longer
+    assert _opened(b"", data) is None
+
+
+def test_a_kept_index_of_many_facts_finds_each_word_s_line_in_its_bucket() -> None:
+    body = "".join(
+        f"- Fact {i} about {'zebras' if i % 7 else 'lions'} and w{i}\n"
+        f"  <!-- id: f-{i} | tier: archived -->\n"
+        for i in range(3000)
+    )
+    data = f"# Archive\n\n## Facts\n{body}".encode()
+    full = searching.read("a.md", data)
+    found = _opened(kept.entry(full, data, "5.1.0"), data)
+    assert found is not None
+    for word in ("zebras", "lions", "w0", "w2999", "fact", "f", "nowhere"):
+        assert found.frequency(word) == full.frequency(word)
+    assert [c[0] for c in found.cited(["w1234", "w7"])] == ["f-7", "f-1234"]
+
+
+def test_a_damaged_table_or_line_is_a_value_error() -> None:
+    data = b"## Facts\n- A fact about zebras\n  <!-- id: a | tier: archived -->\n"
+    made = kept.entry(searching.read("a.md", data), data, "5.1.0")
+    start = made.index(data) + len(data)
+    facts = made[start:].index(b"]]\n") + 3  # the one fact's line
+    table = start + facts
+    slot = table + 24 * kept._bucket("zebras")
+    for damaged in (
+        made[:slot] + b"x" * 24 + made[slot + 24 :],  # a slot that is no number
+        made[:table] + b"9" * 24 * 1024 + made[table + 24 * 1024 :],  # every bucket past the end
+        made[:start] + b"[" * (facts - 1) + b"\n" + made[table:],  # nested past any limit
+    ):
+        found = _opened(damaged, data)
+        assert found is not None
+        with pytest.raises(ValueError):
+            found.frequency("zebras")
+            found.cited(["zebras"])
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)

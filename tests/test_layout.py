@@ -47,6 +47,9 @@ DEFERRED = {
     "commands.mcp.serve": {"commands.mcp.server"},
     # fact add's --cite, --until and --paths: 19M instructions a plain `fact add` does not spend
     "commands.fact": {"commands.cite", "core.facts.footers"},
+    # the citations' check and git, for a memory whose facts cite or are scoped: 3M
+    # instructions of every session start, and git of a prompt's check of the start context
+    "commands.context": {"shell.cited", "shell.focus"},
 }
 
 

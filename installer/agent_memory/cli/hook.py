@@ -14,9 +14,11 @@ from ..core.agents.hook_entries import PRE_COMPACT, PROMPT, SESSION_END, SESSION
 from .declared import Declared, Values
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from ..commands.report import Result
+    from ..parse.facts import Document
     from ..shell.repo import Repo
     from .declared import Built, Progress
 
@@ -56,11 +58,11 @@ def _prompt(_v: Values, _progress: Progress) -> Built:
 
     from ..commands.hook_prompt import prompt
 
-    def shown(repo: Repo) -> frozenset[str]:
+    def shown(repo: Repo, found: Sequence[Document]) -> frozenset[str]:
         # the context and git: paid only for a live fact's hit over the floor
-        from ..commands.hook import shown_at_start
+        from ..commands.context import listed_at_start
 
-        return shown_at_start(repo)
+        return listed_at_start(repo, found)
 
     return None, Call(lambda _repo: prompt(sys.stdin, shown))
 

@@ -12,15 +12,15 @@ from collections.abc import Callable, Sequence
 
 from .. import resources
 from ..core.agents import context as viewing
+from ..core.agents.relevance import uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
-from ..layout import SESSIONS_DIR
+from ..layout import CONTEXT_BYTES, SESSIONS_DIR
 from ..parse import proposed
 from ..parse.continuity import last_review
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
 from ..records import NamedTuple
-from ..shell.cited import stale_marks
 from ..shell.load import Live, extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -67,21 +67,50 @@ def lay_out(
     repo: Repo,
     max_bytes: int,
     task: str = "",
-    paths: Sequence[str] | None = None,
+    paths: Sequence[str] | Callable[[], Sequence[str] | None] | None = None,
     read: Callable[[Repo], Live] = load_live,
+    found: Sequence[Document] | None = None,
 ) -> Laid:
-    """The context's view within ``max_bytes``, the note on pending proposals included."""
+    """The context's view within ``max_bytes``, the note on pending proposals included.
+    ``paths`` may be asked for (git): only when a fact's scope or citation can use them.
+    ``found``: the one-file threads and vision.md, when already read."""
     live = read(repo)
     if live.continuity is None:
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())
-    found = extras(repo)
-    marks = stale_marks(repo, (live.continuity, *found))
+    found = extras(repo) if found is None else found
+    marks = _stale_marks(repo, (live.continuity, *found))
     docs = (live.continuity, *found)
+    if callable(paths):
+        paths = paths() if uses_paths(docs) else None
     pending = pending_proposals(repo, live.continuity, live.sessions, found)
     note = _pending_note(pending)
     view = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks)
     return Laid(view, due, pending, note)
+
+
+def listed_at_start(repo: Repo, found: Sequence[Document] | None = None) -> frozenset[str]:
+    """The ids the session start's context listed (in full or on their one line), laid out
+    again with the paths git gives now, asked only when a fact's scope or citation can use them
+    (its first prompt is not known here): what a prompt's recall leaves out. ``found``: the
+    one-file threads and vision.md, when already read."""
+
+    def paths() -> tuple[str, ...] | None:
+        from ..shell.focus import focus  # git: only for a memory with scopes or citations
+
+        return focus(repo.root, None).paths or None
+
+    view = lay_out(repo, CONTEXT_BYTES, paths=paths, found=found).view
+    return frozenset((*view.full, *view.named))
+
+
+def _stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:
+    """``stale_marks``, whose modules (and git's) load only for a memory whose facts cite."""
+    if all(fact.field("cites") is None for doc in docs for fact in doc.facts):
+        return {}
+    from ..shell.cited import stale_marks
+
+    return stale_marks(repo, docs)
 
 
 def pending_proposals(

@@ -23,7 +23,7 @@ from ..parse.hookinput import Payload
 from ..shell.focus import Asked, ask, drop, focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
-from .context import context, lay_out
+from .context import context
 from .due import not_due
 from .hook_payload import answer, event_of, read_payload, where
 from .report import Result
@@ -85,12 +85,3 @@ def _context(
     shown = context(repo, CONTEXT_BYTES, task=task, paths=paths, read=read)
     data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
     return shown._replace(report=shown.report._replace(summary=data))
-
-
-def shown_at_start(repo: Repo) -> frozenset[str]:
-    """The ids the session start's context listed (in full or on their one line), laid out
-    again with the paths git gives now (its first prompt is not known here): what a prompt's
-    recall leaves out."""
-    paths = focus(repo.root, None).paths or None
-    view = lay_out(repo, CONTEXT_BYTES, paths=paths).view
-    return frozenset((*view.full, *view.named))

@@ -7,13 +7,14 @@ hit of a live fact is checked against, is handed in by the command line and load
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import IO
 
 from .. import resources
 from ..core.agents import candidates, kept, prompt_recall
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
+from ..parse.facts import Document
 from ..shell import cache
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
@@ -24,9 +25,12 @@ from .runner import Call, Command, Journal, execute
 _RECALL = Command("recall", Journal.READS)
 
 
-def prompt(stdin: IO[str] | None, shown: Callable[[Repo], Collection[str]]) -> Result:
+def prompt(
+    stdin: IO[str] | None, shown: Callable[[Repo, Sequence[Document]], Collection[str]]
+) -> Result:
     """The JSON the agent adds to this turn: the hits over the floor that the session start's
-    context, whose ids ``shown(repo)`` gives, did not list; nothing when none clears the floor."""
+    context, whose ids ``shown(repo, found)`` gives, did not list (``found``: the one-file
+    threads and vision.md, read once for both); nothing when none clears the floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
@@ -34,11 +38,12 @@ def prompt(stdin: IO[str] | None, shown: Callable[[Repo], Collection[str]]) -> R
 
     def hits(repo: Repo) -> Result:
         searched = " ".join(prompt_recall.terms(query))
-        indexes = indexes_for(repo, searched, prompt_recall.FLOOR)
-        found = prompt_recall.select(query, indexes, lambda: shown(repo))
-        data = {"hits": [hit.id for hit in found]}
+        found = extras(repo)
+        indexes = indexes_for(repo, searched, prompt_recall.FLOOR, found)
+        hit = prompt_recall.select(query, indexes, lambda: shown(repo, found))
+        data = {"hits": [h.id for h in hit]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
-        return Result(report._replace(heading=prompt_recall.lines(found)), 0)
+        return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
 
     done = execute(_RECALL, where(payload), Call(hits))
     if not done.report.heading:
@@ -47,23 +52,34 @@ def prompt(stdin: IO[str] | None, shown: Callable[[Repo], Collection[str]]) -> R
     return answer("hook prompt", event_of("prompt", payload), text, done.report.summary)
 
 
-def indexes_for(repo: Repo, query: str, floor: float = 0.0) -> list[searching.Index]:
+def indexes_for(
+    repo: Repo, query: str, floor: float, found: Sequence[Document]
+) -> list[searching.Index]:
     """``recall_indexes`` for a search of ``query`` alone: continuity.md and the archive hold
     only the facts that may hold a word of it (``candidates``; with a ``floor``, that may score
-    in its band), and a search of it lists the same facts (down to that band). A file's kept
-    index stands for it when it is of the file's bytes: one is made for each file read."""
+    in its band), and a search of it lists the same facts (down to that band); ``found``, the
+    one-file threads and vision.md, are indexed whole. A file's kept index stands for it when
+    it is of the file's bytes: one is made for each file read."""
     read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
     files = [(rel, raw) for rel, raw in read if raw is not None]
-    extra = [searching.index(doc) for doc in extras(repo)]
+    extra = [searching.index(doc) for doc in found]
+    opened: list[cache.Entry] = []
     try:
-        return candidates.indexes(files, query, extra, floor, _kept(repo))
-    except ValueError:  # a kept index that is not what this writes: made again
-        return candidates.indexes(files, query, extra, floor, _kept(repo, again=True))
+        try:
+            return candidates.indexes(files, query, extra, floor, _kept(repo, opened))
+        except ValueError:  # a kept index that is not what this writes: made again
+            return candidates.indexes(files, query, extra, floor, _kept(repo, [], again=True))
+    finally:
+        for entry in opened:
+            entry.close()
 
 
-def _kept(repo: Repo, again: bool = False) -> Callable[[str, bytes], kept.Kept | None]:
+def _kept(
+    repo: Repo, opened: list[cache.Entry], again: bool = False
+) -> Callable[[str, bytes], kept.Kept | None]:
     """The kept index of a memory file (path, bytes), made when there is none for those bytes
-    (or ``again``); None when the repo keeps none (``cache``)."""
+    (or ``again``); None when the repo keeps none (``cache``). The entries it opens are added
+    to ``opened``, for the caller to close."""
     kept_in: list[cache.Cache | None] = []  # found at the first file: a search may read none
 
     def found(rel: str, raw: bytes) -> kept.Kept | None:
@@ -72,13 +88,19 @@ def _kept(repo: Repo, again: bool = False) -> Callable[[str, bytes], kept.Kept |
         if kept_in[0] is None:
             return None
         version = resources.version()
-        stored = None if again else kept_in[0].load(rel, kept.limit(raw))
-        opened = kept.opened(rel, stored, raw, version) if stored is not None else None
-        if opened is None:
-            stored = kept.entry(searching.read(rel, raw), raw, version)
-            if len(stored) <= kept.limit(raw):
-                kept_in[0].save(rel, stored)
-            opened = kept.opened(rel, stored, raw, version)
-        return opened
+        entry = None if again else kept_in[0].open(rel, kept.limit(raw))
+        if entry is not None:
+            opened.append(entry)
+            stored = kept.opened(rel, entry.read, entry.size, raw, version)
+            if stored is not None:
+                return stored
+        made = kept.entry(searching.read(rel, raw), raw, version)
+        if len(made) <= kept.limit(raw):
+            kept_in[0].save(rel, made)
+        return kept.opened(rel, _reader(made), len(made), raw, version)
 
     return found
+
+
+def _reader(made: bytes) -> kept.Read:
+    return lambda at, length: made[at : at + max(length, 0)]

@@ -18,9 +18,8 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import AgentMemoryError
 from .discovery import work_tree_top
-from .files import atomic_write, read_regular, remove_temps
+from .files import atomic_write, remove_temps
 
 FOLDER = ".git/agent-memory/search"
 
@@ -39,12 +38,22 @@ class Cache:
         checksum = f"{binascii.crc32(full):08x}{binascii.crc32(full[::-1]):08x}"
         return f"{FOLDER}/{checksum}-{Path(rel).name}"
 
-    def load(self, rel: str, limit: int) -> bytes | None:
-        """The entry of the file ``rel``, when it is a regular file of at most ``limit`` bytes."""
+    def open(self, rel: str, limit: int) -> Entry | None:
+        """The entry of the file ``rel``, open for reading, when it is a regular file of at
+        most ``limit`` bytes (a link is not followed, a FIFO not waited on)."""
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            return read_regular(self.top / self.entry(rel), rel, follow=False, limit=limit)
-        except AgentMemoryError:
+            fd = os.open(self.top / self.entry(rel), flags)
+        except OSError:
             return None
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            info = None
+        if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            os.close(fd)
+            return None
+        return Entry(fd, info.st_size)
 
     def save(self, rel: str, data: bytes) -> None:
         """Writes the entry whole or not at all: a new file renamed over whatever the old one
@@ -54,6 +63,25 @@ class Cache:
         with contextlib.suppress(OSError):
             remove_temps(target)  # what a killed run left
             atomic_write(target, data, synced=False)
+
+
+class Entry:
+    """A kept index open for reading: ``read`` reads where a search asks, not the whole file
+    (a 10,000-fact file's is some 4 MB). Closed by the search that opened it."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size = fd, size
+
+    def read(self, at: int, length: int) -> bytes:
+        """``length`` bytes at ``at`` (fewer at the end); a failure to read is the entry's
+        fault, as the search's reading of it takes every fault (``ValueError``)."""
+        try:
+            return os.pread(self.fd, max(length, 0), at)
+        except OSError as exc:
+            raise ValueError(f"the kept index cannot be read: {exc.strerror}") from None
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 def cache_of(repo: Path) -> Cache | None:

@@ -5,25 +5,34 @@ statistics and the facts holding each word (HOOKS.md § Recall on each prompt).
 It is derived data, used only for the very bytes it was made from, by the version that made it:
 an entry for other bytes, of another version or cut short is not used, and the caller makes it
 again. What a search asks of it — how many facts and words the file holds, how many facts hold
-a word, and what it reads of the facts holding some — is found without reading the rest: each
-fact is one line of JSON, and each word's line lists how many facts hold it, the most times one
-does and the fewest words one has (what bounds the word's share of a score), and where their
-lines start. An entry is read as any file of a repo is, as if anyone wrote it: a line that is
-not what this writes raises ``ValueError`` (the caller then makes the entry again). A property
-test holds a search over kept indexes to one over the files.
+a word, and what it reads of the facts holding some — is read where it lies, not the whole entry
+(a prompt reads some 4 MB less for 10,000 facts): each fact is one line of JSON; each word's
+line says how many facts hold it, the most times one does and the fewest words one has (what
+bounds the word's share of a score), and where their lines start; and the words' lines are
+grouped in buckets by a checksum of the word, which a table of fixed width locates. An entry is
+read as any file of a repo is, as if anyone wrote it: what is not what this writes raises
+``ValueError`` (the caller then makes the entry again). A property test holds a search over
+kept indexes to one over the files.
 """
 
 from __future__ import annotations
 
+import binascii
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from json.encoder import encode_basestring_ascii as _quoted
 
 from .recall import K1, B, Cited, Index
 
 _MAGIC = b"agent-memory kept search index 1\n"
+_BUCKETS = 1024  # of the words' lines: a few dozen words each for a file of 10,000 facts
+_SLOT = 24  # bytes of a bucket's place in the table: where its lines start, their length
+_HEAD = 256  # bytes read for the header: the magic, the version and the sizes
+_LINE = 512  # bytes read for a fact's line, read again longer when it is
+# Reads ``length`` bytes of the entry at ``offset`` (fewer at its end).
+Read = Callable[[int, int], bytes]
 
 
 def entry(index: Index, data: bytes, version: str) -> bytes:
@@ -45,15 +54,23 @@ def entry(index: Index, data: bytes, version: str) -> bytes:
             if times > most.get(word, 1):
                 most[word] = times
     lengths = list(map(len, terms))
-    words = "".join(
-        f"{word} {len(facts)} {most.get(word, 1)} {min(map(lengths.__getitem__, facts))} "
-        f"{' '.join(map(str, map(starts.__getitem__, facts)))}\n"
-        for word, facts in held.items()
+    buckets: list[list[str]] = [[] for _ in range(_BUCKETS)]
+    for word, facts in held.items():
+        places = " ".join(map(str, map(starts.__getitem__, facts)))
+        line = f"{word} {len(facts)} {most.get(word, 1)} {min(map(lengths.__getitem__, facts))}"
+        buckets[_bucket(word)].append(f"{line} {places}\n")
+    chunks = ["".join(bucket).encode("ascii") for bucket in buckets]
+    ends = list(itertools.accumulate(map(len, chunks)))
+    table = b"".join(
+        b"%012d%012d" % (end - len(c), len(c)) for end, c in zip(ends, chunks, strict=True)
     )
-    postings = b"\n" + words.encode("ascii")  # each word's line starts after a newline
-    sizes = (len(data), index.counted, index.words, starts[-1], len(postings))
-    head = b"%b%b\n%d %d %d %d %d\n" % (_MAGIC, version.encode(), *sizes)
-    return b"".join((head, data, "".join(lines).encode("ascii"), postings))
+    sizes = (len(data), index.counted, index.words, starts[-1], len(table), ends[-1])
+    head = b"%b%b\n%d %d %d %d %d %d\n" % (_MAGIC, version.encode(), *sizes)
+    return b"".join((head, data, "".join(lines).encode("ascii"), table, *chunks))
+
+
+def _bucket(word: str) -> int:
+    return binascii.crc32(word.encode()) % _BUCKETS
 
 
 def _line(cited: Cited) -> str:
@@ -69,13 +86,13 @@ def _line(cited: Cited) -> str:
 class Kept:
     """A kept index opened for a search: its file's statistics, and the facts holding a word."""
 
-    __slots__ = ("_facts", "_lines", "_postings", "_raw", "counted", "path", "words")
+    __slots__ = ("_facts", "_lines", "_read", "_table", "counted", "path", "words")
 
     def __init__(
-        self, path: str, raw: bytes, sizes: tuple[int, int], facts: int, postings: int
+        self, path: str, read: Read, sizes: tuple[int, int], facts: int, table: int
     ) -> None:
-        self.path, self._raw, (self.counted, self.words) = path, raw, sizes
-        self._facts, self._postings = facts, postings
+        self.path, self._read, (self.counted, self.words) = path, read, sizes
+        self._facts, self._table = facts, table  # where the facts' lines, the table start
         self._lines: dict[str, list[bytes]] = {}
 
     def index(self, wanted: Collection[str], searched: Collection[str]) -> Index:
@@ -103,19 +120,34 @@ class Kept:
     def cited(self, wanted: Collection[str]) -> list[Cited]:
         """What a search reads of each fact holding a word of ``wanted``, in file order."""
         starts = sorted({_number(at) for word in wanted for at in self._line(word)[4:]})
-        raw, base, end = self._raw, self._facts, self._postings
-        if starts and starts[-1] >= end - base:
+        return _facts([self._fact_line(at) for at in starts])
+
+    def _fact_line(self, at: int) -> bytes:
+        size, room = _LINE, self._table - self._facts - at
+        if room <= 0:
             raise ValueError("a fact's line past the facts")
-        return _facts([raw[base + at : raw.index(b"\n", base + at, end)] for at in starts])
+        while True:
+            found = self._read(self._facts + at, min(size, room))
+            end = found.find(b"\n")
+            if end != -1:
+                return found[:end]
+            if size >= room:
+                raise ValueError("a fact's line past the facts")
+            size *= 4
 
     def _line(self, word: str) -> list[bytes]:
         """The word's line, split: the word, how many facts hold it, the most times one does,
         the fewest words one has, where their lines start."""
         found = self._lines.get(word)
         if found is None:
-            at = self._raw.find(b"\n%b " % word.encode(), self._postings, len(self._raw))
-            end = self._raw.index(b"\n", at + 1) if at != -1 else at
-            found = self._lines[word] = self._raw[at + 1 : end].split(b" ") if end != -1 else []
+            slot = self._read(self._table + _SLOT * _bucket(word), _SLOT)
+            start, size = _number(slot[: _SLOT // 2]), _number(slot[_SLOT // 2 :])
+            lines = b"\n" + self._read(self._table + _SLOT * _BUCKETS + start, size)
+            if len(lines) != size + 1 or (size and not lines.endswith(b"\n")):
+                raise ValueError("a bucket past the entry")
+            at = lines.find(b"\n%b " % word.encode())
+            found = lines[at + 1 : lines.index(b"\n", at + 1)].split(b" ") if at != -1 else []
+            self._lines[word] = found
         return found
 
 
@@ -154,25 +186,26 @@ def _fact(found: object) -> Cited:
     return fact_id, tier, section, number, first, terms, tuple(see), (recency[0], recency[1])
 
 
-def opened(path: str, raw: bytes, data: bytes, version: str) -> Kept | None:
-    """The kept index ``raw`` of the file at ``path`` when it is whole, of ``version``, and of
-    that file's bytes ``data``; None otherwise."""
-    if not raw.startswith(_MAGIC):
+def opened(path: str, read: Read, length: int, data: bytes, version: str) -> Kept | None:
+    """The kept index of ``length`` bytes that ``read`` reads, of the file at ``path``, when it
+    is whole, of ``version``, and of that file's bytes ``data``; None otherwise."""
+    head = read(0, _HEAD)
+    if not head.startswith(_MAGIC):
         return None
-    first = raw.find(b"\n", len(_MAGIC))
-    second = raw.find(b"\n", first + 1) if first != -1 else -1
-    if second == -1 or raw[len(_MAGIC) : first] != version.encode():
+    first = head.find(b"\n", len(_MAGIC))
+    second = head.find(b"\n", first + 1) if first != -1 else -1
+    if second == -1 or head[len(_MAGIC) : first] != version.encode():
         return None
-    fields = raw[first + 1 : second].split(b" ")
-    if len(fields) != 5 or not all(f.isdigit() and f.isascii() and len(f) < 19 for f in fields):
+    fields = head[first + 1 : second].split(b" ")
+    if len(fields) != 6 or not all(f.isdigit() and f.isascii() and len(f) < 19 for f in fields):
         return None
-    size, counted, words, facts, postings = map(int, fields)
+    size, counted, words, facts, table, postings = map(int, fields)
     start = second + 1
-    if size != len(data) or len(raw) != start + size + facts + postings:
+    if size != len(data) or table != _SLOT * _BUCKETS:
         return None
-    if not raw.startswith(data, start):
+    if length != start + size + facts + table + postings or read(start, size) != data:
         return None
-    return Kept(path, raw, (counted, words), start + size, start + size + facts)
+    return Kept(path, read, (counted, words), start + size, start + size + facts)
 
 
 def limit(data: bytes) -> int:

@@ -96,6 +96,16 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     return Ranked(offers, out)
 
 
+def uses_paths(docs: Sequence[Document]) -> bool:
+    """Whether the paths a session touches can change ``rank``'s order of ``docs``: a fact or
+    a section is scoped, or a fact cites a file. Otherwise git need not be asked for them."""
+    return any(
+        scopes.section_scopes(doc)
+        or any(name in ("paths", "cites") for fact in doc.facts for name, _ in fact.fields)
+        for doc in docs
+    )
+
+
 def _section_globs(doc: Document) -> dict[str, tuple[str, ...]]:
     return {title: scopes.globs(v) for title, (v, _, _) in scopes.section_scopes(doc).items()}
 
