@@ -7,7 +7,7 @@ hit of a live fact is checked against, is handed in by the command line and load
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import IO
 
 from .. import resources
@@ -39,8 +39,14 @@ def prompt(
     def hits(repo: Repo) -> Result:
         searched = " ".join(prompt_recall.terms(query))
         found = extras(repo)
-        indexes = indexes_for(repo, searched, prompt_recall.FLOOR, found)
-        hit = prompt_recall.select(query, indexes, lambda: shown(repo, found))
+        read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
+        files = {rel: raw for rel, raw in read if raw is not None}
+        hit: list[searching.Hit] = []
+        for again in (False, True):  # again: a kept index said what its file does not
+            indexes = indexes_for(repo, files, (searched, prompt_recall.FLOOR), found, again)
+            hit = prompt_recall.select(query, indexes, lambda: shown(repo, found))
+            if all(_said(h, files.get(h.path)) for h in hit):
+                break
         data = {"hits": [h.id for h in hit]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
@@ -53,33 +59,52 @@ def prompt(
 
 
 def indexes_for(
-    repo: Repo, query: str, floor: float, found: Sequence[Document]
+    repo: Repo,
+    files: Mapping[str, bytes],
+    asked: tuple[str, float],
+    found: Sequence[Document],
+    again: bool = False,
 ) -> list[searching.Index]:
-    """``recall_indexes`` for a search of ``query`` alone: continuity.md and the archive hold
-    only the facts that may hold a word of it (``candidates``; with a ``floor``, that may score
-    in its band), and a search of it lists the same facts (down to that band); ``found``, the
-    one-file threads and vision.md, are indexed whole. A file's kept index stands for it when
-    it is of the file's bytes: one is made for each file read."""
-    read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
-    files = [(rel, raw) for rel, raw in read if raw is not None]
+    """``recall_indexes`` for a search of the query ``asked`` alone, down to its floor: the
+    ``files`` (continuity.md and the archive's quarters, by path) hold only the facts that may
+    hold a word of it and may score in the floor's band (``candidates``), and a search of it
+    lists the same facts down to that band; ``found``, the one-file threads and vision.md, are
+    indexed whole. A file's kept index stands for it when it is of the file's bytes: one is
+    made for each file read (each, ``again``)."""
+    query, floor = asked
     extra = [searching.index(doc) for doc in found]
     opened: list[cache.Entry] = []
     try:
         try:
-            return candidates.indexes(files, query, extra, floor, _kept(repo, opened))
+            kept_of = _kept(repo, opened, again)
+            return candidates.indexes(list(files.items()), query, extra, floor, kept_of)
         except ValueError:  # a kept index that is not what this writes: made again
-            return candidates.indexes(files, query, extra, floor, _kept(repo, [], again=True))
+            kept_of = _kept(repo, [], again=True)
+            return candidates.indexes(list(files.items()), query, extra, floor, kept_of)
     finally:
         for entry in opened:
             entry.close()
+
+
+def _said(hit: searching.Hit, data: bytes | None) -> bool:
+    """Whether the file's bytes say what the hit shows (its id, its first line, a tier other
+    than the default): a kept index is read as anyone may have written it, and what the agent
+    is shown comes from the memory's files alone. A thread's or vision.md's hit (``data``
+    None) was read from its file."""
+    if data is None:
+        return True
+    said = (hit.id, hit.first_line, hit.tier if hit.tier != "working" else "")
+    return all(text.encode("utf-8", "surrogatepass") in data for text in said)
 
 
 def _kept(
     repo: Repo, opened: list[cache.Entry], again: bool = False
 ) -> Callable[[str, bytes], kept.Kept | None]:
     """The kept index of a memory file (path, bytes), made when there is none for those bytes
-    (or ``again``); None when the repo keeps none (``cache``). The entries it opens are added
-    to ``opened``, for the caller to close."""
+    (or ``again``); None when the repo keeps none (``cache``). Once one cannot be kept (too
+    large, or not written), no other is made this run: each file is read for the search alone,
+    which costs less than making an index that is not kept. The entries it opens are added to
+    ``opened``, for the caller to close."""
     kept_in: list[cache.Cache | None] = []  # found at the first file: a search may read none
 
     def found(rel: str, raw: bytes) -> kept.Kept | None:
@@ -95,8 +120,8 @@ def _kept(
             if stored is not None:
                 return stored
         made = kept.entry(searching.read(rel, raw), raw, version)
-        if len(made) <= kept.limit(raw):
-            kept_in[0].save(rel, made)
+        if len(made) > kept.limit(raw) or not kept_in[0].save(rel, made):
+            kept_in[0] = None  # no other file is kept this run: making it costs more than a read
         return kept.opened(rel, _reader(made), len(made), raw, version)
 
     return found

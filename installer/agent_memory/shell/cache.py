@@ -55,14 +55,17 @@ class Cache:
             return None
         return Entry(fd, info.st_size)
 
-    def save(self, rel: str, data: bytes) -> None:
+    def save(self, rel: str, data: bytes) -> bool:
         """Writes the entry whole or not at all: a new file renamed over whatever the old one
         is (a rename follows no link, and waits on no FIFO), in the folder ``cache_of`` found
-        to be no link; a failure leaves the folder as it was."""
+        to be no link. False when it could not: the folder is then as it was."""
         target = self.top / self.entry(rel)
-        with contextlib.suppress(OSError):
+        try:
             remove_temps(target)  # what a killed run left
             atomic_write(target, data, synced=False)
+        except OSError:
+            return False
+        return True
 
 
 class Entry:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import binascii
 import itertools
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 from json.encoder import encode_basestring_ascii as _quoted
 
+from ... import patterns
 from .recall import K1, B, Cited, Index
 
 _MAGIC = b"agent-memory kept search index 1\n"
@@ -31,6 +32,9 @@ _BUCKETS = 1024  # of the words' lines: a few dozen words each for a file of 10,
 _SLOT = 24  # bytes of a bucket's place in the table: where its lines start, their length
 _HEAD = 256  # bytes read for the header: the magic, the version and the sizes
 _LINE = 512  # bytes read for a fact's line, read again longer when it is
+_CONTROL = patterns.compile(
+    r"[\x00-\x08\x0a-\x1f\x7f]"
+)  # in no line of a file: none in what it says
 # Reads ``length`` bytes of the entry at ``offset`` (fewer at its end).
 Read = Callable[[int, int], bytes]
 
@@ -47,12 +51,10 @@ def entry(index: Index, data: bytes, version: str) -> bytes:
             facts.append(fact)
     most: dict[str, int] = {}  # the most times a fact holds a word, where it is more than once
     for said in terms:
-        again = list(said)
-        list(map(again.remove, set(said)))  # what is left: the words it holds more than once
-        for word in set(again):
-            times = said.count(word)
-            if times > most.get(word, 1):
-                most[word] = times
+        if len(set(said)) < len(said):
+            for word, times in Counter(said).items():
+                if times > most.get(word, 1):
+                    most[word] = times
     lengths = list(map(len, terms))
     buckets: list[list[str]] = [[] for _ in range(_BUCKETS)]
     for word, facts in held.items():
@@ -86,13 +88,13 @@ def _line(cited: Cited) -> str:
 class Kept:
     """A kept index opened for a search: its file's statistics, and the facts holding a word."""
 
-    __slots__ = ("_facts", "_lines", "_read", "_table", "counted", "path", "words")
+    __slots__ = ("_end", "_facts", "_lines", "_read", "_table", "counted", "path", "words")
 
     def __init__(
-        self, path: str, read: Read, sizes: tuple[int, int], facts: int, table: int
+        self, path: str, read: Read, sizes: tuple[int, int], places: tuple[int, int, int]
     ) -> None:
         self.path, self._read, (self.counted, self.words) = path, read, sizes
-        self._facts, self._table = facts, table  # where the facts' lines, the table start
+        self._facts, self._table, self._end = places  # where the facts, the table start; its end
         self._lines: dict[str, list[bytes]] = {}
 
     def index(self, wanted: Collection[str], searched: Collection[str]) -> Index:
@@ -123,11 +125,16 @@ class Kept:
         return _facts([self._fact_line(at) for at in starts])
 
     def _fact_line(self, at: int) -> bytes:
+        """The fact's line that starts at ``at`` (a place that starts no line is the entry's
+        fault: read from each byte of one long line, a search would take its square)."""
         size, room = _LINE, self._table - self._facts - at
         if room <= 0:
             raise ValueError("a fact's line past the facts")
         while True:
-            found = self._read(self._facts + at, min(size, room))
+            found = self._read(self._facts + at - 1, min(size, room) + 1) if at else b"\n"
+            if found[:1] != b"\n":
+                raise ValueError("a fact's place that starts no line")
+            found = found[1:] if at else self._read(self._facts, min(size, room))
             end = found.find(b"\n")
             if end != -1:
                 return found[:end]
@@ -142,11 +149,17 @@ class Kept:
         if found is None:
             slot = self._read(self._table + _SLOT * _bucket(word), _SLOT)
             start, size = _number(slot[: _SLOT // 2]), _number(slot[_SLOT // 2 :])
+            if self._table + _SLOT * _BUCKETS + start + size > self._end:
+                raise ValueError("a bucket past the entry")
             lines = b"\n" + self._read(self._table + _SLOT * _BUCKETS + start, size)
             if len(lines) != size + 1 or (size and not lines.endswith(b"\n")):
-                raise ValueError("a bucket past the entry")
+                raise ValueError("a bucket cut short")
             at = lines.find(b"\n%b " % word.encode())
             found = lines[at + 1 : lines.index(b"\n", at + 1)].split(b" ") if at != -1 else []
+            if found and len(found) < 4:
+                raise ValueError(f"the line of {word!r} is not one this writes")
+            for field in found[1:4]:
+                _number(field)
             self._lines[word] = found
         return found
 
@@ -176,6 +189,7 @@ def _fact(found: object) -> Cited:
     fact_id, tier, section, number, first, terms, see, recency = found
     if not (
         type(fact_id) is type(tier) is type(section) is type(first) is str
+        and not _CONTROL.search(f"{fact_id}{tier}{section}{first}")
         and type(number) is int
         and type(terms) is type(see) is type(recency) is list
         and {*map(type, terms), *map(type, see)} <= {str}
@@ -205,7 +219,7 @@ def opened(path: str, read: Read, length: int, data: bytes, version: str) -> Kep
         return None
     if length != start + size + facts + table + postings or read(start, size) != data:
         return None
-    return Kept(path, read, (counted, words), start + size, start + size + facts)
+    return Kept(path, read, (counted, words), (start + size, start + size + facts, length))
 
 
 def limit(data: bytes) -> int:
