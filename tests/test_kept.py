@@ -118,6 +118,24 @@ def test_a_kept_index_that_is_not_what_this_writes_is_made_again(
     assert _prompt(root) == first and path.read_bytes() == whole
 
 
+def test_a_true_hit_of_a_hand_written_file_does_not_make_the_index_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repo enabled by hand writes a footer inside its bullet's line: the first line shown
+    has the footer cut out, which the file never says whole; the hit is still the file's."""
+    root = _repo(tmp_path)
+    quarter = root / QUARTER
+    fact = "- Quasar zebra <!-- id: quasar-zebra | tier: archived --> telemetry pipeline\n"
+    quarter.write_bytes(quarter.read_bytes() + fact.encode())
+    assert _ask(root, "quasar zebra telemetry") == ["quasar-zebra"]
+
+    def unread(path: str, data: bytes) -> searching.Index:
+        raise AssertionError(f"{path} was read again")
+
+    monkeypatch.setattr(hook_prompt.searching, "read", unread)
+    assert _ask(root, "quasar zebra telemetry") == ["quasar-zebra"]
+
+
 def test_a_bucket_table_past_the_entry_is_made_again(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     first = _prompt(root)

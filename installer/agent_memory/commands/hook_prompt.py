@@ -89,12 +89,14 @@ def indexes_for(
 def _said(hit: searching.Hit, data: bytes | None) -> bool:
     """Whether the file's bytes say what the hit shows (its id, its first line, a tier other
     than the default): a kept index is read as anyone may have written it, and what the agent
-    is shown comes from the memory's files alone. A thread's or vision.md's hit (``data``
-    None) was read from its file."""
+    is shown comes from the memory's files alone. A first line is looked for on each side of
+    the two spaces a footer written inside it leaves (``facts.parse`` cuts it out); a hit the
+    file does not say makes every index again, which a true one must never cost. A thread's or
+    vision.md's hit (``data`` None) was read from its file."""
     if data is None:
         return True
-    said = (hit.id, hit.first_line, hit.tier if hit.tier != "working" else "")
-    return all(text.encode("utf-8", "surrogatepass") in data for text in said)
+    said = [hit.id, *hit.first_line.split("  "), hit.tier if hit.tier != "working" else ""]
+    return all(text.strip().encode("utf-8", "surrogatepass") in data for text in said)
 
 
 def _kept(
