@@ -18,7 +18,6 @@ from conftest import PROJECT
 PACKAGE = PROJECT / "installer/agent_memory"
 # Top to bottom: a module may import from its own layer and the layers before it.
 LAYERS = (
-    "records",
     "errors",
     "patterns",
     "layout",
@@ -125,12 +124,3 @@ def test_modules_and_functions_stay_short(path: Path) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             assert length <= 60, f"{_name(path)}.{node.name} has {length} lines"
-
-
-@pytest.mark.parametrize("path", MODULES, ids=_name)
-def test_records_are_made_without_typings_check(path: Path) -> None:
-    # typing.NamedTuple compiles every field's annotation when the class is made (records.py).
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module == "typing":
-            names = {alias.name for alias in node.names}
-            assert "NamedTuple" not in names or _name(path) == "records", _name(path)

@@ -8,8 +8,7 @@ one line it formats and exits 1.
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from .records import NamedTuple
+from typing import NamedTuple
 
 
 class Problem(NamedTuple):

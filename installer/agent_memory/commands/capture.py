@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 from .. import resources
 from ..core.agents import capture as capturing
@@ -29,7 +29,6 @@ from ..parse.lognames import sorted_logs
 from ..parse.memory import Memory, known_ids
 from ..parse.transcripts import Bad, Item, Meta
 from ..parse.untrusted import one_line
-from ..records import NamedTuple
 from ..shell.discovery import top_as_named
 from ..shell.git import file_before
 from ..shell.load import archive_files, load

@@ -9,6 +9,7 @@ sees a whole file.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from .. import resources
 from ..core.agents import context as viewing
@@ -20,7 +21,6 @@ from ..parse.continuity import last_review
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
-from ..records import NamedTuple
 from ..shell.load import Live, extras, load_live
 from ..shell.repo import Repo
 from .report import Report, Result

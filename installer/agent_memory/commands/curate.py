@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from .. import resources
 from ..core.facts import footers
@@ -32,7 +33,6 @@ from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.memory import Memory
 from ..parse.text import Text
-from ..records import NamedTuple
 from ..shell.load import load, load_archives
 from ..shell.repo import Repo
 from .report import Report, Result

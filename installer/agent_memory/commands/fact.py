@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from .. import resources
 from ..core.facts.add import NewFact, add_fact
@@ -12,7 +13,6 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
 from ..parse import facts, scopes
-from ..records import NamedTuple
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .report import Report, Result

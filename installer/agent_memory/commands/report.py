@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import resources
 from ..core.plan import Plan
 from ..errors import AgentMemoryError, Problem
-from ..records import NamedTuple
 from ..shell.files import os_error
 
 

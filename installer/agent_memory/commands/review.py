@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import resources
 from ..core.merge.log_append import has_review
@@ -15,7 +15,6 @@ from ..errors import AgentMemoryError, refuse_errors
 from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
 from ..parse.text import decode
-from ..records import NamedTuple
 from ..shell.repo import Repo
 from .due import nothing_due, why_due
 from .report import Report, Result

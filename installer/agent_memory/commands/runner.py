@@ -13,10 +13,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
-from ..records import NamedTuple
 from ..shell import discovery
 from ..shell.repo import Repo
 from .report import Result, failure

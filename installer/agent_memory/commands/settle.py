@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
@@ -16,7 +17,6 @@ from ..layout import SESSIONS_DIR
 from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
-from ..records import NamedTuple
 from ..shell.discovery import search
 from ..shell.load import load
 from ..shell.repo import Repo

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import Enum
-
-from ..records import NamedTuple
+from typing import NamedTuple
 
 
 class Outcome(str, Enum):

@@ -11,10 +11,9 @@ the first 12 hex digits of SHA-256 of those bytes. By hand:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from .. import patterns
-from ..records import NamedTuple
 
 HASH_CHARS = 12
 MAX_CITES = 50  # citations in one footer

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from .. import patterns
-from ..records import NamedTuple
 from .dates import parse_date
 from .facts import PROJECT_STATE, Document
 from .keyvalue import parse_key_line

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError, Problem
-from ..records import NamedTuple
 from . import footer, scan_written
 from .outline import outline
 from .scan_written import PROJECT_STATE as PROJECT_STATE

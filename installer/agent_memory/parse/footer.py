@@ -7,10 +7,10 @@ the canonical order, unknown fields after the known ones.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from .. import patterns
 from ..errors import InputError, Problem
-from ..records import NamedTuple
 from . import cites, scopes
 from .dates import parse_date
 

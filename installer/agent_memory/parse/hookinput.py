@@ -9,10 +9,9 @@ written into anything.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..records import NamedTuple
 from .untrusted import first_unsafe, session_id
 
 PAYLOAD_MAX = 1 << 20  # bytes read from stdin at most; the agents send well under 4 KiB

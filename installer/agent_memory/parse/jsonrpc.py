@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import patterns
-from ..records import NamedTuple
 
 MAX_LINE = 1 << 20  # a tool call's arguments are a few kilobytes
 MAX_DEPTH = 64

@@ -4,8 +4,9 @@ form and rewritten in place, so a file keeps the form, alignment and comments it
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import patterns
-from ..records import NamedTuple
 from .text import strip_eol
 
 _KEY_LINE = patterns.compile(

@@ -10,11 +10,10 @@ Every review reads the stamp, only to see whose it is; ``packaging`` (4 ms to im
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
 from ..layout import MANIFEST
-from ..records import NamedTuple
 from .keyvalue import like, parse_key_line, with_value
 from .text import Text, decode, strip_eol
 

@@ -4,9 +4,9 @@ ids its facts hold."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..errors import Problem
-from ..records import NamedTuple
 from .facts import Document
 from .lognames import LogNames
 from .policy import Policy

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import patterns
-from ..records import NamedTuple
 from .text import strip_eol
 
 if TYPE_CHECKING:

@@ -7,11 +7,11 @@ their defaults, unknown keys are reported, and an inconsistent policy is an erro
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import NamedTuple
 
 from .. import patterns
 from ..errors import AgentMemoryError, Problem
 from ..layout import POLICY
-from ..records import NamedTuple
 from .keyvalue import parse_key_line
 from .text import decode, strip_eol
 

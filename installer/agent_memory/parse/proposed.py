@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
+from typing import NamedTuple
 
 from .. import patterns
 from ..layout import SESSION_NAME
-from ..records import NamedTuple
 from .markdown import ATX
 
 HEADING = "## Proposed Facts"

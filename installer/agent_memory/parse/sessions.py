@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from .. import patterns
 from ..errors import Problem
 from ..layout import SESSION_NAME
-from ..records import NamedTuple
 from .footer import ID, ID_PATTERN
 from .markdown import FENCE
 from .outline import markdown

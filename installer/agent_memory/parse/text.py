@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..errors import InputError
-from ..records import NamedTuple
 
 BOM = "\ufeff"
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..records import NamedTuple
 from .packed import Packed
 from .patches import patch_files, shell_patch_files
 from .untrusted import session_id, timestamp

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import CONTINUITY, JOURNAL_DIR, MANIFEST
-from ..records import NamedTuple
 
 MARKERS = (CONTINUITY, MANIFEST, JOURNAL_DIR)
 

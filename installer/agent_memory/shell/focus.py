@@ -13,10 +13,10 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import AgentMemoryError
 from ..layout import MEMORY_DIR
-from ..records import NamedTuple
 from .files import read_regular
 
 _SECONDS = 3.0  # each question: the hook's budget is 30 s

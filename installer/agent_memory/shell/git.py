@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import AgentMemoryError
-from ..records import NamedTuple
 
 if TYPE_CHECKING:
     import subprocess

@@ -17,11 +17,10 @@ from __future__ import annotations
 import posixpath
 import zlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import patterns
 from ..layout import JOURNAL_DIR, LOCK_FILE
-from ..records import NamedTuple
 
 _MAGIC = b"agent-memory journal 2 crc32:"
 _HEX = patterns.compile(rb"[0-9a-f]{8}")

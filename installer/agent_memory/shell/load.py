@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.relations import related_ids, see_of
@@ -22,7 +23,6 @@ from ..parse import facts, policy
 from ..parse.lognames import LogNames
 from ..parse.memory import Memory, known_ids
 from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
-from ..records import NamedTuple
 from .repo import Repo
 
 

@@ -14,11 +14,11 @@ import stat
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import JOURNAL_DIR
-from ..records import NamedTuple
 from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
 from .lock import Lock, stop_if_called_off

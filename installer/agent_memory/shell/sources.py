@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import AgentMemoryError
-from ..records import NamedTuple
 from .files import read_regular
 from .git import git_dirs
 from .repo import Repo

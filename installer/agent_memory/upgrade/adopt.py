@@ -21,6 +21,7 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -44,7 +45,6 @@ from ..parse.facts import Document, Fact
 from ..parse.footer import render, slug, unique_ids
 from ..parse.sidefiles import parse_thread, parse_vision
 from ..parse.text import decode, strip_eol
-from ..records import NamedTuple
 from . import v3_0_0
 
 TARGET = Version("5.0.0")

@@ -19,13 +19,13 @@ import hashlib
 import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from ...parse.dates import parse_moment
 from ...parse.facts import Document
 from ...parse.footer import find as find_footer
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
 from ...parse.untrusted import one_line
-from ...records import NamedTuple
 from ..checks.secrets import redact
 
 # Bytes that can be part of a token stay; every other byte becomes a space.

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...parse import footer
 from ...parse.facts import Document, Fact
-from ...records import NamedTuple
 from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
 
 # The most of the budget binding facts take in full; past it, they keep their one line.

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...layout import MERGE_DRIVER, MERGE_DRIVER_FALLBACK
-from ...records import NamedTuple
 from . import hooks, mcp_config
 
 ERROR, WARNING, OK = "error", "warning", "ok"

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
-
-from ...records import NamedTuple
+from typing import Any, NamedTuple
 
 COMMAND = "agent-memory"  # committed settings name the bare command: they are shared
 SESSION_START, PRE_COMPACT = "session-start", "pre-compact"

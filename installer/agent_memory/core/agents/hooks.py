@@ -16,10 +16,9 @@ import hashlib
 import itertools
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ... import patterns
-from ...records import NamedTuple
 from . import jsontext
 from .hook_entries import AGENTS as AGENTS  # the agents, for the commands that edit them
 from .hook_entries import SESSION_END

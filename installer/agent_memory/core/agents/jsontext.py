@@ -17,9 +17,9 @@ import json
 import re
 from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import NamedTuple
 
 from ... import patterns
-from ...records import NamedTuple
 
 # An agent's settings file holds a few kilobytes; a file of this size is not one we edit.
 MAX_BYTES = 1 << 20

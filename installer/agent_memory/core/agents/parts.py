@@ -13,13 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from ... import patterns
 from ...parse.dates import parse_moment
 from ...parse.newlog import log_name as make_log_name
 from ...parse.sessions import read_refs
 from ...parse.untrusted import one_line
-from ...records import NamedTuple
 from ..checks.secrets import redact
 
 # A log's own lines, found as the first of their kind: every value capture writes is one line

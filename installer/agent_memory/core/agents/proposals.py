@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from ... import patterns
 from ...parse import proposed
 from ...parse.markdown import ATX
 from ...parse.transcripts import Call, Item, Record
 from ...parse.untrusted import one_line
-from ...records import NamedTuple
 
 MAX_PROPOSALS = 100  # listed per log; more are counted, not listed
 _CLAUDE_MEMORY = patterns.compile(r"/\.claude/projects/[^/]+/memory/(?:[^/]+/)*([^/]+)$")

@@ -14,11 +14,11 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...parse import facts, scan_written
 from ...parse.facts import MAX_DOCUMENT_LINES, Document, Fact
 from ...parse.footer import TIERS, fields_of, listed, without_footers
-from ...records import NamedTuple
 from ..facts.relations import related_ids
 
 # Every byte but those of a-z and 0-9 made a space: the words of UTF-8 text split out in C.

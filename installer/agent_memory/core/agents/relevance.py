@@ -11,11 +11,11 @@ use. A fact scoped to paths the session does not touch is left out when the path
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from ...parse import cites, scopes
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
-from ...records import NamedTuple
 from ..review.tiers import INVARIANTS
 from . import recall
 

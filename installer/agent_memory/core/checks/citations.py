@@ -9,6 +9,7 @@ fact may still hold, and a person (or agent) decides.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from ... import patterns
 from ...errors import Problem
@@ -24,7 +25,6 @@ from ...parse.cites import (
 )
 from ...parse.cites import block_hash as hash_of
 from ...parse.facts import Document, Fact
-from ...records import NamedTuple
 
 STATES = ("current", "moved", "changed", "beyond", "gone", "skipped")
 # A path a fact names in backticks: no spaces, none of the characters of code, URLs, globs or

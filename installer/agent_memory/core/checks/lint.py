@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
@@ -18,7 +19,6 @@ from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
-from ...records import NamedTuple
 from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from .citations import missing_paths, stale_problems

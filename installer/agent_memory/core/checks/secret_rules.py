@@ -7,9 +7,9 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ... import patterns
-from ...records import NamedTuple
 
 
 class Rule(NamedTuple):

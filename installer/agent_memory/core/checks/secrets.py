@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from ...records import NamedTuple
 from .secret_rules import (
     DOCUMENTED,
     HINTS,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...errors import AgentMemoryError, refuse_errors
 from ...layout import CONTINUITY
 from ...parse import footer, proposed
 from ...parse.facts import Document, parse
 from ...parse.proposed import Pending
-from ...records import NamedTuple
 from ..checks.secrets import scan
 from .add import DEFAULT_SECTION, THREADS, add_fact
 from .elsewhere import Elsewhere

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from typing import NamedTuple
 
 from ... import resources
 from ...errors import AgentMemoryError, DuplicateError, refuse_errors
@@ -19,7 +20,6 @@ from ...parse.facts import PLAIN_FROM, PROJECT_STATE, Document, parse_text
 from ...parse.memory import id_places
 from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
-from ...records import NamedTuple
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
 from .duplicates import Match

@@ -9,6 +9,7 @@ archive's INDEX.md follows whatever changed in the archive, as the review writes
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from ...errors import AgentMemoryError, refuse_errors
 from ...layout import ARCHIVE_DIR, ARCHIVE_INDEX, VISION
@@ -16,7 +17,6 @@ from ...parse import facts
 from ...parse.facts import Document, Fact
 from ...parse.footer import nearest_id
 from ...parse.text import Text
-from ...records import NamedTuple
 from ..plan import FileEdit, Outcome
 from ..review import archive as archive_files
 from ..review import tiers

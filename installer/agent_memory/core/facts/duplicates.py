@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ... import patterns
 from ...errors import Problem
 from ...layout import ARCHIVE_DIR
 from ...parse.facts import Document, Fact
 from ...parse.footer import without_footers
-from ...records import NamedTuple
 
 # Similar: shared words / all words >= NUMERATOR / DENOMINATOR, compared in integers.
 NUMERATOR, DENOMINATOR = 3, 5

@@ -6,10 +6,11 @@ move are the review's own (``core/review/verdicts.py``), computed from the same 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ...errors import AgentMemoryError
 from ...parse.footer import nearest_id
 from ...parse.memory import known_ids
-from ...records import NamedTuple
 from ..review import tiers
 from ..review.inputs import Inputs
 from ..review.verdicts import AUTO_CORE, Event, Move, Verdict, verdicts

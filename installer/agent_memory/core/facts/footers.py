@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from ...errors import AgentMemoryError
 from ...layout import CONTINUITY
 from ...parse import footer
 from ...parse.cites import Citation, parse_value, render_value
 from ...parse.facts import parse
-from ...records import NamedTuple
 from ..review.edits import apply_edits, footer_edit
 from ..review.supersede import BY, SUPERSEDED, SUPERSEDES
 from .add import NewFact

@@ -11,13 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...errors import InputError
 from ...parse import frontmatter
 from ...parse.outline import outline
 from ...parse.text import decode, strip_eol
-from ...records import NamedTuple
 from ..vendors import stores
 from ..vendors.table import STORES
 from .add import DEFAULT_SECTION

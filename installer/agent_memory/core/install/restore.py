@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -21,7 +22,6 @@ from ...errors import InputError, RefusedError
 from ...layout import DISABLE_FOLDER, MANIFEST
 from ...parse import manifest
 from ...parse.dates import parse_date
-from ...records import NamedTuple
 from ..plan import FileEdit, Outcome, Plan
 from .bootstrap import check_vendors
 from .disable import plan_disable

@@ -12,6 +12,7 @@ is None).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ... import patterns
 from ...errors import InputError
@@ -21,7 +22,6 @@ from ...parse.facts import PROJECT_STATE, Document, Fact, is_blank
 from ...parse.footer import TIERS
 from ...parse.keyvalue import parse_key_line
 from ...parse.text import Text, decode, strip_eol
-from ...records import NamedTuple
 from ..review.edits import fact_lines
 from .lines import Choice, Unmergeable, choose, conflict_block, merge_index
 

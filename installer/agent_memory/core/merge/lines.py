@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import NamedTuple
 
 from ...parse.text import decode, strip_eol
-from ...records import NamedTuple
 
 OURS, THEIRS = "<<<<<<< ours", ">>>>>>> theirs"
 

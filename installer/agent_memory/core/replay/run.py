@@ -21,11 +21,11 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from typing import NamedTuple
 
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
-from ...records import NamedTuple
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
 from . import periods, stored

@@ -15,10 +15,10 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from itertools import compress
+from typing import NamedTuple
 
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
-from ...records import NamedTuple
 from ..agents import context, recall
 from ..agents.context import GROUPS, INDEX
 from ..agents.relevance import CLOSED, FACTS, THREADS, group_of

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from ...records import NamedTuple
 from . import periods
 from .periods import Period
 from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-
-from ...records import NamedTuple
+from typing import NamedTuple
 
 WIDTH, HEIGHT = 720, 240
 _LEFT, _RIGHT, _TOP, _BOTTOM = 48, 12, 12, 40

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...parse.facts import Document
-from ...records import NamedTuple
 from ..replay import periods, tally
 from ..replay.periods import Period
 from ..replay.run import GONE, Replay

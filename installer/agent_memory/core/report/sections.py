@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...records import NamedTuple
+from typing import NamedTuple
+
 from ..replay.tally import Totals, percent
 from .content import Content
 

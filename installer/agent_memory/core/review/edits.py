@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
+from typing import NamedTuple
 
 from ...parse import footer
 from ...parse.continuity import NONE_YET, last_review
@@ -24,7 +25,6 @@ from ...parse.facts import (
 )
 from ...parse.keyvalue import with_value
 from ...parse.text import Text
-from ...records import NamedTuple
 
 
 class Edit(NamedTuple):

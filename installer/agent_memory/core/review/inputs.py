@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from ...parse.facts import Document
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
-from ...records import NamedTuple
 
 
 class Inputs(NamedTuple):

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from ...records import NamedTuple
+from typing import NamedTuple
 
 
 class Summary(NamedTuple):

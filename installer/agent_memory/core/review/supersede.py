@@ -9,8 +9,7 @@ incremental one, over footers that already carry the earlier pairs) gives the sa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Set
-
-from ...records import NamedTuple
+from typing import NamedTuple
 
 SUPERSEDED = "superseded"
 BY = "superseded-by"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...parse.facts import Fact
 from ...parse.policy import Policy
 from ...parse.sessions import EMPTY, SessionRefs
-from ...records import NamedTuple
 
 INVARIANTS = "architectural invariants"
 VISION = "vision"  # memory/vision.md: its one fact is pinned like an invariant

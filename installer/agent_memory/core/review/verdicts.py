@@ -14,13 +14,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ...layout import ARCHIVE_DIR, SESSIONS_DIR, VISION
 from ...parse.continuity import cursor, last_review
 from ...parse.facts import Document, Fact
 from ...parse.memory import known_ids
 from ...parse.sessions import EMPTY, SessionRefs
-from ...records import NamedTuple
 from . import moves, supersede, tiers
 from .inputs import Inputs
 from .triggers import window

@@ -8,11 +8,11 @@ and says why; a full rebuild is right on every history, so that is always safe.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from ...parse.continuity import LastReview, cursor, last_review
 from ...parse.facts import Document
 from ...parse.sessions import EMPTY, SessionRefs
-from ...records import NamedTuple
 from .triggers import logs_read, window
 
 
