@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.checks.secret_rules import RULES
-from agent_memory.core.checks.secrets import KINDS, Secret, redact, scan
+from agent_memory.core.secret_rules import RULES
+from agent_memory.core.secrets import KINDS, Secret, redact, scan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 MARKER = re.compile(r"\[redacted: [a-z-]+\]")

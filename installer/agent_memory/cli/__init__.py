@@ -23,4 +23,12 @@ def entry() -> None:
     answer(sys.argv[1:])  # exits when it answered
     from .base import main  # click: paid here only; the commands are built when one is asked for
 
+    main.load = _commands
     main(prog_name="agent-memory")
+
+
+def _commands() -> None:
+    """Every declared command hung on the root group, once."""
+    from .app import assemble  # the table and every command's options: only when needed
+
+    assemble()

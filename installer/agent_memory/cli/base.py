@@ -9,7 +9,7 @@ whole start-up they would slow down).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import click
@@ -44,20 +44,17 @@ class _Group(click.Group):
             _usage_json(exc, ctx.meta.get(_ARGV, []))
 
     # The commands are built from the table the first time one is asked for, so that
-    # ``--version`` (answered while the options are parsed) never imports the table.
+    # ``--version`` (answered while the options are parsed) never imports the table: ``load``
+    # is set by the entry point (``cli/__init__.py``), above both this module and ``app``.
+    load: Callable[[], object] = staticmethod(lambda: None)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        _assembled()
+        self.load()
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        _assembled()
+        self.load()
         return super().list_commands(ctx)
-
-
-def _assembled() -> None:
-    from .app import assemble  # the table and every command's options: only when needed
-
-    assemble()
 
 
 _ARGV = "agent_memory.argv"

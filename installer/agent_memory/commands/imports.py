@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import resources
-from ..core.checks.secrets import scan
 from ..core.facts.add import NewFact, add_fact
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.imports import Entry, entries
 from ..core.plan import FileEdit, Outcome, Plan
+from ..core.secrets import scan
 from ..errors import AgentMemoryError, DuplicateError, InputError
 from ..layout import CONTINUITY
 from ..parse import facts

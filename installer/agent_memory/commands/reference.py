@@ -27,7 +27,7 @@ from ..parse.footer import nearest_id
 from ..parse.memory import Memory
 from ..parse.newlog import log_name
 from ..shell.repo import Repo
-from .doctor import hooks_run
+from ..shell.wiring import hooks_run
 from .own_log import still_open
 from .report import Report, Result
 from .session import fresh_log

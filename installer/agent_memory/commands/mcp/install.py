@@ -15,10 +15,10 @@ from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
+from ...shell.wiring import INSTALL_SDK, sdk_installed
 from ..hooks import not_on_path
 from ..report import Report, Result
 from ..settle import Options, settle
-from .serve import INSTALL_SDK, sdk_installed
 
 
 def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: bool) -> Result:

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 from ... import resources
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
+from ...shell.wiring import EXTRA, INSTALL_SDK
 from ..report import Report, Result
-
-# The modules the optional extra brings; any other missing module is a real error.
-_EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
-INSTALL_SDK = "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
-
-
-def sdk_installed() -> bool:
-    """Whether ``agent-memory mcp`` can start here, asked without importing the SDK."""
-    return all(importlib.util.find_spec(name) is not None for name in _EXTRA)
 
 
 def serve(repo: Repo, wait: float) -> Result:
@@ -25,7 +15,7 @@ def serve(repo: Repo, wait: float) -> Result:
         # The SDK takes about half a second to import: only this command may pay for it.
         from .server import serve as run
     except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in _EXTRA:
+        if (exc.name or "").split(".")[0] not in EXTRA:
             raise
         raise AgentMemoryError(f"the MCP SDK is not installed; {INSTALL_SDK}") from None
     run(repo.root, wait)

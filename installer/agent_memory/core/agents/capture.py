@@ -26,7 +26,7 @@ from ...parse.facts import Document
 from ...parse.footer import find as find_footer
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
 from ...parse.untrusted import one_line
-from ..checks.secrets import redact
+from ..secrets import redact
 
 # Bytes that can be part of a token stay; every other byte becomes a space.
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"

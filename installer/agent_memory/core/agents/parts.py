@@ -20,7 +20,7 @@ from ...parse.dates import parse_moment
 from ...parse.newlog import log_name as make_log_name
 from ...parse.sessions import read_refs
 from ...parse.untrusted import one_line
-from ..checks.secrets import redact
+from ..secrets import redact
 
 # A log's own lines, found as the first of their kind: every value capture writes is one line
 # after a "- key: " of its own, so none can start like these before them.

@@ -21,8 +21,8 @@ from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
+from ..secrets import scan
 from .citations import missing_paths, stale_problems
-from .secrets import scan
 from .supersessions import log_problems, see_problems, superseded_since, supersession_problems
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}

@@ -19,7 +19,7 @@ from ...layout import CONTINUITY
 from ...parse import footer, proposed
 from ...parse.facts import Document, parse
 from ...parse.proposed import Pending
-from ..checks.secrets import scan
+from ..secrets import scan
 from .add import DEFAULT_SECTION, THREADS, add_fact
 from .elsewhere import Elsewhere
 from .imports import CLAUDE_SECTIONS

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ... import patterns
+from .. import patterns
 
 
 class Rule(NamedTuple):
