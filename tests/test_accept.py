@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.commands.mcp.tools import McpSession, call
+from agent_memory.cli.mcp.tools import McpSession, call
 from conftest import cli, tree
 from test_json import SCHEMA, violations
 from test_proposals import BUILD

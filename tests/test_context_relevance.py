@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.commands.mcp.tools import McpSession, call
+from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.agents import context as viewing
 from agent_memory.core.agents.relevance import uses_paths
 from agent_memory.errors import AgentMemoryError

@@ -342,7 +342,7 @@ MCP_CASES = [
 def test_each_mcp_tool_does_what_its_command_does(
     repo: Path, tmp_path: Path, what: str, arguments: dict[str, str], argv: list[str]
 ) -> None:
-    from agent_memory.commands.mcp.tools import McpSession, call
+    from agent_memory.cli.mcp.tools import McpSession, call
 
     served = twin(repo, tmp_path)
     code, out, err = run(repo, "fact", what, *argv, "--json", today=None)

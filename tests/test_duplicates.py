@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_memory.commands.mcp.tools import McpSession, call
+from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.facts.duplicates import compare, normal, pairs
 from agent_memory.core.facts.elsewhere import Elsewhere, duplicates
 from agent_memory.parse import facts

@@ -261,7 +261,7 @@ def test_a_control_character_or_surrogate_is_refused_by_every_writer(
     """MCP's memory_fact_add once wrote ``## Notes\\0x`` into continuity.md, after which every
     command refused the file; the CLI's --section took ESC, DEL and C1 controls. Both writers go
     through one check: one line, nothing written."""
-    from agent_memory.commands.mcp.tools import McpSession, call
+    from agent_memory.cli.mcp.tools import McpSession, call
 
     before = tree(enabled)
     args = {"text": "A fact", "section": "Key Decisions", field: f"Notes{char}x"}

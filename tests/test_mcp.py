@@ -11,8 +11,8 @@ import anyio
 import jsonschema
 import pytest
 
+from agent_memory.cli.mcp.tools import TOOLS
 from agent_memory.commands.doctor import wired_of
-from agent_memory.commands.mcp.tools import TOOLS
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
 from agent_memory.shell.repo import Repo

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent_memory.commands.mcp.tools import McpSession, call
+from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.errors import LockedError
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs

@@ -16,14 +16,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.declared import Arg, Kind, Param
+from agent_memory.cli.mcp.inputs import input_schema
+from agent_memory.cli.mcp.tools import TOOLS, McpSession, call, tool_name
+from agent_memory.cli.table import LINES
 from agent_memory.commands import reference as reference_command
-from agent_memory.commands.mcp.tools import TOOLS, McpSession, call
 from agent_memory.core.agents.references import LABELS, add_references
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.newlog import new_log
 from agent_memory.parse.sessions import read_refs
 from agent_memory.resources import data
 from agent_memory.shell.repo import Repo
+from cli_reference import COMMAND, MCP_PAGE, documented_tools, render_mcp
 from conftest import PROJECT, cli, git_init, run_console, tree
 from mcp_client import enabled_repo
 
@@ -52,7 +56,7 @@ def test_without_the_extra_one_line_and_exit_1(
     for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")]:
         monkeypatch.setitem(sys.modules, name, None)  # what an install without the extra sees
     monkeypatch.setitem(sys.modules, "mcp", None)
-    monkeypatch.delitem(sys.modules, "agent_memory.commands.mcp.server", raising=False)
+    monkeypatch.delitem(sys.modules, "agent_memory.cli.mcp.server", raising=False)
     result = cli("mcp", tmp_path)
     assert result.exit_code == 1
     assert result.output.splitlines() == [
@@ -151,6 +155,55 @@ def test_references_go_where_the_log_has_room(log: str, expected: str) -> None:
 
 _DOC_TOOL = re.compile(r"^### `(memory_[a-z_]+)`\n(.*?)(?=^##)", re.MULTILINE | re.DOTALL)
 _JSON = re.compile(r"^```json\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def test_mcp_md_shows_every_tool_as_its_declaration_makes_it() -> None:
+    page = MCP_PAGE.read_text()
+    assert sorted(documented_tools(page)) == sorted(TOOLS)
+    assert page == render_mcp(page), f"MCP.md is stale: run {COMMAND}"
+
+
+def test_an_input_schema_is_what_the_declared_parameters_say() -> None:
+    params = (
+        Param("path", Kind.FOLDER),  # no Arg: not taken over MCP
+        Param("query", Kind.TEXT, required=True, arg=Arg(bounds={"maxLength": 9})),
+        Param("limit", Kind.COUNT, ("--limit",), default=10, low=1, arg=Arg()),
+        Param("fact_id", Kind.TEXT, ("--id",), arg=Arg("id")),
+        Param("until", Kind.DATE, ("--until",), arg=Arg()),
+        Param(
+            "paths",
+            Kind.TEXT,
+            ("--paths",),
+            multiple=True,
+            arg=Arg(bounds={"minLength": 1}, most=3),
+        ),
+        Param("all", Kind.FLAG, ("--all",), arg=Arg()),
+        Param("agent", Kind.CHOICE, ("--agent",), choices=("a", "b"), arg=Arg()),
+    )
+    assert input_schema(params) == {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "maxLength": 9},
+            "limit": {"type": "integer", "minimum": 1, "default": 10},
+            "id": {"type": "string"},
+            "until": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            "paths": {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": 3},
+            "all": {"type": "boolean"},
+            "agent": {"type": "string", "enum": ["a", "b"]},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+    with pytest.raises(ValueError, match="path"):
+        input_schema((Param("path", Kind.FOLDER, arg=Arg()),))
+
+
+def test_a_tool_writes_when_its_command_writes() -> None:
+    by_name = {tool_name(line): line for line in LINES if line.tool is not None}
+    assert set(by_name) | {"memory_reference"} == set(TOOLS)
+    for name, line in by_name.items():
+        assert TOOLS[name].journal is line.command.journal, name
+        assert TOOLS[name].description == line.tool
 
 
 def test_mcp_md_documents_every_tool_with_the_schemas_the_server_uses() -> None:

@@ -200,7 +200,7 @@ def test_discovery_never_goes_above_the_git_work_tree(tmp_path: Path) -> None:
 
 
 def test_the_mcp_tools_work_on_the_repo_the_server_found(repo: Path) -> None:
-    from agent_memory.commands.mcp.tools import McpSession, call
+    from agent_memory.cli.mcp.tools import McpSession, call
     from agent_memory.commands.runner import Needs, open_repo
 
     found = open_repo(Needs.REPO, repo / "src/deep")
@@ -250,7 +250,7 @@ def test_only_the_runner_catches_the_error_base() -> None:
     """The command lines and the MCP server print what the runner answers; none of them catches
     AgentMemoryError itself, and the runner catches it once."""
     package = PROJECT / "installer/agent_memory"
-    fronts = [*(package / "cli").glob("*.py"), *(package / "commands/mcp").glob("*.py")]
+    fronts = list((package / "cli").rglob("*.py"))
     catches = {}
     for path in [*fronts, package / "commands/runner.py"]:
         for node in ast.walk(ast.parse(path.read_text())):

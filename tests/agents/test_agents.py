@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.commands.mcp.tools import TOOLS
+from agent_memory.cli.mcp.tools import TOOLS
 from agents import model_server as ms
 from agents.conftest import CANARY, CANARY_TEXT, SECOND, Factory, Sandbox, agent_memory
 from agents.drivers import HEAVY

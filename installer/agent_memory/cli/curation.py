@@ -12,14 +12,26 @@ from typing import TYPE_CHECKING
 
 from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
-from .declared import JSON, PATH, WRITING, Declared, Kind, Param, Values, options
+from .declared import (
+    ID_BOUNDS,
+    JSON,
+    PATH,
+    TEXT_BOUNDS,
+    WRITING,
+    Arg,
+    Declared,
+    Kind,
+    Param,
+    Values,
+    options,
+)
 
 if TYPE_CHECKING:
     from ..commands.settle import Options
     from ..shell.repo import Repo
     from .declared import Built, Progress
 
-FACT_ID = Param("fact_id", Kind.TEXT, required=True, metavar="ID")
+FACT_ID = Param("fact_id", Kind.TEXT, required=True, metavar="ID", arg=Arg("id", ID_BOUNDS))
 
 
 def _writing(run: Callable[[Repo, Values, Options], Result]) -> Callable[[Values, Progress], Built]:
@@ -122,36 +134,48 @@ def _accept(v: Values, _progress: Progress) -> Built:
 
 
 def _line(
-    words: str, help: str, build: Callable[[Values, Progress], Built], *params: Param
+    words: str, help: str, tool: str, build: Callable[[Values, Progress], Built], *params: Param
 ) -> Declared:
-    """A writing ``fact`` line: ID, its own parameters, PATH and the writing options."""
+    """A writing ``fact`` line: ID, its own parameters, PATH and the writing options; its MCP
+    tool's description ``tool``."""
     name = f"fact {words}"
     command = Command(name, Journal.WRITES)
-    return Declared(("fact", words), help, command, (FACT_ID, *params, PATH, *WRITING), build)
+    params = (FACT_ID, *params, PATH, *WRITING)
+    return Declared(("fact", words), help, command, params, build, tool=tool)
 
 
-PLACE = Param("place", Kind.TEXT, required=True, metavar="FILE[:A-B]")
+PLACE = Param(
+    "place",
+    Kind.TEXT,
+    required=True,
+    metavar="FILE[:A-B]",
+    arg=Arg(bounds={"minLength": 1, "maxLength": 1100}),
+)
 
 LINES: tuple[Declared, ...] = (
     _line(
         "edit",
         "Give fact ID the new TEXT; its id and footer stay as they are.",
+        "Give a fact new text; its id and footer stay as they are.",
         _writing(_edit),
-        Param("text", Kind.TEXT, required=True),
+        Param("text", Kind.TEXT, required=True, arg=Arg(bounds=TEXT_BOUNDS)),
     ),
     _line(
         "supersede",
         "Supersede fact ID by fact NEW, or by a new fact written from --text (what a log's "
         "`- Superseded: ID → NEW` line does).\n\nWith --text, leave NEW out (a second word is "
         "then PATH).",
+        "Supersede a fact by another (new: its id) or by a new fact written from text; the next "
+        "review archives the old one.",
         _supersede,
-        Param("new", Kind.TEXT, metavar="NEW"),
+        Param("new", Kind.TEXT, metavar="NEW", arg=Arg(bounds=ID_BOUNDS)),
         Param(
             "text",
             Kind.TEXT,
             ("--text",),
             "Write the successor as a new fact with this text (in ID's section).",
             metavar="TEXT",
+            arg=Arg(bounds=TEXT_BOUNDS),
         ),
         Param(
             "new_id",
@@ -159,12 +183,14 @@ LINES: tuple[Declared, ...] = (
             ("--id",),
             "The new fact's id (default: derived from its words).",
             metavar="NEW_ID",
+            arg=Arg(bounds=ID_BOUNDS),
         ),
     ),
     _line(
         "retract",
         "Retract fact ID: no longer true and nothing replaces it (archived by the next review, "
         "never reactivated).",
+        "Retract a fact that is no longer true and that nothing replaces, saying why.",
         _writing(_retract),
         Param(
             "reason",
@@ -173,45 +199,59 @@ LINES: tuple[Declared, ...] = (
             "Why it no longer holds (kept in its footer and its INDEX line).",
             required=True,
             metavar="TEXT",
+            arg=Arg(bounds={"minLength": 1, "maxLength": 300}),
         ),
     ),
     _line(
         "archive",
         "Archive fact ID by hand (`archived-by: hand`); the next review moves it.",
+        "Archive a fact by hand; the next review moves it to the archive.",
         _writing(_archive),
     ),
     _line(
         "restore",
         "Undo `fact archive ID`, or move an archived fact back where it came from.",
+        "Undo an archive by hand, or bring an archived fact back where it came from.",
         _writing(_restore),
     ),
-    _line("pin", "Pin fact ID (`tier: core`): it never decays.", _writing(_pin)),
+    _line(
+        "pin",
+        "Pin fact ID (`tier: core`): it never decays.",
+        "Pin a fact (tier: core): it never decays.",
+        _writing(_pin),
+    ),
     _line(
         "unpin",
         "Unpin fact ID: its tier is again what the decay rules give it.",
+        "Unpin a fact: its tier is again what the decay rules give it.",
         _writing(_unpin),
     ),
     _line(
         "expire",
         "Make fact ID valid until DATE: the first review after it archives the fact.",
+        "Make a fact valid until a date: the first review after it archives the fact.",
         _writing(_expire),
-        Param("until", Kind.DATE, required=True, metavar="DATE"),
+        Param("until", Kind.DATE, required=True, metavar="DATE", arg=Arg()),
     ),
     _line(
         "relate",
         "Relate fact ID to fact OTHER (`see: OTHER`): recall and explain show it beside ID.",
+        "Relate a fact to another (see: other); recall and explain show one beside the other.",
         _writing(_relate),
-        Param("other", Kind.TEXT, required=True, metavar="OTHER"),
+        Param("other", Kind.TEXT, required=True, metavar="OTHER", arg=Arg(bounds=ID_BOUNDS)),
     ),
     _line(
         "cite",
         "Cite FILE (lines A to B) as what fact ID describes: lint then says when they change.",
+        "Cite the code a fact describes (place: FILE or FILE:A-B, from the repo's top); lint then "
+        "says when those lines change.",
         _writing(_cite),
         PLACE,
     ),
     _line(
         "recite",
         "Update fact ID's citations whose lines moved (lint's `stale` says which).",
+        "Update a fact's citations whose cited lines moved.",
         _writing(_recite),
     ),
     Declared(
@@ -221,17 +261,25 @@ LINES: tuple[Declared, ...] = (
         "Pending: in a log no review has read, and not yet accepted. A word without `#` is PATH.",
         Command("fact accept", Journal.WRITES),
         (
-            Param("address", Kind.TEXT, metavar="LOG#N"),
+            Param(
+                "address",
+                Kind.TEXT,
+                metavar="LOG#N",
+                arg=Arg(bounds={"minLength": 3, "maxLength": 300}),
+            ),
             PATH,
             Param(
                 "all",
                 Kind.FLAG,
                 ("--all",),
                 "Accept every pending proposal (one a fact add would refuse is skipped, and said).",
+                arg=Arg(),
             ),
             *WRITING,
         ),
         _accept,
+        tool="Turn a session's proposed fact (address: LOG#N, from its log's Proposed Facts) into "
+        "a fact, or every pending one (all: true); with neither, list those pending.",
     ),
     Declared(
         ("fact", "show"),
@@ -240,5 +288,7 @@ LINES: tuple[Declared, ...] = (
         Command("fact show", Journal.READS),
         (FACT_ID, PATH, JSON),
         _show,
+        tool="A fact as written, with its footer, where it lives, its citations (stale or not) and "
+        "its related facts.",
     ),
 )

@@ -1,8 +1,11 @@
-"""Every command line, declared once: its words, options, help, what it needs and its call.
+"""Every command, declared once: its words, options, help, what it needs, its call, and whether
+(and how) an MCP tool takes it.
 
-Both command lines are built from this table: ``app`` makes the click commands from it, and
-``quick`` parses the same grammar without importing click. Importing it costs no command module:
-each ``build`` imports its own when it runs. Nothing here touches the disk or imports click.
+The front ends are built from this table: ``app`` makes the click commands from it, ``quick``
+parses the same grammar without importing click, and ``mcp/tools`` makes the MCP tools (name,
+input schema, whether it writes) and MCP.md's reference of them. Importing it costs no command
+module: each ``build`` imports its own when it runs. Nothing here touches the disk or imports
+click.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -39,6 +43,20 @@ class Kind(enum.Enum):
     SWITCH = "--on/--off"
 
 
+class Arg(NamedTuple):
+    """How a command's MCP tool takes a parameter: its name among the tool's arguments, and the
+    JSON Schema keywords that bound it beyond what its kind says (each item's, for a repeatable
+    one; ``most``: how many items at most). A parameter without one is not taken over MCP."""
+
+    name: str | None = None  # default: the parameter's
+    bounds: Mapping[str, Any] = MappingProxyType({})
+    most: int | None = None
+
+
+ID_BOUNDS: Mapping[str, Any] = MappingProxyType({"minLength": 1, "maxLength": 200})
+TEXT_BOUNDS: Mapping[str, Any] = MappingProxyType({"minLength": 1, "maxLength": 4000})
+
+
 class Param(NamedTuple):
     name: str  # the value's name in ``Values``
     kind: Kind
@@ -51,6 +69,7 @@ class Param(NamedTuple):
     choices: tuple[str, ...] = ()
     low: int = 0
     show_default: bool = False
+    arg: Arg | None = None  # over MCP
 
 
 class Declared(NamedTuple):
@@ -60,6 +79,9 @@ class Declared(NamedTuple):
     params: tuple[Param, ...]
     build: Callable[[Values, Progress], Built]
     progress: bool = False  # shows a progress bar on a terminal (click's own)
+    tool: str | None = (
+        None  # the description of its MCP tool, ``memory_`` and its words; None: none
+    )
 
 
 # The options many commands share, in the order click shows them.

@@ -12,10 +12,13 @@ from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES, IMPORT_SOURCES
 from .declared import (
     HOOK,
+    ID_BOUNDS,
     JSON,
     PATH,
+    TEXT_BOUNDS,
     TODAY,
     WRITING,
+    Arg,
     Declared,
     Kind,
     Param,
@@ -127,6 +130,7 @@ LINES: tuple[Declared, ...] = (
         Command("status", Journal.READS),
         (PATH, JSON),
         _status,
+        tool="Versions, facts per tier, and whether a review is due and why.",
     ),
     Declared(
         ("lint",),
@@ -178,6 +182,7 @@ LINES: tuple[Declared, ...] = (
                 ("--task",),
                 "What the session is about: facts are ranked by their words (recall's BM25).",
                 metavar="TEXT",
+                arg=Arg(bounds={"maxLength": 100000}),
             ),
             Param(
                 "paths",
@@ -187,11 +192,15 @@ LINES: tuple[Declared, ...] = (
                 "first; facts scoped elsewhere are left out.",
                 multiple=True,
                 metavar="PATH",
+                arg=Arg(bounds={"minLength": 1, "maxLength": 1000}, most=1000),
             ),
             HOOK,
             JSON,
         ),
         _context,
+        tool="What to read at the start of a session: core facts and invariants, active and "
+        "working facts, open threads, and whether a review is due; the facts most relevant to "
+        "the task and the paths touched in full, the others by one line.",
     ),
     Declared(
         ("recall",),
@@ -199,7 +208,12 @@ LINES: tuple[Declared, ...] = (
         "Each line: id, [tier], where it lives (file:line), and its first line.",
         Command("recall", Journal.READS),
         (
-            Param("query", Kind.TEXT, required=True),
+            Param(
+                "query",
+                Kind.TEXT,
+                required=True,
+                arg=Arg(bounds={"minLength": 1, "maxLength": 1000}),
+            ),
             PATH,
             Param(
                 "limit",
@@ -209,17 +223,20 @@ LINES: tuple[Declared, ...] = (
                 default=10,
                 low=1,
                 show_default=True,
+                arg=Arg(bounds={"maximum": 100}),
             ),
             JSON,
         ),
         _recall,
+        tool="Find facts in this repo's memory (continuity.md and the archive) by words, best "
+        "first. Look here before saying there is no context.",
     ),
     Declared(
         ("explain",),
         "Why fact ID has its tier: its events, the DECAY rule that matched, and what comes next.",
         Command("explain", Journal.READS),
         (
-            Param("fact_id", Kind.TEXT, required=True, metavar="ID"),
+            Param("fact_id", Kind.TEXT, required=True, metavar="ID", arg=Arg("id", ID_BOUNDS)),
             PATH,
             Param(
                 "full",
@@ -231,13 +248,15 @@ LINES: tuple[Declared, ...] = (
             JSON,
         ),
         _explain,
+        tool="Why a fact is where it is: its footer, the sessions that used it and the DECAY rule "
+        "that gives its tier.",
     ),
     Declared(
         ("fact", "add"),
         "Add TEXT as a fact the review tracks (id, created today, tier working); print its id.",
         Command("fact add", Journal.WRITES),
         (
-            Param("text", Kind.TEXT, required=True),
+            Param("text", Kind.TEXT, required=True, arg=Arg(bounds=TEXT_BOUNDS)),
             PATH,
             Param(
                 "section",
@@ -247,12 +266,14 @@ LINES: tuple[Declared, ...] = (
                 "the schema's; any other is refused as a likely typo unless --new-section is "
                 "given.",
                 metavar="S",
+                arg=Arg(bounds={"minLength": 1, "maxLength": 200}),
             ),
             Param(
                 "new_section",
                 Kind.FLAG,
                 ("--new-section",),
                 "Start section S when continuity.md has none by that name.",
+                arg=Arg(),
             ),
             Param(
                 "fact_id",
@@ -260,6 +281,8 @@ LINES: tuple[Declared, ...] = (
                 ("--id",),
                 "Its id (default: derived from its words).",
                 metavar="ID",
+                # No pattern: the command's own id check refuses a bad id, with the CLI's line.
+                arg=Arg("id", ID_BOUNDS),
             ),
             Param(
                 "thread",
@@ -294,6 +317,8 @@ LINES: tuple[Declared, ...] = (
             *WRITING,
         ),
         _fact_add,
+        tool="Add a fact worth keeping (born working, created today) to continuity.md; its id "
+        "comes from its first words unless one is given.",
     ),
     Declared(
         ("import",),

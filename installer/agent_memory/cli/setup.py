@@ -85,7 +85,7 @@ def _disable(v: Values, _progress: Progress) -> Built:
 
 
 def _mcp_serve(v: Values, _progress: Progress) -> Built:
-    from ..commands.mcp.serve import serve
+    from .mcp.serve import serve
 
     wait = v["wait"]
     return v["path"], Call(lambda repo: serve(repo, wait))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ... import resources
+from ...commands.report import Report, Result
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
 from ...shell.wiring import EXTRA, INSTALL_SDK
-from ..report import Report, Result
 
 
 def serve(repo: Repo, wait: float) -> Result:

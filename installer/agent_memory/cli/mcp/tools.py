@@ -1,4 +1,9 @@
-"""The MCP tools: names, JSON schemas (as MCP.md documents them) and the command each one calls.
+"""The MCP tools, made from the commands' declarations: a declared line with a ``tool``
+description is the tool ``memory_`` and its words, whose input schema its parameters give
+(``inputs.py``) and which writes when its command writes; ``memory_reference``, which no command
+line has, is declared here. MCP.md shows them all (generated: ``tests/cli_reference.py``).
+The lines come from the families that declare tools, not from ``table.py``: ``setup`` declares
+``mcp``, whose server imports this module (a test holds the tools to the whole table).
 
 A tool is a thin function: it calls the same command function as the CLI, through the same
 runner (the repo found and opened, the journal rule), and returns the command's summary as the
@@ -19,24 +24,27 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
 from ... import resources
+from ...commands import accept as accept_command
+from ...commands import cite as cite_command
+from ...commands import context as context_command
+from ...commands import curate as curate_command
+from ...commands import explain as explain_command
+from ...commands import fact as fact_command
+from ...commands import recall as recall_command
+from ...commands import reference as reference_command
+from ...commands import status as status_command
+from ...commands.report import Report, Result
+from ...commands.runner import Answer, Call, Command, Journal, answer
+from ...commands.settle import Options
 from ...core.agents.recall import Index
 from ...errors import AgentMemoryError
 from ...parse.dates import parse_date
 from ...shell.memo import FileMemo
 from ...shell.repo import Repo
-from .. import accept as accept_command
-from .. import cite as cite_command
-from .. import context as context_command
-from .. import curate as curate_command
-from .. import explain as explain_command
-from .. import fact as fact_command
-from .. import recall as recall_command
-from .. import reference as reference_command
-from .. import status as status_command
-from ..report import Report, Result
-from ..runner import Answer, Call, Command, Journal, answer
-from ..settle import Options
+from .. import curation, memory
+from ..declared import Declared
 from . import schemas
+from .inputs import input_schema
 
 # How long a tool waits for another run's lock (a reader: for a run that is writing) before it
 # reports that run.
@@ -176,172 +184,61 @@ def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dic
     return dict(cite_command.fact_show(repo, args["id"]).report.summary)
 
 
-_CURATION = (
-    Tool(
-        "memory_fact_show",
-        "A fact as written, with its footer, where it lives, its citations (stale or not) and "
-        "its related facts.",
-        schemas.FACT_ID_IN,
-        schemas.FACT_SHOW_OUT,
-        _fact_show,
-    ),
-    Tool(
-        "memory_fact_edit",
-        "Give a fact new text; its id and footer stay as they are.",
-        schemas.FACT_EDIT_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_edit, "text"),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_supersede",
-        "Supersede a fact by another (new: its id) or by a new fact written from text; the "
-        "next review archives the old one.",
-        schemas.FACT_SUPERSEDE_IN,
-        schemas.CURATED_OUT,
-        _fact_supersede,
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_retract",
-        "Retract a fact that is no longer true and that nothing replaces, saying why.",
-        schemas.FACT_RETRACT_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_retract, "reason"),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_archive",
-        "Archive a fact by hand; the next review moves it to the archive.",
-        schemas.FACT_ID_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_archive),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_restore",
-        "Undo an archive by hand, or bring an archived fact back where it came from.",
-        schemas.FACT_ID_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_restore),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_pin",
-        "Pin a fact (tier: core): it never decays.",
-        schemas.FACT_ID_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_pin),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_unpin",
-        "Unpin a fact: its tier is again what the decay rules give it.",
-        schemas.FACT_ID_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_unpin),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_expire",
-        "Make a fact valid until a date: the first review after it archives the fact.",
-        schemas.FACT_EXPIRE_IN,
-        schemas.CURATED_OUT,
-        _fact_expire,
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_relate",
-        "Relate a fact to another (see: other); recall and explain show one beside the other.",
-        schemas.FACT_RELATE_IN,
-        schemas.CURATED_OUT,
-        _curating(curate_command.fact_relate, "other"),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_cite",
-        "Cite the code a fact describes (place: FILE or FILE:A-B, from the repo's top); lint "
-        "then says when those lines change.",
-        schemas.FACT_CITE_IN,
-        schemas.CURATED_OUT,
-        _curating(cite_command.fact_cite, "place"),
-        Journal.WRITES,
-    ),
-    Tool(
-        "memory_fact_recite",
-        "Update a fact's citations whose cited lines moved.",
-        schemas.FACT_ID_IN,
-        schemas.CURATED_OUT,
-        _curating(cite_command.fact_recite),
-        Journal.WRITES,
-    ),
+LINES = (*memory.LINES, *curation.LINES)  # the families whose lines are tools
+Run = Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]
+
+# What each declared tool does with its arguments: its command, called as its line calls it.
+_RUNS: Mapping[str, Run] = {
+    "memory_status": _status,
+    "memory_context": _context,
+    "memory_recall": _recall,
+    "memory_explain": _explain,
+    "memory_fact_add": _fact_add,
+    "memory_fact_edit": _curating(curate_command.fact_edit, "text"),
+    "memory_fact_supersede": _fact_supersede,
+    "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
+    "memory_fact_archive": _curating(curate_command.fact_archive),
+    "memory_fact_restore": _curating(curate_command.fact_restore),
+    "memory_fact_pin": _curating(curate_command.fact_pin),
+    "memory_fact_unpin": _curating(curate_command.fact_unpin),
+    "memory_fact_expire": _fact_expire,
+    "memory_fact_relate": _curating(curate_command.fact_relate, "other"),
+    "memory_fact_cite": _curating(cite_command.fact_cite, "place"),
+    "memory_fact_recite": _curating(cite_command.fact_recite),
+    "memory_fact_accept": _fact_accept,
+    "memory_fact_show": _fact_show,
+}
+
+# The one tool no command line declares: the uses of a session, in its own log.
+_REFERENCE = Tool(
+    "memory_reference",
+    "Record that this session used facts (by id) in the session's own log, which the review "
+    "counts. Call it for every fact you relied on.",
+    schemas.REFERENCE_IN,
+    schemas.REFERENCE_OUT,
+    _reference,
+    Journal.WRITES,
 )
+
+
+def tool_name(line: Declared) -> str:
+    """A declared tool's name: ``memory_`` and its command's words (``memory_fact_add``)."""
+    return "memory_" + "_".join(line.words).replace("-", "_")
+
+
+def _declared(line: Declared, description: str) -> Tool:
+    name = tool_name(line)
+    journal = line.command.journal
+    output = schemas.OUTPUTS[name]
+    return Tool(name, description, input_schema(line.params), output, _RUNS[name], journal)
 
 
 TOOLS = MappingProxyType(
     {
         tool.name: tool
         for tool in (
-            Tool(
-                "memory_recall",
-                "Find facts in this repo's memory (continuity.md and the archive) by words, "
-                "best first. Look here before saying there is no context.",
-                schemas.RECALL_IN,
-                schemas.RECALL_OUT,
-                _recall,
-            ),
-            Tool(
-                "memory_context",
-                "What to read at the start of a session: core facts and invariants, active and "
-                "working facts, open threads, and whether a review is due; the facts most "
-                "relevant to the task and the paths touched in full, the others by one line.",
-                schemas.CONTEXT_IN,
-                schemas.CONTEXT_OUT,
-                _context,
-            ),
-            Tool(
-                "memory_status",
-                "Versions, facts per tier, and whether a review is due and why.",
-                schemas.NO_ARGUMENTS,
-                schemas.STATUS_OUT,
-                _status,
-            ),
-            Tool(
-                "memory_fact_add",
-                "Add a fact worth keeping (born working, created today) to continuity.md; its "
-                "id comes from its first words unless one is given.",
-                schemas.FACT_ADD_IN,
-                schemas.FACT_ADD_OUT,
-                _fact_add,
-                Journal.WRITES,
-            ),
-            Tool(
-                "memory_reference",
-                "Record that this session used facts (by id) in the session's own log, which "
-                "the review counts. Call it for every fact you relied on.",
-                schemas.REFERENCE_IN,
-                schemas.REFERENCE_OUT,
-                _reference,
-                Journal.WRITES,
-            ),
-            Tool(
-                "memory_explain",
-                "Why a fact is where it is: its footer, the sessions that used it and the DECAY "
-                "rule that gives its tier.",
-                schemas.EXPLAIN_IN,
-                schemas.EXPLAIN_OUT,
-                _explain,
-            ),
-            *_CURATION,
-            Tool(
-                "memory_fact_accept",
-                "Turn a session's proposed fact (address: LOG#N, from its log's Proposed Facts) "
-                "into a fact, or every pending one (all: true); with neither, list those pending.",
-                schemas.FACT_ACCEPT_IN,
-                schemas.FACT_ACCEPT_OUT,
-                _fact_accept,
-                Journal.WRITES,
-            ),
+            *(_declared(line, line.tool) for line in LINES if line.tool is not None),
+            _REFERENCE,
         )
     }
 )

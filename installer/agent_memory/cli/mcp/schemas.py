@@ -1,4 +1,6 @@
-"""The MCP tools' JSON schemas, as MCP.md documents them (a test compares the two): data only."""
+"""The MCP tools' output schemas, and the input schema of ``memory_reference``, the one tool no
+command line declares: data only. Every other input schema is made from its command's
+declaration (``inputs.py``); MCP.md shows them all (generated, and held equal by a test)."""
 
 from __future__ import annotations
 
@@ -9,22 +11,6 @@ from ...parse.footer import ID_PATTERN
 
 # The id rule as JSON Schema (ECMA-262) writes it: ``$`` there never matches before a newline.
 _ID = f"^{ID_PATTERN}$"  # JSON Schema's dialect: "$", not "\\Z"
-
-NO_ARGUMENTS: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {},
-    "additionalProperties": False,
-}
-
-RECALL_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 1000},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
 
 RECALL_OUT: Mapping[str, Any] = {
     "type": "object",
@@ -97,19 +83,6 @@ REFERENCE_OUT: Mapping[str, Any] = {
     "required": ["log", "label", "ids", "outcome"],
 }
 
-CONTEXT_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "task": {"type": "string", "maxLength": 100000},
-        "paths": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1, "maxLength": 1000},
-            "maxItems": 1000,
-        },
-    },
-    "additionalProperties": False,
-}
-
 CONTEXT_OUT: Mapping[str, Any] = {
     "type": "object",
     "properties": {
@@ -117,19 +90,6 @@ CONTEXT_OUT: Mapping[str, Any] = {
         "due": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["text", "due"],
-}
-
-FACT_ADD_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "text": {"type": "string", "minLength": 1, "maxLength": 4000},
-        "section": {"type": "string", "minLength": 1, "maxLength": 200},
-        "new_section": {"type": "boolean"},
-        # No pattern: the command's own id check refuses a bad id, with the CLI's line.
-        "id": {"type": "string", "minLength": 1, "maxLength": 200},
-    },
-    "required": ["text"],
-    "additionalProperties": False,
 }
 
 FACT_ADD_OUT: Mapping[str, Any] = {
@@ -157,15 +117,6 @@ FACT_ADD_OUT: Mapping[str, Any] = {
         },
     },
     "required": ["id", "section", "tier", "created", "outcome", "similar"],
-}
-
-EXPLAIN_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "minLength": 1, "maxLength": 200},
-    },
-    "required": ["id"],
-    "additionalProperties": False,
 }
 
 _FIELDS: Mapping[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
@@ -212,35 +163,6 @@ EXPLAIN_OUT: Mapping[str, Any] = {
         },
     },
     "required": ["id", "path", "line", "section", "tier", "rule", "footer", "recomputed"],
-}
-
-# The curation tools (DECAY.md § Curating facts): each names the fact by ``id``.
-_FACT_ID: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": 200}
-
-
-def _curating(**more: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The input schema of a curation tool: ``id``, and its own arguments (all required)."""
-    return {
-        "type": "object",
-        "properties": {"id": _FACT_ID, **more},
-        "required": ["id", *more],
-        "additionalProperties": False,
-    }
-
-
-_TEXT: Mapping[str, Any] = {"type": "string", "minLength": 1, "maxLength": 4000}
-
-FACT_ID_IN = _curating()
-FACT_EDIT_IN = _curating(text=_TEXT)
-FACT_RETRACT_IN = _curating(reason={"type": "string", "minLength": 1, "maxLength": 300})
-FACT_EXPIRE_IN = _curating(until={"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"})
-FACT_RELATE_IN = _curating(other=_FACT_ID)
-FACT_CITE_IN = _curating(place={"type": "string", "minLength": 1, "maxLength": 1100})
-FACT_SUPERSEDE_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {"id": _FACT_ID, "new": _FACT_ID, "text": _TEXT, "new_id": _FACT_ID},
-    "required": ["id"],
-    "additionalProperties": False,
 }
 
 CURATED_OUT: Mapping[str, Any] = {
@@ -305,15 +227,6 @@ _PROPOSAL: Mapping[str, Any] = {
     "required": ["address", "kind", "text"],
 }
 
-FACT_ACCEPT_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "address": {"type": "string", "minLength": 3, "maxLength": 300},
-        "all": {"type": "boolean"},
-    },
-    "additionalProperties": False,
-}
-
 FACT_ACCEPT_OUT: Mapping[str, Any] = {
     "type": "object",
     "properties": {
@@ -341,4 +254,17 @@ FACT_ACCEPT_OUT: Mapping[str, Any] = {
         "outcome": {"type": "string"},
     },
     "required": ["pending", "accepted", "skipped", "outcome"],
+}
+
+_CURATING = ("edit", "supersede", "retract", "archive", "restore", "pin", "unpin", "expire")
+OUTPUTS: Mapping[str, Mapping[str, Any]] = {
+    "memory_recall": RECALL_OUT,
+    "memory_context": CONTEXT_OUT,
+    "memory_status": STATUS_OUT,
+    "memory_fact_add": FACT_ADD_OUT,
+    "memory_reference": REFERENCE_OUT,
+    "memory_explain": EXPLAIN_OUT,
+    "memory_fact_show": FACT_SHOW_OUT,
+    **{f"memory_fact_{words}": CURATED_OUT for words in (*_CURATING, "relate", "cite", "recite")},
+    "memory_fact_accept": FACT_ACCEPT_OUT,
 }

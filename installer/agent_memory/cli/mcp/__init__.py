@@ -1,0 +1,1 @@
+"""The MCP server: the memory as tools over stdio, built from the declarations."""
