@@ -2,7 +2,8 @@
 SDK, the agents' trust in the user's home), and whether an agent would run our hooks.
 
 ``commands/doctor.py`` lists the findings; ``commands/reference.py`` asks ``hooks_run`` whether
-an MCP client's session is captured; ``commands/mcp`` asks whether the SDK is installed.
+an MCP client's session is captured; ``mcp install`` and the server ask whether the SDK is
+installed.
 """
 
 from __future__ import annotations
