@@ -6,7 +6,7 @@ CPU ratios to `agent-memory --version` (which goes through click) measured in th
 The repo is hook_bench's: review_bench's (--facts facts, --logs logs), reviewed once, widened so
 that no review is due, with 10,000 archived facts, committed to git. Each command runs twice:
   entry = `python -m agent_memory ...` (the quick path answers it before click is imported)
-  click = click's group called at once (`agent_memory.cli.base.main`), the quick path skipped
+  click = click's group called at once (`agent_memory.cli.app.main`), the quick path skipped
 The budget (issue 37) is 1.5x `--version` for each hook, `status`, `context` and `recall`: a
 speed twin stays only where the click column misses it.
 """
@@ -25,7 +25,7 @@ from review_bench import TOOL, repo_arguments, reviewed_repo
 CLICK = [
     sys.executable,
     "-c",
-    "import gc, sys; gc.disable(); from agent_memory.cli.base import main; "
+    "import gc, sys; gc.disable(); from agent_memory.cli.app import main; "
     "main(sys.argv[1:], prog_name='agent-memory')",
 ]
 
