@@ -1,8 +1,9 @@
-"""The command line: options only.
+"""The front ends: the command line and the MCP server (``mcp/``), options only.
 
-Every command line is declared once (``table``); ``quick`` answers one by that grammar before
-click is imported, and ``app`` is the click group built from the same table for everything
-else (``--help``, usage errors, a progress bar on a terminal). Both hand the call to the runner.
+Every command is declared once (``table``); ``quick`` answers a command line by that grammar
+before click is imported, ``app`` is the click group built from the same table for everything
+else (``--help``, usage errors, a progress bar on a terminal), and ``mcp/tools`` makes the MCP
+tools from the same declarations. All hand the call to the runner.
 """
 
 from __future__ import annotations

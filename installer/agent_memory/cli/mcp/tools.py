@@ -38,6 +38,7 @@ from ...commands.runner import Answer, Call, Command, Journal, answer
 from ...commands.settle import Options
 from ...core.agents.recall import Index
 from ...errors import AgentMemoryError
+from ...layout import CONTEXT_BYTES  # what memory_context returns at most: --max-bytes's default
 from ...parse.dates import parse_date
 from ...shell.memo import FileMemo
 from ...shell.repo import Repo
@@ -49,9 +50,6 @@ from .inputs import input_schema
 # How long a tool waits for another run's lock (a reader: for a run that is writing) before it
 # reports that run.
 LOCK_WAIT = 5.0
-
-# The bytes memory_context returns at most: the CLI's --max-bytes default.
-CONTEXT_BYTES = 8192
 
 
 @dataclasses.dataclass
