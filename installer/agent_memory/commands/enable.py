@@ -31,7 +31,6 @@ from ..layout import (
     OPEN_THREADS_DIR,
     SESSIONS_DIR,
 )
-from ..parse.dates import today
 from ..parse.lognames import sorted_logs
 from ..shell.git import line_dates
 from ..shell.load import archive_paths
@@ -178,7 +177,7 @@ def _plans(
     """The plans of the mode ``detected`` found (ENABLE.md step 1). What an adoption or an
     import gives a footer is dated from the repo's history (``upgrade/history.py``)."""
     current = Version(resources.version())
-    day = today(options.today)
+    day = repo.today
     if detected.mode == "C":
         contents, source_links = repo.read_known(sources)
         links |= source_links  # the caller reads AGENTS.md's size through them too
