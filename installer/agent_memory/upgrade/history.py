@@ -20,7 +20,7 @@ from .. import patterns
 from ..core.review.edits import apply_edits, footer_edit
 from ..parse import facts
 
-# A list item's marker and task box, and the emphasis around the start of its text.
+# A list item's marker (bullet or number) and its task box.
 _MARKER = patterns.compile(r"^(?:[-*+]|[0-9]{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _NOTHING: Mapping[str, str] = MappingProxyType({})
 
