@@ -212,7 +212,8 @@ def test_a_proposal_never_adds_a_line_or_a_reference_to_the_log(
     log = _log(enabled, _write(tmp_path / "t.jsonl", records))
     refs = read_refs(log.encode())
     assert refs.used == frozenset() and refs.superseded == ()
-    assert log.count("\n## ") == 4  # Session, Files Changed, Memory References, Proposed Facts
+    # Session, First Prompt, Files Changed, Memory References, Proposed Facts
+    assert log.count("\n## ") == 5
     assert [p.number for p in proposed.read(log)] == [1, 2, 3]
 
 

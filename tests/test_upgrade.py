@@ -140,10 +140,10 @@ TOY_LADDER = textwrap.dedent(
         return Rung(Version(version), f"toy {version}", upgrade, ("memory/toy.log",))
 
     ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("5.0.0")])
-    options = Options(today=__import__("datetime").date(2026, 6, 13))
-    repo = Repo(Path(sys.argv[1]))
+    # The runner dates the run; run without it, the repo is opened on the date.
+    repo = Repo(Path(sys.argv[1]), today=__import__("datetime").date(2026, 6, 13))
     with repo.locked():
-        result = enable(repo, (), options, ladder)
+        result = enable(repo, (), Options(), ladder)
     print(result.report.outcome)
     """
 )

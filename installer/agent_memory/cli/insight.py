@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
-from .declared import JSON, PATH, TODAY, Declared, Kind, Param, Values
+from .declared import JSON, PATH, TODAY, Declared, Kind, Param, Values, options
 
 if TYPE_CHECKING:
     from .declared import Built, Progress
@@ -35,8 +35,8 @@ def _replay(v: Values, _progress: Progress) -> Built:
 def _report(v: Values, _progress: Progress) -> Built:
     from ..commands.report_page import report_page
 
-    target, form, day = v["html"], v["form"], v["today"]
-    return v["path"], Call(lambda repo: report_page(repo, target, form, day))
+    target, form = v["html"], v["form"]
+    return v["path"], Call(lambda repo: report_page(repo, target, form), options(v))
 
 
 LINES: tuple[Declared, ...] = (

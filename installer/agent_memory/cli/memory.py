@@ -76,8 +76,8 @@ def _recall(v: Values, _progress: Progress) -> Built:
 def _explain(v: Values, _progress: Progress) -> Built:
     from ..commands.explain import explain
 
-    fact_id, full, day = v["fact_id"], v["full"], v["today"]
-    return v["path"], Call(lambda repo: explain(repo, fact_id, full, day))
+    fact_id, full = v["fact_id"], v["full"]
+    return v["path"], Call(lambda repo: explain(repo, fact_id, full), options(v))
 
 
 def _fact_add(v: Values, _progress: Progress) -> Built:

@@ -48,7 +48,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
         chosen = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins)
         if not every:
             return _listing(repo, chosen)
-    day = review_date(options.today, names.newest)
+    day = review_date(repo.today, names.newest)
     done = accepting.accept(continuity, Elsewhere(others), chosen, origins, day, address is None)
     reason = f"proposals accepted: {len(done.accepted)}"
     edit = FileEdit(CONTINUITY, continuity.render(), done.after, Outcome.UPDATED, reason)

@@ -129,7 +129,8 @@ def _capture(
     files = capturing.repo_paths(session.files, session.cwd, session.project_hash, top)
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
-    log = capturing.render(read.agent, session, name, files, found, proposals.render(read.proposed))
+    told = session if memory.policy.record_first_prompt else session._replace(first_prompt=None)
+    log = capturing.render(read.agent, told, name, files, found, proposals.render(read.proposed))
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel) if reopened else None
     if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it

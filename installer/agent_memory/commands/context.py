@@ -18,7 +18,6 @@ from ..core.review.triggers import due_reasons, unread_logs
 from ..layout import CONTEXT_BYTES, SESSIONS_DIR
 from ..parse import proposed
 from ..parse.continuity import last_review
-from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
 from ..shell.load import Live, extras, load_live
@@ -77,7 +76,7 @@ def lay_out(
     live = read(repo)
     if live.continuity is None:
         raise not_enabled(repo)
-    due = due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat())
+    due = due_reasons(live.continuity, live.sessions, live.policy, (), repo.today)
     found = extras(repo) if found is None else found
     marks = _stale_marks(repo, (live.continuity, *found))
     docs = (live.continuity, *found)

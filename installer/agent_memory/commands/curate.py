@@ -65,8 +65,8 @@ def index_of(memory: Memory) -> tuple[bytes | None, bytes]:
     return memory.archive_index, resources.data(INDEX_TEMPLATE)
 
 
-def _day(memory: Memory, options: Options) -> dt.date:
-    return review_date(options.today, memory.sessions.newest)
+def _day(repo: Repo, memory: Memory) -> dt.date:
+    return review_date(repo.today, memory.sessions.newest)
 
 
 def finish(
@@ -145,7 +145,7 @@ def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
     place = locate(memory.documents, fact_id)
     tier = place.fields.get("tier", "")
     if tier == "core":
-        tier = _tier(repo, memory, place, _day(memory, options), ["tier"])
+        tier = _tier(repo, memory, place, _day(repo, memory), ["tier"])
     done = footers.unpin(place, tier)
     edits = rewrite(
         [(place, done.fields)], f"fact unpin: {fact_id}", memory.archives, index_of(memory)
@@ -158,7 +158,7 @@ def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
     where the review's reactivation would, when the rules then keep it there."""
     memory = memory_read(repo, fact_id)
     place = locate(memory.documents, fact_id)
-    day = _day(memory, options)
+    day = _day(repo, memory)
     footers.refuse_restore(place, day.isoformat())
     if not place.archived:
         tier = place.fields.get("tier", "")
@@ -245,7 +245,7 @@ def _supersede_by_new(
         section,
         successor.id,
         thread,
-        _day(memory, options),
+        _day(repo, memory),
     )
     grown = facts.parse(CONTINUITY, added.after)
     new = locate([grown], added.id)

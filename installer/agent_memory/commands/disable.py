@@ -7,7 +7,6 @@ from .. import resources
 from ..core.install.disable import backup_dir, plan_disable, probe_paths
 from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER_KEY
-from ..parse.dates import today
 from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import files_under
@@ -17,7 +16,7 @@ from .settle import Options, settle
 
 def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result:
     path = repo.shown
-    folder = backup_dir(today(options.today), repo.exists)
+    folder = backup_dir(repo.today, repo.exists)
     files, links = repo.read_known(probe_paths())
     memory = {} if keep_memory else _memory(repo)
     plan = plan_disable(files, folder, memory, links)

@@ -9,7 +9,6 @@ holding it. No lock: every write the tool makes is an atomic rename.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from .. import resources
@@ -18,7 +17,6 @@ from ..core.review.triggers import due_reasons, pending_reactivations
 from ..errors import AgentMemoryError
 from ..layout import MANIFEST
 from ..parse import facts
-from ..parse.dates import today
 from ..parse.manifest import written_by_us
 from ..parse.memory import Memory, known_ids
 from ..parse.sessions import SessionRefs
@@ -29,19 +27,16 @@ from .report import Report, Result
 
 
 def why_due(
-    repo: Repo,
-    memory: Memory,
-    archive: Sequence[tuple[str, bytes]] | None = None,
-    day: dt.date | None = None,
+    repo: Repo, memory: Memory, archive: Sequence[tuple[str, bytes]] | None = None
 ) -> tuple[list[str], Mapping[str, SessionRefs]]:
     """Why a review is due, and the unread logs' references if it took reading them.
 
     A pending reactivation is only worth reading logs for when nothing else makes the review
     due; then the window is shorter than ``review_every`` logs, so the check stays cheap.
-    ``archive``: the archive's files, when ``memory`` was read without them; ``day``: the
-    review date (``--today``), against which facts expire.
+    ``archive``: the archive's files, when ``memory`` was read without them. Facts expire
+    against the run's date (``Repo.today``).
     """
-    when = today(day).isoformat()
+    when = repo.today
     reasons = due_reasons(memory.continuity, memory.sessions, memory.policy, (), when)
     if reasons or memory.continuity is None:
         return reasons, {}
@@ -76,7 +71,7 @@ def not_due(repo: Repo, read: Callable[[Repo], Live] = load_live) -> Result | No
         return None
     if stamp is not None and not written_by_us(stamp):
         return None
-    if due_reasons(live.continuity, live.sessions, live.policy, (), today().isoformat()):
+    if due_reasons(live.continuity, live.sessions, live.policy, (), repo.today):
         return None
     refs = references(repo, unread(live.continuity, live.sessions))
     if reactivations(repo, live.continuity, refs.values()):

@@ -3,6 +3,7 @@ migrates."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -21,18 +22,23 @@ from ..core.vendors.table import TABLE
 from ..errors import Problem
 from ..layout import (
     AGENTS_MD,
+    CONTINUITY,
     GITATTRIBUTES,
     GITATTRIBUTES_TEMPLATE,
     HANDRUN_POINTERS,
     HANDRUN_PROTOCOL,
     MERGE_DRIVER_KEY,
     OPEN_THREADS_DIR,
+    SESSIONS_DIR,
 )
-from ..parse.dates import today
+from ..parse.lognames import sorted_logs
+from ..shell.git import line_dates
 from ..shell.load import archive_paths
+from ..shell.logs import references
 from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import matching
+from ..upgrade.history import NO_HISTORY, History, history, redated
 from ..upgrade.rungs import default_ladder
 from . import enable_restore
 from .report import Report, Result
@@ -47,7 +53,7 @@ def enable(
     keep_vendor_files: bool = False,
 ) -> Result:
     path = Path(repo.shown)
-    return _enable(repo, path, vendors, options, ladder or default_ladder(), keep_vendor_files)
+    return _enable(repo, path, vendors, options, ladder, keep_vendor_files)
 
 
 def _enable(
@@ -55,13 +61,14 @@ def _enable(
     path: Path,
     vendors: Sequence[str],
     options: Options,
-    ladder: Ladder,
+    ladder: Ladder | None,
     keep_vendor_files: bool,
 ) -> Result:
     current = Version(resources.version())
     archive = archive_paths(repo)
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
-    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *ladder.reads]
+    reads = (ladder or default_ladder()).reads
+    known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *reads]
     disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     restoring = enable_restore.restoring(repo, disk, current, links)
@@ -164,12 +171,13 @@ def _plans(
     detected: core.Detected,
     vendors: Sequence[str],
     options: Options,
-    ladder: Ladder,
+    ladder: Ladder | None,
     keep_vendor_files: bool,
 ) -> Iterable[Plan]:
-    """The plans of the mode ``detected`` found (ENABLE.md step 1)."""
+    """The plans of the mode ``detected`` found (ENABLE.md step 1). What an adoption or an
+    import gives a footer is dated from the repo's history (``upgrade/history.py``)."""
     current = Version(resources.version())
-    day = today(options.today)
+    day = repo.today
     if detected.mode == "C":
         contents, source_links = repo.read_known(sources)
         links |= source_links  # the caller reads AGENTS.md's size through them too
@@ -177,14 +185,37 @@ def _plans(
         migration = core.migration(
             files, found, vendors, day, str(current), keep_vendor_files, links, repo.read
         )
-        return [migration]
+        return [_dated(migration, _history(repo, sorted(found)), day)]
     if detected.mode == "A":
         chosen = core.choose_vendors(vendors)
         return [core.fresh_install(files, chosen, day, str(current), links)]
     if detected.installed == current and detected.stamp is not None:
         requested = [v for v in vendors if v != "none"]
         return [core.repair(files, detected.stamp, str(current), links, requested)]
+    if ladder is None:
+        ladder = default_ladder(_history(repo, [CONTINUITY]) if detected.handrun else NO_HISTORY)
     return core.upgrade_steps(files, detected, ladder, current, day, links)
+
+
+def _history(repo: Repo, paths: Sequence[str]) -> History:
+    """What git says of the lines of ``paths``, and the logs of the ids they name."""
+    names = sorted_logs(repo.list_dir(SESSIONS_DIR, ordered=False))
+    named: dict[str, str] = {}
+    for name, refs in references(repo, names).items():
+        for fact_id in refs.used:
+            named[fact_id] = max(named.get(fact_id, ""), name[:10])
+    return history(line_dates(repo.root, paths), named, names)
+
+
+def _dated(plan: Plan, found: History, day: dt.date) -> Plan:
+    """The import's plan with the facts it writes to continuity.md dated from ``found``."""
+    edits = [
+        edit._replace(after=redated(edit.path, edit.after, found, day))
+        if edit.path == CONTINUITY and edit.after is not None
+        else edit
+        for edit in plan.edits
+    ]
+    return Plan.of(edits)
 
 
 def _with_first(plans: Iterable[Plan], extra: Plan) -> Iterator[Plan]:

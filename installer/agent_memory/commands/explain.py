@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from .. import resources
 from ..core.checks.citations import citations, mark, statuses
 from ..core.facts.explain import explain as explaining
 from ..core.facts.explain import lines
 from ..core.facts.relations import line, related
 from ..layout import ARCHIVE_DIR, CONTINUITY, OPEN_THREADS_DIR, VISION
-from ..parse.dates import today
 from ..parse.untrusted import one_line
 from ..shell.cited import work_tree
 from ..shell.git import Introduced, introduced
@@ -21,10 +18,11 @@ from .review_inputs import judged
 from .settle import memory_of
 
 
-def explain(repo: Repo, fact_id: str, full: bool, day: dt.date | None) -> Result:
+def explain(repo: Repo, fact_id: str, full: bool) -> Result:
     """By default only the logs the last review has not read are read (the footer holds the
-    rest); ``full`` reads every log and lists each one that names the fact."""
-    memory, inputs = judged(repo, memory_of(repo, archives=False)[0], fact_id, full, today(day))
+    rest); ``full`` reads every log and lists each one that names the fact. Its tier is judged
+    on the run's date (``--today``: ``Repo.today``)."""
+    memory, inputs = judged(repo, memory_of(repo, archives=False)[0], fact_id, full, repo.today)
     found = explaining(inputs, fact_id)
     verdict = found.verdict
     docs = with_related(repo, memory.documents, fact_id)

@@ -35,7 +35,7 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     if raw is None:
         raise not_enabled(repo)
     continuity = facts.parse(CONTINUITY, raw)
-    day = review_date(options.today, newest_log(repo))
+    day = review_date(repo.today, newest_log(repo))
     new = add_fact(
         continuity, elsewhere(repo), fact.text, fact.section, fact.id, fact.thread, day,
         fact.new_section,

@@ -38,7 +38,7 @@ def import_memory(repo: Repo, kind: str, given: str | None, options: Options) ->
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
-    day = review_date(options.today, newest_log(repo))
+    day = review_date(repo.today, newest_log(repo))
     source = sources.read(kind, repo, given, os.environ)
     _refuse_secrets(source)
     roots = () if source.own else [str(root) for root in sources.repo_roots(repo.root)]

@@ -21,7 +21,6 @@ from ..layout import (
     POLICY,
     SESSIONS_DIR,
 )
-from ..parse.dates import today
 from ..parse.manifest import parse as parse_manifest
 from ..parse.memory import Memory
 from ..shell.cited import existing, sources
@@ -72,7 +71,7 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
     present = [(p, data) for p, data in texts if data is not None]
     code = code_of(repo, memory, rev)
     manifest = (MANIFEST, repo.read(MANIFEST))
-    findings = linting.lint(memory, manifest, logs, present, code, today().isoformat())
+    findings = linting.lint(memory, manifest, logs, present, code, repo.today)
     findings += _bootstrap(repo)
     findings += stale_pointers(*repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL]))
     if only:

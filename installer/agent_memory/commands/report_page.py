@@ -7,7 +7,6 @@ It reads what ``replay`` reads and writes only the file it is given, never in ``
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 from .. import resources
@@ -16,7 +15,6 @@ from ..core.report import markdown, page
 from ..core.report.content import Seen, content
 from ..errors import refuse_errors
 from ..layout import CONTEXT_BYTES
-from ..parse.dates import today as today_date
 from ..shell.cited import stale_marks
 from ..shell.export import write_output
 from ..shell.repo import Repo
@@ -27,17 +25,17 @@ from .report import Report, Result
 from .settle import memory_of
 
 
-def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date | None) -> Result:
+def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
     memory, continuity = memory_of(repo)
     refuse_errors(memory.policy_problems, "then run the report again")
-    reasons, _ = why_due(repo, memory, day=day)
+    reasons, _ = why_due(repo, memory)
     period = periods.fitting(memory.logs)
     run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES, period)[0]
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(
         repo.shown,
-        today_date(day).isoformat(),
+        repo.today.isoformat(),
         resources.version(),
         reasons,
         stale_marks(repo, live),

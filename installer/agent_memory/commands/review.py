@@ -34,10 +34,10 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
         _refuse_unadopted(repo)
     version = resources.version()
     refuse_errors(memory.policy_problems, "then review again")
-    reasons, early = why_due(repo, memory, None, options.today)
+    reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         return nothing_due(repo)
-    day = review_date(options.today, memory.sessions.newest)
+    day = review_date(repo.today, memory.sessions.newest)
     logs = read_logs(repo, memory, continuity, review_options.full, early, options.progress)
     inputs = review_inputs(repo, memory, continuity, logs, day, options.progress)
     plan, summary = project(inputs)

@@ -10,6 +10,7 @@ user reads. Nothing else in the package catches ``AgentMemoryError``.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import NamedTuple
 
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY
-from ..shell import discovery
+from ..shell import clock, discovery
 from ..shell.repo import Repo
 from .report import Result, failure
 from .settle import Options
@@ -67,7 +68,7 @@ class Answer(NamedTuple):
 def execute(command: Command, given: Path | None, call: Call) -> Result:
     """Run ``call`` on the repo ``command`` works on, found from ``given`` (None: the working
     directory), under the journal rule. Raises the command's error."""
-    repo = open_repo(command.needs, given)
+    repo = open_repo(command.needs, given, call.options.today)  # the run's date, once
     if command.needs is Needs.ENABLED and not repo.exists(CONTINUITY):
         repo.refuse_if_interrupted()  # an interrupted enable says so, rather than "not enabled"
         raise discovery.search(repo.root).not_enabled(repo.shown)
@@ -98,24 +99,26 @@ def answer(command: Command, given: Path | None, call: Call, as_json: bool) -> A
     return Answer(result.output(as_json), notes, result.exit_code, None, result)
 
 
-def open_repo(needs: Needs, given: Path | None) -> Repo:
-    """The repo a command works on, named in its report as the user named it."""
+def open_repo(needs: Needs, given: Path | None, today: dt.date | None = None) -> Repo:
+    """The repo a command works on, named in its report as the user named it, on the run's
+    date: ``today`` (``--today``), else SOURCE_DATE_EPOCH, else the clock (``clock``)."""
     start = given if given is not None else Path()
+    day = clock.today(today)
     if needs is Needs.HERE:
-        return Repo(start)
+        return Repo(start, today=day)
     if needs is Needs.TARGET:
         target = discovery.enable_target(given, Path.cwd())
-        return Repo(target, shown=str(start if target == given else _shown(target)))
+        return Repo(target, str(start if target == given else _shown(target)), day)
     if not start.is_dir():
-        return Repo(start)  # refused, in Repo's words
+        return Repo(start, today=day)  # refused, in Repo's words
     found = discovery.search(start)
     if found.found is None:
         if needs is Needs.ENABLED:
             raise found.not_enabled(str(start))
-        return Repo(start)
+        return Repo(start, today=day)
     if found.found == found.start:
-        return Repo(start, shown=str(start))
-    return Repo(found.found, shown=_shown(found.found))
+        return Repo(start, str(start), day)
+    return Repo(found.found, _shown(found.found), day)
 
 
 def _shown(root: Path) -> str:

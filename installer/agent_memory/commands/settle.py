@@ -14,7 +14,6 @@ from typing import NamedTuple
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
 from ..layout import SESSIONS_DIR
-from ..parse.dates import today
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.discovery import search
@@ -75,11 +74,10 @@ def not_enabled(repo: Repo) -> AgentMemoryError:
     return search(repo.root).not_enabled(repo.shown)
 
 
-def review_date(explicit: dt.date | None, newest: str | None) -> dt.date:
-    """The date a writing command stamps (``--today``), refused when it is before the newest
-    session log (its name, ``newest``): facts and reviews dated before logs that already exist
-    would count those logs as coming after them."""
-    day = today(explicit)
+def review_date(day: dt.date, newest: str | None) -> dt.date:
+    """The date a writing command stamps, the run's (``Repo.today``), refused when it is before
+    the newest session log (its name, ``newest``): facts and reviews dated before logs that
+    already exist would count those logs as coming after them."""
     if newest is not None and day.isoformat() < newest[:10]:
         raise AgentMemoryError(
             f"is dated {newest[:10]}, after the review date {day.isoformat()}; pass --today "

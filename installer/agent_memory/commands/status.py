@@ -11,7 +11,6 @@ from ..core.review.triggers import advice, unread
 from ..layout import BACKUP_DIR, DISABLE_FOLDER, MANIFEST
 from ..parse import facts, manifest
 from ..parse.continuity import cursor, last_review
-from ..parse.dates import today
 from ..parse.memory import Memory
 from ..shell.cited import stale_marks
 from ..shell.load import archive_files
@@ -67,7 +66,7 @@ def status(repo: Repo) -> Result:
         "sessions_since_review": unread(review, memory.sessions),
         "review_every": policy.review_every,
         "due": reasons,
-        "advice": advice(continuity, memory.sessions, policy, today().isoformat()),
+        "advice": advice(continuity, memory.sessions, policy, repo.today),
         "archived_facts": archived,
         "archive_files": len(archive),
         "stale": len(stale),

@@ -1,9 +1,9 @@
-"""Dates: the review date, and strict parsing of the dates in memory files."""
+"""Dates: strict parsing of the dates in memory files, of agents' times and of
+SOURCE_DATE_EPOCH (which date is today is the runner's: ``shell/clock.py``)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 from functools import lru_cache
 
 from .. import patterns
@@ -33,18 +33,6 @@ def parse_moment(value: str) -> dt.datetime | None:
     except (ValueError, OverflowError):
         return None
     return moment
-
-
-def today(explicit: dt.date | None = None) -> dt.date:
-    """``--today``, else SOURCE_DATE_EPOCH, else the current UTC date: reproducible when asked."""
-    if explicit is not None:
-        return explicit
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        day = epoch_date(epoch)
-        if day is not None:
-            return day
-    return dt.datetime.now(tz=dt.timezone.utc).date()
 
 
 def epoch_date(value: str) -> dt.date | None:

@@ -1,4 +1,4 @@
-"""``memory/decay-policy.md``: the integer windows and triggers users tune.
+"""``memory/decay-policy.md``: the integer windows and triggers users tune, and their switches.
 
 Only the values are read; the user's comments and layout are never rewritten. Missing keys take
 their defaults, unknown keys are reported, and an inconsistent policy is an error with its line.
@@ -27,6 +27,8 @@ DEFAULTS = MappingProxyType(
         "core_min_reviews": 5,
     }
 )
+# The switches: true or false, and their defaults.
+SWITCHES = MappingProxyType({"enabled": False, "record_first_prompt": True})
 # Keys the hand-run line added (HANDRUN.md): read by its own scripts, kept as written, no warning.
 HANDRUN_KEYS = frozenset(
     {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
@@ -46,6 +48,7 @@ class Policy(NamedTuple):
     enabled: bool = False  # auto-core
     core_min_uses: int = 12
     core_min_reviews: int = 5
+    record_first_prompt: bool = True  # capture keeps the session's first prompt in its log
 
 
 def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
@@ -66,9 +69,9 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
         if in_doc or parsed is None:
             continue
         key, raw, number = parsed.key, parsed.value.strip(), index + 1
-        if key == "enabled":
+        if key in SWITCHES:
             if raw.lower() not in ("true", "false"):
-                problems.append(_error(number, f"enabled: {raw!r} must be true or false"))
+                problems.append(_error(number, f"{key}: {raw!r} must be true or false"))
             values[key] = raw.lower() == "true"
         elif key in HANDRUN_KEYS:
             continue
@@ -80,7 +83,7 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
                 continue
             values[key] = int(raw)
         else:
-            known = ", ".join([*DEFAULTS, "enabled"])
+            known = ", ".join([*DEFAULTS, *SWITCHES])
             problems.append(
                 Problem(
                     POLICY,
@@ -116,15 +119,15 @@ def overridden(policy: Policy, items: tuple[str, ...]) -> tuple[Policy, tuple[st
     for item in items:
         key, _, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
-        if key == "enabled" and raw.lower() in ("true", "false"):
+        if key in SWITCHES and raw.lower() in ("true", "false"):
             values[key] = raw.lower() == "true"
         elif key in DEFAULTS and _WHOLE.fullmatch(raw) and int(raw) > 0:
             values[key] = int(raw)
         else:
-            known = ", ".join([*DEFAULTS, "enabled"])
+            known = ", ".join([*DEFAULTS, *SWITCHES])
             raise AgentMemoryError(
                 f"--policy {item!r} is not key=value with a known key and a positive whole "
-                f"number (or enabled=true|false); known keys: {known}"
+                f"number (or true|false for {', '.join(SWITCHES)}); known keys: {known}"
             )
         if key not in changed:
             changed.append(key)

@@ -11,6 +11,7 @@ sources: HOOKS.md § Transcripts.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -18,6 +19,7 @@ from typing import Any, NamedTuple
 
 from .packed import Packed
 from .patches import patch_files, shell_patch_files
+from .prompts import user_text
 from .untrusted import session_id, timestamp
 
 AGENTS = ("claude", "codex", "gemini")
@@ -61,6 +63,7 @@ class Meta(NamedTuple):
     start: str | None
     cwd: str | None
     project_hash: str | None = None  # Gemini: sha256 of the folder it ran in
+    prompt: str | None = None  # a prompt of the user's (``prompts.user_text``)
 
 
 class Bad(NamedTuple):
@@ -145,7 +148,7 @@ def read(lines: Iterable[bytes | None], agent: str | None = None) -> tuple[str, 
 
 
 def _items(agent: str, head: list[Any], stream: Iterator[Any]) -> Iterator[Item]:
-    both = _chain(head, stream)
+    both = itertools.chain(head, stream)
     if agent == "gemini":
         yield from _gemini(both)
         return
@@ -155,11 +158,6 @@ def _items(agent: str, head: list[Any], stream: Iterator[Any]) -> Iterator[Item]
             yield entry
         else:
             yield from step(*entry)
-
-
-def _chain(head: list[Any], rest: Iterator[Any]) -> Iterator[Any]:
-    yield from head
-    yield from rest
 
 
 def _objects(lines: Iterable[bytes | None]) -> Iterator[tuple[int, dict[str, Any]] | Bad]:
@@ -211,8 +209,9 @@ def _decode(raw: bytes | str) -> Any:
 
 def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
     when = timestamp(obj.get("timestamp"))
-    if obj.get("sessionId") or when:
-        yield Meta(session_id(obj.get("sessionId")), when, _str(obj.get("cwd")))
+    prompt = _claude_prompt(obj) if obj.get("type") == "user" else None
+    if obj.get("sessionId") or when or prompt:
+        yield Meta(session_id(obj.get("sessionId")), when, _str(obj.get("cwd")), None, prompt)
     if obj.get("type") != "assistant":  # a subagent's (isSidechain) too: the session's work
         return
     content = _object(obj.get("message")).get("content")
@@ -236,6 +235,14 @@ def _claude(number: int, obj: dict[str, Any]) -> Iterator[Item]:
         yield Record(number, when, tuple(texts), tuple(calls))
 
 
+def _claude_prompt(obj: Mapping[str, Any]) -> str | None:
+    """What the user typed: not a line Claude Code adds (``isMeta``, a compaction's summary),
+    not a subagent's task (``isSidechain``: the agent's words), not a tool's result."""
+    if any(obj.get(flag) for flag in ("isMeta", "isSidechain", "isCompactSummary")):
+        return None
+    return user_text(_object(obj.get("message")).get("content"))
+
+
 # -- Codex CLI -----------------------------------------------------------------------------------
 
 
@@ -249,6 +256,8 @@ def _codex(number: int, obj: dict[str, Any]) -> Iterator[Item]:
         yield Meta(session_id(payload.get("id")), start, _str(payload.get("cwd")))
     elif kind == "turn_context":
         yield Meta(None, None, _str(payload.get("cwd")))
+    elif kind == "event_msg" and payload.get("type") == "user_message":  # the typed prompt
+        yield Meta(None, None, None, None, user_text(payload.get("message")))
     if kind == "event_msg" and payload.get("type") == "patch_apply_end":
         files = _patched(payload)
         if files:
@@ -335,6 +344,9 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
         listed = obj.get("messages") if legacy else _object(obj.get("$set")).get("messages")
         for message in _list(listed):
             _fold(messages, number, message, rebuilt=not legacy)
+        for message in (*(_list(listed) if legacy else ()), obj):  # not a rebuilt history's
+            if isinstance(message, dict) and message.get("type") == "user":
+                yield Meta(None, None, None, None, user_text(message.get("content")))
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
             keys = messages.keys()

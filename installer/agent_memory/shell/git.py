@@ -186,6 +186,37 @@ def introduced(root: Path, fact_id: str, paths: Sequence[str]) -> Introduced | N
 _NOT_AN_ID = re.compile(r"[^a-z0-9.-]|^$")
 
 
+def line_dates(root: Path, paths: Sequence[str]) -> dict[str, str] | None:
+    """Each line ever added to ``paths``, stripped -> the date (``YYYY-MM-DD``, as its author
+    wrote it) of the oldest commit that added it: one ``git log -p`` of those files, oldest
+    first, bounded in time. None without a whole history to ask: no git, not a work tree, no
+    commit yet, a shallow clone (its oldest commit adds what it did not write), no answer in
+    time. Diff and text-conversion drivers are not run; a merge's own lines are not read."""
+    if not paths or git_dirs(root) is None:
+        return None
+    args = [
+        "--literal-pathspecs", "log", "--reverse", "--no-renames", "--no-ext-diff",
+        "--no-textconv", "--no-color", "--unified=0", "--format=%x00%aI", "-p", "--", *paths,
+    ]  # fmt: skip
+    try:
+        shallow = _run(root, ["rev-parse", "--is-shallow-repository"], timeout=_QUICK)
+        done = _run(root, args)
+    except AgentMemoryError:  # no answer in time
+        return None
+    if shallow.stdout.strip() != b"false" or done.returncode != 0:
+        return None
+    found: dict[str, str] = {}
+    for commit in done.stdout.split(b"\0")[1:]:
+        day = commit[:10].decode("ascii", errors="replace")
+        in_hunk = False
+        for line in commit.split(b"\n"):
+            if line.startswith((b"diff ", b"@@")):
+                in_hunk = line.startswith(b"@@")
+            elif in_hunk and line.startswith(b"+"):
+                found.setdefault(line[1:].decode("utf-8", errors="replace").strip(), day)
+    return found
+
+
 def _in_work_tree(root: Path) -> bool:
     return any((folder / ".git").exists() for folder in root.parents)
 

@@ -8,6 +8,7 @@ the journal while it holds the lock.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import os
 import stat
@@ -19,6 +20,7 @@ from typing import NamedTuple
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import JOURNAL_DIR
+from . import clock
 from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
 from .lock import Lock, stop_if_called_off
@@ -37,11 +39,13 @@ class FileKey(NamedTuple):
 
 
 class Repo:
-    def __init__(self, root: Path, shown: str | None = None) -> None:
+    def __init__(self, root: Path, shown: str | None = None, today: dt.date | None = None) -> None:
         if not root.is_dir():
             raise RefusedError("not a directory; pass the path of the repo to work on", str(root))
         self.root = root.resolve()
         self.shown = str(root) if shown is None else shown  # how reports name it
+        # The run's date, which the runner works out once (``clock``) and every command reads.
+        self.today = today if today is not None else clock.today()
         self._lock = Lock(self.root)
         self._journal = Journal(self.root)
 

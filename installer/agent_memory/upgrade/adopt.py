@@ -18,6 +18,7 @@ converted, in footers:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -46,6 +47,7 @@ from ..parse.footer import render, slug, unique_ids
 from ..parse.sidefiles import parse_thread, parse_vision
 from ..parse.text import decode, strip_eol
 from . import v3_0_0
+from .history import NO_HISTORY, History
 
 TARGET = Version("5.0.0")
 _DATE = patterns.compile(r"\d{4}-\d{2}-\d{2}")
@@ -53,15 +55,31 @@ _FALLBACK_SECTION = "Key Decisions"
 _SEPARATOR = " \u2014 "  # " — "
 # The section of a quarter file that holds the INDEX lines kept as facts (``_kept_rows``).
 _KEPT_SECTION = "Kept from the hand-written INDEX"
+_SUMMARY = "adoption of a repo enabled by hand"
 
 
-def adopt(files: Files, today: dt.date) -> dict[str, bytes | None]:
+def adopt(files: Files, today: dt.date, history: History = NO_HISTORY) -> dict[str, bytes | None]:
     """The conversions above, then what the 2.x → 3.0.0 rung does for a layer (or the facts of
     one) that has no footers yet: a hand-run stamp may say 2.x, and a 3.x+ layer may hold a fact
-    written without a footer. Facts that have one are left to the conversions."""
+    written without a footer, which takes its dates from ``history`` (``history.py``) when the
+    memory holds dated facts it would otherwise pass for newer than. A memory with none (a 2.x
+    layout) is dated as our own ladder dates it: nothing in it is newer than the rest, and no
+    log can name an id it never had. Facts that have one are left to the conversions."""
     changed = _convert(files)
-    changed.update(v3_0_0.upgrade({**files, **changed}, today))
+    dated = _has_dates(files.get(CONTINUITY))
+    changed.update(v3_0_0.upgrade({**files, **changed}, today, history if dated else None))
     return changed
+
+
+def _has_dates(data: bytes | None) -> bool:
+    return data is not None and any(
+        f.field("last_used") for f in facts.parse(CONTINUITY, data).facts
+    )
+
+
+def rung(history: History = NO_HISTORY) -> Rung:
+    """The adoption rung, dating what it adopts from ``history`` (the command asks the repo's)."""
+    return Rung(TARGET, _SUMMARY, functools.partial(adopt, history=history), reads=(VISION,))
 
 
 def _convert(files: Files) -> dict[str, bytes | None]:
@@ -327,4 +345,4 @@ def _same_text(summary: str, first_line: str) -> bool:
     return plain(first_line).startswith(plain(summary))
 
 
-RUNG = Rung(TARGET, "adoption of a repo enabled by hand", adopt, reads=(VISION,))
+RUNG = rung()

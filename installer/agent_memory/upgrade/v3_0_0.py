@@ -23,10 +23,14 @@ from ..parse.footer import slug, unique_ids
 from ..parse.keyvalue import parse_key_line
 from ..parse.memory import known_ids
 from ..parse.text import Text, strip_eol
+from .history import History, dates
 
 
-def backfill(doc: Document, taken: set[str], today: str) -> list[Edit]:
-    """Footers for facts that lack one (or lack fields), as the review would compute them."""
+def backfill(
+    doc: Document, taken: set[str], today: str, history: History | None = None
+) -> list[Edit]:
+    """Footers for facts that lack one (or lack fields), as the review would compute them;
+    dated from ``history`` when the adoption hands one (``history.dates``), else ``today``."""
     missing = [f for f in doc.facts if f.id is None]
     ids = iter(unique_ids((slug(f.first_line) for f in missing), taken))
     edits = []
@@ -34,11 +38,15 @@ def backfill(doc: Document, taken: set[str], today: str) -> list[Edit]:
         fields = dict(fact.fields)
         if "id" not in fields:
             fields = {"id": next(ids), **fields}
+        if history is not None and "last_used" not in fields:
+            born, last = dates(history, fact.id, doc.text.lines[fact.start], today)
+            fields.setdefault("created", born)
+            fields["last_used"] = max(last, fields["created"])
         fields.setdefault("created", today)
         fields.setdefault("last_used", fields["created"])
         fields.setdefault("uses", "1")
-        if fact.task == "x":
-            fields.setdefault("done", today)
+        if fact.task == "x":  # adopted: its clock goes on from its use (``history``)
+            fields.setdefault("done", today if history is None else fields["last_used"])
         fields.setdefault("tier", at_birth(fields, fact.section, fact.task))
         if fields != dict(fact.fields):
             edits.append(footer_edit(doc.text, fact, fields))
@@ -95,7 +103,9 @@ def _with_invariants(text: Text) -> Text:
     return apply_edits(text, [Edit(anchor.heading, anchor.heading, block)])
 
 
-def upgrade(files: Files, today: dt.date) -> dict[str, bytes | None]:
+def upgrade(
+    files: Files, today: dt.date, history: History | None = None
+) -> dict[str, bytes | None]:
     changed: dict[str, bytes | None] = {}
     data = files.get(CONTINUITY)
     if data is not None:
@@ -110,7 +120,7 @@ def upgrade(files: Files, today: dt.date) -> dict[str, bytes | None]:
         ]
         taken = set(known_ids([doc, *archives]))
         text = apply_edits(
-            doc.text, [*backfill(doc, taken, today.isoformat()), *_last_review_line(doc)]
+            doc.text, [*backfill(doc, taken, today.isoformat(), history), *_last_review_line(doc)]
         )
         text = _with_invariants(text)
         if text.encode() != data:

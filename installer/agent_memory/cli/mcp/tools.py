@@ -137,7 +137,7 @@ def _context(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[
 
 
 def _explain(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(explain_command.explain(repo, args["id"], False, None).report.summary)
+    return dict(explain_command.explain(repo, args["id"], False).report.summary)
 
 
 def _curated(result: Result) -> dict[str, Any]:

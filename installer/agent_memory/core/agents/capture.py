@@ -33,6 +33,10 @@ _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_
 _SEPARATE = bytes(c if c in _TOKEN_BYTES else 32 for c in range(256))
 _MAX_FILES = 200
 _PIECE = 1 << 20  # bytes of text tokenized at a time, so a huge argument costs a bounded list
+PROMPT_HEADING = "## First Prompt"
+PROMPT_MAX = 300  # characters of the first prompt a log keeps
+_PROMPT_READ = 1 << 16  # characters of it scrubbed: a pasted file is not read past this
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # CommonMark's escapable ones
 
 
 class Session(NamedTuple):
@@ -52,6 +56,7 @@ class Session(NamedTuple):
     bad_lines: int
     cut_last_line: bool
     long_lines: int = 0  # over LINE_MAX: skipped unread
+    first_prompt: str | None = None  # the session's first prompt, as the transcript holds it
 
 
 def named_ids(texts: Iterable[str], known: frozenset[bytes]) -> list[str]:
@@ -141,6 +146,7 @@ def collect(
     return Session(
         meta.get("session_id"), start, end, meta.get("cwd"), meta.get("project_hash"),
         first, last, tuple(named), tuple(files), messages, calls, bad, cut, long,
+        meta.get("prompt"),
     )  # fmt: skip
 
 
@@ -284,7 +290,7 @@ def render(
     created = set(found.created)
     referenced = [i for i in (*session.named, *found.changed) if i not in created]
     calls = ", ".join(f"{one_line(n)} {c}" for n, c in sorted(session.calls.items())) or "none"
-    lines = [
+    head = [
         f"# Session {name[:-3]}",
         "",
         f"Written by `agent-memory session capture` from the {agent} transcript; no model.",
@@ -298,6 +304,11 @@ def render(
         f"- agent messages: {session.messages}",
         f"- tool calls: {sum(session.calls.values())} ({calls})",
         *_damage(session),
+    ]
+    prompt, kinds = prompt_line(session.first_prompt) if session.first_prompt else ("", Counter())
+    lines = [
+        *head,
+        *(["", PROMPT_HEADING, "", prompt] if prompt else []),
         "",
         "## Files Changed",
         *([f"- {one_line(path)}" for path in files] or ["- (none)"]),
@@ -309,11 +320,30 @@ def render(
         *proposed,
     ]
     text, secrets = redact("\n".join(lines))
-    kinds = Counter(secret.kind for secret in secrets)
-    if kinds:
+    kinds.update(secret.kind for secret in secrets)
+    if kinds:  # the scrubbing keeps every line where it was: the note ends the Session list
         note = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-        text = text.replace("\n\n## Files Changed", f"\n- redacted: {note}\n\n## Files Changed", 1)
+        scrubbed = text.split("\n")
+        scrubbed.insert(len(head), f"- redacted: {note}")
+        text = "\n".join(scrubbed)
     return Log(name, text, dict(kinds))
+
+
+def prompt_line(prompt: str) -> tuple[str, Counter[str]]:
+    """The first prompt as a log keeps it (HOOKS.md § The first prompt), and the secrets it
+    held (kind -> how many of them the kept part shows as redacted): scrubbed whole (a secret
+    cut in two would no longer look like one), its runs of white space made one space, cut at
+    ``PROMPT_MAX`` characters, escaped as every value of a log is, and a first character that
+    could start a Markdown block (``#``, ``-``, ``>``, a fence, ``<``…) escaped with a
+    backslash, so that no prompt can open a section, a list item, a code block or an HTML
+    block of the log."""
+    scrubbed, secrets = redact(prompt[:_PROMPT_READ])
+    line = one_line(" ".join(scrubbed.split())[:PROMPT_MAX])
+    if line[:1] in _PUNCTUATION:
+        line = f"\\{line}"
+    found = Counter(secret.kind for secret in secrets)
+    kinds = Counter({kind: min(n, line.count(f"[redacted: {kind}]")) for kind, n in found.items()})
+    return line, +kinds
 
 
 def _damage(session: Session) -> list[str]:

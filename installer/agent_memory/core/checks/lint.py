@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 from collections import defaultdict
@@ -45,7 +46,7 @@ def lint(
     logs: Iterable[tuple[str, bytes]],
     texts: Iterable[tuple[str, bytes]],
     code: Code | None = None,
-    today: str = "",
+    today: dt.date | None = None,
 ) -> list[Problem]:
     """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts;
     ``today`` is the date a fact's ``valid-until`` is compared with (none: no fact expired)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -67,12 +68,13 @@ def due_reasons(
     names: LogNames,
     policy: Policy,
     reactivating: Sequence[str] = (),
-    today: str = "",
+    day: dt.date | None = None,
 ) -> list[str]:
     """Why a review is due (REVIEW.md § When); ``reactivating`` are ``pending_reactivations``,
-    ``today`` the review date (none: no fact has expired)."""
+    ``day`` the review date (none: no fact has expired)."""
     if continuity is None:
         return []
+    today = day.isoformat() if day else ""
     reasons = []
     leaving = leaving_by_hand(continuity, today)
     if leaving:
@@ -109,7 +111,7 @@ def _leaves(fact: Fact, today: str) -> bool:
 
 
 def advice(
-    continuity: Document | None, names: LogNames, policy: Policy, today: str = ""
+    continuity: Document | None, names: LogNames, policy: Policy, day: dt.date | None = None
 ) -> list[str]:
     """A size trigger a review cannot act on (REVIEW.md § When): continuity.md is over a limit
     but no fact is old enough to archive, so a review would change nothing. It is advice for a
@@ -117,7 +119,7 @@ def advice(
     if continuity is None:
         return []
     size = _oversize(continuity, policy)
-    if not size or _archivable(continuity, names.logs, policy, today):
+    if not size or _archivable(continuity, names.logs, policy, day.isoformat() if day else ""):
         return []
     return [
         f"continuity.md is over a limit — {'; '.join(size)} — but no fact is old enough to "

@@ -1,0 +1,99 @@
+"""The date once (DESIGN §25): the runner works out today — ``--today``, else SOURCE_DATE_EPOCH,
+else the clock (``shell/clock.py``) — and every command reads it from the repo it is handed;
+nothing in ``parse/`` or ``core/`` reads the clock or the environment."""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from agent_memory.commands.runner import Needs, open_repo
+from agent_memory.shell import clock
+from conftest import PROJECT, cli
+
+PACKAGE = PROJECT / "installer/agent_memory"
+_CLOCK_CALLS = frozenset({"today", "now", "utcnow"})  # on a date or datetime
+_TIME = frozenset({"time", "time_ns", "localtime", "gmtime", "ctime"})
+_ENVIRONMENT = frozenset({"environ", "environb", "getenv", "getenvb"})
+
+
+def clock_readings(source: str) -> list[str]:
+    """What in ``source`` reads the clock or the environment, as written (one per use)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = ast.unparse(node.func.value).rsplit(".", 1)[-1]
+            if node.func.attr in _CLOCK_CALLS and owner in ("date", "datetime"):
+                found.append(ast.unparse(node.func))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if (node.value.id, node.attr in _TIME) == ("time", True):
+                found.append(ast.unparse(node))
+            if node.value.id == "os" and node.attr in _ENVIRONMENT:
+                found.append(ast.unparse(node))
+        if isinstance(node, ast.ImportFrom) and node.module in ("os", "time"):
+            names = {alias.name for alias in node.names}
+            found += sorted(names & (_ENVIRONMENT | _TIME))
+    return found
+
+
+@pytest.mark.parametrize("layer", ["parse", "core"])
+def test_nothing_below_the_shell_reads_the_clock_or_the_environment(layer: str) -> None:
+    readings = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        if (found := clock_readings(path.read_text()))
+    }
+    assert readings == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import datetime as dt\nx = dt.datetime.now(tz=dt.timezone.utc).date()",
+        "import datetime\nx = datetime.date.today()",
+        "from datetime import date\nx = date.today()",
+        "import os\nx = os.environ.get('SOURCE_DATE_EPOCH')",
+        "import os\nx = os.getenv('HOME')",
+        "import time\nx = time.time()",
+        "from os import environ",
+        "from time import time",
+    ],
+)
+def test_the_scan_sees_each_way_of_reading_them(source: str) -> None:
+    assert clock_readings(source)
+
+
+def test_the_scan_leaves_dates_that_are_handed_in() -> None:
+    assert (
+        clock_readings("x = inputs.today.isoformat()\ny = repo.today\nz = dt.date(2026, 1, 1)")
+        == []
+    )
+
+
+def test_the_runner_works_out_the_date_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1781568000")  # 2026-06-16
+    assert open_repo(Needs.HERE, tmp_path).today == dt.date(2026, 6, 16)
+    assert open_repo(Needs.HERE, tmp_path, dt.date(2027, 1, 2)).today == dt.date(2027, 1, 2)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "not a time")
+    assert clock.today() == dt.datetime.now(tz=dt.timezone.utc).date()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert clock.today() == dt.datetime.now(tz=dt.timezone.utc).date()
+
+
+def test_review_if_due_answers_on_the_date_it_is_given(repo: Path) -> None:
+    """The quiet path of ``review --if-due`` read the clock, not ``--today``: a fact past its
+    ``valid-until`` on the date given went unseen until the clock passed it too."""
+    assert cli("enable", repo, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    added = cli("fact", "add", "Freeze ends in spring", repo, "--until", "2090-03-01", "--today",
+                "2026-01-02")  # fmt: skip
+    assert added.exit_code == 0, added.output
+    before = cli("review", repo, "--if-due", "--dry-run", "--today", "2090-02-01")
+    assert before.exit_code == 0 and before.output == ""  # nothing due: says nothing
+    after = cli("review", repo, "--if-due", "--dry-run", "--today", "2090-03-02")
+    assert after.exit_code == 0, after.output
+    assert "- Expired: 1 (freeze-ends-in-spring)" in after.output
