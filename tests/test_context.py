@@ -61,9 +61,15 @@ def test_context_is_bounded_and_names_every_fact_it_cannot_show(tmp_path: Path) 
     small = cli("context", tmp_path, "--max-bytes", "4096").output
     assert len(small.encode()) <= 4096 + 1  # + click's newline
     assert "`outbox-writes`" in small and "`rate-limit`" in small  # binding first
-    ids = re.findall(r"`(fact-\d+|old-thread)`", small)
-    assert sorted(set(ids)) == sorted([f"fact-{i}" for i in range(150)] + ["old-thread"])
-    assert "## Also in memory (one line each)\n\n- `" in small
+    ids = set(re.findall(r"`(fact-\d+|old-thread)`", small))
+    hidden = re.search(r"\n_(\d+) of 154 facts not named \(over --max-bytes\)", small)
+    assert hidden and len(ids) + int(hidden.group(1)) == 151  # every fact named or counted
+    # an index line carries the fact's first words, never a bare id
+    index = small.split("## Also in memory (one line each)\n\n", 1)[1].split("\n\n", 1)[0]
+    assert index and all(
+        re.fullmatch(r"- `fact-\d+` — Fact number \d+ with some words", line)
+        for line in index.splitlines()
+    )
     assert "## Recently closed threads\n\n- [x] Old thread `old-thread`" in full
     assert "- A fact added by hand\n" in full  # no footer yet: shown with the other facts
     tiny = cli("context", tmp_path, "--max-bytes", "1024").output
@@ -85,7 +91,9 @@ def test_render_stays_in_budget_and_accounts_for_every_fact(facts: int, budget: 
     assert len(seen.text.encode()) <= budget
     assert not set(seen.full) & set(seen.named)
     if budget >= 2048:
-        assert _counted(seen, seen.text) == facts + 3  # + the hand-added fact, which has no id
+        # every fact is shown or counted (the hand-added one has no id: shown, or counted)
+        hand = "- A fact added by hand\n" in seen.text
+        assert _counted(seen, seen.text) + hand == facts + 4
         for fact_id in seen.full:
             assert re.search(rf"^- .*`{fact_id}`$", seen.text, re.MULTILINE)
         for fact_id in seen.named:

@@ -14,6 +14,7 @@ from .. import resources
 from ..core.agents import candidates, kept, prompt_recall
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
+from ..parse import facts
 from ..parse.facts import Document
 from ..shell import cache
 from ..shell.load import archive_paths, extras
@@ -29,8 +30,9 @@ def prompt(
     stdin: IO[str] | None, shown: Callable[[Repo, Sequence[Document]], Collection[str]]
 ) -> Result:
     """The JSON the agent adds to this turn: the hits over the floor that the session start's
-    context, whose ids ``shown(repo, found)`` gives, did not list (``found``: the one-file
-    threads and vision.md, read once for both); nothing when none clears the floor."""
+    context, whose ids in full ``shown(repo, found)`` gives, did not show in full (``found``:
+    the one-file threads and vision.md, read once for both); nothing when none clears the
+    floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
@@ -41,13 +43,19 @@ def prompt(
         found = extras(repo)
         read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
         files = {rel: raw for rel, raw in read if raw is not None}
-        hit: list[searching.Hit] = []
+        sides = {doc.path: doc for doc in found}
+
+        def document(rel: str) -> Document | None:  # a hit's file, parsed for its text
+            raw = files.get(rel)
+            return sides.get(rel) if raw is None else facts.parse(rel, raw)
+
+        hit: list[tuple[searching.Hit, str]] = []
         for again in (False, True):  # again: a kept index said what its file does not
             indexes = indexes_for(repo, files, (searched, prompt_recall.FLOOR), found, again)
-            hit = prompt_recall.select(query, indexes, lambda: shown(repo, found))
-            if all(_said(h, files.get(h.path)) for h in hit):
+            hit = prompt_recall.shown(query, indexes, lambda: shown(repo, found), document)
+            if all(_said(h, files.get(h.path)) for h, _ in hit):
                 break
-        data = {"hits": [h.id for h in hit]}
+        data = {"hits": [h.id for h, _ in hit]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
 
