@@ -179,7 +179,7 @@ def prompt_hook(
 ) -> tuple[set[str], int]:
     """The ids the prompt hook brings in full for ``prompt``, the start having shown ``full``,
     and the bytes of its lines."""
-    by_path = {d.path: d for d in docs}
+    by_path = {d.path: d.render() for d in docs}
     indexes = [searching.index(d) for d in docs]
     hook = prompt_recall.shown(prompt, indexes, lambda: full, by_path.get)
     brought = {hit.id for hit, shown in hook if ", in full:" in shown.split("\n", 1)[0]}

@@ -14,7 +14,6 @@ from .. import resources
 from ..core.agents import candidates, kept, prompt_recall
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
-from ..parse import facts
 from ..parse.facts import Document
 from ..shell import cache
 from ..shell.load import archive_paths, extras
@@ -45,9 +44,9 @@ def prompt(
         files = {rel: raw for rel, raw in read if raw is not None}
         sides = {doc.path: doc for doc in found}
 
-        def document(rel: str) -> Document | None:  # a hit's file, parsed for its text
-            raw = files.get(rel)
-            return sides.get(rel) if raw is None else facts.parse(rel, raw)
+        def document(rel: str) -> bytes | None:  # a hit's file, for its text
+            side = sides.get(rel)
+            return files.get(rel) if side is None else side.render()
 
         hit: list[tuple[searching.Hit, str]] = []
         for again in (False, True):  # again: a kept index said what its file does not

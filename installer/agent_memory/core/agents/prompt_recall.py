@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ...layout import ARCHIVE_DIR, VISION
-from ...parse.facts import Document
+from ...parse.facts import Document, parse
+from ...parse.sidefiles import parse_vision
 from .context import fact_text, vision_text
 from .recall import Hit, Index, search, words
 
@@ -29,28 +30,29 @@ _FIRST = 120  # characters of a first line a hit's one line shows at most
 _ARCHIVE = f"{ARCHIVE_DIR}/"  # the quarters' paths: no start context shows their facts
 HEAD = "agent-memory: facts that match this prompt (not in full in the session-start context):"
 
-Documents = Callable[[str], Document | None]  # a memory file, parsed, by its path
+Read = Callable[[str], bytes | None]  # a memory file's bytes, by its path
+_BACK = 400  # lines looked back from a hit's footer for its bullet
 
 
 def select(
     query: str,
     indexes: Sequence[Index],
     listed: Callable[[], Collection[str]],
-    documents: Documents | None = None,
+    read: Read | None = None,
 ) -> list[Hit]:
     """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
     ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES`` (``shown``)."""
-    return [hit for hit, _ in shown(query, indexes, listed, documents)]
+    return [hit for hit, _ in shown(query, indexes, listed, read)]
 
 
 def shown(
     query: str,
     indexes: Sequence[Index],
     listed: Callable[[], Collection[str]],
-    documents: Documents | None = None,
+    read: Read | None = None,
 ) -> list[tuple[Hit, str]]:
-    """The hits ``select`` gives, each with what the agent reads of it: its full text, read
-    from ``documents`` (the memory file's own bytes), when that fits what ``BYTES`` leaves,
+    """The hits ``select`` gives, each with what the agent reads of it: its full text, from
+    the memory file's own bytes (``read``), when that fits what ``BYTES`` leaves,
     else its one line when that fits. The start context shows live facts alone, so it is laid
     out only for a hit outside the archive: most prompts clear no floor, an archived fact is
     never shown, and laying it out costs a prompt more than the search."""
@@ -65,7 +67,7 @@ def shown(
             full = listed() if full is None else full
             if hit.id in full:
                 continue
-        for text in (_in_full(hit, documents), _line(hit)):
+        for text in (_in_full(hit, read), _line(hit)):
             cost = len(text.encode()) + 1
             if text and size + cost <= BYTES:
                 chosen.append((hit, text))
@@ -84,19 +86,32 @@ def lines(chosen: Sequence[tuple[Hit, str]]) -> tuple[str, ...]:
     return (HEAD, *(text.rstrip("\n") for _, text in chosen)) if chosen else ()
 
 
-def _in_full(hit: Hit, documents: Documents | None) -> str:
-    """The hit's heading line and its text as ``context`` shows a fact in full, from its file's
-    own parse; "" when the file does not hold it."""
-    doc = documents(hit.path) if documents is not None else None
-    if doc is None:
+def _in_full(hit: Hit, read: Read | None) -> str:
+    """The hit's heading line and its text as ``context`` shows a fact in full, from its
+    file's bytes; "" when they do not hold it."""
+    data = read(hit.path) if read is not None else None
+    if data is None:
         return ""
+    doc = parse_vision(data) if hit.path == VISION else _around(hit, data)
     for fact in doc.facts:
         if fact.id == hit.id:
-            text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact)
-            return f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}, in full:\n" + "".join(
-                f"  {line}\n" for line in text.splitlines()
-            )
+            text = vision_text(doc, fact) if hit.path == VISION else fact_text(doc, fact)
+            heading = f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}, in full:\n"
+            return heading + "".join(f"  {line}\n" for line in text.splitlines())
     return ""
+
+
+def _around(hit: Hit, data: bytes) -> Document:
+    """The lines of ``data`` from the bullet before the hit's footer line to that line, parsed:
+    the fact alone, not the archive quarter of thousands it sits in."""
+    lines = data.split(b"\n")[: hit.line]
+    start = len(lines) - 1
+    while start > max(0, len(lines) - _BACK) and lines[start][:2] not in _BULLETS:
+        start -= 1
+    return parse(hit.path, b"\n".join(lines[start:]) + b"\n", hit.section or None)
+
+
+_BULLETS = (b"- ", b"* ", b"+ ")
 
 
 def _line(hit: Hit) -> str:
