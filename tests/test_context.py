@@ -18,6 +18,7 @@ from agent_memory.commands.settle import Options
 from agent_memory.core.agents.context import View, view
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
+from agent_memory.shell.load import extras, load_live
 from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, run_console, tree
 
@@ -63,7 +64,8 @@ def test_context_is_bounded_and_names_every_fact_it_cannot_show(tmp_path: Path) 
     assert "`outbox-writes`" in small and "`rate-limit`" in small  # binding first
     ids = set(re.findall(r"`(fact-\d+|old-thread)`", small))
     hidden = re.search(r"\n_(\d+) of 154 facts not named \(over --max-bytes\)", small)
-    assert hidden and len(ids) + int(hidden.group(1)) == 151  # every fact named or counted
+    hand = "- A fact added by hand\n" in small  # it has no id: shown, or counted
+    assert hidden and len(ids) + int(hidden.group(1)) + hand == 152  # named or counted
     # an index line carries the fact's first words, never a bare id
     index = small.split("## Also in memory (one line each)\n\n", 1)[1].split("\n\n", 1)[0]
     assert index and all(
@@ -187,3 +189,51 @@ def test_one_file_threads_and_the_vision_are_in_the_view() -> None:
     assert "`ot-courier-batching`" in threads and "`ot-spring-boot-3.4-upgrade`" in threads
     core = out.split("## Core and invariants\n", 1)[1].split("\n## ", 1)[0]
     assert "`vision-harbor-dispatch`" in core
+
+
+def _vision(words: int) -> str:
+    prose = "\n".join(
+        f"Line {n} of where the product goes, said in plain words." for n in range(words)
+    )
+    return (
+        "# Vision — harbor\n\n> The north star.\n>\n"
+        "> <!-- id: vision-harbor | created: 2026-01-01 | last_used: 2026-01-09 | uses: 3 | tier: core -->\n\n"  # noqa: E501
+        f"## Elevator statement\n\nShip parcels the same day.\n\n## More\n\n{prose}\n"
+    )
+
+
+def test_a_fact_is_in_full_only_when_its_text_is_shown(tmp_path: Path) -> None:
+    """vision.md in full is its text, not its footer's line; a fact too large for its share
+    is shown by its first paragraph and the command that prints the rest, and counts as named;
+    a binding fact's share holds its text."""
+    big = "\n".join(
+        f"  Step {n}: " + "and then the relay retries the delivery " * 3 for n in range(40)
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": _continuity(3).replace(
+                "## Open Threads\n",
+                "## Open Threads\n- [ ] Rework the relay\n"
+                f"{big}\n  {FOOT.format('big-one', 1, 'active')}\n",
+            ),
+            "memory/vision.md": _vision(120),
+        },
+    )
+    docs = [load_live(Repo(tmp_path)).continuity, *extras(Repo(tmp_path))]
+    small = view(docs, "", None, 8192)
+    assert "vision-harbor" in small.named and "vision-harbor" not in small.full
+    assert "- **Vision:** Vision — harbor `vision-harbor`\n  > The north star.\n" in small.text
+    assert "_(first paragraph; the rest: read memory/vision.md)_" in small.text
+    assert "Line 119 of where" not in small.text
+    assert "big-one" in small.named and "Step 39" not in small.text
+    assert "- [ ] Rework the relay `big-one`\n  Step 0: and then" in small.text
+    assert "_(first paragraph; the rest: `agent-memory fact show big-one` prints it)_" in small.text
+    assert "outbox-writes" in small.full  # binding, in full first
+    assert "- Writes go through the outbox `outbox-writes`\n" in small.text
+    large = view(docs, "", None, 60000)
+    assert {"vision-harbor", "big-one"} <= set(large.full) and not large.named
+    assert "  Line 119 of where the product goes, said in plain words.\n" in large.text
+    assert "  ## Elevator statement\n  Ship parcels the same day.\n" in large.text
+    assert "Step 39" in large.text and "first paragraph" not in large.text
+    assert cli("context", tmp_path).output.rstrip("\n") == small.text.rstrip("\n")

@@ -20,9 +20,9 @@ from ...records import NamedTuple
 from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
 
 # The most of the budget binding facts take in full before the others are offered.
-BINDING_SHARE = 0.25
+BINDING_SHARE = 0.2
 # The most of the budget kept for the one-line index while facts are chosen in full.
-INDEX_SHARE = 0.1
+INDEX_SHARE = 0.05
 # The largest share of the budget one fact takes in full; a larger one is shown by its excerpt.
 FACT_SHARE = 0.4
 # The most bytes of a fact's first paragraph an excerpt shows.
