@@ -237,3 +237,32 @@ def test_a_fact_is_in_full_only_when_its_text_is_shown(tmp_path: Path) -> None:
     assert "  ## Elevator statement\n  Ship parcels the same day.\n" in large.text
     assert "Step 39" in large.text and "first paragraph" not in large.text
     assert cli("context", tmp_path).output.rstrip("\n") == small.text.rstrip("\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=4000), min_size=1, max_size=25),
+    st.integers(min_value=256, max_value=9000),
+)
+def test_facts_of_any_size_stay_in_budget_each_shown_once(sizes: list[int], budget: int) -> None:
+    """Large facts go by excerpt, small ones in full or by a line with words; every id is in
+    exactly one of full, named and cut, and the view never passes the budget."""
+    body = "".join(
+        f"- Fact {i} about the relay\n  {'word ' * (size // 5)}\n  "
+        f"{FOOT.format(f'fact-{i}', i, 'core' if i % 4 == 0 else 'working')}\n"
+        for i, size in enumerate(sizes)
+    )
+    doc = parse("memory/continuity.md", f"# C\n\n## Key Decisions\n{body}".encode())
+    seen = view([doc], "", None, budget)
+    assert len(seen.text.encode()) <= budget
+    every = [*seen.full, *seen.named, *seen.cut]
+    assert sorted(every) == sorted(f"fact-{i}" for i in range(len(sizes)))
+    for fact_id in seen.full:  # its whole text
+        i = int(fact_id.split("-")[1])
+        words = ("  " + "word " * (sizes[i] // 5)).rstrip()
+        assert (
+            f"- Fact {i} about the relay `{fact_id}`\n{words}\n".replace("\n\n", "\n") in seen.text
+        )
+    for fact_id in seen.named:  # by excerpt or by its one line: never its id alone
+        assert not re.search(rf"^- `{fact_id}`$", seen.text, re.MULTILINE)
+    assert view([doc], "", None, budget) == seen
