@@ -1,17 +1,23 @@
-"""How much of what each real session used its start context showed, over a repo's history.
+"""How much of what each real session used its start showed in full, over a repo's history.
 
-    python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query log|body|none] [--json]
+    python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query none|firstline|log]
+                                              [--prompt-recall] [--json]
 
 CLONE is a git clone of a repo that keeps its memory in memory/ (full history). For each session
 log, in the order history added them, the memory is read as it stood in the commit before the
 one that added the log (continuity.md, the one-file threads, vision.md and the archive, straight
-from git: nothing is written), and the context is rendered at --max-bytes with the log's own
-text as the task (``--query body``: without its `## Memory References` and `## Memory Review`
-sections, which list the very ids measured). Of the ids the log lists as used that existed then:
-  named   the id is in the context (in full or in its one-line index)
-  full    the fact is shown in full
-  recall  recall's top 5 for the same text holds it; bm25: rank_bm25's BM25Okapi's top 5 over
-          the same words (needs rank_bm25, a measurement-only dependency).
+from git: nothing is written), and the context is rendered at --max-bytes with the task
+--query gives, from what a session start could know:
+  none       no task (the default)
+  firstline  the log's first body line with every fact id removed: a stand-in for a one-line
+             prompt written before the session
+  log        the whole log, its ids included: an UPPER BOUND no session start has
+--prompt-recall also runs the prompt hook's selection (``prompt_recall.shown``) once, with the
+firstline prompt, against the start view's facts in full. Of the ids the log lists as used that
+existed then:
+  full     the fact's text is in the view (``View.full``: an excerpt or one line is not)
+  named    the view names it (in full, by excerpt or by its one line)
+  prompt   in full in the view or in the prompt hook's lines (--prompt-recall)
 Nothing of the clone is written or kept.
 """
 
@@ -27,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agent_memory.core.agents import context as viewing
+from agent_memory.core.agents import prompt_recall
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, VISION
@@ -36,7 +43,8 @@ from agent_memory.parse.sidefiles import parse_thread, parse_vision
 
 SESSIONS = "memory/sessions/"
 _LOG = re.compile(r"^memory/sessions/\d{4}-\d{2}-\d{2}-\d{6}(?:-[^/]*)?\.md$")
-_CUT = re.compile(r"^## (Memory References|Memory Review)\b.*?(?=^## |\Z)", re.M | re.S)
+_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\*\*[^*]+:\*\*")  # **Agent:** Claude Code
+_AROUND = "`*_[](){}<>\"',.;:!?"  # what may stand around an id in a line
 
 
 class Git:
@@ -117,25 +125,17 @@ def state_at(git: Git, commit: str) -> State | None:
     return State(tuple(live), tuple(archive))
 
 
-class Tally(NamedTuple):
-    sessions: int
-    used: int
-    named: int
-    full: int
-    recall: int
-    bm25: int
-    context_bytes: list[int]
+def first_line(text: str, known: set[str]) -> str:
+    """The log's first body line (not a heading, not a ``**Key:** value`` line), less every
+    word that is an id of ``known`` (lowered)."""
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#") and not _FIELD.match(line):
+            kept = (w for w in line.split() if w.strip(_AROUND).lower() not in known)
+            return " ".join(kept)
+    return ""
 
 
-def _bm25_top(docs: Sequence[list[str]], ids: Sequence[str], query: list[str], k: int) -> list[str]:
-    from rank_bm25 import BM25Okapi
-
-    scores = BM25Okapi(list(docs)).get_scores(query)
-    order = sorted(range(len(ids)), key=lambda i: (-scores[i], ids[i]))
-    return [ids[i] for i in order[:k] if scores[i] > 0]
-
-
-def replay(clone: Path, budget: int, query: str, bm25: bool) -> Iterator[dict[str, object]]:
+def replay(clone: Path, budget: int, query: str, recall: bool) -> Iterator[dict[str, object]]:
     git = Git(clone)
     cache: dict[str, State | None] = {}
     for commit, path in logs_in_order(git):
@@ -156,45 +156,56 @@ def replay(clone: Path, budget: int, query: str, bm25: bool) -> Iterator[dict[st
         known = {f.id for d in docs for f in d.facts if f.id}
         used = sorted(read_refs(data).used & known)
         text = data.decode("utf-8", "replace")
-        task = {"log": text, "body": _CUT.sub("", text), "none": ""}[query]
+        prompt = first_line(text, {i.lower() for i in known})
+        task = {"log": text, "none": "", "firstline": prompt}[query]
         seen = viewing.view(state.live, task, None, budget)
-        rendered, full = seen.text, set(seen.full)
-        named = full | set(seen.named)
-        indexes = [searching.index(d) for d in docs]
-        top = {h.id for h in searching.search(text, indexes, 5)}
+        full = set(seen.full)
         row: dict[str, object] = {
             "log": path.rsplit("/", 1)[-1],
             "used": used,
-            "named": [i for i in used if i in named],
             "full": [i for i in used if i in full],
-            "recall": [i for i in used if i in top],
-            "bytes": len(rendered.encode()),
+            "named": [i for i in used if i in full or i in seen.named],
+            "bytes": len(seen.text.encode()),
         }
-        if bm25:
-            ids = [i for ix in indexes for i in ix.ids]
-            terms = [t for ix in indexes for t in ix._terms]
-            best = set(_bm25_top(terms, ids, searching.words(text), 5)) if ids else set()
-            row["bm25"] = [i for i in used if i in best]
+        if recall:
+            brought, size = prompt_hook(prompt, docs, frozenset(full))
+            row["prompt"] = [i for i in used if i in full or i in brought]
+            row["prompt_bytes"] = size
         yield row
+
+
+def prompt_hook(
+    prompt: str, docs: Sequence[facts.Document], full: frozenset[str]
+) -> tuple[set[str], int]:
+    """The ids the prompt hook brings in full for ``prompt``, the start having shown ``full``,
+    and the bytes of its lines."""
+    by_path = {d.path: d.render() for d in docs}
+    indexes = [searching.index(d) for d in docs]
+    hook = prompt_recall.shown(prompt, indexes, lambda: full, by_path.get)
+    brought = {hit.id for hit, shown in hook if ", in full:" in shown.split("\n", 1)[0]}
+    return brought, len("\n".join(prompt_recall.lines(hook)).encode())
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("clone", type=Path)
     parser.add_argument("--max-bytes", type=int, default=8192)
-    parser.add_argument("--query", choices=("log", "body", "none"), default="log")
-    parser.add_argument("--no-bm25", action="store_true")
+    parser.add_argument("--query", choices=("none", "firstline", "log"), default="none")
+    parser.add_argument("--prompt-recall", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = list(replay(args.clone, args.max_bytes, args.query, not args.no_bm25))
+    rows = list(replay(args.clone, args.max_bytes, args.query, args.prompt_recall))
     used = sum(len(r["used"]) for r in rows)  # type: ignore[arg-type]
     totals = {
         key: sum(len(r[key]) for r in rows if key in r)  # type: ignore[arg-type]
-        for key in ("named", "full", "recall", "bm25")
+        for key in ("full", "named", "prompt")
+        if any(key in r for r in rows)
     }
     sizes = sorted(int(r["bytes"]) for r in rows)  # type: ignore[call-overload]
+    label = " (upper bound: the log names the ids)" if args.query == "log" else ""
     summary = {
         "repo": args.clone.name,
+        "query": args.query + label,
         "sessions": len(rows),
         "used": used,
         **{k: round(100 * v / used, 1) if used else 0.0 for k, v in totals.items()},

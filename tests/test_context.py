@@ -18,6 +18,7 @@ from agent_memory.commands.settle import Options
 from agent_memory.core.agents.context import View, view
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.facts import parse
+from agent_memory.shell.load import extras, load_live
 from agent_memory.shell.repo import Repo
 from conftest import PROJECT, build_tree, cli, run_console, tree
 
@@ -61,9 +62,16 @@ def test_context_is_bounded_and_names_every_fact_it_cannot_show(tmp_path: Path) 
     small = cli("context", tmp_path, "--max-bytes", "4096").output
     assert len(small.encode()) <= 4096 + 1  # + click's newline
     assert "`outbox-writes`" in small and "`rate-limit`" in small  # binding first
-    ids = re.findall(r"`(fact-\d+|old-thread)`", small)
-    assert sorted(set(ids)) == sorted([f"fact-{i}" for i in range(150)] + ["old-thread"])
-    assert "## Also in memory (one line each)\n\n- `" in small
+    ids = set(re.findall(r"`(fact-\d+|old-thread)`", small))
+    hidden = re.search(r"\n_(\d+) of 154 facts not named \(over --max-bytes\)", small)
+    hand = "- A fact added by hand\n" in small  # it has no id: shown, or counted
+    assert hidden and len(ids) + int(hidden.group(1)) + hand == 152  # named or counted
+    # an index line carries the fact's first words, never a bare id
+    index = small.split("## Also in memory (one line each)\n\n", 1)[1].split("\n\n", 1)[0]
+    assert index and all(
+        re.fullmatch(r"- `fact-\d+` — Fact number \d+ with some words", line)
+        for line in index.splitlines()
+    )
     assert "## Recently closed threads\n\n- [x] Old thread `old-thread`" in full
     assert "- A fact added by hand\n" in full  # no footer yet: shown with the other facts
     tiny = cli("context", tmp_path, "--max-bytes", "1024").output
@@ -85,7 +93,9 @@ def test_render_stays_in_budget_and_accounts_for_every_fact(facts: int, budget: 
     assert len(seen.text.encode()) <= budget
     assert not set(seen.full) & set(seen.named)
     if budget >= 2048:
-        assert _counted(seen, seen.text) == facts + 3  # + the hand-added fact, which has no id
+        # every fact is shown or counted (the hand-added one has no id: shown, or counted)
+        hand = "- A fact added by hand\n" in seen.text
+        assert _counted(seen, seen.text) + hand == facts + 4
         for fact_id in seen.full:
             assert re.search(rf"^- .*`{fact_id}`$", seen.text, re.MULTILINE)
         for fact_id in seen.named:
@@ -179,3 +189,80 @@ def test_one_file_threads_and_the_vision_are_in_the_view() -> None:
     assert "`ot-courier-batching`" in threads and "`ot-spring-boot-3.4-upgrade`" in threads
     core = out.split("## Core and invariants\n", 1)[1].split("\n## ", 1)[0]
     assert "`vision-harbor-dispatch`" in core
+
+
+def _vision(words: int) -> str:
+    prose = "\n".join(
+        f"Line {n} of where the product goes, said in plain words." for n in range(words)
+    )
+    return (
+        "# Vision — harbor\n\n> The north star.\n>\n"
+        "> <!-- id: vision-harbor | created: 2026-01-01 | last_used: 2026-01-09 | uses: 3 | tier: core -->\n\n"  # noqa: E501
+        f"## Elevator statement\n\nShip parcels the same day.\n\n## More\n\n{prose}\n"
+    )
+
+
+def test_a_fact_is_in_full_only_when_its_text_is_shown(tmp_path: Path) -> None:
+    """vision.md in full is its text, not its footer's line; a fact too large for its share
+    is shown by its first paragraph and the command that prints the rest, and counts as named;
+    a binding fact's share holds its text."""
+    big = "\n".join(
+        f"  Step {n}: " + "and then the relay retries the delivery " * 3 for n in range(40)
+    )
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": _continuity(3).replace(
+                "## Open Threads\n",
+                "## Open Threads\n- [ ] Rework the relay\n"
+                f"{big}\n  {FOOT.format('big-one', 1, 'active')}\n",
+            ),
+            "memory/vision.md": _vision(120),
+        },
+    )
+    docs = [load_live(Repo(tmp_path)).continuity, *extras(Repo(tmp_path))]
+    small = view(docs, "", None, 8192)
+    assert "vision-harbor" in small.named and "vision-harbor" not in small.full
+    assert "- **Vision:** Vision — harbor `vision-harbor`\n  > The north star.\n" in small.text
+    assert "_(first paragraph; the rest: read memory/vision.md)_" in small.text
+    assert "Line 119 of where" not in small.text
+    assert "big-one" in small.named and "Step 39" not in small.text
+    assert "- [ ] Rework the relay `big-one`\n  Step 0: and then" in small.text
+    assert "_(first paragraph; the rest: `agent-memory fact show big-one` prints it)_" in small.text
+    assert "outbox-writes" in small.full  # binding, in full first
+    assert "- Writes go through the outbox `outbox-writes`\n" in small.text
+    large = view(docs, "", None, 60000)
+    assert {"vision-harbor", "big-one"} <= set(large.full) and not large.named
+    assert "  Line 119 of where the product goes, said in plain words.\n" in large.text
+    assert "  ## Elevator statement\n  Ship parcels the same day.\n" in large.text
+    assert "Step 39" in large.text and "first paragraph" not in large.text
+    assert cli("context", tmp_path).output.rstrip("\n") == small.text.rstrip("\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=4000), min_size=1, max_size=25),
+    st.integers(min_value=256, max_value=9000),
+)
+def test_facts_of_any_size_stay_in_budget_each_shown_once(sizes: list[int], budget: int) -> None:
+    """Large facts go by excerpt, small ones in full or by a line with words; every id is in
+    exactly one of full, named and cut, and the view never passes the budget."""
+    body = "".join(
+        f"- Fact {i} about the relay\n  {'word ' * (size // 5)}\n  "
+        f"{FOOT.format(f'fact-{i}', i, 'core' if i % 4 == 0 else 'working')}\n"
+        for i, size in enumerate(sizes)
+    )
+    doc = parse("memory/continuity.md", f"# C\n\n## Key Decisions\n{body}".encode())
+    seen = view([doc], "", None, budget)
+    assert len(seen.text.encode()) <= budget
+    every = [*seen.full, *seen.named, *seen.cut]
+    assert sorted(every) == sorted(f"fact-{i}" for i in range(len(sizes)))
+    for fact_id in seen.full:  # its whole text
+        i = int(fact_id.split("-")[1])
+        words = ("  " + "word " * (sizes[i] // 5)).rstrip()
+        assert (
+            f"- Fact {i} about the relay `{fact_id}`\n{words}\n".replace("\n\n", "\n") in seen.text
+        )
+    for fact_id in seen.named:  # by excerpt or by its one line: never its id alone
+        assert not re.search(rf"^- `{fact_id}`$", seen.text, re.MULTILINE)
+    assert view([doc], "", None, budget) == seen

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.agents import context as viewing
+from agent_memory.core.agents import relevance
 from agent_memory.core.agents.relevance import uses_paths
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts
@@ -48,14 +49,14 @@ def _sections(out: str) -> dict[str, str]:
     return dict(re.findall(r"^## ([^\n]+)\n\n(.*?)(?=^## |\Z)", out, re.MULTILINE | re.DOTALL))
 
 
-def test_binding_facts_take_a_share_and_every_fact_is_named(tmp_path: Path) -> None:
+def test_binding_facts_take_a_share_and_every_fact_is_named_with_words(tmp_path: Path) -> None:
     build_tree(tmp_path, {"memory/continuity.md": _memory()})
     out = cli("context", tmp_path).output
     assert len(out.encode()) <= 8192 + 1
     named = set(re.findall(r"`((?:rule|note)-\d+|ship-exporter)`", out))
-    assert named == {f"rule-{i}" for i in range(12)} | {f"note-{i}" for i in range(10)} | {
-        "ship-exporter"
-    }
+    hidden = re.search(r"\n_(\d+) of 23 facts not named \(over --max-bytes\)", out)
+    assert len(named) + (int(hidden.group(1)) if hidden else 0) == 23
+    assert not re.search(r"^- `[^`]+`$", out, re.MULTILINE)  # never an id alone
     parts = _sections(out)
     core = parts["Core and invariants"]
     assert core.count(PROSE) > 0 and len(core.encode()) < 8192 // 2  # bounded: a share
@@ -64,20 +65,37 @@ def test_binding_facts_take_a_share_and_every_fact_is_named(tmp_path: Path) -> N
     assert "Note on exports number 9: " in parts["Facts"]
 
 
-def test_the_task_brings_its_facts_in_full(tmp_path: Path) -> None:
+def test_a_task_brings_only_what_it_matches_strongly(tmp_path: Path) -> None:
     build_tree(tmp_path, {"memory/continuity.md": _memory()})
-    out = cli("context", tmp_path, "--task", "Fix the webhook retries when a delivery fails").output
+    strong = "Fix the webhook retries: the webhook retries fail on each webhook delivery"
+    out = cli("context", tmp_path, "--task", strong).output
     facts = _sections(out)["Facts"]
     assert "Note on webhook retries number 1: " in facts
     assert "Note on webhook retries number 6: " in facts
-    index = _sections(out)["Also in memory (one line each)"]
-    assert "`note-0`" in index  # used first, and not about the task
+    assert "Note on exports number 9: " in facts  # the recency order goes on after them
+    # Two words that two facts of 23 hold score under the floor: the recency order stands.
+    weak = cli("context", tmp_path, "--task", "Fix the webhook retries when a delivery fails")
+    assert weak.output == cli("context", tmp_path).output
     named = cli("context", tmp_path, "--task", "continue ship-exporter").output
     assert "- [x] Ship the exporter `ship-exporter`" in _sections(named)["Recently closed threads"]
-    assert (
-        cli("context", tmp_path, "--task", "webhook retries").output
-        == cli("context", tmp_path, "--task", "webhook retries").output
+    assert cli("context", tmp_path, "--task", strong).output == out
+
+
+def test_a_task_lifts_its_best_matches_alone() -> None:
+    """Every fact sharing the task's words may clear the floor; only the best ``TASK_LIFTS``
+    (then by last use) move ahead, and the others keep their place in the recency order."""
+    hooks = "".join(
+        _fact(f"hook-{i}", f"Webhook retries note {i}", "active", 1 + i) for i in range(5)
     )
+    bills = "".join(_fact(f"bill-{i}", f"Billing note {i}", "active", 20) for i in range(20))
+    doc = facts.parse("memory/continuity.md", f"# C\n\n## Conventions\n{hooks}{bills}".encode())
+    ranked = [
+        o.fact.id for o in relevance.rank([doc], "webhook retries webhook retries", None).offers
+    ]
+    assert relevance.TASK_LIFTS == 2 and ranked[:2] == ["hook-4", "hook-3"]
+    assert ranked[2:4] == ["bill-0", "bill-1"] and ranked[-3:] == ["hook-2", "hook-1", "hook-0"]
+    weak = [o.fact.id for o in relevance.rank([doc], "billing", None).offers]
+    assert weak == [o.fact.id for o in relevance.rank([doc], "", None).offers]  # under the floor
 
 
 def test_paths_bring_citing_facts_first_and_scopes_hide_the_others(tmp_path: Path) -> None:
@@ -94,7 +112,8 @@ def test_paths_bring_citing_facts_first_and_scopes_hide_the_others(tmp_path: Pat
     assert "_1 fact scoped to paths this session does not touch._" in api
     web = cli("context", tmp_path, "--paths", "web/src/App.tsx").output
     assert "- React 19 in the web app `web-react`\n" in web
-    assert "`web-react`" in cli("context", tmp_path).output  # nothing known about paths
+    every = cli("context", tmp_path, "--max-bytes", "20000").output
+    assert "`web-react`" in every  # nothing known about paths
     folder = cli("context", tmp_path, "--paths", "src/api").output
     assert "- The API routes live in one table `api-table` _(stale:" in folder
 

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 from agent_memory.cli.app import main
 from agent_memory.commands import context as context_command
 from agent_memory.commands import hook_prompt
-from agent_memory.core.agents import hooks
+from agent_memory.core.agents import hooks, prompt_recall
+from agent_memory.core.agents.recall import recall
 from agent_memory.errors import InputError
 from agent_memory.parse import hookinput
+from agent_memory.parse.facts import parse
 from agent_memory.shell import focus as focus_shell
 from agent_memory.shell.focus import focus
 from agent_memory.shell.repo import Repo
@@ -196,20 +198,50 @@ def test_prompt_recall_skips_only_what_the_start_showed_for_the_paths_git_gives(
     assert "`docs-mkdocs`" in out
 
 
-def test_prompt_recall_is_at_most_three_hits_and_one_kib(tmp_path: Path) -> None:
+def test_prompt_recall_is_at_most_five_hits_and_six_kib_in_full_first(tmp_path: Path) -> None:
     foot = "<!-- id: fact-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"  # noqa: E501
-    body = "".join(f"- Quasar zebra {i} {'x' * 300}\n  {foot.format(i)}\n" for i in range(8))
+    body = "".join(f"- Quasar zebra {i}\n  {'x' * 1500}\n  {foot.format(i)}\n" for i in range(8))
     body += "".join(f"- Other {i}\n  {foot.format(f'other-{i}')}\n" for i in range(200))
     build_tree(
         tmp_path,
         {"memory/continuity.md": "# C\n", "memory/archive/2026-Q1.md": "# A\n\n## F\n" + body},
     )
     text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
-    assert text.count("\n- `fact-") == 2 and len(text.encode()) <= 1024  # a third: over 1 KiB
-    body = body.replace("x" * 300, "x")
+    assert len(text.encode()) <= prompt_recall.BYTES and prompt_recall.MOST == 5
+    # three in full (their whole text, from the file), then two by their one line: a fourth
+    # in full would pass 6 KiB
+    assert text.count(", in full:\n") == 3 and text.count("x" * 1500) == 3
+    assert text.count("\n- `fact-") == 5
+    body = body.replace("x" * 1500, "x")
     build_tree(tmp_path, {"memory/archive/2026-Q1.md": "# A\n\n## F\n" + body})
     text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
-    assert text.count("\n- `fact-") == 3  # the fourth and later: at most three
+    assert text.count("\n- `fact-") == 5 == text.count(", in full:\n")  # at most five
+
+
+def test_prompt_recall_brings_in_full_a_fact_the_start_showed_by_name(tmp_path: Path) -> None:
+    """The start view had room for its one line only: a prompt that matches it gets its text;
+    a fact the start showed in full is never shown again."""
+    foot = "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-{1:02d} | uses: 1 | tier: active -->"  # noqa: E501
+    prose = "the service keeps its state in one place " * 12
+    body = "".join(
+        f"- Note {i} on the {topic}\n  {prose}\n  {foot.format(f'note-{i}', 1 + i)}\n"
+        for i, topic in enumerate(
+            ["kestrel ledger quorum", *(f"topic {n}" for n in range(18)), "osprey harbor beacon"]
+        )
+    )
+    build_tree(tmp_path, {"memory/continuity.md": f"# C\n\n## Conventions\n{body}"})
+    start = cli("context", tmp_path).output
+    assert "- `note-0` — Note 0 on the kestrel ledger quorum" in start  # by name: used first of all
+    assert "- Note 19 on the osprey harbor beacon `note-19`\n" in start  # in full: used last
+    text = _prompt(tmp_path, "why does the kestrel ledger quorum keep its state there")
+    context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+    assert "- `note-0` [active] memory/continuity.md:6, in full:\n" in context
+    assert f"  - Note 0 on the kestrel ledger quorum `note-0`\n    {prose.rstrip()}\n" in context
+    again = "the osprey harbor beacon"
+    memory = parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())
+    (best,) = recall(" ".join(prompt_recall.terms(again)), [memory], 1)
+    assert best.id == "note-19" and best.score >= prompt_recall.FLOOR
+    assert _prompt(tmp_path, again) == ""  # it clears the floor, but was shown in full
 
 
 def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: Path) -> None:

@@ -133,11 +133,11 @@ def test_a_small_budget_names_the_facts_it_cannot_show_and_cuts_what_it_cannot_n
     text = cont.read_text().replace("Busy decision", "Busy decision " + "x" * 400)
     cont.write_text(text.replace("Old decision", "Old decision " + "y" * 400))
     found = {}
-    for budget in ("500", "256"):
+    for budget in ("800", "256"):
         result = cli("replay", root, "--json", "--max-bytes", budget)
         totals = json.loads(result.output)["summary"]["totals"]
         found[budget] = (totals["shown"], totals["named"], totals["cut"], totals["named_rate"])
-    assert found == {"500": (0, 6, 0, 0.8571), "256": (0, 0, 6, 0.0)}
+    assert found == {"800": (0, 6, 0, 0.8571), "256": (0, 0, 6, 0.0)}
 
 
 def test_a_bad_policy_item_is_one_line_and_writes_nothing(tmp_path: Path) -> None:

@@ -89,10 +89,11 @@ def lay_out(
 
 
 def listed_at_start(repo: Repo, found: Sequence[Document] | None = None) -> frozenset[str]:
-    """The ids the session start's context listed (in full or on their one line), laid out
-    again with the paths git gives now, asked only when a fact's scope or citation can use them
-    (its first prompt is not known here): what a prompt's recall leaves out. ``found``: the
-    one-file threads and vision.md, when already read."""
+    """The ids the session start's context showed in full, laid out again with the paths git
+    gives now, asked only when a fact's scope or citation can use them (its first prompt is not
+    known here): what a prompt's recall leaves out. A fact shown only by name (its one line or
+    excerpt) is not among them. ``found``: the one-file threads and vision.md, when already
+    read."""
 
     def paths() -> tuple[str, ...] | None:
         from ..shell.focus import focus  # git: only for a memory with scopes or citations
@@ -100,7 +101,7 @@ def listed_at_start(repo: Repo, found: Sequence[Document] | None = None) -> froz
         return focus(repo.root, None).paths or None
 
     view = lay_out(repo, CONTEXT_BYTES, paths=paths, found=found).view
-    return frozenset((*view.full, *view.named))
+    return frozenset(view.full)
 
 
 def _stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:

@@ -29,8 +29,9 @@ def prompt(
     stdin: IO[str] | None, shown: Callable[[Repo, Sequence[Document]], Collection[str]]
 ) -> Result:
     """The JSON the agent adds to this turn: the hits over the floor that the session start's
-    context, whose ids ``shown(repo, found)`` gives, did not list (``found``: the one-file
-    threads and vision.md, read once for both); nothing when none clears the floor."""
+    context, whose ids in full ``shown(repo, found)`` gives, did not show in full (``found``:
+    the one-file threads and vision.md, read once for both); nothing when none clears the
+    floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
@@ -41,13 +42,19 @@ def prompt(
         found = extras(repo)
         read = [(rel, repo.read(rel)) for rel in (CONTINUITY, *archive_paths(repo))]
         files = {rel: raw for rel, raw in read if raw is not None}
-        hit: list[searching.Hit] = []
+        sides = {doc.path: doc for doc in found}
+
+        def document(rel: str) -> bytes | None:  # a hit's file, for its text
+            side = sides.get(rel)
+            return files.get(rel) if side is None else side.render()
+
+        hit: list[tuple[searching.Hit, str]] = []
         for again in (False, True):  # again: a kept index said what its file does not
             indexes = indexes_for(repo, files, (searched, prompt_recall.FLOOR), found, again)
-            hit = prompt_recall.select(query, indexes, lambda: shown(repo, found))
-            if all(_said(h, files.get(h.path)) for h in hit):
+            hit = prompt_recall.shown(query, indexes, lambda: shown(repo, found), document)
+            if all(_said(h, files.get(h.path)) for h, _ in hit):
                 break
-        data = {"hits": [h.id for h in hit]}
+        data = {"hits": [h.id for h, _ in hit]}
         report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
 

@@ -1,10 +1,11 @@
 """``context``: what an agent reads at session start, as plain Markdown within a byte budget.
 
-The budget goes to what sessions use (HOOKS.md § Session start). Facts are offered in
-``relevance``'s order: binding facts first, in full while they take at most ``BINDING_SHARE`` of
-the budget; then the other facts in full while they fit. Every fact not shown in full keeps one
-line — its id and first line, shortened as much as the budget needs — so every id the view may
-show is at least named. A pure function of the memory, the task and the paths.
+The budget goes to what sessions use (HOOKS.md § Session start). Facts come in ``relevance``'s
+order. Binding facts (core, invariants) first, in full while they take at most
+``BINDING_SHARE`` of the budget; then every fact not yet shown, in full while it fits beside the
+index; then, for the facts too large for what was left, their first paragraph and the command
+that prints the rest (an excerpt); last, one line each (id and first words) for the others, as
+far as the budget goes. A pure function of the memory, the task and the paths.
 """
 
 from __future__ import annotations
@@ -13,15 +14,21 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ...layout import CONTEXT_BYTES, CONTINUITY
+from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
 from ...parse import footer
 from ...parse.facts import Document, Fact
 from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
 
-# The most of the budget binding facts take in full; past it, they keep their one line.
-BINDING_SHARE = 0.25
-# The first-line lengths the one-line form tries, longest first; 0: the id alone.
-_FIRST_LINE = (120, 90, 60, 40, 20, 0)
+# The most of the budget binding facts take in full before the others are offered.
+BINDING_SHARE = 0.2
+# The most of the budget kept for the one-line index while facts are chosen in full.
+INDEX_SHARE = 0.05
+# The largest share of the budget one fact takes in full; a larger one is shown by its excerpt.
+FACT_SHARE = 0.4
+# The most bytes of a fact's first paragraph an excerpt shows.
+EXCERPT_BYTES = 480
+# The first-line lengths a one-line form tries, longest first: never fewer words than the last.
+_FIRST_LINE = (120, 90, 60, 40)
 GROUPS = {
     CORE: "Core and invariants",
     THREADS: "Open threads",
@@ -38,13 +45,22 @@ _INTRO = (
 
 
 class View(NamedTuple):
-    """The rendered context, and which ids it shows in full, which only by their one line and
-    which it counts but does not name (over the budget)."""
+    """The rendered context, and which ids it shows in full (their whole text), which only by
+    name (an excerpt or one line) and which it counts but does not name (over the budget)."""
 
     text: str
     full: tuple[str, ...]
     named: tuple[str, ...]
     cut: tuple[str, ...]
+
+
+class _Entry(NamedTuple):
+    key: tuple[object, ...]  # relevance's
+    group: int
+    id: str | None
+    full: str  # as written, without its footer, id after the first line
+    excerpt: str  # its first paragraph and where the rest is; "" when that is all of it
+    first: str  # its first line, for the one-line form
 
 
 def view(
@@ -57,26 +73,27 @@ def view(
 ) -> View:
     """The context of the memory ``docs`` (continuity.md, then the one-file threads and
     vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
-    with the ids it shows in full, by one line, and not at all (what a replay measures)."""
+    with the ids it shows in full, by name, and not at all (what a replay measures)."""
     ranked = rank(docs, task, paths)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
     fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
-    budget = (
-        max_bytes - _size(fixed) - _size(_notes(len(entries), len(entries), ranked.out_of_scope))
-    )
-    full = _choose(entries, [offer.key for offer in ranked.offers], budget)
-    shown = [e for k, e in enumerate(entries) if k in full]
-    rest = [e for k, e in enumerate(entries) if k not in full]
-    room = budget - sum(_size(e.full) for e in shown)
-    lines, named = _one_lines(rest, room)
+    budget = max_bytes - _size(fixed)
+    budget -= _size(_notes(len(entries), len(entries), ranked.out_of_scope))
+    forms = _choose(entries, budget)
+    rest = [e for k, e in enumerate(entries) if k not in forms]
+    room = budget - sum(_size(form) for form in forms.values())
+    lines = _one_lines(rest, room)
+    shown = [(e.group, forms[k]) for k, e in enumerate(entries) if k in forms]
     body = head + _sections(shown, lines)
-    body += _notes(len(rest) - named, len(entries), ranked.out_of_scope)
+    body += _notes(len(rest) - len(lines), len(entries), ranked.out_of_scope)
+    full = [e.id for k, e in enumerate(entries) if forms.get(k) == e.full and e.id]
+    excerpts = [e.id for k, e in enumerate(entries) if k in forms and forms[k] != e.full and e.id]
     return View(
         _clip(body, max_bytes),
-        tuple(e.id for e in shown if e.id),
-        tuple(e.id for e in rest[:named] if e.id),
-        tuple(e.id for e in rest[named:] if e.id),
+        tuple(full),
+        tuple(excerpts) + tuple(e.id for e in rest[: len(lines)] if e.id),
+        tuple(e.id for e in rest[len(lines) :] if e.id),
     )
 
 
@@ -86,60 +103,69 @@ def review_section(due: Sequence[str]) -> str:
     return "## Review\n\n- not due\n"
 
 
-class _Entry(NamedTuple):
-    group: int
-    id: str | None
-    full: str  # as written, without its footer, id after the first line
-    first: str  # its first line, for the one-line form
-
-
 def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> _Entry:
-    fact = offer.fact
+    fact, doc = offer.fact, docs[offer.doc]
     mark = marks.get(fact.id or "", "")
-    return _Entry(offer.group, fact.id, fact_text(docs[offer.doc], fact, mark), fact.first_line)
+    text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
+    return _Entry(
+        offer.key, offer.group, fact.id, text, _excerpt(text, fact.id, doc.path), fact.first_line
+    )
 
 
-def _choose(entries: Sequence[_Entry], keys: Sequence[tuple[object, ...]], budget: int) -> set[int]:
-    """Which entries are shown in full (``choose``, on their sizes)."""
-    costs = [_size(e.full) if e.full else 0 for e in entries]
-    least = [_size(_one_line(e, 0)) for e in entries]
-    return choose(costs, least, [e.group for e in entries], keys, budget)
-
-
-def choose(
-    costs: Sequence[int],
-    least: Sequence[int],
-    groups: Sequence[int],
-    keys: Sequence[tuple[object, ...]],
-    budget: int,
-) -> set[int]:
-    """Which of the facts of sizes ``costs`` in full (0: none) and ``least`` by their id alone
-    are shown in full. First the binding ones (``groups``), in order, while they take at most
-    their share; then all the others, binding or not, by relevance alone (``keys`` less the
-    binding rank). Each only when it fits beside the one-line form of all the others (its id
-    alone, the least it needs)."""
-    reserve = sum(least)
-    cap = budget // 2  # a one-line index too long for the budget takes half of it, not all
-    binding = [k for k, group in enumerate(groups) if group <= THREADS]
-    rest = sorted(range(len(costs)), key=lambda k: keys[k][1:])
-    full: set[int] = set()
+def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, str]:
+    """Which entries are shown, and how (their full text or their excerpt). Binding ones first,
+    in order, while in full they take at most their share; then every other in order, in full
+    while it fits beside the index (the shortest one line of every entry left, at most
+    ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they fit."""
+    least = [_size(_one_line(e, _FIRST_LINE[-1])) for e in entries]
+    cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
+    left = sum(least)
+    forms: dict[int, str] = {}
     used = 0
-    for phase, limit in ((binding, int(BINDING_SHARE * budget)), (rest, budget)):
+    binding = [k for k, e in enumerate(entries) if e.group == CORE]
+    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # binding or not
+    phases = ((binding, "full", int(BINDING_SHARE * budget)), (order, "full", budget))
+    for phase, form, limit in (*phases, (order, "excerpt", budget)):
         for k in phase:
-            cost, saved = costs[k], least[k]
-            if k in full or not cost or used + cost > limit:
+            text = entries[k].full if form == "full" else entries[k].excerpt
+            cost = _size(text)
+            large = form == "full" and cost > most and entries[k].excerpt
+            if k in forms or not text or used + cost > limit or large:
                 continue
-            spare = reserve - saved
-            if used + cost + (cap if cap < spare else spare) <= budget:
-                full.add(k)
+            if used + cost + min(cap, left - least[k]) <= budget:
+                forms[k] = text
                 used += cost
-                reserve -= saved
-    return full
+                left -= least[k]
+    return forms
 
 
-def _one_lines(rest: Sequence[_Entry], room: int) -> tuple[list[tuple[int, str]], int]:
-    """The one-line forms of ``rest`` at the longest first line that fits ``room``; when even
-    ids alone do not fit, as many as fit, in order. Returns the lines and how many."""
+def _excerpt(text: str, fact_id: str | None, path: str) -> str:
+    """The first paragraph of ``text`` (a fact in full), at most ``EXCERPT_BYTES``, and where
+    the rest is; "" when the text is no longer than that."""
+    if fact_id is None or _size(text) <= EXCERPT_BYTES:
+        return ""
+    lines = text.splitlines()
+    first, size = [lines[0]], _size(lines[0])
+    for line in lines[1:]:
+        size += _size(line) + 1
+        if size > EXCERPT_BYTES or not line.startswith("  ") or line.lstrip().startswith("#"):
+            break
+        first.append(line)
+    where = f"read {path}" if path == VISION else f"`agent-memory fact show {fact_id}` prints it"
+    if len(first) == 1 and _size(first[0]) > EXCERPT_BYTES:
+        first[0] = _cut(first[0], EXCERPT_BYTES) + f" `{fact_id}`"
+    return "\n".join(first) + f"\n  _(first paragraph; the rest: {where})_\n"
+
+
+def _cut(line: str, most: int) -> str:
+    """``line`` cut at a word to at most ``most`` bytes, ending in an ellipsis."""
+    data = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
+    return data.rsplit(" ", 1)[0].rstrip() + " …"
+
+
+def _one_lines(rest: Sequence[_Entry], room: int) -> list[tuple[int, str]]:
+    """The one-line forms of ``rest`` at the longest first line at which all fit ``room``;
+    when even the shortest do not all fit, as many of those as fit, in order."""
     lines: list[tuple[int, str]] = []
     for length in _FIRST_LINE:
         lines, total = [], 0
@@ -151,23 +177,23 @@ def _one_lines(rest: Sequence[_Entry], room: int) -> tuple[list[tuple[int, str]]
             lines.append((entry.group, line))
         else:
             break
-    return lines, len(lines)
+    return lines
 
 
 def _one_line(entry: _Entry, length: int) -> str:
-    first = " ".join(entry.first.split()) if length else ""
+    first = " ".join(entry.first.split())
     if len(first) > length:
         first = first[: length - 1].rstrip() + "…"
     name = f"`{entry.id}`" if entry.id else ""
     return "- " + " — ".join(part for part in (name, first) if part) + "\n"
 
 
-def _sections(shown: Sequence[_Entry], lines: Sequence[tuple[int, str]]) -> str:
-    """Binding groups hold their full facts, then their one lines; the other groups their full
-    facts; the one lines of the others close the view."""
+def _sections(shown: Sequence[tuple[int, str]], lines: Sequence[tuple[int, str]]) -> str:
+    """Each group holds what it shows (in full or by excerpt); binding groups then their one
+    lines; the one lines of the others close the view."""
     out = []
     for group, title in GROUPS.items():
-        parts = [e.full for e in shown if e.group == group]
+        parts = [text for where, text in shown if where == group]
         if group <= THREADS:
             parts += [line for where, line in lines if where == group]
         if parts:
@@ -216,6 +242,21 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     if mark:
         lines[0] += f" _({mark})_"
     return "\n".join(lines) + "\n"
+
+
+def vision_text(doc: Document, fact: Fact) -> str:
+    """vision.md as one fact: its title and id, then its other lines (the footer's line and
+    blank lines left out) indented under it, so that its headings stay inside the fact."""
+    lines: list[str] = []
+    for index, line in enumerate(doc.text.lines):
+        line = line.rstrip()
+        if index == fact.footer_line or not line.strip() or line.strip() == ">":
+            continue
+        if not lines and line.startswith("# "):
+            continue  # the title, which the first line holds
+        lines.append("  " + line)
+    name = f" `{fact.id}`" if fact.id is not None else ""
+    return f"- **Vision:** {fact.first_line}{name}\n" + "".join(f"{line}\n" for line in lines)
 
 
 def _size(text: str) -> int:

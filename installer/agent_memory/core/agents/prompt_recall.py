@@ -1,54 +1,78 @@
-"""Recall on each prompt (``hooks install --prompt-recall``): the facts that match what the user
-just asked and that the session was not already shown, as a few lines the agent reads.
+"""Recall on each prompt (``hooks install --prompt-recall``): the full text of the facts that
+match what the user just asked and that the session start did not show in full, as lines the
+agent reads.
 
-Stateless: what the session was shown is the list of facts of the session-start context, laid
-out again from the memory and the paths git gives rather than remembered (the first prompt,
-which the start ranked by too, is not known then). A hit shown is not a use; the agent naming it
-is (HOOKS.md § Recall on each prompt).
+Stateless: what the session was shown in full is worked out again from the memory and the paths
+git gives rather than remembered (the first prompt, which the start ranked by too, is not known
+then). A fact the start showed only by name (its one line or excerpt) is brought in full: its
+name alone does not say what it holds. A hit shown is not a use; the agent naming it is
+(HOOKS.md § Recall on each prompt).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from ...layout import ARCHIVE_DIR
+from ...layout import ARCHIVE_DIR, VISION
+from ...parse.facts import Document, parse
+from ...parse.sidefiles import parse_vision
+from .context import fact_text, vision_text
 from .recall import Hit, Index, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
-MOST = 3  # hits shown at most
-BYTES = 1024  # UTF-8 bytes of the lines at most; hits are cut whole
+MOST = 5  # hits shown at most
+BYTES = 6144  # UTF-8 bytes of the lines at most; a hit in full, else by its one line, else none
 _LOOKED_AT = 50  # best hits looked at, the shown ones skipped
 # Distinct words of the prompt searched for, the first ones: a search costs a pass over every
 # fact per word, and a pasted log of thousands of words must not outlast the hook's timeout.
 QUERY_WORDS = 100
-_ARCHIVE = f"{ARCHIVE_DIR}/"  # the quarters' paths: no start context lists their facts
-HEAD = "agent-memory: facts that match this prompt (not in the session-start context):"
+_FIRST = 120  # characters of a first line a hit's one line shows at most
+_ARCHIVE = f"{ARCHIVE_DIR}/"  # the quarters' paths: no start context shows their facts
+HEAD = "agent-memory: facts that match this prompt (not in full in the session-start context):"
+
+Read = Callable[[str], bytes | None]  # a memory file's bytes, by its path
+_BACK = 400  # lines looked back from a hit's footer for its bullet
 
 
 def select(
-    query: str, indexes: Sequence[Index], listed: Callable[[], Collection[str]]
+    query: str,
+    indexes: Sequence[Index],
+    listed: Callable[[], Collection[str]],
+    read: Read | None = None,
 ) -> list[Hit]:
-    """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids
-    ``listed()`` gives, did not list, at most ``MOST`` and ``BYTES``. The start context lists
-    live facts alone, so it is laid out only for a hit outside the archive: most prompts clear
-    no floor, an archived fact is never listed, and laying it out costs a prompt more than the
-    search."""
-    chosen: list[Hit] = []
+    """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
+    ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES`` (``shown``)."""
+    return [hit for hit, _ in shown(query, indexes, listed, read)]
+
+
+def shown(
+    query: str,
+    indexes: Sequence[Index],
+    listed: Callable[[], Collection[str]],
+    read: Read | None = None,
+) -> list[tuple[Hit, str]]:
+    """The hits ``select`` gives, each with what the agent reads of it: its full text, from
+    the memory file's own bytes (``read``), when that fits what ``BYTES`` leaves,
+    else its one line when that fits. The start context shows live facts alone, so it is laid
+    out only for a hit outside the archive: most prompts clear no floor, an archived fact is
+    never shown, and laying it out costs a prompt more than the search."""
+    chosen: list[tuple[Hit, str]] = []
     size = len(HEAD.encode()) + 1
     query = " ".join(terms(query))
-    shown: Collection[str] | None = None
+    full: Collection[str] | None = None
     for hit in search(query, indexes, _LOOKED_AT):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
         if not hit.path.startswith(_ARCHIVE):
-            shown = listed() if shown is None else shown
-            if hit.id in shown:
+            full = listed() if full is None else full
+            if hit.id in full:
                 continue
-        cost = len(_line(hit).encode()) + 1
-        if size + cost > BYTES:
-            continue
-        chosen.append(hit)
-        size += cost
+        for text in (_in_full(hit, read), _line(hit)):
+            cost = len(text.encode()) + 1
+            if text and size + cost <= BYTES:
+                chosen.append((hit, text))
+                size += cost
+                break
     return chosen
 
 
@@ -57,10 +81,39 @@ def terms(query: str) -> list[str]:
     return list(dict.fromkeys(words(query)))[:QUERY_WORDS]
 
 
-def lines(hits: Sequence[Hit]) -> tuple[str, ...]:
-    """What the agent reads: nothing when there is no hit."""
-    return (HEAD, *map(_line, hits)) if hits else ()
+def lines(chosen: Sequence[tuple[Hit, str]]) -> tuple[str, ...]:
+    """What the agent reads of ``shown``'s hits: nothing when there is none."""
+    return (HEAD, *(text.rstrip("\n") for _, text in chosen)) if chosen else ()
+
+
+def _in_full(hit: Hit, read: Read | None) -> str:
+    """The hit's heading line and its text as ``context`` shows a fact in full, from its
+    file's bytes; "" when they do not hold it."""
+    data = read(hit.path) if read is not None else None
+    if data is None:
+        return ""
+    doc = parse_vision(data) if hit.path == VISION else _around(hit, data)
+    for fact in doc.facts:
+        if fact.id == hit.id:
+            text = vision_text(doc, fact) if hit.path == VISION else fact_text(doc, fact)
+            heading = f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}, in full:\n"
+            return heading + "".join(f"  {line}\n" for line in text.splitlines())
+    return ""
+
+
+def _around(hit: Hit, data: bytes) -> Document:
+    """The lines of ``data`` from the bullet before the hit's footer line to that line, parsed:
+    the fact alone, not the archive quarter of thousands it sits in."""
+    lines = data.split(b"\n")[: hit.line]
+    start = len(lines) - 1
+    while start > max(0, len(lines) - _BACK) and lines[start][:2] not in _BULLETS:
+        start -= 1
+    return parse(hit.path, b"\n".join(lines[start:]) + b"\n", hit.section or None)
+
+
+_BULLETS = (b"- ", b"* ", b"+ ")
 
 
 def _line(hit: Hit) -> str:
-    return f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}: {hit.first_line}"
+    first = hit.first_line if len(hit.first_line) <= _FIRST else hit.first_line[: _FIRST - 1] + "…"
+    return f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}: {first}"

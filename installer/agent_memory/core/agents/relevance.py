@@ -1,10 +1,11 @@
 """The order in which ``context`` offers facts: what a session is likely to use first.
 
-Binding facts (core, Architectural Invariants, unchecked threads) come first; then every other
-fact still in the memory files — active, working, unreviewed, decaying and checked threads. Each
-part is ordered the same way: a fact that cites or is scoped to a path the session touches
-first, then by its BM25 score for the task (``recall``'s, in its near-tie bands), then the fact
-used last, used most, by tier, by id. Without a task every score is 0, so the order is recency of
+Binding facts (core, Architectural Invariants) come first; then every other fact still in the
+memory files — open threads, active, working, unreviewed, decaying and checked threads — in one
+order. Each part is ordered the same way: a fact that cites or is scoped to a path the session
+touches, or whose id the task names, first; then a fact the task matches strongly (BM25, as
+``recall`` scores it, of at least ``TASK_FLOOR``, in its near-tie bands); then the fact used
+last, used most, by tier, by id. Below the floor a task changes nothing: the order is recency of
 use. A fact scoped to paths the session does not touch is left out when the paths are known.
 """
 
@@ -20,6 +21,11 @@ from ..review.tiers import INVARIANTS
 from . import recall
 
 CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
+# The BM25 score (``recall``'s) from which a task moves a fact ahead of the recency order.
+TASK_FLOOR = 6.0
+# The most facts a task moves ahead: the best matches, not every fact that shares a word.
+TASK_LIFTS = 2
+_BELOW = 1 << 30  # the band of a fact the task does not move
 _HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
 # What may stand around an id the task names (`id`, [[id]], "id", id.): the word less these.
@@ -78,12 +84,11 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
             when, uses = recall.recency(fields)
-            near = -recall.band(score) if score > 0 else 1 << 30
+            near = -recall.band(score) if score >= TASK_FLOOR else _BELOW
             key = (
-                group >= FACTS,
+                group != CORE,
                 not (touched or fact.id in named),
                 near,
-                group == CLOSED,
                 -when,
                 -uses,
                 _RANK.get(fields.get("tier") or "working", len(_RANK)),
@@ -92,8 +97,20 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                 place,
             )
             offers.append(Offer(key, group, number, fact))
+    offers = _lifted(offers)
     offers.sort(key=lambda offer: offer.key)
     return Ranked(offers, out)
+
+
+def _lifted(offers: list[Offer]) -> list[Offer]:
+    """``offers`` with only the ``TASK_LIFTS`` best of those the task matched strongly kept
+    ahead (by score band, then as the recency order ranks them); the others are put back in
+    the recency order."""
+    strong = sorted((offer.key[2:], k) for k, offer in enumerate(offers) if offer.key[2] != _BELOW)
+    for _, k in strong[TASK_LIFTS:]:
+        key = offers[k].key
+        offers[k] = offers[k]._replace(key=(*key[:2], _BELOW, *key[3:]))
+    return offers
 
 
 def uses_paths(docs: Sequence[Document]) -> bool:

@@ -11,17 +11,15 @@ nothing is ranked. A property test holds both ways to ``context.view``'s own ans
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import compress
 from typing import NamedTuple
 
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ..agents import context, recall
 from ..agents.context import GROUPS, INDEX
-from ..agents.relevance import CLOSED, FACTS, THREADS, group_of
+from ..agents.relevance import CLOSED, FACTS, group_of
 
 SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
@@ -146,7 +144,7 @@ class Sight:
         if found is None:
             number, fact = self.facts[k]
             text = context.fact_text(self.documents[number], fact)
-            entry = context._Entry(0, fact.id, text, fact.first_line)
+            entry = context._Entry((), 0, fact.id, text, "", fact.first_line)
             lines = tuple(_size(context._one_line(entry, n)) for n in context._FIRST_LINE)
             found = self.static[k] = _Static(_size(text), lines)
         return found
@@ -165,28 +163,12 @@ class Sight:
         """Where each of the ``wanted`` ids falls in the view for ``task`` (an id the view leaves
         out: absent), and the view's bytes. ``ready()`` brings every fact's tier and footer up
         to date before they are read: only when the view ranks."""
-        counts, sizes, group = self.counts, self.sizes, self.group
-        budget, full = self._budget(sum(counts)), sum(sizes)
-        if not self.empty and full + self.least <= budget:
-            # Every fact fits in full beside the one line of every other: the order does not
-            # matter, and all are in full (a part with no fact has no heading and no bytes).
-            size = self.head + full + sum(compress(self.headings, counts))
-            where = {}
-            for fact_id in wanted:
-                for k in self.by_id.get(fact_id, ()):
-                    if group[k] is not None:
-                        where[fact_id] = SHOWN
-                        break
-            return where, size
-        ready()
-        found = self._laid_out(self._ranked(task), budget, wanted)
-        if found is None:  # clipped to the budget: its bytes are the text's, asked of the view
-            seen = context.view(self.memory(), task, None, self.max_bytes)
-            status: dict[str, str] = {}
-            for ids, outcome in ((seen.cut, CUT), (seen.named, NAMED), (seen.full, SHOWN)):
-                status.update((i, outcome) for i in ids)
-            found = {i: status[i] for i in wanted if i in status}, _size(seen.text)
-        return found
+        ready()  # the view itself: its rules are context's alone (issue "One layout")
+        seen = context.view(self.memory(), task, None, self.max_bytes)
+        status: dict[str, str] = {}
+        for ids, outcome in ((seen.cut, CUT), (seen.named, NAMED), (seen.full, SHOWN)):
+            status.update((i, outcome) for i in ids)
+        return {i: status[i] for i in wanted if i in status}, _size(seen.text)
 
     def _ranked(self, task: str) -> list[tuple[tuple[object, ...], int]]:
         """The facts of the view in relevance's order (``relevance.rank``), with their keys: the
@@ -298,44 +280,6 @@ class Sight:
             found = self.terms[k] = Counter(recall.terms(lines, fact, fact.section))
         return found
 
-    def _laid_out(
-        self, ranked: Sequence[tuple[tuple[object, ...], int]], budget: int, wanted: Collection[str]
-    ) -> tuple[dict[str, str], int] | None:
-        """``context.view``'s choice of what goes in full and what by its one line, on sizes."""
-        entries = [k for _, k in ranked]
-        statics = [self.static[k] or self._static(k) for k in entries]
-        groups = [self.group[k] or 0 for k in entries]
-        full = _choose(statics, groups, [key for key, _ in ranked], budget)
-        rest = [n for n in range(len(entries)) if n not in full]
-        room = budget - sum(statics[n].full for n in full)
-        lines, named = _one_lines([statics[n] for n in rest], room)
-        # each part's entries and bytes; the last: the index of one lines past the threads
-        counts, sums = [0] * (len(GROUPS) + 1), [0] * (len(GROUPS) + 1)
-        for n in full:
-            counts[groups[n]] += 1
-            sums[groups[n]] += statics[n].full
-        for n, line in zip(rest, lines, strict=False):
-            part = groups[n] if groups[n] <= THREADS else len(GROUPS)
-            counts[part] += 1
-            sums[part] += line
-        size = self.head + sum(self.headings[g] + sums[g] for g, c in enumerate(counts) if c)
-        size += _size(context._notes(len(rest) - named, len(entries), 0))
-        if size > self.max_bytes:
-            return None
-        where = {}
-        for fact_id in wanted:  # the first of in full, named, cut that one of its facts got
-            found = set()
-            for k in self.by_id.get(fact_id, ()):
-                if k in self.entries:  # in the view: at ``n`` of the ranking
-                    n = entries.index(k)
-                    place = bisect_left(rest, n)  # among the rest, where it is not in full
-                    found.add(SHOWN if n in full else NAMED if place < named else CUT)
-            for outcome in (SHOWN, NAMED, CUT):
-                if outcome in found:
-                    where[fact_id] = outcome
-                    break
-        return where, size
-
     def memory(self) -> list[Document]:
         """The memory files as the view is handed them (what ``look`` answers for)."""
         held: dict[int, list[Fact]] = {}
@@ -346,17 +290,6 @@ class Sight:
                 shown = fact._replace(fields=tuple(footer.items()), task=self.task[k])
                 held.setdefault(number, []).append(shown)
         return [self.documents[n]._replace(facts=tuple(held[n])) for n in sorted(held)]
-
-
-def _choose(
-    statics: Sequence[_Static],
-    groups: Sequence[int],
-    keys: Sequence[tuple[object, ...]],
-    budget: int,
-) -> set[int]:
-    """``context._choose`` on the sizes worked out once."""
-    least = [static.lines[-1] for static in statics]
-    return context.choose([static.full for static in statics], least, groups, keys, budget)
 
 
 def _one_lines(rest: Sequence[_Static], room: int) -> tuple[list[int], int]:
