@@ -20,6 +20,7 @@ from ...parse.memory import id_places
 from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ...records import NamedTuple
+from ..checks.secrets import refuse
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
 from .duplicates import Match
@@ -60,6 +61,7 @@ def add_fact(
     tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``.
     """
     _refuse_errors(continuity)
+    refuse(text, "the fact's text")
     body = body_lines(text)
     wanted = section or (THREADS if thread else DEFAULT_SECTION)
     title = _section_title(continuity, wanted, new_section)

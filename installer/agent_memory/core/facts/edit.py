@@ -14,6 +14,7 @@ from ...errors import AgentMemoryError
 from ...layout import CONTINUITY, OPEN_THREADS, OPEN_THREADS_DIR
 from ...parse.facts import BULLET, Document, parse_text
 from ...parse.text import Text, strip_eol
+from ..checks.secrets import refuse
 from ..review import moves
 from ..review.edits import Edit, append_to_section, apply_edits, fact_lines
 from .add import body_lines
@@ -27,6 +28,7 @@ def edit_text(place: Place, text: str) -> Text:
             f"{place.id!r} is the fact of memory/vision.md; edit memory/vision.md itself"
         )
     refuse_broken(place.doc)
+    refuse(text, "the new text")
     body = body_lines(text)
     doc, fact = place.doc, place.fact
     lines = doc.text.lines

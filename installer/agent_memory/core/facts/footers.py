@@ -16,6 +16,7 @@ from ...parse import footer
 from ...parse.cites import Citation, parse_value, render_value
 from ...parse.facts import parse
 from ...records import NamedTuple
+from ..checks.secrets import refuse
 from ..review.edits import apply_edits, footer_edit
 from ..review.supersede import BY, SUPERSEDED, SUPERSEDES
 from .add import NewFact
@@ -53,6 +54,7 @@ def footer_text(value: str, option: str) -> str:
     text = " ".join(value.split())
     if not text:
         raise AgentMemoryError(f"{option} is empty; say in a few words why")
+    refuse(text, option)
     if footer.safe_value(text) != text or len(text) > MAX_REASON:
         raise AgentMemoryError(
             f"{option} holds '|', an HTML comment marker or a control character, or is longer "
