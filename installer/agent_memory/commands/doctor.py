@@ -16,10 +16,10 @@ from ..core.agents import hooks, jsontext, mcp_config
 from ..core.agents.doctor import Finding, Machine, Wired
 from ..core.install.attributes import routes_to_driver
 from ..errors import AgentMemoryError, Problem
-from ..layout import GITATTRIBUTES, MERGE_DRIVER_KEY
+from ..layout import AGENTS_MD, CONTINUITY, GITATTRIBUTES, MANIFEST, MERGE_DRIVER_KEY
 from ..shell import homes
 from ..shell.discovery import work_tree_top
-from ..shell.git import git_dirs, local_config
+from ..shell.git import git_dirs, ignore_rules, local_config
 from ..shell.load import load
 from ..shell.repo import Repo
 from .mcp.serve import sdk_installed
@@ -41,6 +41,7 @@ def doctor(repo: Repo) -> Result:
     routed = bool(routes_to_driver(repo.read(GITATTRIBUTES))) if in_git else None
     value = local_config(repo.root, MERGE_DRIVER_KEY) if in_git else None
     found.append(rules.merge_driver_findings(routed, value, command))
+    found += _unshared(repo)
     problems = [
         Problem(f.scope, None, f.severity, "doctor", f"{f.what}" + (f" — {f.fix}" if f.fix else ""))
         for f in found
@@ -51,6 +52,17 @@ def doctor(repo: Repo) -> Result:
     outcome = "problems" if failing else "ok"
     report = Report("doctor", resources.version(), repo.shown, outcome, None, problems, summary)
     return Result(report._replace(findings=(), closing=tuple(map(str, found))), int(failing))
+
+
+def _unshared(repo: Repo) -> list[Finding]:
+    """The files enable wrote for the team that git ignores (the agents' are theirs)."""
+    ours = [rel for rel in (AGENTS_MD, MANIFEST, CONTINUITY) if repo.exists(rel)]
+    ignored = ignore_rules(repo.root, ours)
+    warn = rules.WARNING
+    return [
+        Finding("memory", warn, *rules.unshared(p, r, "or take the rule out"))
+        for p, r in ignored.items()
+    ]
 
 
 def machine_of(repo: Repo) -> Machine:
@@ -87,7 +99,8 @@ def wired_of(repo: Repo, agent: str) -> Wired:
         mcp = "none" if data is None else _registered(agent, data)
     except AgentMemoryError as exc:
         mcp = f"cannot be read: {exc}"
-    return Wired(state, mcp, keys)
+    ours = [p for p, held in ((path, state != "none"), (rel, mcp != "none")) if held]
+    return Wired(state, mcp, keys, ignore_rules(repo.root, ours))
 
 
 def _registered(agent: str, data: bytes) -> str:

@@ -15,7 +15,7 @@ from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
-from ..hooks import not_on_path
+from ..hooks import ignored_notes, not_on_path
 from ..report import Report, Result
 from ..settle import Options, settle
 from .serve import INSTALL_SDK, sdk_installed
@@ -33,6 +33,7 @@ def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: b
         summary["sdk_installed"] = sdk_installed()
         notes = () if summary["sdk_installed"] else (_NO_SDK,)
         notes += tuple(filter(None, [not_on_path()]))
+        notes += ignored_notes(repo, [mcp_config.FILES[agent][0] for agent in summary["agents"]])
     report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ...layout import MERGE_DRIVER, MERGE_DRIVER_FALLBACK
@@ -37,6 +38,7 @@ class Wired(NamedTuple):
     hooks: str  # "current", "partial", "5.0.0", "none", or why it could not be read
     mcp: str  # "registered", "none", or why it could not be read
     codex_keys: tuple[str, ...] = ()  # Codex's hook-state key of each of our handlers
+    ignored: Mapping[str, str] = MappingProxyType({})  # a file of ours git ignores → the rule
 
 
 class Machine(NamedTuple):
@@ -78,6 +80,7 @@ def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
     if wired.hooks == "none" and wired.mcp == "none":
         return [Finding(agent, OK, "no hooks, no MCP entry (both opt-in)")]
     found = [*_hooks(agent, wired), *_mcp(agent, wired, machine)]
+    found += [Finding(agent, WARNING, *unshared(p, rule)) for p, rule in wired.ignored.items()]
     if machine.command is None:
         found.append(
             Finding(
@@ -95,6 +98,16 @@ def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
     if agent == "gemini":
         found += _gemini_trust(machine)
     return found
+
+
+def unshared(
+    path: str, rule: str, otherwise: str = "else each teammate installs their own"
+) -> tuple[str, str]:
+    """What is wrong with a file written for the team that git ignores, and the way on."""
+    return (
+        f"{path} is ignored by git ({rule}): it stays on this machine, no teammate gets it",
+        f"git add -f {path} shares it (git then tracks it despite the rule); {otherwise}",
+    )
 
 
 def _hooks(agent: str, wired: Wired) -> list[Finding]:
