@@ -114,6 +114,9 @@ def test_the_command_off_path_and_5_0_0_entries_would_not_run(
     env = {"HOME": str(tmp_path), "PATH": str(tmp_path / "empty")}
     done = run_console("doctor", enabled, cwd=enabled, **env)
     assert done.returncode == 1 and "error: claude: agent-memory is not on PATH" in done.stdout
+    # The way on is this install's own command, never a package no registry holds.
+    link = f"ln -s {Path(sys.executable).parent / 'agent-memory'} ~/.local/bin/"
+    assert link in done.stdout and "pipx install agent-memory" not in done.stdout
 
 
 def test_a_bad_settings_file_is_one_finding_never_a_traceback(

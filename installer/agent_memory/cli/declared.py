@@ -115,7 +115,7 @@ GROUPS: Mapping[tuple[str, ...], str] = {
     "stdin (HOOKS.md).",
     ("fact",): "Facts in memory/continuity.md.",
     ("session",): "Session logs: the memory's event log.",
-    ("mcp",): "Serve the memory to agents as MCP tools (needs the extra: pip install "
-    "'agent-memory[mcp]').\n\n`agent-memory mcp [PATH]` runs the stdio server; MCP.md lists its "
-    "tools.",
+    ("mcp",): "Serve the memory to agents as MCP tools (needs the mcp extra, installed as the "
+    "tool was: from a clone, pipx install --force '.[mcp]').\n\n`agent-memory mcp [PATH]` runs "
+    "the stdio server; MCP.md lists its tools.",
 }

@@ -20,6 +20,7 @@ from ..layout import AGENTS_MD, CONTINUITY, GITATTRIBUTES, MANIFEST, MERGE_DRIVE
 from ..shell import homes
 from ..shell.discovery import work_tree_top
 from ..shell.git import git_dirs, ignore_rules, local_config
+from ..shell.installed import path_hint, sdk_hint
 from ..shell.load import load
 from ..shell.repo import Repo
 from .mcp.serve import sdk_installed
@@ -70,9 +71,10 @@ def machine_of(repo: Repo) -> Machine:
     env = os.environ
     top = work_tree_top(repo.root)
     projects = tuple(dict.fromkeys(str(p) for p in (repo.root, top) if p is not None))
+    command, sdk = shutil.which("agent-memory"), sdk_installed()
     return Machine(
-        shutil.which("agent-memory"), sdk_installed(), homes.codex_config(env), projects,
-        *homes.gemini_trust(repo.root, env),
+        command, sdk, homes.codex_config(env), projects, *homes.gemini_trust(repo.root, env),
+        "" if sdk else sdk_hint(), "" if command else path_hint(),
     )  # fmt: skip
 
 

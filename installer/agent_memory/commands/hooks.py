@@ -15,6 +15,7 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST
 from ..shell.git import ignore_rules
+from ..shell.installed import path_hint
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import Options, settle
@@ -66,10 +67,7 @@ def not_on_path(command: str = COMMAND) -> str | None:
 
     if shutil.which(command) is not None:
         return None
-    return (
-        f"warning: {command} is not on PATH here, so the agent will not find it: install it "
-        "where the agent runs (pipx install agent-memory), or activate its environment first"
-    )
+    return f"warning: {command} is not on PATH here, so the agent will not find it; {path_hint()}"
 
 
 def _entry(

@@ -6,12 +6,12 @@ import importlib.util
 
 from ... import resources
 from ...errors import AgentMemoryError
+from ...shell.installed import sdk_hint
 from ...shell.repo import Repo
 from ..report import Report, Result
 
 # The modules the optional extra brings; any other missing module is a real error.
 _EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
-INSTALL_SDK = "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
 
 
 def sdk_installed() -> bool:
@@ -27,6 +27,6 @@ def serve(repo: Repo, wait: float) -> Result:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
-        raise AgentMemoryError(f"the MCP SDK is not installed; {INSTALL_SDK}") from None
+        raise AgentMemoryError(f"the MCP SDK is not installed; {sdk_hint()}") from None
     run(repo.root, wait)
     return Result(Report("mcp", resources.version(), repo.shown, "stopped"), 0)

@@ -50,6 +50,8 @@ class Machine(NamedTuple):
     codex_projects: tuple[str, ...]  # the paths Codex would look up the project's trust by
     gemini_trusted: bool | None  # Gemini CLI's rule for the repo's folder; None: no rule
     gemini_why: str  # where that came from
+    sdk_install: str = "install the mcp extra"  # the way, from where the tool was installed
+    path_install: str = "put agent-memory on PATH where the agent runs"
 
 
 def hooks_state(text: str | None, agent: str) -> str:
@@ -87,8 +89,7 @@ def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
                 agent,
                 ERROR,
                 "agent-memory is not on PATH, so the agent cannot run what it names",
-                "install it where the agent runs (pipx "
-                "install agent-memory), or start the agent with its venv active",
+                f"{machine.path_install}, or start the agent with its venv active",
             )
         )
     else:
@@ -146,7 +147,7 @@ def _mcp(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
                 ERROR,
                 f"MCP entry in {path}, but the MCP SDK is not installed "
                 "here: the server cannot start",
-                "pip install 'agent-memory[mcp]'",
+                machine.sdk_install,
             )
         ]
     return [Finding(agent, OK, f"MCP entry registered in {path}")]
