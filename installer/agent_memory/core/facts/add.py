@@ -82,6 +82,18 @@ def add_fact(
     return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar)
 
 
+def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:
+    """The warning for a ``valid-until`` already past (a typo, most often): said, not refused,
+    since the fact is written all the same and the next review archives it (DECAY.md)."""
+    if until >= today:
+        return None
+    return (
+        f"warning: {until.isoformat()} is already past (today is {today.isoformat()}), so the "
+        f"next review archives {fact_id}; agent-memory fact expire {fact_id} YYYY-MM-DD gives "
+        "it a later date"
+    )
+
+
 def _same(match: Match) -> DuplicateError:
     where = f"{match.path}:{match.line}"
     if match.archived:

@@ -19,7 +19,7 @@ from ...records import NamedTuple
 from ..checks.secrets import refuse
 from ..review.edits import apply_edits, footer_edit
 from ..review.supersede import BY, SUPERSEDED, SUPERSEDES
-from .add import NewFact
+from .add import NewFact, past_until
 from .curate import Place
 
 MAX_REASON = 300  # characters of a retraction's reason
@@ -142,12 +142,13 @@ def refuse_restore(place: Place, today: str) -> None:
         )
 
 
-def expire(place: Place, until: dt.date) -> Change:
+def expire(place: Place, until: dt.date, today: dt.date) -> Change:
     _refuse_vision(place, "expire")
     _refuse_superseded(place, "expire")
     fields = place.fields
     fields["valid-until"] = until.isoformat()
-    return Change(fields, f"{place.id} valid until {until.isoformat()}")
+    said = f"{place.id} valid until {until.isoformat()}"
+    return Change(fields, "; ".join(filter(None, [said, past_until(place.id, until, today)])))
 
 
 def relate(place: Place, other: Place) -> Change:
