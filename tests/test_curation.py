@@ -447,3 +447,23 @@ def test_a_date_already_past_is_said_by_expire_and_by_fact_add(repo: Path) -> No
     assert "warning: 2026-01-15 is already past (today is 2026-12-06)" in err
     done = call(McpSession(repo), "memory_fact_expire", {"id": "node-20", "until": "2021-05-01"})
     assert done.result is not None and "already past" in done.result.report.summary["message"]
+
+
+def test_a_retracted_fact_is_not_told_to_restore_itself(repo: Path) -> None:
+    """Issue 39, item 7: the refusal named the command that had just failed."""
+    assert run(repo, "fact", "retract", "cache-v1", "--reason", "gone")[0] == 0
+    for command in ("restore", "pin", "expire"):
+        args = ["fact", command, "cache-v1", *(["2027-01-01"] if command == "expire" else [])]
+        code, _, err = run(repo, *args)
+        assert code == 1 and err.count("\n") == 1
+        assert f"no command can {command} it" in err and "agent-memory fact add TEXT" in err
+        assert f"{command} it instead" not in err
+
+
+@pytest.mark.parametrize("word", ["remove", "delete", "rm"])
+def test_fact_remove_names_the_ways_a_fact_leaves(repo: Path, word: str) -> None:
+    before = tree(repo)
+    code, _, err = run(repo, "fact", word, "cache-v1", today=None)
+    assert code == 2 and "Did you mean" not in err
+    assert "fact retract ID --reason WHY" in err and "fact archive ID" in err
+    assert tree(repo) == before

@@ -42,10 +42,15 @@ def _refuse_superseded(place: Place, what: str) -> None:
     fields = place.fields
     if fields.get("tier") == SUPERSEDED:
         by = fields.get(BY)
-        state = f"superseded by {by!r}" if by else f"retracted ({fields.get('reason', '')})"
+        if by is None:  # retracted: nothing stands in for it, and nothing brings it back
+            reason = fields.get("reason", "")
+            raise AgentMemoryError(
+                f"{place.id!r} is retracted ({reason}), which is final: no command can {what} "
+                "it; if it is true again, add it anew with agent-memory fact add TEXT"
+            )
         raise AgentMemoryError(
-            f"{place.id!r} is {state}, which is final; {what} {repr(by) if by else 'it'} "
-            "instead, or add the fact anew with agent-memory fact add"
+            f"{place.id!r} is superseded by {by!r}, which is final; {what} {by!r} instead, or "
+            "add the fact anew with agent-memory fact add"
         )
 
 
