@@ -115,7 +115,11 @@ class _FactGroup(click.Group):
 
 
 def _group(words: tuple[str, ...]) -> click.Group:
-    cls = {("mcp",): _ServeByDefault, ("fact",): _FactGroup}.get(words, click.Group)
+    kinds: dict[tuple[str, ...], type[click.Group]] = {
+        ("mcp",): _ServeByDefault,
+        ("fact",): _FactGroup,
+    }
+    cls = kinds.get(words, click.Group)
     return cls(words[-1], help=GROUPS[words])
 
 
