@@ -52,7 +52,7 @@ def _parameter(param: Param) -> click.Parameter:
     if not param.flags:
         return click.Argument(
             [param.name], type=_type(param), required=param.required, metavar=param.metavar,
-            callback=_CALLBACKS.get(param.kind), **extra,
+            callback=_CALLBACKS.get(param.kind), nargs=-1 if param.multiple else 1, **extra,
         )  # fmt: skip
     if param.kind is Kind.SWITCH:
         on, off = param.flags

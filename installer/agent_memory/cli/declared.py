@@ -48,7 +48,7 @@ class Param(NamedTuple):
     help: str | None = None
     default: Any = None
     required: bool = False
-    multiple: bool = False
+    multiple: bool = False  # an option given again; a positional: the rest of the words
     metavar: str | None = None
     choices: tuple[str, ...] = ()
     low: int = 0

@@ -64,10 +64,11 @@ def _context(v: Values, _progress: Progress) -> Built:
 
 
 def _recall(v: Values, _progress: Progress) -> Built:
-    from ..commands.recall import recall
+    from ..commands.recall import query_and_path, recall
 
-    query, limit = v["query"], v["limit"]
-    return v["path"], Call(lambda repo: recall(repo, query, limit))
+    query, path = query_and_path(v["query"])
+    limit = v["limit"]
+    return path, Call(lambda repo: recall(repo, query, limit))
 
 
 def _explain(v: Values, _progress: Progress) -> Built:
@@ -196,11 +197,11 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("recall",),
         "Find facts about QUERY in continuity.md and the archive (exit 1 when none match).\n\n"
-        "Each line: id, [tier], where it lives (file:line), and its first line.",
+        "QUERY is every word given, unquoted too; the last is the repo's PATH only when it names "
+        "a folder. Each line: id, [tier], where it lives (file:line), and its first line.",
         Command("recall", Journal.READS),
         (
-            Param("query", Kind.TEXT, required=True),
-            PATH,
+            Param("query", Kind.TEXT, required=True, multiple=True, metavar="QUERY... [PATH]"),
             Param(
                 "limit",
                 Kind.COUNT,
