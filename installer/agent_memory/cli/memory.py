@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES, IMPORT_SOURCES
+from ..shell.discovery import in_repo
 from .declared import (
     HOOK,
     JSON,
@@ -59,8 +60,13 @@ def _context(v: Values, _progress: Progress) -> Built:
     from ..commands.context import context
 
     size, hook, task = v["max_bytes"], v["hook"], v["task"] or ""
-    paths = tuple(v["paths"]) if v["paths"] else None
-    return v["path"], Call(lambda repo: context(repo, size, hook, task, paths))
+    given = tuple(v["paths"]) if v["paths"] else None
+
+    def run(repo: Repo) -> Result:  # --paths are read from where the user stands, as git's
+        paths = tuple(in_repo(repo.root, p) for p in given) if given else None
+        return context(repo, size, hook, task, paths)
+
+    return v["path"], Call(run)
 
 
 def _recall(v: Values, _progress: Progress) -> Built:
