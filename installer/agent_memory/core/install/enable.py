@@ -87,8 +87,7 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
         if stamp.version > current:
             raise RefusedError(
                 f"this repo is on agent-memory {stamp.version}, newer than this tool "
-                f"({current}); upgrade the tool (git pull in its clone, then install it again "
-                "as README § Install says) and run again",
+                f"({current}); upgrade it (git pull in its clone, install again) and run again",
                 MANIFEST,
                 stamp.version_line,
             )
