@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts, footer
 from conftest import PROJECT, build_tree, cli, tree
@@ -396,7 +397,7 @@ def test_a_curation_changes_its_footer_or_its_text_and_no_other_byte(
         "retract": lambda: footers.retract(place, "not true"),
         "archive": lambda: footers.archive(place),
         "pin": lambda: footers.pin(place),
-        "expire": lambda: footers.expire(place, dt.date(2027, 1, 1)),
+        "expire": lambda: footers.expire(place, dt.date(2027, 1, 1), dt.date(2026, 4, 1)),
         "relate": lambda: footers.relate(place, other),
     }
     what = data.draw(st.sampled_from([*changes, "edit"]))
@@ -430,3 +431,39 @@ def test_a_curation_changes_its_footer_or_its_text_and_no_other_byte(
     start, end = place.fact.footer_span
     assert new[line][:start] == old[line][:start]
     assert new[line].endswith(old[line][end:])
+
+
+def test_a_date_already_past_is_said_by_expire_and_by_fact_add(repo: Path) -> None:
+    """Issue 39, item 6: a past date archives the fact at the next review; the run says so."""
+    code, out, _ = run(repo, "fact", "expire", "cache-v1", "2020-01-01", today="2026-12-06")
+    assert code == 0
+    assert "warning: 2020-01-01 is already past (today is 2026-12-06)" in out
+    assert "agent-memory fact expire cache-v1 YYYY-MM-DD" in out
+    code, out, _ = run(repo, "fact", "expire", "cache-v1", "2026-12-06", today="2026-12-06")
+    assert code == 0 and "warning" not in out  # today is still valid
+    args = ("fact", "add", "Freeze deploys until the audit", "--until", "2026-01-15")
+    code, out, err = run(repo, *args, today="2026-12-06")
+    assert code == 0 and out == "freeze-deploys-until-the-audit\n"  # stdout: the id alone
+    assert "warning: 2026-01-15 is already past (today is 2026-12-06)" in err
+    done = call(McpSession(repo), "memory_fact_expire", {"id": "node-20", "until": "2021-05-01"})
+    assert done.result is not None and "already past" in done.result.report.summary["message"]
+
+
+def test_a_retracted_fact_is_not_told_to_restore_itself(repo: Path) -> None:
+    """Issue 39, item 7: the refusal named the command that had just failed."""
+    assert run(repo, "fact", "retract", "cache-v1", "--reason", "gone")[0] == 0
+    for command in ("restore", "pin", "expire"):
+        args = ["fact", command, "cache-v1", *(["2027-01-01"] if command == "expire" else [])]
+        code, _, err = run(repo, *args)
+        assert code == 1 and err.count("\n") == 1
+        assert f"no command can {command} it" in err and "agent-memory fact add TEXT" in err
+        assert f"{command} it instead" not in err
+
+
+@pytest.mark.parametrize("word", ["remove", "delete", "rm"])
+def test_fact_remove_names_the_ways_a_fact_leaves(repo: Path, word: str) -> None:
+    before = tree(repo)
+    code, _, err = run(repo, "fact", word, "cache-v1", today=None)
+    assert code == 2 and "Did you mean" not in err
+    assert "fact retract ID --reason WHY" in err and "fact archive ID" in err
+    assert tree(repo) == before

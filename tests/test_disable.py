@@ -196,3 +196,41 @@ def test_dry_run_says_what_would_happen_and_status_says_disabled(tmp_path: Path)
     installed = json.loads(status.output)["summary"]["installed"]
     assert installed.startswith("none (disabled; agent-memory enable gives the repo back")
     assert "2.x" not in cli("status", tmp_path).output
+
+
+# A CLAUDE.md as a new user has one: rules, an import, a fenced command (issue 39, item 1).
+CLAUDE_RULES = (
+    "# Widgets\n\n@docs/style.md\n\n## Build\n\n- Run `make test` before every commit.\n"
+    "- Never push to main.\n\n```sh\nmake lint\n```\n"
+)
+
+
+def test_disable_after_a_migration_gives_the_vendor_file_its_text_back(tmp_path: Path) -> None:
+    """Mode C left CLAUDE.md a pointer; disable gives back the user's text, not nothing, and
+    enable after it still gives the enabled repo back byte for byte."""
+    build_tree(tmp_path, {"CLAUDE.md": CLAUDE_RULES, "docs/style.md": "Tabs.\n"})
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    enabled = tree(tmp_path)
+    assert b"make test" not in enabled["CLAUDE.md"]  # a pointer now
+    result = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "CLAUDE.md").read_text() == CLAUDE_RULES
+    assert "original text given back from .agent/migrated/CLAUDE.md" in result.output
+    again = cli("enable", tmp_path, "--today", "2026-01-03")
+    assert again.exit_code == 0 and "restored" in again.output, again.output
+    folder = ".agent/backup/disable-2026-01-02/"
+    assert {p: d for p, d in tree(tmp_path).items() if not p.startswith(folder)} == enabled
+
+
+def test_disable_names_the_copy_when_the_pointer_was_written_to(tmp_path: Path) -> None:
+    """A pointer the user added to since is not replaced: the block goes, and the report says
+    where the text before enable is."""
+    build_tree(tmp_path, {"CLAUDE.md": CLAUDE_RULES})
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    with (tmp_path / "CLAUDE.md").open("a") as pointer:
+        pointer.write("\nAsk before deleting files.\n")
+    result = cli("disable", tmp_path, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "CLAUDE.md").read_text() == "@docs/style.md\n\nAsk before deleting files.\n"
+    assert "its text before enable is in .agent/migrated/CLAUDE.md" in result.output
+    assert (tmp_path / ".agent/migrated/CLAUDE.md").read_text() == CLAUDE_RULES

@@ -114,6 +114,9 @@ def test_the_command_off_path_and_5_0_0_entries_would_not_run(
     env = {"HOME": str(tmp_path), "PATH": str(tmp_path / "empty")}
     done = run_console("doctor", enabled, cwd=enabled, **env)
     assert done.returncode == 1 and "error: claude: agent-memory is not on PATH" in done.stdout
+    # The way on is this install's own command, never a package no registry holds.
+    link = f"ln -s {Path(sys.executable).parent / 'agent-memory'} ~/.local/bin/"
+    assert link in done.stdout and "pipx install agent-memory" not in done.stdout
 
 
 def test_a_bad_settings_file_is_one_finding_never_a_traceback(
@@ -151,3 +154,32 @@ def test_the_merge_driver_of_5_0_0_is_named(enabled: Path, tmp_path: Path) -> No
     )  # fmt: skip
     done = _doctor(enabled, tmp_path)
     assert "warning: merge driver: 5.0.0's bare command" in done.stdout
+
+
+def test_files_git_ignores_are_named_with_their_rule_and_the_way_to_share(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A .gitignore that holds .claude/ (issue 39, item 2): hooks install, mcp install and
+    doctor say no teammate gets the file, name the rule and `git add -f`; once git tracks it,
+    nothing is said."""
+    (repo / ".gitignore").write_text("node_modules/\n.claude/\n")
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    rule = "is ignored by git (.gitignore:2: .claude/)"
+    installed = cli("hooks", "install", "--agent", "claude", repo)
+    assert installed.exit_code == 0, installed.output
+    assert f"warning: .claude/settings.json {rule}" in installed.output
+    assert "git add -f .claude/settings.json" in installed.output
+    registered = cli("mcp", "install", "--agent", "claude", "--agent", "codex", repo)
+    assert ".mcp.json is ignored" not in registered.output  # not ignored: not named
+    done = _doctor(repo, tmp_path)
+    assert f"warning: claude: .claude/settings.json {rule}" in done.stdout, done.stdout
+    assert "memory:" not in done.stdout
+    subprocess.run(["git", "-C", str(repo), "add", "-f", ".claude/settings.json"], check=True)
+    assert "is ignored by git" not in _doctor(repo, tmp_path).stdout
+
+
+def test_an_ignored_memory_is_a_doctor_warning(enabled: Path, tmp_path: Path) -> None:
+    (enabled / ".gitignore").write_text((enabled / ".gitignore").read_text() + "memory/\n")
+    done = _doctor(enabled, tmp_path)
+    assert "warning: memory: memory/continuity.md is ignored by git (.gitignore:" in done.stdout
+    assert "or take the rule out" in done.stdout

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from agent_memory.core.agents import mcp_config
 from agent_memory.core.agents.mcp_config import ConfigError, entry, install, remove
-from conftest import build_tree, cli, run_console, stats, tree
+from agent_memory.shell.installed import sdk_hint
+from conftest import PROJECT, build_tree, cli, run_console, stats, tree
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -322,13 +323,14 @@ def test_install_without_the_sdk_registers_and_warns(tmp_path: Path) -> None:
         "mcp", "install", repo, "--agent", "claude", cwd=tmp_path, PYTHONPATH=str(hide)
     )
     assert done.returncode == 0, done.stderr
+    hint = sdk_hint()  # this install's own way: a clone's path, never a name no index holds
+    assert f"{PROJECT}[mcp]" in hint and "agent-memory[mcp]" not in hint
     assert done.stdout.splitlines()[-1] == (
-        "warning: the MCP SDK is not installed here, so no agent can start the server; "
-        "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
+        "warning: the MCP SDK is not installed here, so no agent can start the server; " + hint
     )
     assert (repo / ".mcp.json").is_file()
     served = run_console("mcp", repo, cwd=tmp_path, PYTHONPATH=str(hide))
-    assert served.returncode == 1 and "pip install 'agent-memory[mcp]'" in served.stderr
+    assert served.returncode == 1 and hint in served.stderr
     with_sdk = run_console("mcp", "install", repo, "--agent", "gemini", "--json", cwd=tmp_path)
     assert json.loads(with_sdk.stdout)["summary"]["sdk_installed"] is True
     assert "warning" not in with_sdk.stdout

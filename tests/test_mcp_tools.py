@@ -26,6 +26,7 @@ from agent_memory.errors import AgentMemoryError
 from agent_memory.parse.newlog import new_log
 from agent_memory.parse.sessions import read_refs
 from agent_memory.resources import data
+from agent_memory.shell.installed import sdk_hint
 from agent_memory.shell.repo import Repo
 from cli_reference import COMMAND, MCP_PAGE, documented_tools, render_mcp
 from conftest import PROJECT, cli, git_init, run_console, tree
@@ -60,8 +61,7 @@ def test_without_the_extra_one_line_and_exit_1(
     result = cli("mcp", tmp_path)
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "agent-memory: the MCP SDK is not installed; "
-        "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
+        f"agent-memory: the MCP SDK is not installed; {sdk_hint()}"
     ]
 
 

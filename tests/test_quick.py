@@ -196,6 +196,8 @@ def test_a_line_answered_quickly_prints_and_writes_what_click_does(
         ["status", "--json", "due"],
         ["recall", "outbox", "quiet"],
         ["recall", "outbox", "quiet", "--limit", "2", "--json"],
+        ["recall", "outbox", "writes", "quiet"],  # words, then a folder: PATH
+        ["recall", "outbox", "writes", "nowhere"],  # no folder: every word is the query
         ["explain", "outbox-writes", "quiet"],
         ["explain", "outbox-writes", "quiet", "--full", "--today", "2026-06-01"],
         ["fact", "add", "A new fact", "quiet", "--today", "2026-06-01"],

@@ -7,6 +7,7 @@ import ast
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,59 @@ def test_only_the_runner_catches_the_error_base() -> None:
             if caught and "AgentMemoryError" in ast.unparse(node.type):  # type: ignore[union-attr]
                 catches[path.name] = catches.get(path.name, 0) + 1
     assert catches == {"runner.py": 1}
+
+
+@pytest.fixture
+def swift(tmp_path: Path) -> Path:
+    """A Swift package's layout (issue 39, item 3): a fact scoped to Sources/Core, another to
+    Sources/UI, committed, and a change outside both."""
+    root = git_init(tmp_path / "swift")
+    files = {"Sources/Core/File.swift": "struct A {}\n", "Sources/UI/View.swift": "struct V {}\n"}
+    build_tree(root, {**files, "README.md": "# Widgets\n"})
+    assert cli("enable", root, "--today", TODAY).exit_code == 0
+    core = ["Core types are value types", root, "--paths", "Sources/Core/**", "--today", TODAY]
+    assert cli("fact", "add", *core).exit_code == 0
+    ui = ["UI views use SwiftUI only", root, "--paths", "Sources/UI/**", "--today", TODAY]
+    assert cli("fact", "add", *ui).exit_code == 0
+    commit = ["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "i"]
+    for args in (["add", "-A"], commit):
+        subprocess.run(["git", "-C", str(root), *args], check=True)
+    (root / "README.md").write_text("# Widgets, changed\n")
+    return root
+
+
+def test_paths_on_the_command_line_are_read_from_where_the_user_stands(swift: Path) -> None:
+    """As in git: from Sources/Core, File.swift is Sources/Core/File.swift."""
+    here = swift / "Sources/Core"
+    shown = run_console("context", "--paths", "File.swift", cwd=here)
+    assert shown.returncode == 0 and "Core types are value types" in shown.stdout
+    assert "SwiftUI" not in shown.stdout  # scoped elsewhere: the path still ranks
+    at_top = run_console("context", "--paths", "Sources/Core/File.swift", cwd=swift)
+    assert at_top.stdout == shown.stdout
+
+
+def test_a_printed_path_works_from_where_the_user_stands(swift: Path, tmp_path: Path) -> None:
+    here = swift / "Sources/Core"
+    made = run_console("session", "new", "--now", "2026-05-10T10:00:00", cwd=here)
+    assert made.returncode == 0 and made.stdout == "../../memory/sessions/2026-05-10-100000.md\n"
+    assert (here / made.stdout.strip()).is_file()
+    named = run_console("session", "new", "swift", "--now", "2026-05-10T11:00:00", cwd=tmp_path)
+    assert named.stdout == "swift/memory/sessions/2026-05-10-110000.md\n"
+    away = tmp_path / "away"
+    away.mkdir()
+    far = run_console("session", "new", swift, "--now", "2026-05-10T12:00:00", cwd=away)
+    assert Path(far.stdout.strip()).is_absolute() and Path(far.stdout.strip()).is_file()
+
+
+def test_a_hook_started_in_a_subdirectory_counts_it_as_touched(swift: Path) -> None:
+    """The session's cwd, Sources/Core, is a path it touches: its scoped fact is shown, though
+    git's only change is README.md."""
+    here = swift / "Sources/Core"
+    payload = json.dumps({"cwd": str(here), "hook_event_name": "SessionStart", "session_id": "s"})
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "hook", "session-start"],
+        input=payload, cwd=here, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert "Core types are value types" in answer["hookSpecificOutput"]["additionalContext"]

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.secret_rules import RULES
 from agent_memory.core.secrets import KINDS, Secret, redact, scan
+from conftest import cli, tree
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 MARKER = re.compile(r"\[redacted: [a-z-]+\]")
@@ -263,3 +265,50 @@ def test_each_pattern_is_linear_without_the_prefilter(rule: object) -> None:
         for _ in pattern.finditer(text):
             pass
         assert time.process_time() - begin < 1.0, name
+
+
+# -- the guard on every way a fact is written (SECURITY.md; issue 39, item 4) ----------------
+
+AWS = "AKIA" + "QX7Z3KD2LMNP4R8T"
+ANTHROPIC = (
+    "sk-ant-" + "api03-" + "Zq8xW2vR7nT4kL9mP3sD6fH1jB5cY0gN-aE8uI2oQ7tX4zV9wK3rM6pL1dS5hF0j"
+)
+
+
+def _enabled_with_a_fact(root: Path) -> Path:
+    assert cli("enable", root, "--today", "2026-12-01").exit_code == 0
+    added = cli("fact", "add", "Deploys go through the staging bucket", "--id", "staging", root)
+    assert added.exit_code == 0, added.output
+    return root
+
+
+@pytest.mark.parametrize("secret", [AWS, ANTHROPIC], ids=["aws", "anthropic"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("fact", "add", "The deploy key is {}"),
+        ("fact", "edit", "staging", "The deploy key is {}"),
+        ("fact", "supersede", "staging", "--text", "Deploys use the key {}"),
+        ("fact", "retract", "staging", "--reason", "rotated {}"),
+    ],
+    ids=["add", "edit", "supersede", "retract"],
+)
+def test_no_command_writes_a_credential_into_the_memory(
+    tmp_path: Path, secret: str, command: tuple[str, ...]
+) -> None:
+    root = _enabled_with_a_fact(tmp_path)
+    before = tree(root)
+    result = cli(*(part.format(secret) for part in command), root)
+    assert result.exit_code == 1
+    line = result.output.strip()
+    assert "\n" not in line and "looks like a credential (" in line and "column" in line
+    assert secret not in result.output  # the refusal never prints it either
+    assert tree(root) == before
+
+
+def test_mcp_fact_add_refuses_a_credential_and_writes_nothing(tmp_path: Path) -> None:
+    root = _enabled_with_a_fact(tmp_path)
+    before = tree(root)
+    done = call(McpSession(root), "memory_fact_add", {"text": f"Use {ANTHROPIC} for tests"})
+    assert done.error is not None and "credential (anthropic" in done.err
+    assert tree(root) == before

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent_memory.parse.sessions import read_refs
-from conftest import PROJECT, build_tree, cli, tree
+from conftest import PROJECT, build_tree, cli, run_console, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
 
@@ -15,8 +15,8 @@ def test_session_new_names_the_log_and_never_overwrites(repo: Path) -> None:
     cli("enable", repo, "--today", "2026-06-20")
     result = cli("session", "new", repo, "--slug", "Fix CI!", "--now", "2026-06-20T10:15:00")
     assert result.exit_code == 0
-    assert result.output == "memory/sessions/2026-06-20-101500-fix-ci.md\n"
     log = repo / "memory/sessions/2026-06-20-101500-fix-ci.md"
+    assert result.output == f"{log.resolve()}\n"  # from elsewhere: the path as it works there
     text = log.read_text()
     assert text.startswith("# Session 2026-06-20-101500-fix-ci\n")
     assert "\n## Memory References\n- Referenced:\n" in text
@@ -101,3 +101,25 @@ def test_today_before_the_newest_log_is_refused_in_one_line(repo: Path) -> None:
         )
     assert tree(repo) == before
     assert cli("review", repo, "--today", "2026-06-22").exit_code == 0
+
+
+def test_recall_takes_unquoted_words_as_the_query(tmp_path: Path) -> None:
+    """Issue 39, item 8: `recall bridge json` said "json: not a directory"."""
+    root = tmp_path / "repo"
+    build_tree(root, {"src/bridge.py": "", "docs/x.md": ""})
+    assert cli("enable", root, "--today", "2026-12-01").exit_code == 0
+    text = "The bridge speaks JSON over stdio"
+    assert cli("fact", "add", text, root, "--today", "2026-12-01").exit_code == 0
+    for args in (["bridge", "json"], ["bridge", "json", "stdio"]):
+        done = run_console("recall", *args, cwd=root / "src")  # the quick path
+        assert done.returncode == 0 and text in done.stdout, done.stderr
+    clicked = cli("recall", "bridge", "json", "--json", root)  # click, PATH last
+    assert clicked.exit_code == 0 and json.loads(clicked.output)["summary"]["query"] == (
+        "bridge json"
+    )
+    # A last word that names a folder is PATH, whichever way the line is read.
+    for line in (("recall", "bridge", "json", str(root)), ("recall", "bridge", str(root))):
+        done = run_console(*line, cwd=tmp_path)
+        assert done.returncode == 0 and text in done.stdout, done.stderr
+    nothing = run_console("recall", "docs", "nowhere", cwd=root)
+    assert nothing.returncode == 1 and "no fact matches 'docs nowhere'" in nothing.stdout

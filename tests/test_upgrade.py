@@ -227,6 +227,7 @@ def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:
     before = stats(repo)
     result = cli("enable", repo)
     assert result.exit_code == 1 and "newer than this tool" in result.output
+    assert "git pull in its clone" in result.output  # no package name no registry holds
     assert stats(repo) == before
 
 

@@ -52,7 +52,7 @@ def _parameter(param: Param) -> click.Parameter:
     if not param.flags:
         return click.Argument(
             [param.name], type=_type(param), required=param.required, metavar=param.metavar,
-            callback=_CALLBACKS.get(param.kind), **extra,
+            callback=_CALLBACKS.get(param.kind), nargs=-1 if param.multiple else 1, **extra,
         )  # fmt: skip
     if param.kind is Kind.SWITCH:
         on, off = param.flags
@@ -96,8 +96,30 @@ class _ServeByDefault(click.Group):
         return super().parse_args(ctx, args)
 
 
+class _FactGroup(click.Group):
+    """``fact remove`` and its kin name the commands a fact leaves by, not the nearest
+    spelling (click offered ``restore``, the opposite)."""
+
+    _LEAVE = ("remove", "delete", "rm", "del", "drop", "forget")
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in self._LEAVE and args[0] not in self.commands:
+            raise click.UsageError(
+                f"No such command {args[0]!r}. A fact leaves by 'fact retract ID --reason WHY' "
+                "(no longer true) or 'fact archive ID' (true, not needed now).",
+                ctx,
+            )
+        return super().resolve_command(ctx, args)
+
+
 def _group(words: tuple[str, ...]) -> click.Group:
-    cls = _ServeByDefault if words == ("mcp",) else click.Group
+    kinds: dict[tuple[str, ...], type[click.Group]] = {
+        ("mcp",): _ServeByDefault,
+        ("fact",): _FactGroup,
+    }
+    cls = kinds.get(words, click.Group)
     return cls(words[-1], help=GROUPS[words])
 
 

@@ -64,7 +64,7 @@ class Param(NamedTuple):
     help: str | None = None
     default: Any = None
     required: bool = False
-    multiple: bool = False
+    multiple: bool = False  # an option given again; a positional: the rest of the words
     metavar: str | None = None
     choices: tuple[str, ...] = ()
     low: int = 0
@@ -135,7 +135,7 @@ GROUPS: Mapping[tuple[str, ...], str] = {
     "stdin (HOOKS.md).",
     ("fact",): "Facts in memory/continuity.md.",
     ("session",): "Session logs: the memory's event log.",
-    ("mcp",): "Serve the memory to agents as MCP tools (needs the extra: pip install "
-    "'agent-memory[mcp]').\n\n`agent-memory mcp [PATH]` runs the stdio server; MCP.md lists its "
-    "tools.",
+    ("mcp",): "Serve the memory to agents as MCP tools (needs the mcp extra, installed as the "
+    "tool was: from a clone, pipx install --force '.[mcp]').\n\n`agent-memory mcp [PATH]` runs "
+    "the stdio server; MCP.md lists its tools.",
 }

@@ -52,10 +52,12 @@ def parse(line: Declared, words: Sequence[str]) -> dict[str, Any]:
 def _assigned(line: Declared, given: dict[str, list[Any]], positional: list[str]) -> dict[str, Any]:
     """Every parameter's value: the positionals in order, then each default."""
     arguments = [p for p in line.params if not p.flags]
-    if len(positional) > len(arguments):
+    if len(positional) > len(arguments) and not (arguments and arguments[-1].multiple):
         raise Refused
-    for param, word in zip(arguments, positional, strict=False):
-        given[param.name] = [_value(param, word)]
+    for at, param in enumerate(arguments):  # a multiple one is the last, and takes the rest
+        words = positional[at:] if param.multiple else positional[at : at + 1]
+        if words:
+            given[param.name] = [_value(param, word) for word in words]
     values: dict[str, Any] = {}
     for param in line.params:
         found = given.get(param.name)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES, IMPORT_SOURCES
+from ..shell.discovery import in_repo
 from .declared import (
     HOOK,
     ID_BOUNDS,
@@ -62,15 +63,21 @@ def _context(v: Values, _progress: Progress) -> Built:
     from ..commands.context import context
 
     size, hook, task = v["max_bytes"], v["hook"], v["task"] or ""
-    paths = tuple(v["paths"]) if v["paths"] else None
-    return v["path"], Call(lambda repo: context(repo, size, hook, task, paths))
+    given = tuple(v["paths"]) if v["paths"] else None
+
+    def run(repo: Repo) -> Result:  # --paths are read from where the user stands, as git's
+        paths = tuple(in_repo(repo.root, p) for p in given) if given else None
+        return context(repo, size, hook, task, paths)
+
+    return v["path"], Call(run)
 
 
 def _recall(v: Values, _progress: Progress) -> Built:
-    from ..commands.recall import recall
+    from ..commands.recall import query_and_path, recall
 
-    query, limit = v["query"], v["limit"]
-    return v["path"], Call(lambda repo: recall(repo, query, limit))
+    query, path = query_and_path(v["query"])
+    limit = v["limit"]
+    return path, Call(lambda repo: recall(repo, query, limit))
 
 
 def _explain(v: Values, _progress: Progress) -> Built:
@@ -205,16 +212,18 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("recall",),
         "Find facts about QUERY in continuity.md and the archive (exit 1 when none match).\n\n"
-        "Each line: id, [tier], where it lives (file:line), and its first line.",
+        "QUERY is every word given, unquoted too; the last is the repo's PATH only when it names "
+        "a folder. Each line: id, [tier], where it lives (file:line), and its first line.",
         Command("recall", Journal.READS),
         (
             Param(
                 "query",
                 Kind.TEXT,
                 required=True,
+                multiple=True,
+                metavar="QUERY... [PATH]",
                 arg=Arg(bounds={"minLength": 1, "maxLength": 1000}),
             ),
-            PATH,
             Param(
                 "limit",
                 Kind.COUNT,

@@ -125,7 +125,9 @@ def fact_pin(repo: Repo, fact_id: str, options: Options) -> Result:
 
 
 def fact_expire(repo: Repo, fact_id: str, until: dt.date, options: Options) -> Result:
-    return footer_command(repo, "expire", fact_id, options, lambda p, _: footers.expire(p, until))
+    return footer_command(
+        repo, "expire", fact_id, options, lambda p, m: footers.expire(p, until, _day(repo, m))
+    )
 
 
 def fact_relate(repo: Repo, fact_id: str, other_id: str, options: Options) -> Result:

@@ -4,7 +4,7 @@ every backup."""
 from __future__ import annotations
 
 from .. import resources
-from ..core.install.disable import backup_dir, plan_disable, probe_paths
+from ..core.install.disable import backup_dir, migrated, plan_disable, probe_paths
 from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER_KEY
 from ..shell.merge_driver import reconcile
@@ -19,7 +19,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     folder = backup_dir(repo.today, repo.exists)
     files, links = repo.read_known(probe_paths())
     memory = {} if keep_memory else _memory(repo)
-    plan = plan_disable(files, folder, memory, links)
+    plan = plan_disable(files, folder, memory, links, migrated(repo.list_dir, repo.read))
     if not plan.writes:
         raise RefusedError(
             "has nothing of agent-memory's to take out (no stamp, managed file or block): "

@@ -13,8 +13,8 @@ from ..core.agents import hooks
 from ..core.agents.doctor import Finding
 from ..core.install.attributes import routes_to_driver
 from ..errors import Problem
-from ..layout import GITATTRIBUTES, MERGE_DRIVER_KEY
-from ..shell.git import git_dirs, local_config
+from ..layout import AGENTS_MD, CONTINUITY, GITATTRIBUTES, MANIFEST, MERGE_DRIVER_KEY
+from ..shell.git import git_dirs, ignore_rules, local_config
 from ..shell.load import load
 from ..shell.repo import Repo
 from ..shell.wiring import machine_of, wired_of
@@ -34,6 +34,7 @@ def doctor(repo: Repo) -> Result:
     routed = bool(routes_to_driver(repo.read(GITATTRIBUTES))) if in_git else None
     value = local_config(repo.root, MERGE_DRIVER_KEY) if in_git else None
     found.append(rules.merge_driver_findings(routed, value, command))
+    found += _unshared(repo)
     problems = [
         Problem(f.scope, None, f.severity, "doctor", f"{f.what}" + (f" — {f.fix}" if f.fix else ""))
         for f in found
@@ -44,3 +45,14 @@ def doctor(repo: Repo) -> Result:
     outcome = "problems" if failing else "ok"
     report = Report("doctor", resources.version(), repo.shown, outcome, None, problems, summary)
     return Result(report._replace(findings=(), closing=tuple(map(str, found))), int(failing))
+
+
+def _unshared(repo: Repo) -> list[Finding]:
+    """The files enable wrote for the team that git ignores (the agents' are theirs)."""
+    ours = [rel for rel in (AGENTS_MD, MANIFEST, CONTINUITY) if repo.exists(rel)]
+    ignored = ignore_rules(repo.root, ours)
+    warn = rules.WARNING
+    return [
+        Finding("memory", warn, *rules.unshared(p, r, "or take the rule out"))
+        for p, r in ignored.items()
+    ]

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from packaging.version import Version
 
 from ..core.install import restore
-from ..core.install.disable import probe_paths
+from ..core.install.disable import migrated, probe_paths
 from ..errors import AgentMemoryError
 from ..layout import BACKUP_DIR, CONTINUITY, MANIFEST
 from ..shell.repo import Repo
@@ -36,7 +36,8 @@ def restoring(
         files.update({p: repo.read(p) for p in probe_paths() if p not in files})
         paths = sorted({links.get(p, p) for p in probe_paths()})
         copies = {p: _copy(repo, folder, p) for p in paths}
-        return restore.restore(files, copies, folder, stamp, links)
+        originals = migrated(repo.list_dir, repo.read)
+        return restore.restore(files, copies, folder, stamp, links, originals)
     return None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .. import resources
-from ..core.facts.add import NewFact, add_fact
+from ..core.facts.add import NewFact, add_fact, past_until
 from ..core.facts.duplicates import Match
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
@@ -60,6 +60,8 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         "fact add", resources.version(), repo.shown, settled.outcome, plan, (), summary, (new.id,)
     )
     notes = similar_lines(new.similar)
+    if fact.until is not None and fact.until < day:
+        notes += (past_until(new.id, fact.until, day) or "",)
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
 
 

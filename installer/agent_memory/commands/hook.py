@@ -20,6 +20,7 @@ from typing import IO
 from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
 from ..parse.hookinput import Payload
+from ..shell.discovery import below
 from ..shell.focus import Asked, ask, drop, focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
@@ -81,7 +82,9 @@ def _context(
     branch and work tree changed (none changed, or no git: not known, and scoped facts are all
     shown) and its first prompt when the payload carries one, as ``context --task --paths``."""
     found = focus(repo.root, payload.prompt, asked)
-    task, paths = found.task or "", found.paths or None
+    here = below(repo.root, where(payload) or Path.cwd())  # the folder it started in: touched
+    touched = (*found.paths, here) if here else found.paths
+    task, paths = found.task or "", touched or None
     shown = context(repo, CONTEXT_BYTES, task=task, paths=paths, read=read)
-    data = {**shown.report.summary, "focus": {"paths": list(found.paths), "task": found.task}}
+    data = {**shown.report.summary, "focus": {"paths": list(touched), "task": found.task}}
     return shown._replace(report=shown.report._replace(summary=data))

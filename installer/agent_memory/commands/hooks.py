@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from .. import resources
 from ..core.agents import hooks, jsontext
+from ..core.agents.doctor import unshared
 from ..core.agents.hook_entries import COMMAND
 from ..core.agents.jsontext import BadJSON
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError, InputError
 from ..layout import MANIFEST
+from ..shell.git import ignore_rules
+from ..shell.installed import path_hint
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import Options, settle
@@ -47,8 +50,14 @@ def hooks_install(repo: Repo, agent: str, options: Options, prompt: bool = False
         _edit(MANIFEST, manifest.encode("utf-8"), stamped.encode("utf-8"), "hooks recorded"),
     ]
     trust = (f"note: {_TRUST[agent]}",) if agent in _TRUST else ()
-    notes = (*trust, *filter(None, [not_on_path()]))
+    notes = (*trust, *filter(None, [not_on_path()]), *ignored_notes(repo, [where]))
     return _settled(repo, "hooks install", edits, options, notes)
+
+
+def ignored_notes(repo: Repo, paths: list[str]) -> tuple[str, ...]:
+    """A warning for each file written for the team that git ignores (HOOKS.md)."""
+    rules = ignore_rules(repo.root, paths)
+    return tuple("warning: {} — {}".format(*unshared(p, rules[p])) for p in paths if p in rules)
 
 
 def not_on_path(command: str = COMMAND) -> str | None:
@@ -58,10 +67,7 @@ def not_on_path(command: str = COMMAND) -> str | None:
 
     if shutil.which(command) is not None:
         return None
-    return (
-        f"warning: {command} is not on PATH here, so the agent will not find it: install it "
-        "where the agent runs (pipx install agent-memory), or activate its environment first"
-    )
+    return f"warning: {command} is not on PATH here, so the agent will not find it; {path_hint()}"
 
 
 def _entry(

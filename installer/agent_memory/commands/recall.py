@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from .. import resources
 from ..core.agents import recall as searching
@@ -22,6 +24,15 @@ def read_index(repo: Repo, rel: str) -> searching.Index | None:
 
 def build_index(rel: str, raw: bytes) -> searching.Index:
     return searching.read(rel, raw)
+
+
+def query_and_path(words: Sequence[str]) -> tuple[str, Path | None]:
+    """recall's words: the last is PATH when it names a folder and words come before it; every
+    other word is the query's, so ``recall bridge json`` looks for both (docs/usage.md)."""
+    # os.path.isdir: False, not an error, for a name no system takes (too long, a NUL)
+    if len(words) > 1 and os.path.isdir(words[-1]):  # noqa: PTH112
+        return " ".join(words[:-1]), Path(words[-1])
+    return " ".join(words), None
 
 
 def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:

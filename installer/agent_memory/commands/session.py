@@ -9,6 +9,7 @@ from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import SCHEMA, SESSIONS_DIR
 from ..parse.newlog import log_name, new_log
+from ..shell.discovery import from_here
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import Options, settle
@@ -28,10 +29,12 @@ def session_new(repo: Repo, slug: str | None, now: dt.datetime | None) -> Result
     content = fresh_log(repo, name)
     plan = Plan.of([FileEdit(rel, None, content, Outcome.CREATED, "new session log")])
     settled = settle(repo, [plan], Options(), "unchanged")
-    # Only the path on stdout, so that `log=$(agent-memory session new)` just works.
+    # Only the path on stdout, so that `log=$(agent-memory session new)` just works: as it
+    # works from where the user stands (--json's summary: as the repo names it).
     version = resources.version()
     report = Report("session new", version, repo.shown, settled.outcome, plan, (), {"path": rel})
-    return Result(report._replace(heading=(rel,), show_plan=False), settled.exit_code)
+    shown = from_here(repo.root, rel)
+    return Result(report._replace(heading=(shown,), show_plan=False), settled.exit_code)
 
 
 def fresh_log(repo: Repo, name: str) -> bytes:

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..errors import AgentMemoryError
 from .secret_rules import (
     DOCUMENTED,
     HINTS,
@@ -25,7 +26,7 @@ from .secret_rules import (
     password_value,
 )
 
-__all__ = ["KINDS", "Secret", "redact", "scan"]
+__all__ = ["KINDS", "Secret", "redact", "refuse", "scan"]
 
 
 class Secret(NamedTuple):
@@ -119,3 +120,16 @@ def _replace(line: str, secrets: Sequence[Secret]) -> str:
         at = secret.end
     pieces.append(line[at:])
     return "".join(pieces)
+
+
+def refuse(text: str, what: str) -> None:
+    """SECURITY.md's guard on every way a fact's words are written (``what`` names the way):
+    a text holding a credential is refused whole, before anything is written."""
+    found = scan(text)
+    if found:
+        first = found[0]
+        where = f"line {first.line}, column {first.start + 1}"
+        raise AgentMemoryError(
+            f"{what} holds what looks like a credential ({first.kind}, {where}); nothing was "
+            "written — a fact never holds one: write it without the credential (SECURITY.md)"
+        )

@@ -80,6 +80,39 @@ def enable_target(given: Path | None, cwd: Path) -> Path:
     return given
 
 
+def in_repo(root: Path, path: str, cwd: Path | None = None) -> str:
+    """A path the user gave, read from where they stand (``cwd``: the working directory), as
+    the repo at ``root`` names it — git's rule for the paths of a command line. One outside the
+    repo is kept as given (it names nothing in the repo)."""
+    full = Path(os.path.normpath(_absolute(cwd or Path.cwd()) / path))
+    try:
+        return full.relative_to(_absolute(root)).as_posix()
+    except ValueError:
+        return path
+
+
+def from_here(root: Path, rel: str, cwd: Path | None = None) -> str:
+    """``rel``, a path in the repo at ``root``, as it works from where the user stands: relative
+    to the working directory when that is in the repo (or the repo in it), else absolute."""
+    here, top = _absolute(cwd or Path.cwd()), _absolute(root)
+    target = top / rel
+    if here == top or top in here.parents or here in top.parents:
+        return Path(os.path.relpath(target, here)).as_posix()
+    return str(target)
+
+
+def below(root: Path, folder: Path | None) -> str | None:
+    """``folder``'s place in the repo at ``root`` as a path the session touches (``a/b/``: what
+    lies below it), or None at the top, outside the repo, or when not known."""
+    if folder is None:
+        return None
+    try:
+        rel = _absolute(folder).relative_to(_absolute(root)).as_posix()
+    except ValueError:
+        return None
+    return None if rel == "." else rel + "/"
+
+
 def top_as_named(root: Path, folder: str) -> str:
     """The repo's top as ``folder`` (an absolute path an agent ran in) names it: ``folder`` less
     the folders it lies below the top, when it is in the repo once links are followed — an agent

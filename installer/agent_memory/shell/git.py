@@ -268,3 +268,25 @@ def recorded(root: Path, rel: str) -> bool:
     except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0
+
+
+def ignore_rules(root: Path, rels: Sequence[str]) -> dict[str, str]:
+    """The rule that keeps each of ``rels`` out of git, as ``source:line: pattern``, for those
+    git ignores (and does not track): a file we write for the team there never reaches it.
+    Empty outside a work tree or without git."""
+    if not rels or not any((folder / ".git").exists() for folder in (root, *root.parents)):
+        return {}
+    args = ["check-ignore", "-v", "-z", "--stdin"]  # paths on stdin: never an option
+    try:
+        done = _run(root, args, timeout=_QUICK, stdin="".join(f"{rel}\0" for rel in rels).encode())
+    except AgentMemoryError:
+        return {}
+    if done.returncode != 0:
+        return {}  # 1: none ignored; 128: not a work tree, or a path outside it
+    fields = done.stdout.decode("utf-8", errors="replace").split("\0")
+    rules = {}
+    for at in range(0, len(fields) - 3, 4):
+        source, line, pattern, path = fields[at : at + 4]
+        if pattern and not pattern.startswith("!"):  # a negated rule keeps the file in
+            rules[path] = f"{source}:{line}: {pattern}"
+    return rules

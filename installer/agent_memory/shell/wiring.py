@@ -18,12 +18,13 @@ from ..core.agents.doctor import Machine, Wired
 from ..errors import AgentMemoryError
 from . import homes
 from .discovery import work_tree_top
+from .git import ignore_rules
+from .installed import path_hint, sdk_hint
 from .repo import Repo
 
 _CODEX_HOOKS = ".codex/hooks.json"
 # The modules the optional extra brings; any other missing module is a real error.
 EXTRA = ("mcp", "mcp_types", "anyio", "jsonschema", "pydantic")
-INSTALL_SDK = "install agent-memory[mcp]: pip install 'agent-memory[mcp]'"
 
 
 def sdk_installed() -> bool:
@@ -36,9 +37,10 @@ def machine_of(repo: Repo) -> Machine:
     env = os.environ
     top = work_tree_top(repo.root)
     projects = tuple(dict.fromkeys(str(p) for p in (repo.root, top) if p is not None))
+    command, sdk = shutil.which("agent-memory"), sdk_installed()
     return Machine(
-        shutil.which("agent-memory"), sdk_installed(), homes.codex_config(env), projects,
-        *homes.gemini_trust(repo.root, env),
+        command, sdk, homes.codex_config(env), projects, *homes.gemini_trust(repo.root, env),
+        "" if sdk else sdk_hint(), "" if command else path_hint(),
     )  # fmt: skip
 
 
@@ -65,7 +67,8 @@ def wired_of(repo: Repo, agent: str) -> Wired:
         mcp = "none" if data is None else _registered(agent, data)
     except AgentMemoryError as exc:
         mcp = f"cannot be read: {exc}"
-    return Wired(state, mcp, keys)
+    ours = [p for p, held in ((path, state != "none"), (rel, mcp != "none")) if held]
+    return Wired(state, mcp, keys, ignore_rules(repo.root, ours))
 
 
 def _registered(agent: str, data: bytes) -> str:

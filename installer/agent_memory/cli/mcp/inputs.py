@@ -26,7 +26,7 @@ def input_schema(params: Sequence[Param]) -> dict[str, Any]:
 
 def _property(param: Param, arg: Arg) -> dict[str, Any]:
     value = _value(param, arg)
-    if not param.multiple:
+    if not param.multiple or not param.flags:  # the rest of a line's words: one string
         return value
     array: dict[str, Any] = {"type": "array", "items": value}
     if arg.most is not None:

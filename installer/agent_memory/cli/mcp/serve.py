@@ -5,8 +5,9 @@ from __future__ import annotations
 from ... import resources
 from ...commands.report import Report, Result
 from ...errors import AgentMemoryError
+from ...shell.installed import sdk_hint
 from ...shell.repo import Repo
-from ...shell.wiring import EXTRA, INSTALL_SDK
+from ...shell.wiring import EXTRA
 
 
 def serve(repo: Repo, wait: float) -> Result:
@@ -17,6 +18,6 @@ def serve(repo: Repo, wait: float) -> Result:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in EXTRA:
             raise
-        raise AgentMemoryError(f"the MCP SDK is not installed; {INSTALL_SDK}") from None
+        raise AgentMemoryError(f"the MCP SDK is not installed; {sdk_hint()}") from None
     run(repo.root, wait)
     return Result(Report("mcp", resources.version(), repo.shown, "stopped"), 0)

@@ -14,9 +14,10 @@ from ... import resources
 from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
+from ...shell.installed import sdk_hint
 from ...shell.repo import Repo
-from ...shell.wiring import INSTALL_SDK, sdk_installed
-from ..hooks import not_on_path
+from ...shell.wiring import sdk_installed
+from ..hooks import ignored_notes, not_on_path
 from ..report import Report, Result
 from ..settle import Options, settle
 
@@ -31,15 +32,14 @@ def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: b
     if not removing:
         # Registered all the same: the file is committed, and teammates may have the SDK.
         summary["sdk_installed"] = sdk_installed()
-        notes = () if summary["sdk_installed"] else (_NO_SDK,)
+        notes = () if summary["sdk_installed"] else (_NO_SDK + sdk_hint(),)
         notes += tuple(filter(None, [not_on_path()]))
+        notes += ignored_notes(repo, [mcp_config.FILES[agent][0] for agent in summary["agents"]])
     report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)
 
 
-_NO_SDK = (
-    f"warning: the MCP SDK is not installed here, so no agent can start the server; {INSTALL_SDK}"
-)
+_NO_SDK = "warning: the MCP SDK is not installed here, so no agent can start the server; "
 
 
 def _edit(repo: Repo, agent: str, removing: bool) -> FileEdit:

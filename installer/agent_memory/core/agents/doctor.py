@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ...layout import MERGE_DRIVER, MERGE_DRIVER_FALLBACK
@@ -36,6 +37,7 @@ class Wired(NamedTuple):
     hooks: str  # "current", "partial", "5.0.0", "none", or why it could not be read
     mcp: str  # "registered", "none", or why it could not be read
     codex_keys: tuple[str, ...] = ()  # Codex's hook-state key of each of our handlers
+    ignored: Mapping[str, str] = MappingProxyType({})  # a file of ours git ignores → the rule
 
 
 class Machine(NamedTuple):
@@ -47,6 +49,8 @@ class Machine(NamedTuple):
     codex_projects: tuple[str, ...]  # the paths Codex would look up the project's trust by
     gemini_trusted: bool | None  # Gemini CLI's rule for the repo's folder; None: no rule
     gemini_why: str  # where that came from
+    sdk_install: str = "install the mcp extra"  # the way, from where the tool was installed
+    path_install: str = "put agent-memory on PATH where the agent runs"
 
 
 def hooks_state(text: str | None, agent: str) -> str:
@@ -77,14 +81,14 @@ def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
     if wired.hooks == "none" and wired.mcp == "none":
         return [Finding(agent, OK, "no hooks, no MCP entry (both opt-in)")]
     found = [*_hooks(agent, wired), *_mcp(agent, wired, machine)]
+    found += [Finding(agent, WARNING, *unshared(p, rule)) for p, rule in wired.ignored.items()]
     if machine.command is None:
         found.append(
             Finding(
                 agent,
                 ERROR,
                 "agent-memory is not on PATH, so the agent cannot run what it names",
-                "install it where the agent runs (pipx "
-                "install agent-memory), or start the agent with its venv active",
+                f"{machine.path_install}, or start the agent with its venv active",
             )
         )
     else:
@@ -94,6 +98,16 @@ def agent_findings(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
     if agent == "gemini":
         found += _gemini_trust(machine)
     return found
+
+
+def unshared(
+    path: str, rule: str, otherwise: str = "else each teammate installs their own"
+) -> tuple[str, str]:
+    """What is wrong with a file written for the team that git ignores, and the way on."""
+    return (
+        f"{path} is ignored by git ({rule}): it stays on this machine, no teammate gets it",
+        f"git add -f {path} shares it (git then tracks it despite the rule); {otherwise}",
+    )
 
 
 def _hooks(agent: str, wired: Wired) -> list[Finding]:
@@ -132,7 +146,7 @@ def _mcp(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
                 ERROR,
                 f"MCP entry in {path}, but the MCP SDK is not installed "
                 "here: the server cannot start",
-                "pip install 'agent-memory[mcp]'",
+                machine.sdk_install,
             )
         ]
     return [Finding(agent, OK, f"MCP entry registered in {path}")]

@@ -22,6 +22,7 @@ from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
+from ..secrets import refuse
 from .duplicates import Match
 from .elsewhere import Elsewhere, duplicates
 
@@ -60,6 +61,7 @@ def add_fact(
     tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``.
     """
     _refuse_errors(continuity)
+    refuse(text, "the fact's text")
     body = body_lines(text)
     wanted = section or (THREADS if thread else DEFAULT_SECTION)
     title = _section_title(continuity, wanted, new_section)
@@ -78,6 +80,18 @@ def add_fact(
     _check_readable(title, lines, fact_id, task, len(continuity.text.lines) >= PLAIN_FROM)
     new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
     return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar)
+
+
+def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:
+    """The warning for a ``valid-until`` already past (a typo, most often): said, not refused,
+    since the fact is written all the same and the next review archives it (DECAY.md)."""
+    if until >= today:
+        return None
+    return (
+        f"warning: {until.isoformat()} is already past (today is {today.isoformat()}), so the "
+        f"next review archives {fact_id}; agent-memory fact expire {fact_id} YYYY-MM-DD gives "
+        "it a later date"
+    )
 
 
 def _same(match: Match) -> DuplicateError:

@@ -16,6 +16,7 @@ from ...parse.facts import BULLET, Document, parse_text
 from ...parse.text import Text, strip_eol
 from ..review import moves
 from ..review.edits import Edit, append_to_section, apply_edits, fact_lines
+from ..secrets import refuse
 from .add import body_lines
 from .curate import Place, refuse_broken
 
@@ -27,6 +28,7 @@ def edit_text(place: Place, text: str) -> Text:
             f"{place.id!r} is the fact of memory/vision.md; edit memory/vision.md itself"
         )
     refuse_broken(place.doc)
+    refuse(text, "the new text")
     body = body_lines(text)
     doc, fact = place.doc, place.fact
     lines = doc.text.lines

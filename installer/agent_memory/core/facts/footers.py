@@ -18,7 +18,8 @@ from ...parse.cites import Citation, parse_value, render_value
 from ...parse.facts import parse
 from ..review.edits import apply_edits, footer_edit
 from ..review.supersede import BY, SUPERSEDED, SUPERSEDES
-from .add import NewFact
+from ..secrets import refuse
+from .add import NewFact, past_until
 from .curate import Place
 
 MAX_REASON = 300  # characters of a retraction's reason
@@ -41,10 +42,15 @@ def _refuse_superseded(place: Place, what: str) -> None:
     fields = place.fields
     if fields.get("tier") == SUPERSEDED:
         by = fields.get(BY)
-        state = f"superseded by {by!r}" if by else f"retracted ({fields.get('reason', '')})"
+        if by is None:  # retracted: nothing stands in for it, and nothing brings it back
+            reason = fields.get("reason", "")
+            raise AgentMemoryError(
+                f"{place.id!r} is retracted ({reason}), which is final: no command can {what} "
+                "it; if it is true again, add it anew with agent-memory fact add TEXT"
+            )
         raise AgentMemoryError(
-            f"{place.id!r} is {state}, which is final; {what} {repr(by) if by else 'it'} "
-            "instead, or add the fact anew with agent-memory fact add"
+            f"{place.id!r} is superseded by {by!r}, which is final; {what} {by!r} instead, or "
+            "add the fact anew with agent-memory fact add"
         )
 
 
@@ -53,6 +59,7 @@ def footer_text(value: str, option: str) -> str:
     text = " ".join(value.split())
     if not text:
         raise AgentMemoryError(f"{option} is empty; say in a few words why")
+    refuse(text, option)
     if footer.safe_value(text) != text or len(text) > MAX_REASON:
         raise AgentMemoryError(
             f"{option} holds '|', an HTML comment marker or a control character, or is longer "
@@ -140,12 +147,13 @@ def refuse_restore(place: Place, today: str) -> None:
         )
 
 
-def expire(place: Place, until: dt.date) -> Change:
+def expire(place: Place, until: dt.date, today: dt.date) -> Change:
     _refuse_vision(place, "expire")
     _refuse_superseded(place, "expire")
     fields = place.fields
     fields["valid-until"] = until.isoformat()
-    return Change(fields, f"{place.id} valid until {until.isoformat()}")
+    said = f"{place.id} valid until {until.isoformat()}"
+    return Change(fields, "; ".join(filter(None, [said, past_until(place.id, until, today)])))
 
 
 def relate(place: Place, other: Place) -> Change:

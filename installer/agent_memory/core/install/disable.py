@@ -6,13 +6,14 @@ stays unless asked (``--remove-memory``: then every file of it goes). Every file
 changed is first copied, as it was, into a folder of its own, ``.agent/backup/disable-<date>/``
 (``-2``, ``-3``… when that one exists): what the user edited is never lost, and ``enable``
 can give the repo back exactly (``core/install/restore.py``). disable never removes a backup, nor
-``.agent/migrated/``.
+``.agent/migrated/``: a vendor file Mode C made a pointer, and that holds nothing else still, gets
+its original text back from there (ENABLE.md § Disable); else the report names the copy.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 from ...errors import InputError
@@ -32,6 +33,7 @@ from ...parse.text import decode
 from ..agents import hooks
 from ..agents.jsontext import BadJSON
 from ..plan import FileEdit, Outcome, Plan
+from ..vendors import rules
 from .blocks import HTML_MARKERS, Markers, find_block
 
 Files = Mapping[str, bytes | None]
@@ -43,6 +45,21 @@ def probe_paths() -> tuple[str, ...]:
     settings = [agent.path for agent in hooks.AGENTS.values()]
     known = {MANIFEST, AGENTS_MD, GITIGNORE, GITATTRIBUTES, *FULLY_MANAGED, *vendors, *settings}
     return tuple(sorted(known))
+
+
+def migrated(
+    list_dir: Callable[[str], Sequence[str]], read: Callable[[str], bytes | None]
+) -> dict[str, bytes]:
+    """Mode C's copies (path → bytes) of the vendor files disable takes a block out of."""
+    found = {}
+    for path in _vendor_blocks():
+        names = rules.copy_names(path)
+        there = set(list_dir(names[0].rpartition("/")[0]))
+        for copy in names:
+            data = read(copy) if copy.rpartition("/")[2] in there else None
+            if data is not None:
+                found[copy] = data
+    return found
 
 
 def backup_dir(today: dt.date, taken: Callable[[str], bool] = lambda _folder: False) -> str:
@@ -59,15 +76,21 @@ def plan_disable(
     folder: str,
     memory: Mapping[str, bytes] = MappingProxyType({}),
     links: Mapping[str, str] = MappingProxyType({}),
+    originals: Mapping[str, bytes] = MappingProxyType({}),
 ) -> Plan:
     """Remove our blocks, managed files, hooks and stamp, and ``memory`` (path → bytes: the
     memory files, when they go too); every file removed or changed is copied to ``folder``.
+    ``originals`` are Mode C's copies (``migrated``): a pointer gets its original back.
 
     ``links`` maps each known path that is a symlink to the in-repo path it leads to (ENABLE.md
     § Symlinks): a link is left as it is, and our piece is taken out of the file it leads to,
     once — the file enable wrote it into.
     """
-    edits = [*_block_edits(files, links), *_managed_edits(files, links), *_hook_edits(files, links)]
+    edits = [
+        *_block_edits(files, links, originals),
+        *_managed_edits(files, links),
+        *_hook_edits(files, links),
+    ]
     stamp = files.get(MANIFEST)
     if stamp is not None:
         edits.append(FileEdit(MANIFEST, stamp, None, Outcome.REMOVED, "the install stamp"))
@@ -81,7 +104,9 @@ def plan_disable(
     return Plan.of(edits)
 
 
-def _block_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
+def _block_edits(
+    files: Files, links: Mapping[str, str], originals: Mapping[str, bytes]
+) -> list[FileEdit]:
     edits = []
     done: set[str] = set()
     for path, markers in _pieces()[1].items():
@@ -99,9 +124,34 @@ def _block_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
         done.add(target)
         after = without_block(target, data, markers)
         if after != data:
-            outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
-            edits.append(FileEdit(target, data, after, outcome, "agent-memory block taken out"))
+            edits.append(_out(target, data, after, originals))
     return edits
+
+
+def _out(path: str, data: bytes, after: bytes | None, originals: Mapping[str, bytes]) -> FileEdit:
+    """Our block out of ``path``; a pointer Mode C left, holding nothing else, gets the
+    original text back from its copy, and a file that holds more says where the copy is."""
+    outcome = Outcome.REMOVED if after is None else Outcome.BLOCK_REMOVED
+    copies = [copy for copy in rules.copy_names(path) if copy in originals]
+    if not copies:
+        return FileEdit(path, data, after, outcome, "agent-memory block taken out")
+    pointing = [copy for copy in copies if _pointer_rest(path, originals[copy]) == [after]]
+    if len(pointing) == 1:
+        copy = pointing[0]
+        why = f"its original text given back from {copy}; AGENTS.md keeps its rules too"
+        return FileEdit(path, data, originals[copy], Outcome.UPDATED, why)
+    why = f"agent-memory block taken out; its text before enable is in {', '.join(copies)}"
+    return FileEdit(path, data, after, outcome, why + " (copy it back to restore it)")
+
+
+def _pointer_rest(path: str, original: bytes) -> list[bytes | None]:
+    """What the pointer Mode C makes of ``original`` holds besides our block ([] when it
+    makes none: a copy that cannot be read, or a file that is not always on)."""
+    try:
+        pointer = rules.migrate({path: original}, None, dt.date.min, False).files.get(path)
+    except InputError:
+        return []
+    return [] if pointer is None else [without_block(path, pointer, HTML_MARKERS)]
 
 
 def _linked(path: str, data: bytes, target: str) -> FileEdit:
@@ -153,6 +203,11 @@ def _hook_edits(files: Files, links: Mapping[str, str]) -> list[FileEdit]:
                 reason += " (changed since install: took out our hooks, kept the rest)"
             edits.append(FileEdit(path, data, new, outcome, reason))
     return edits
+
+
+def _vendor_blocks() -> list[str]:
+    """The vendor files enable puts a block in (Mode C makes them pointers)."""
+    return [path for path, _template, kind in VENDORS.values() if kind != "managed"]
 
 
 def _pieces() -> tuple[dict[str, str], dict[str, Markers]]:

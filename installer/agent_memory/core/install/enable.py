@@ -87,7 +87,7 @@ def detect(files: Files, current: Version, migration_sources: Sequence[str]) -> 
         if stamp.version > current:
             raise RefusedError(
                 f"this repo is on agent-memory {stamp.version}, newer than this tool "
-                f"({current}); upgrade the tool (pip install -U agent-memory) and run again",
+                f"({current}); upgrade it (git pull in its clone, install again) and run again",
                 MANIFEST,
                 stamp.version_line,
             )

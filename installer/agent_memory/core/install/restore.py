@@ -86,12 +86,15 @@ def restore(
     folder: str,
     stamp: manifest.Manifest,
     links: Mapping[str, str] = MappingProxyType({}),
+    originals: Mapping[str, bytes] = MappingProxyType({}),
 ) -> Restore:
     """The repo's known ``files`` with each of disable's ``copies`` (the stamp's among them)
-    given back whose disabling gives what is there now (``links`` as disable saw them)."""
+    given back whose disabling gives what is there now (``links`` and Mode C's ``originals``
+    as disable saw them)."""
     present = {path: data for path, data in copies.items() if data is not None}
     candidate = {**files, **present}
-    disabled = {e.path: e.after for e in plan_disable(candidate, folder, links=links).edits}
+    plan = plan_disable(candidate, folder, links=links, originals=originals)
+    disabled = {e.path: e.after for e in plan.edits}
     restored: list[str] = []
     kept: list[str] = []
     for path in sorted(present):

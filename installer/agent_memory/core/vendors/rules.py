@@ -166,10 +166,7 @@ def copy_path(
     <path>``, or ``<name>-2``, ``-3``… (before the extension) when that holds other bytes — a
     file of the user's, or an earlier migration's copy of other text — which is never written
     over. A copy holding these very bytes is the one kept already (nothing is written)."""
-    folder, _, name = f"{MIGRATED_DIR}/{path}".rpartition("/")
-    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
-    for number in range(1, _MAX_COPIES + 1):
-        copy = f"{folder}/{name}" if number == 1 else f"{folder}/{stem}-{number}{dot}{extension}"
+    for copy in copy_names(path):
         there = kept(copy)
         if there is None or there == data:
             return copy, there
@@ -179,6 +176,14 @@ def copy_path(
         f"and {_MAX_COPIES - 1} numbered copies of it hold other text",
         f"move the old copies out of {MIGRATED_DIR}/ and run again",
     )
+
+
+def copy_names(path: str) -> list[str]:
+    """Every name a copy of ``path`` may have in ``.agent/migrated/``, first to last."""
+    folder, _, name = f"{MIGRATED_DIR}/{path}".rpartition("/")
+    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
+    numbered = (f"{folder}/{stem}-{number}{dot}{extension}" for number in range(2, _MAX_COPIES + 1))
+    return [f"{folder}/{name}", *numbered]
 
 
 def _always_on(source: Source, data: Any) -> bool:
