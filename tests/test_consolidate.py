@@ -196,3 +196,69 @@ def test_migrate_md_shows_the_note_the_code_writes() -> None:
 
     migrate_md = " ".join((PROJECT / "MIGRATE.md").read_text().split())
     assert f"`{note(1, '<where>')}`" in migrate_md and f"`{note(3, '<where>')}`" in migrate_md
+
+
+# A real CLAUDE.md as projects write it (frontmatter included), and a Junie copy of it.
+REAL_CLAUDE = """---
+description: Working agreements for this repo
+globs:
+---
+
+# Project
+
+Monorepo: `apps/web` (Next.js) and `packages/*` (shared libraries).
+
+## Commands
+
+- Install with `pnpm install`; never `npm install`.
+- Run `pnpm test --filter <pkg>` before pushing.
+- Lint with `pnpm lint`.
+
+## Style
+
+- TypeScript strict mode; no `any` without a comment saying why.
+- Prefer named exports.
+
+```md
+~~~
+# Title of a README template, not a heading of ours
+~~~
+```
+"""
+
+
+def test_a_file_identical_to_one_consolidated_is_one_note(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".junie/guidelines.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    junie = agents.split("## From `.junie/guidelines.md`", 1)[1]
+    assert junie == "\n\n(7 rules already said in the section From `CLAUDE.md`)\n"
+    assert agents.count("Prefer named exports.") == 1
+
+
+def test_frontmatter_of_a_plain_file_stays_whole_where_it_was(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".junie/guidelines.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert "description:" not in agents and "---\n(" not in agents
+    for path in ("CLAUDE.md", ".junie/guidelines.md"):
+        pointer = (repo / path).read_text()
+        assert pointer.startswith(REAL_CLAUDE[: REAL_CLAUDE.index("---\n", 4) + 4])
+        assert (repo / ".agent/migrated" / path).read_text() == REAL_CLAUDE
+
+
+def test_a_heading_inside_a_fence_stays_as_written_whatever_fence_is_nested() -> None:
+    from agent_memory.core.vendors.rules import _shifted
+
+    assert _shifted(["```md", "~~~", "# inside", "~~~"]) == ["```md", "~~~", "# inside", "~~~"]
+    assert _shifted(["<details>", "# in html", "</details>", "", "# out"]) == [
+        "<details>", "# in html", "</details>", "", "### out",
+    ]  # fmt: skip
+
+
+def test_a_nested_fence_in_a_real_file_is_moved_verbatim(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert "\n# Title of a README template, not a heading of ours\n" in agents
+    assert "\n#### Commands\n" in agents

@@ -26,8 +26,8 @@ from ...layout import (
 )
 from ...parse import manifest
 from ...parse.text import decode
+from ..blocks import find_block, upsert_block
 from ..plan import Outcome
-from .blocks import find_block, upsert_block
 from .ladder import Files
 
 Links = Mapping[str, str]
