@@ -266,6 +266,7 @@ def test_five_similar_facts_are_one_advisory_not_ten(enabled: Path) -> None:
         if "[duplicate]" in line
     ]
     assert len(found) == 1, found
+    assert "1 advisory\n" in cli("lint", enabled, "--only", "duplicate").stdout
     assert (
         "checklist-0 and 4 other facts say much the same: checklist-1 (memory/continuity.md:"
         in found[0]

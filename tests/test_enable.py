@@ -300,3 +300,15 @@ def test_a_worktree_and_a_submodule_get_the_config_they_share(tmp_path: Path) ->
     assert _driver(sub / ".git") == "<exit 1>"
     assert cli("disable", main / "mod", "--today", TODAY).exit_code == 0
     assert _driver(main / ".git/modules/mod") == "<exit 1>"
+
+
+def test_the_block_heading_names_the_version_that_wrote_it(repo: Path) -> None:
+    """A 5.1.0 install said "agent-memory 5.0.0" in AGENTS.md's block."""
+    from agent_memory.core.install.bootstrap import versioned
+
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    agents = (repo / "AGENTS.md").read_text()
+    assert f"## Shared memory (agent-memory {VERSION})\n" in agents
+    template = (PROJECT / "templates/AGENTS.md").read_text()
+    assert f"## Shared memory (agent-memory {VERSION})\n" in template  # what a person copies
+    assert versioned(template.encode(), "9.9.9").decode() == template.replace(VERSION, "9.9.9", 1)
