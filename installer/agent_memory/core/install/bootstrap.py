@@ -88,8 +88,8 @@ def bootstrap(
     """
     agents = physical(links, AGENTS_MD)
     owners = {agents: AGENTS_MD}  # physical path -> the known path whose piece it holds
-    template = versioned(resources.data(AGENTS_TEMPLATE), version)
-    changes = _block(files, agents, template, version, repair, top=True)
+    ours = versioned(resources.data(AGENTS_TEMPLATE), version)
+    changes = _block(files, agents, ours, version, repair, top=True)
     if agents != AGENTS_MD:
         changes[AGENTS_MD] = Change(
             files.get(AGENTS_MD), Outcome.LINKED, f"links to {agents}; our block is written there"
