@@ -36,7 +36,7 @@ def report_page(repo: Repo, target: Path | None, form: str | None, day: dt.date 
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(
-        repo.shown,
+        repo.root.name or "repository",  # never the path as typed: a shared page leaks it
         today_date(day).isoformat(),
         resources.version(),
         reasons,
