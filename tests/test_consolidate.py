@@ -262,3 +262,29 @@ def test_a_nested_fence_in_a_real_file_is_moved_verbatim(repo: Path) -> None:
     agents = (repo / "AGENTS.md").read_text()
     assert "\n# Title of a README template, not a heading of ours\n" in agents
     assert "\n#### Commands\n" in agents
+
+
+def test_keep_vendor_files_never_says_the_instructions_moved(repo: Path) -> None:
+    """With --keep-vendor-files CLAUDE.md's block said its instructions "now live in
+    AGENTS.md" while they stayed in CLAUDE.md."""
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".github/copilot-instructions.md": "Use tabs.\n"})
+    enable(repo, "--keep-vendor-files")
+    for path in ("CLAUDE.md", ".github/copilot-instructions.md"):
+        text = (repo / path).read_text()
+        assert "now live" not in text and "this file" in text, path
+    assert (repo / "CLAUDE.md").read_text().startswith(REAL_CLAUDE)
+    assert "up to date" in enable(repo)
+    assert "0 errors, 0 warnings, 0 advisories" in cli("lint", repo).output
+
+
+def test_every_vendor_block_has_words_for_a_file_that_keeps_its_text() -> None:
+    from agent_memory.core.blocks import worded
+    from agent_memory.layout import VENDORS
+    from conftest import PROJECT
+
+    for path, template, kind in VENDORS.values():
+        if kind == "block":
+            data = (PROJECT / template).read_bytes()
+            assert worded(data, None, path) == data
+            assert b"now live" not in worded(data, b"Own text.\n", path), template
+            assert worded(data, b"@docs/style.md\n", path) == data  # imports only: moved

@@ -27,7 +27,7 @@ from ...layout import (
 )
 from ...parse import manifest
 from ...parse.text import decode
-from ..blocks import find_block, upsert_block
+from ..blocks import find_block, upsert_block, worded
 from ..plan import Outcome
 from .ladder import Files
 
@@ -110,7 +110,8 @@ def bootstrap(
         if kind == "managed":
             managed[target] = resources.data(template)
         else:
-            changes.update(_block(files, target, resources.data(template), version, repair))
+            ours = worded(resources.data(template), files.get(target), target)
+            changes.update(_block(files, target, ours, version, repair))
     for path, data in managed.items():
         changes.update(_managed(files, path, data, version, recorded.get(path)))
     for path, source in USER_DATA.items():

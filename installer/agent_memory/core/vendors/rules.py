@@ -21,7 +21,7 @@ from ...layout import AGENTS_MD, VENDORS
 from ...parse import frontmatter
 from ...parse.markdown import HEADING, blocks, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
-from ..blocks import block_of, find_block, upsert_block
+from ..blocks import block_of, find_block, upsert_block, worded
 from .stores import Fact, store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
@@ -112,7 +112,8 @@ def _instruction(
         return []
     if keep:
         if source.kind in ("import", "copilot"):
-            after, _ = upsert_block(path, data, resources.data(_vendor_template(source)))
+            ours = worded(resources.data(_vendor_template(source)), data, path)
+            after, _ = upsert_block(path, data, ours)
             if after != data:
                 out.files[path] = after
                 out.reasons[path] = "agent-memory block added; your text is untouched"
