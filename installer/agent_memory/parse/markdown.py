@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Sequence
-from dataclasses import dataclass
 
 from .. import patterns
+from ..records import NamedTuple
 from .text import strip_eol
 
 FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -45,8 +45,7 @@ _RAW_ENDS = ("</pre>", "</script>", "</style>", "</textarea>")
 KINDS = ("front matter", "fence", "html")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """Lines ``[start, end)`` read as one piece; ``closed`` is False for a fence the text never
     closed (CommonMark runs it to the end)."""
 

@@ -323,9 +323,9 @@ def note(rules: int, where: str) -> str:
 
 
 def _shifted(lines: Sequence[str]) -> list[str]:
-    """Headings moved two levels down (outside fences, HTML blocks and front matter), so they
-    sit under the section."""
-    opaque = inside(lines)
+    """Headings moved two levels down (outside fences and HTML blocks), so they sit under the
+    section (in the middle of AGENTS.md, a ``---`` pair is no front matter)."""
+    opaque = inside(lines, ("fence", "html"))
     shifted = []
     for index, line in enumerate(lines):
         heading = None if index in opaque else HEADING.match(line)
