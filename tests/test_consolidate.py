@@ -138,8 +138,15 @@ def vendor_trees(draw: st.DrawFn) -> dict[str, str]:
         bullet = draw(st.sampled_from(["- ", "* ", "1. ", ""]))
         spaces = draw(st.sampled_from(["", "  ", "\t"]))
         title = draw(st.sampled_from(["", f"# {path}\n\n", "Notes:\n\n"]))
-        files[path] = title + "".join(f"{bullet}{rule}{spaces}\n" for rule in picked)
+        head = draw(st.sampled_from(["", "---\ndescription: team rules\n---\n"]))
+        block = draw(st.sampled_from(["", *OPAQUE]))
+        rules = "".join(f"{bullet}{rule}{spaces}\n" for rule in picked)
+        files[path] = head + title + rules + block
     return files
+
+
+# Blocks the one Markdown rule reads whole: a heading inside one is never shifted.
+OPAQUE = ["\n```md\n~~~\n# inside\n~~~\n```\n", "\n<details>\n# inside\n</details>\n"]
 
 
 @settings(
@@ -164,7 +171,9 @@ def test_nothing_lost_no_rule_twice_second_run_writes_nothing(
         for line in text.splitlines():
             if line.strip():
                 assert line in agents or line in kept, (path, line)
+    assert "### inside" not in agents and "description: team rules" not in agents
     outside_block = agents.split("<!-- agent-memory:end -->", 1)[1]
+
     said = [" ".join(u.key.split()) for u in units(outside_block.splitlines()) if u.key]
     said = [key for key in said if not re.match(r"\((a rule|\d+ rules) already said in ", key)]
     assert len(said) == len(set(said))
