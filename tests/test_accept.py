@@ -96,7 +96,8 @@ def test_context_counts_what_is_pending_until_a_review_reads_the_log(captured: P
         result = cli("context", captured, "--json")
         doc = json.loads(result.stdout)
         count = doc["summary"]["proposals_pending"]
-        note = f"_{count} proposed facts wait in session logs no review has read"
+        waits = "fact waits" if count == 1 else "facts wait"
+        note = f"_{count} proposed {waits} in session logs no review has read"
         assert (note in doc["summary"]["markdown"]) == bool(count)
         return int(count)
 

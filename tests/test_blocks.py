@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.core.install.blocks import find_block, upsert_block
+from agent_memory.core.blocks import find_block, upsert_block
 from agent_memory.core.plan import Outcome
 from agent_memory.errors import InputError
 from conftest import build_tree, cli, stats

@@ -181,7 +181,7 @@ def test_context_explain_and_status_mark_a_stale_fact(repo: Path) -> None:
     assert doc["stale"] == "stale: src/load.py:4-6 moved to lines 5-7"
     assert doc["cites"][0]["state"] == "moved"
     _, out, _ = am(repo, "status")
-    assert "stale: 1 facts cite code that changed since" in out
+    assert "stale: 1 fact cites code that changed since" in out
     assert json.loads(am(repo, "status", "--json")[1])["summary"]["stale"] == 1
 
 

@@ -138,8 +138,15 @@ def vendor_trees(draw: st.DrawFn) -> dict[str, str]:
         bullet = draw(st.sampled_from(["- ", "* ", "1. ", ""]))
         spaces = draw(st.sampled_from(["", "  ", "\t"]))
         title = draw(st.sampled_from(["", f"# {path}\n\n", "Notes:\n\n"]))
-        files[path] = title + "".join(f"{bullet}{rule}{spaces}\n" for rule in picked)
+        head = draw(st.sampled_from(["", "---\ndescription: team rules\n---\n"]))
+        block = draw(st.sampled_from(["", *OPAQUE]))
+        rules = "".join(f"{bullet}{rule}{spaces}\n" for rule in picked)
+        files[path] = head + title + rules + block
     return files
+
+
+# Blocks the one Markdown rule reads whole: a heading inside one is never shifted.
+OPAQUE = ["\n```md\n~~~\n# inside\n~~~\n```\n", "\n<details>\n# inside\n</details>\n"]
 
 
 @settings(
@@ -164,7 +171,9 @@ def test_nothing_lost_no_rule_twice_second_run_writes_nothing(
         for line in text.splitlines():
             if line.strip():
                 assert line in agents or line in kept, (path, line)
+    assert "### inside" not in agents and "description: team rules" not in agents
     outside_block = agents.split("<!-- agent-memory:end -->", 1)[1]
+
     said = [" ".join(u.key.split()) for u in units(outside_block.splitlines()) if u.key]
     said = [key for key in said if not re.match(r"\((a rule|\d+ rules) already said in ", key)]
     assert len(said) == len(set(said))
@@ -196,3 +205,95 @@ def test_migrate_md_shows_the_note_the_code_writes() -> None:
 
     migrate_md = " ".join((PROJECT / "MIGRATE.md").read_text().split())
     assert f"`{note(1, '<where>')}`" in migrate_md and f"`{note(3, '<where>')}`" in migrate_md
+
+
+# A real CLAUDE.md as projects write it (frontmatter included), and a Junie copy of it.
+REAL_CLAUDE = """---
+description: Working agreements for this repo
+globs:
+---
+
+# Project
+
+Monorepo: `apps/web` (Next.js) and `packages/*` (shared libraries).
+
+## Commands
+
+- Install with `pnpm install`; never `npm install`.
+- Run `pnpm test --filter <pkg>` before pushing.
+- Lint with `pnpm lint`.
+
+## Style
+
+- TypeScript strict mode; no `any` without a comment saying why.
+- Prefer named exports.
+
+```md
+~~~
+# Title of a README template, not a heading of ours
+~~~
+```
+"""
+
+
+def test_a_file_identical_to_one_consolidated_is_one_note(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".junie/guidelines.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    junie = agents.split("## From `.junie/guidelines.md`", 1)[1]
+    assert junie == "\n\n(7 rules already said in the section From `CLAUDE.md`)\n"
+    assert agents.count("Prefer named exports.") == 1
+
+
+def test_frontmatter_of_a_plain_file_stays_whole_where_it_was(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".junie/guidelines.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert "description:" not in agents and "---\n(" not in agents
+    for path in ("CLAUDE.md", ".junie/guidelines.md"):
+        pointer = (repo / path).read_text()
+        assert pointer.startswith(REAL_CLAUDE[: REAL_CLAUDE.index("---\n", 4) + 4])
+        assert (repo / ".agent/migrated" / path).read_text() == REAL_CLAUDE
+
+
+def test_a_heading_inside_a_fence_stays_as_written_whatever_fence_is_nested() -> None:
+    from agent_memory.core.vendors.rules import _shifted
+
+    assert _shifted(["```md", "~~~", "# inside", "~~~"]) == ["```md", "~~~", "# inside", "~~~"]
+    assert _shifted(["<details>", "# in html", "</details>", "", "# out"]) == [
+        "<details>", "# in html", "</details>", "", "### out",
+    ]  # fmt: skip
+
+
+def test_a_nested_fence_in_a_real_file_is_moved_verbatim(repo: Path) -> None:
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE})
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert "\n# Title of a README template, not a heading of ours\n" in agents
+    assert "\n#### Commands\n" in agents
+
+
+def test_keep_vendor_files_never_says_the_instructions_moved(repo: Path) -> None:
+    """With --keep-vendor-files CLAUDE.md's block said its instructions "now live in
+    AGENTS.md" while they stayed in CLAUDE.md."""
+    build_tree(repo, {"CLAUDE.md": REAL_CLAUDE, ".github/copilot-instructions.md": "Use tabs.\n"})
+    enable(repo, "--keep-vendor-files")
+    for path in ("CLAUDE.md", ".github/copilot-instructions.md"):
+        text = (repo / path).read_text()
+        assert "now live" not in text and "this file" in text, path
+    assert (repo / "CLAUDE.md").read_text().startswith(REAL_CLAUDE)
+    assert "up to date" in enable(repo)
+    assert "0 errors, 0 warnings, 0 advisories" in cli("lint", repo).output
+
+
+def test_every_vendor_block_has_words_for_a_file_that_keeps_its_text() -> None:
+    from agent_memory.core.blocks import worded
+    from agent_memory.layout import VENDORS
+    from conftest import PROJECT
+
+    for path, template, kind in VENDORS.values():
+        if kind == "block":
+            data = (PROJECT / template).read_bytes()
+            assert worded(data, None, path) == data
+            assert b"now live" not in worded(data, b"Own text.\n", path), template
+            assert worded(data, b"@docs/style.md\n", path) == data  # imports only: moved

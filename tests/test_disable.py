@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.core.install.blocks import HTML_MARKERS
+from agent_memory.core.blocks import HTML_MARKERS
 from agent_memory.core.install.disable import without_block
 from conftest import PROJECT, build_tree, cli, tree
 

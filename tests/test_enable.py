@@ -84,6 +84,39 @@ def test_dry_run_and_check_write_nothing(repo: Path) -> None:
     assert stats(repo) == before
 
 
+def test_dry_run_shows_a_summary_then_the_user_files_diff_and_names_ours(repo: Path) -> None:
+    """The report's run printed 1,251 lines, ~830 of them our own .agent/*.md files, before the
+    AGENTS.md diff, and ended with a 300-character shell line."""
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    claude = "# Project\n\n- Use pnpm, not npm.\n- Run `pnpm test` before pushing.\n"
+    build_tree(repo, {"CLAUDE.md": claude, ".junie/guidelines.md": claude})
+    before = stats(repo)
+    lines = cli("enable", repo, "--dry-run", "--today", TODAY).output.splitlines()
+    assert stats(repo) == before
+    diff_at = lines.index("--- /dev/null")
+    summary, diff = lines[:diff_at], lines[diff_at:]
+    assert summary[0].startswith(f"agent-memory {VERSION}: would enable ")
+    assert any(line.startswith("  updated  CLAUDE.md  (") for line in summary)
+    assert (
+        summary[-2]
+        == "git config (local): merge.agent-memory.driver would be set (MERGE.md § Setup)"
+    )
+    assert re.fullmatch(r"AGENTS\.md would be [0-9,]+ bytes", summary[-1])
+    assert "+++ b/AGENTS.md" in diff and "--- a/CLAUDE.md" in diff
+    assert not any(line.startswith("+++ b/.agent/") for line in diff)
+    assert diff[-1] == (
+        "(not shown: .agent/DECAY.md, .agent/REVIEW.md, .agent/migrated/.junie/guidelines.md, "
+        ".agent/migrated/CLAUDE.md, .agent/schema.md, .agent/version.md; --full-diff shows them)"
+    )
+    assert len(lines) < 250
+    full = cli("enable", repo, "--dry-run", "--full-diff", "--today", TODAY).output.splitlines()
+    assert "+++ b/.agent/DECAY.md" in full and "not shown" not in full[-1]
+    assert full[:diff_at] == summary and stats(repo) == before
+    done = cli("enable", repo, "--today", TODAY).output.splitlines()
+    assert re.fullmatch(r"AGENTS\.md is now [0-9,]+ bytes", done[-1])
+    assert not any("merge-file" in line for line in done)
+
+
 def test_user_text_outside_the_block_is_kept_byte_for_byte(repo: Path) -> None:
     agents = "# Team rules\r\n\r\nUse tabs.\r\nNo trailing newline here"
     claude = "Claude: be terse.\n\n@docs/style.md"
@@ -213,7 +246,7 @@ def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: P
     attributes = (repo / ".gitattributes").read_text()
     assert attributes.startswith("*.png binary\n\n# agent-memory:begin\n")
     assert "memory/continuity.md merge=agent-memory\n" in attributes
-    assert "git config (local): merge.agent-memory.driver set to" in result.output
+    assert "git config (local): merge.agent-memory.driver set (MERGE.md § Setup)" in result.output
     local = subprocess.run(
         ["git", "config", "--local", "--get", "merge.agent-memory.driver"],
         cwd=repo,
@@ -223,7 +256,7 @@ def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: P
     )
     assert local.stdout == MERGE_DRIVER + "\n"
     again = cli("enable", repo, "--today", TODAY)
-    assert "up to date" in again.output and "driver already set" in again.output
+    assert "up to date" in again.output and "driver" not in again.output  # set: nothing to say
 
 
 def test_outside_git_enable_writes_the_attributes_and_no_config(tmp_path: Path) -> None:
@@ -292,11 +325,23 @@ def test_a_worktree_and_a_submodule_get_the_config_they_share(tmp_path: Path) ->
         _git(repo, "commit", "-q", "--allow-empty", "-m", "x")
     _git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
     result = cli("enable", tmp_path / "wt", "--vendor", "none", "--today", TODAY)
-    assert "driver set to" in result.output and _driver(main / ".git") == MERGE_DRIVER
+    assert "driver set (" in result.output and _driver(main / ".git") == MERGE_DRIVER
     _git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "mod")
     result = cli("enable", main / "mod", "--vendor", "none", "--today", TODAY)
-    assert "driver set to" in result.output
+    assert "driver set (" in result.output
     assert _driver(main / ".git/modules/mod") == MERGE_DRIVER
     assert _driver(sub / ".git") == "<exit 1>"
     assert cli("disable", main / "mod", "--today", TODAY).exit_code == 0
     assert _driver(main / ".git/modules/mod") == "<exit 1>"
+
+
+def test_the_block_heading_names_the_version_that_wrote_it(repo: Path) -> None:
+    """A 5.1.0 install said "agent-memory 5.0.0" in AGENTS.md's block."""
+    from agent_memory.core.install.bootstrap import versioned
+
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    agents = (repo / "AGENTS.md").read_text()
+    assert f"## Shared memory (agent-memory {VERSION})\n" in agents
+    template = (PROJECT / "templates/AGENTS.md").read_text()
+    assert f"## Shared memory (agent-memory {VERSION})\n" in template  # what a person copies
+    assert versioned(template.encode(), "9.9.9").decode() == template.replace(VERSION, "9.9.9", 1)

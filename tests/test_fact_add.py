@@ -51,6 +51,18 @@ def test_fact_add_writes_a_tracked_working_fact_and_prints_its_id(enabled: Path)
     assert tree(enabled) == before  # born with the tier the rules give it: nothing to fix
 
 
+def test_a_derived_id_ends_on_a_whole_word(enabled: Path) -> None:
+    """A listing showed ``integration-environments-require-provisioning-th``: 48 characters,
+    the last word cut."""
+    text = "Integration environments require provisioning through Terraform workspaces only"
+    done = cli("fact", "add", text, enabled, "--today", DAY)
+    assert done.output == "integration-environments-require-provisioning\n"
+    long = "Supercalifragilisticexpialidocious-antidisestablishmentarianism-words"
+    assert cli("fact", "add", long, enabled, "--today", DAY).output == (
+        "supercalifragilisticexpialidocious\n"  # the next word would not fit whole
+    )
+
+
 def test_the_same_first_words_twice_get_a_numbered_id(enabled: Path) -> None:
     first = cli("fact", "add", "Cache tokens in Redis for clients", enabled, "--today", DAY)
     text = "Cache tokens in Redis for clients; evict hourly"

@@ -319,6 +319,25 @@ def test_an_entry_a_fact_already_says_is_skipped_and_a_similar_one_listed(
     } in (report["summary"]["skipped"])
 
 
+def test_a_topic_file_whose_body_a_fact_already_says_is_skipped(
+    enabled: Path, tmp_path: Path
+) -> None:
+    # A fact the team wrote, then the same lesson in Claude's own memory: "name — description"
+    # before its body made it only similar, and it was added a second time.
+    body = "Explain frontend changes as data flow."
+    assert cli("fact", "add", body, enabled, *DAY).exit_code == 0
+    source = build_tree(tmp_path / "memory", CLAUDE)
+    report = json.loads(cli("import", "claude", enabled, "--from", source, *DAY, "--json").stdout)
+    skipped = report["summary"]["skipped"]
+    assert {
+        "origin": "claude:user_role.md",
+        "line": 1,
+        "existing": "explain-frontend-changes-as-data-flow",
+    } in skipped
+    assert all(a["origin"] != "claude:user_role.md" for a in report["summary"]["added"])
+    assert continuity(enabled).count(body) == 1
+
+
 def test_the_same_bytes_under_any_hash_seed(enabled: Path, tmp_path: Path) -> None:
     source = build_tree(tmp_path / "memory", CLAUDE)
     results = set()

@@ -126,10 +126,6 @@ def test_modules_and_functions_stay_short(path: Path) -> None:
             assert length <= 60, f"{_name(path)}.{node.name} has {length} lines"
 
 
-# Imports between folders that close a cycle another change removes (named here until it lands).
-BEING_REMOVED = {("core.vendors", "core.install")}
-
-
 def _runtime_imports(path: Path) -> Iterator[str]:
     """Each module of the package that ``path`` imports when it runs, wherever the import sits
     (in a function too), but not under ``if TYPE_CHECKING:``."""
@@ -221,7 +217,7 @@ def test_no_folder_imports_itself_back() -> None:
     for module, imported in _graph().items():
         folders.setdefault(_folder(module), set()).update(_folder(m) for m in imported)
     for folder, edges in folders.items():
-        edges -= {folder, *(b for a, b in BEING_REMOVED if a == folder)}
+        edges -= {folder}
         edges -= {other for other in edges if _inside(folder, other)}
     assert _cycles(folders) == []
 

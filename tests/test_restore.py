@@ -139,7 +139,7 @@ def test_restore_says_where_from_and_dry_run_and_check_write_nothing(tmp_path: P
     disabled = tree(repo)
     dry = cli("enable", repo, "--dry-run", "--today", "2026-04-03")
     assert dry.exit_code == 0 and "would restore" in dry.output
-    assert "+++ b/.agent/version.md" in dry.output
+    assert ".agent/version.md; --full-diff shows them)" in dry.output
     assert cli("enable", repo, "--check", "--today", "2026-04-03").exit_code == 1
     assert tree(repo) == disabled
     done = cli("enable", repo, "--today", "2026-04-03", "--json")

@@ -416,7 +416,7 @@ def test_a_pending_reactivation_makes_the_review_due(tmp_path: Path) -> None:
         },
     )
     status = cli("status", tmp_path)
-    assert "review: due — 1 archived facts named by unread session logs" in status.output
+    assert "review: due — 1 archived fact named by unread session logs waits" in status.output
     assert "(redis-cache)" in status.output
     assert "[review-due]" in cli("lint", tmp_path).output
     result = cli("review", tmp_path, "--if-due", "--today", "2026-03-02")

@@ -94,3 +94,12 @@ def test_a_fact_that_leaves_whatever_the_logs_say_makes_a_review_due(
     assert (
         "Archived: 2 (fact-0, fact-1)" in review.output and "Expired: 1 (fact-2)" in review.output
     )
+
+
+def test_a_count_of_one_reads_as_english(tmp_path: Path) -> None:
+    """Said "1 facts wait" before; lint's total said "1 advisories"."""
+    mature(tmp_path, 3, 3)
+    assert cli("fact", "archive", "fact-0", tmp_path, "--today", "2026-06-05").exit_code == 0
+    (due,) = json.loads(cli("status", tmp_path, "--json").output)["summary"]["due"]
+    assert due.startswith("1 fact waits to move to the archive")
+    assert cli("lint", tmp_path).output.splitlines()[-1].startswith("0 errors, ")

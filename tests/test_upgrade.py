@@ -91,7 +91,7 @@ def test_a_review_right_after_the_upgrade_changes_no_footer(tmp_path: Path) -> N
 def test_dry_run_shows_the_diff_the_real_run_applies(tmp_path: Path) -> None:
     repo = legacy_copy(tmp_path)
     before = tree(repo)
-    dry = cli("enable", repo, "--dry-run", "--today", TODAY)
+    dry = cli("enable", repo, "--dry-run", "--full-diff", "--today", TODAY)
     assert dry.exit_code == 0 and tree(repo) == before
     cli("enable", repo, "--today", TODAY)
     after = tree(repo)

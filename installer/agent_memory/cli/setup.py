@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 def _enable(v: Values, _progress: Progress) -> Built:
     from ..commands.enable import enable
 
-    vendors, keep = v["vendors"], v["keep_vendor_files"]
+    vendors, keep, full = v["vendors"], v["keep_vendor_files"], v["full_diff"]
     opts = options(v)
-    return v["path"], Call(lambda repo: enable(repo, vendors, opts, keep_vendor_files=keep), opts)
+    return v["path"], Call(
+        lambda repo: enable(repo, vendors, opts, keep_vendor_files=keep, full_diff=full), opts
+    )
 
 
 def _recover(v: Values, _progress: Progress) -> Built:
@@ -152,6 +154,13 @@ LINES: tuple[Declared, ...] = (
                 ("--keep-vendor-files",),
                 "Migration (mode C): only add pointer blocks; leave every vendor file's text in "
                 "place.",
+            ),
+            Param(
+                "full_diff",
+                Kind.FLAG,
+                ("--full-diff",),
+                "With --dry-run, also show the diff of agent-memory's own files (.agent/), "
+                "which are otherwise named only.",
             ),
             *WRITING,
         ),

@@ -136,6 +136,7 @@ def _pending_note(count: int) -> str:
     if not count:
         return ""
     return (
-        f"\n_{count} proposed facts wait in session logs no review has read: "
+        f"\n_{count} proposed {'fact waits' if count == 1 else 'facts wait'} in session logs no "
+        "review has read: "
         "`agent-memory fact accept` lists them, `fact accept LOG#N` or `--all` accepts._\n"
     )

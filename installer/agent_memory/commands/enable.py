@@ -51,9 +51,14 @@ def enable(
     options: Options,
     ladder: Ladder | None = None,
     keep_vendor_files: bool = False,
+    full_diff: bool = False,
 ) -> Result:
     path = Path(repo.shown)
-    return _enable(repo, path, vendors, options, ladder, keep_vendor_files)
+    result = _enable(repo, path, vendors, options, ladder, keep_vendor_files)
+    plan = result.report.plan
+    if full_diff or plan is None or not result.diff:
+        return result
+    return result._replace(diff=user_diff(plan))
 
 
 def _enable(
@@ -108,13 +113,32 @@ def _enable(
         "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
     )
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
+    if driver and driver != "already set":
+        closing.append(f"git config (local): {MERGE_DRIVER_KEY} {_short(driver)}")
     if any(e.path == agents for e in settled.plan.writes):
         size = "is now" if settled.outcome == "changed" else "would be"
         closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
-    if driver:
-        closing.append(f"git config (local): {MERGE_DRIVER_KEY} {driver}")
     report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
+
+
+def user_diff(plan: Plan) -> str:
+    """What ``--dry-run`` shows: the diff of the user's files, and agent-memory's own files
+    (``.agent/``: the protocol documents, the stamp, the originals kept) named only — the same
+    text in every repo, hundreds of lines before the diff a person needs."""
+    own = [e.path for e in plan.writes if e.path.startswith(".agent/")]
+    shown = Plan.of(e for e in plan.edits if e.path not in own).diff()
+    if not own:
+        return shown
+    return shown + f"(not shown: {', '.join(own)}; --full-diff shows them)\n"
+
+
+def _short(driver: str) -> str:
+    """The merge driver's report in a few words: the shell line it sets (some 300 characters)
+    is in the JSON summary and in the repo's git config."""
+    if driver.startswith(("set to", "would be set to")):
+        return driver.split(" to ", 1)[0] + " (MERGE.md § Setup)"
+    return driver
 
 
 def _attributes(

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import resources
 from ..core.facts.add import NewFact, add_fact
-from ..core.facts.elsewhere import Elsewhere
+from ..core.facts.elsewhere import Elsewhere, duplicates
 from ..core.facts.imports import Entry, entries
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.secrets import scan
@@ -108,6 +108,10 @@ def _add_all(
         wanted = entry.wanted_id
         if wanted and (others.place(wanted) or any(f.id == wanted for f in doc.facts)):
             wanted = None  # taken: the id is derived instead
+        same = duplicates(entry.body, doc, others).same if entry.body else None
+        if same is not None:
+            skipped.append((entry, same.id))
+            continue
         try:
             new = add_fact(
                 doc, others, entry.text, entry.section, wanted, entry.task == " ", day, True,

@@ -77,8 +77,9 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
     if only:
         findings = [f for f in findings if f.check in only]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in _SEVERITIES}
-    closing = (
-        f"{counts['error']} errors, {counts['warning']} warnings, {counts['advisory']} advisories"
+    closing = ", ".join(
+        f"{counts[severity]} {severity if counts[severity] == 1 else plural}"
+        for severity, plural in zip(_SEVERITIES, ("errors", "warnings", "advisories"), strict=True)
     )
     outcome = "problems" if counts["error"] else "clean"
     report = Report("lint", resources.version(), repo.shown, outcome, None, findings, counts)

@@ -34,7 +34,7 @@ def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(
-        repo.shown,
+        repo.root.name or "repository",  # never the path as typed: a shared page leaks it
         repo.today.isoformat(),
         resources.version(),
         reasons,

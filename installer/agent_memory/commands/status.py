@@ -83,7 +83,8 @@ def status(repo: Repo) -> Result:
         *(f"advice: {note}" for note in data["advice"]),
         *(
             [
-                f"stale: {len(stale)} facts cite code that changed since; "
+                f"stale: {len(stale)} {'fact cites' if len(stale) == 1 else 'facts cite'} code "
+                "that changed since; "
                 "agent-memory lint --only stale lists them"
             ]
             if stale

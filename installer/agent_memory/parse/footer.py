@@ -287,13 +287,22 @@ def nearest_id(unknown: str, known: Iterable[str]) -> str | None:
 
 
 def slug(text: str) -> str:
-    """A kebab id from a fact's first words: links reduced to their text, accents dropped."""
+    """A kebab id from a fact's first words: links reduced to their text, accents dropped; at
+    most ``SLUG_CHARS`` long, and never a word cut short after the first (an id is read in
+    listings: ``release-checklist-lives-in-documenta`` reads as a typo)."""
     import unicodedata  # a C extension every command would load; only new ids need it
 
     text = _LINK.sub(r"\1", text)
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     words = _WORDS.findall(text)[:SLUG_WORDS]
-    return "-".join(words)[:SLUG_CHARS].strip("-") or "fact"
+    if not words:
+        return "fact"
+    kept: str = words[0][:SLUG_CHARS]  # whole words only, unless the first is that long alone
+    for word in words[1:]:
+        if len(kept) + 1 + len(word) > SLUG_CHARS:
+            break
+        kept += "-" + word
+    return kept
 
 
 def unique_ids(wanted: Iterable[str], taken: set[str]) -> list[str]:

@@ -1,17 +1,129 @@
-"""The few Markdown line shapes the line scanners of the core share (CommonMark's rules).
+"""The one Markdown block rule every line scanner of the core shares (CommonMark's rules).
 
 A code fence opens with three or more backticks or tildes, indented at most three spaces, and
 is closed by a run of the same character at least as long; an ATX heading is one to six ``#``.
+``blocks`` finds what a scanner must read as one opaque piece — a leading front matter, fenced
+code, an HTML block — inside which no line is a heading, a list item or a fence of its own.
+HTML blocks are CommonMark's kinds 1 to 6; a line that is only some other tag (kind 7, which
+cannot interrupt a paragraph) is read as text, as a paragraph's line would be.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Container, Sequence
+from typing import NamedTuple
+
 from .. import patterns
+from .text import strip_eol
 
 FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING = patterns.compile(r"^(#{1,6})(\s)")
 TITLE = patterns.compile(r"^ {0,3}#(?:[ \t]|$)")  # a level-1 heading
 ATX = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # a heading of any level
+
+# CommonMark's HTML blocks 1 to 6 (those that may interrupt a paragraph): how one starts, and
+# what ends it (None: the line before the next blank line).
+_HTML_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|"
+    "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
+    "param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
+_RAW = patterns.compile(r"^ {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.IGNORECASE)
+_HTML_STARTS = (
+    (_RAW, "</pre>"),
+    (patterns.compile(r"^ {0,3}<!--"), "-->"),
+    (patterns.compile(r"^ {0,3}<\?"), "?>"),
+    (patterns.compile(r"^ {0,3}<![A-Za-z]"), ">"),
+    (patterns.compile(r"^ {0,3}<!\[CDATA\["), "]]>"),
+    (patterns.compile(rf"^ {{0,3}}</?(?:{_HTML_BLOCK_TAGS})(?:[ \t>]|/>|$)", re.IGNORECASE), None),
+)
+_RAW_ENDS = ("</pre>", "</script>", "</style>", "</textarea>")
+
+
+KINDS = ("front matter", "fence", "html")
+
+
+class Block(NamedTuple):
+    """Lines ``[start, end)`` read as one piece; ``closed`` is False for a fence the text never
+    closed (CommonMark runs it to the end)."""
+
+    start: int
+    end: int
+    kind: str  # "front matter", "fence" or "html"
+    closed: bool = True
+
+
+def blocks(lines: Sequence[str]) -> tuple[Block, ...]:
+    """The opaque blocks of a document's lines, in order (container blocks aside: a fence
+    indented under a list item is found as any other). Linear in the text."""
+    bare = [strip_eol(line) for line in lines]
+    found: list[Block] = []
+    index = front_matter(bare)
+    if index:
+        found.append(Block(0, index, "front matter"))
+    while index < len(bare):
+        block = _fence(bare, index) or _html(bare, index)
+        if block is None:
+            index += 1
+            continue
+        found.append(block)
+        index = block.end
+    return tuple(found)
+
+
+def inside(
+    lines: Sequence[str], kinds: Container[str] = KINDS, *, unclosed: bool = True
+) -> set[int]:
+    """The indices of the lines in an opaque block of one of ``kinds`` (its first and last line
+    included); without ``unclosed``, a fence never closed hides nothing."""
+    return {
+        n
+        for block in blocks(lines)
+        if block.kind in kinds and (block.closed or unclosed)
+        for n in range(block.start, block.end)
+    }
+
+
+def front_matter(lines: Sequence[str]) -> int:
+    """How many lines a leading ``---`` … ``---`` (or ``...``) front matter takes, 0 for none:
+    a ``---`` never closed is a thematic break, not front matter."""
+    if not lines or strip_eol(lines[0]).rstrip() != "---":
+        return 0
+    for end in range(1, len(lines)):
+        if strip_eol(lines[end]).rstrip() in ("---", "..."):
+            return end + 1
+    return 0
+
+
+def _fence(bare: Sequence[str], start: int) -> Block | None:
+    opening = fence_opens(bare[start])
+    if opening is None:
+        return None
+    for end in range(start + 1, len(bare)):
+        if fence_closes(opening, bare[end]):
+            return Block(start, end + 1, "fence")
+    return Block(start, len(bare), "fence", closed=False)
+
+
+def _html(bare: Sequence[str], start: int) -> Block | None:
+    line = bare[start]
+    if "<" not in line[:4]:
+        return None
+    for pattern, ending in _HTML_STARTS:
+        if pattern.match(line) is None:
+            continue
+        ends = _RAW_ENDS if ending == "</pre>" else (ending,)
+        for end in range(start, len(bare)):
+            text = bare[end]
+            if ending is None:
+                if not text.strip():
+                    return Block(start, end, "html")
+            elif any(e in text.lower() for e in ends if e is not None):
+                return Block(start, end + 1, "html")
+        return Block(start, len(bare), "html")
+    return None
 
 
 def fence_opens(line: str) -> tuple[str, int] | None:

@@ -20,7 +20,7 @@ from ... import patterns
 from ...errors import Problem
 from ...layout import ARCHIVE_DIR
 from ...parse.facts import Document, Fact
-from ...parse.footer import without_footers
+from ...parse.footer import listed, without_footers
 
 # Similar: shared words / all words >= NUMERATOR / DENOMINATOR, compared in integers.
 NUMERATOR, DENOMINATOR = 3, 5
@@ -28,6 +28,7 @@ _WORD = patterns.compile(r"[^\W_]+")
 # A line that starts one of these can only start a block: no fact's text holds one.
 _STARTS = ("\n- ", "\n* ", "\n+ ")
 CANDIDATES, PAIRS = 200, 20  # lint: per fact, earlier facts compared with, pairs listed
+GROUP_NAMED = 5  # lint: the facts a group's advisory names, the rest counted
 
 
 class Match(NamedTuple):
@@ -128,19 +129,21 @@ def compare(text: str, docs: Sequence[Document]) -> Found:
 
 
 def pairs(docs: Sequence[Document]) -> list[Problem]:
-    """lint's ``duplicate`` advisory: each pair of live facts that are similar (or the same),
-    found by prefix filtering over the words ordered rarest first, so that 1,000 facts are not
-    compared pair by pair. Bounded for a hostile file: a fact is compared with at most
-    ``CANDIDATES`` earlier ones and paired with at most ``PAIRS`` of them."""
+    """lint's ``duplicate`` advisory: live facts that are similar (or the same), found by
+    prefix filtering over the words ordered rarest first, so that 1,000 facts are not compared
+    pair by pair. A pair linked by supersession, a retraction or ``see:`` is never reported;
+    facts similar to one another are one advisory, not one per pair. Bounded for a hostile
+    file: a fact is compared with at most ``CANDIDATES`` earlier ones and paired with at most
+    ``PAIRS`` of them."""
     facts = [(doc, fact, words(fact_text(doc, fact))) for doc in docs for fact in doc.facts
-             if fact.id is not None]  # fmt: skip
+             if fact.id is not None and fact.field("tier") != "superseded"]  # fmt: skip
     counts: dict[str, int] = {}
     for _doc, _fact, found in facts:
         for word in found:
             counts[word] = counts.get(word, 0) + 1
     index: dict[str, list[int]] = {}
-    problems = []
-    for n, (doc, fact, found) in enumerate(facts):
+    similar_pairs: list[tuple[int, int, float]] = []
+    for n, (_doc, fact, found) in enumerate(facts):
         ordered = sorted(found, key=lambda word: (counts[word], word))
         prefix = ordered[: len(found) - needed(len(found)) + 1]
         paired, seen = 0, set[int]()
@@ -150,14 +153,63 @@ def pairs(docs: Sequence[Document]) -> list[Problem]:
             if len(seen) == CANDIDATES:
                 break
             seen.add(m)
-            other_doc, other, theirs = facts[m]
+            other, theirs = facts[m][1], facts[m][2]
             union = len(found | theirs)
-            if similar(len(found & theirs), union) and paired < PAIRS:
+            if similar(len(found & theirs), union) and paired < PAIRS and not _linked(fact, other):
                 paired += 1
-                problems.append(_pair((doc, fact), (other_doc, other), len(found & theirs) / union))
+                similar_pairs.append((n, m, len(found & theirs) / union))
         for word in prefix:
             index.setdefault(word, []).append(n)
+    return _advisories([(doc, fact) for doc, fact, _words in facts], similar_pairs)
+
+
+def _linked(one: Fact, two: Fact) -> bool:
+    """Whether a footer of either names the other (``supersedes``, ``superseded-by``, ``see``):
+    the two are already related on purpose."""
+    return any(
+        other.id in listed(fact.field(key))
+        for fact, other in ((one, two), (two, one))
+        for key in ("supersedes", "superseded-by", "see")
+    )
+
+
+def _advisories(
+    facts: Sequence[tuple[Document, Fact]], found: Sequence[tuple[int, int, float]]
+) -> list[Problem]:
+    """One advisory per group of facts similar to one another: a pair's at its later fact, a
+    larger group's at its first fact, naming the others."""
+    group = list(range(len(facts)))
+
+    def root(n: int) -> int:
+        while group[n] != n:
+            group[n] = group[group[n]]
+            n = group[n]
+        return n
+
+    for n, m, _score in found:
+        group[max(root(n), root(m))] = min(root(n), root(m))
+    members: dict[int, list[int]] = {}
+    for member in sorted({i for one, two, _s in found for i in (one, two)}):
+        members.setdefault(root(member), []).append(member)
+    problems = [_pair(facts[n], facts[m], score) for n, m, score in found
+                if len(members[root(n)]) == 2]  # fmt: skip
+    problems += [_group([facts[n] for n in ns]) for ns in members.values() if len(ns) > 2]
     return problems
+
+
+def _group(members: Sequence[tuple[Document, Fact]]) -> Problem:
+    (doc, fact), others = members[0], members[1:]
+    named = [f"{o.id} ({d.path}:{o.line})" for d, o in others[:GROUP_NAMED]]
+    if len(others) > GROUP_NAMED:
+        named.append(f"{len(others) - GROUP_NAMED} more")
+    return Problem(
+        doc.path,
+        fact.line,
+        "advisory",
+        "duplicate",
+        f"{fact.id} and {len(others)} other facts say much the same: {', '.join(named)}; keep "
+        "one (agent-memory fact supersede OLD NEW) or relate them (agent-memory fact relate)",
+    )
 
 
 def _pair(one: tuple[Document, Fact], two: tuple[Document, Fact], score: float) -> Problem:

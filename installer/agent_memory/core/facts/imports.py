@@ -57,6 +57,9 @@ class Entry(NamedTuple):
     fields: Mapping[str, str] = MappingProxyType({})  # history a store kept (created, uses, …)
     task: str | None = None  # " " an open thread, "x" a done one
     wanted_id: str | None = None
+    # The text without what the import put before it (a Claude topic file's "name — description"):
+    # a fact that says just this is the entry already.
+    body: str | None = None
 
 
 def entries(
@@ -103,9 +106,11 @@ def _claude(files: Sequence[tuple[str, bytes]]) -> list[Entry]:
         head = " — ".join(str(meta[k]).strip() for k in ("name", "description") if meta.get(k))
         body = [strip_eol(line).rstrip() for line in memory.body]
         text = "\n".join(line for line in (head, *body) if line.strip())
+        alone = "\n".join(line for line in body if line.strip())
         if text:
             section = CLAUDE_SECTIONS.get(str(meta.get("type", "")).lower(), DEFAULT_SECTION)
-            found.append(Entry(text, section, f"claude:{name}", 1))
+            bare = alone if head and alone else None
+            found.append(Entry(text, section, f"claude:{name}", 1, body=bare))
     return found
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...errors import InputError
 from ...layout import GITATTRIBUTES, GITATTRIBUTES_MARKERS
 from ...parse.text import decode
+from ..blocks import find_blocks, upsert_block
 from ..plan import FileEdit, Outcome, Plan
-from .blocks import find_blocks, upsert_block
 
 _REASONS = {
     Outcome.CREATED: "memory files merge by fact id (MERGE.md)",

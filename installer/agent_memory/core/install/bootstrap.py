@@ -8,6 +8,7 @@ block, written at its real path and never through a link, so no file ever import
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -26,11 +27,12 @@ from ...layout import (
 )
 from ...parse import manifest
 from ...parse.text import decode
+from ..blocks import find_block, upsert_block, worded
 from ..plan import Outcome
-from .blocks import find_block, upsert_block
 from .ladder import Files
 
 Links = Mapping[str, str]
+_HEADING_VERSION = patterns.compile(rb"^(## Shared memory \(agent-memory )[^)\n]*\)", re.MULTILINE)
 # Markup around words: an inline HTML tag, a link's target, emphasis, code, link brackets and
 # backslash escapes; bounded, so a hostile file of "<<<<" or "](](](" stays linear.
 _MARKUP = patterns.compile(r"<[^<>\n]{0,200}>|\]\([^()\s]{0,500}\)|[*_`~\[\]\\]")
@@ -86,7 +88,8 @@ def bootstrap(
     """
     agents = physical(links, AGENTS_MD)
     owners = {agents: AGENTS_MD}  # physical path -> the known path whose piece it holds
-    changes = _block(files, agents, resources.data(AGENTS_TEMPLATE), version, repair, top=True)
+    ours = versioned(resources.data(AGENTS_TEMPLATE), version)
+    changes = _block(files, agents, ours, version, repair, top=True)
     if agents != AGENTS_MD:
         changes[AGENTS_MD] = Change(
             files.get(AGENTS_MD), Outcome.LINKED, f"links to {agents}; our block is written there"
@@ -107,7 +110,8 @@ def bootstrap(
         if kind == "managed":
             managed[target] = resources.data(template)
         else:
-            changes.update(_block(files, target, resources.data(template), version, repair))
+            ours = worded(resources.data(template), files.get(target), target)
+            changes.update(_block(files, target, ours, version, repair))
     for path, data in managed.items():
         changes.update(_managed(files, path, data, version, recorded.get(path)))
     for path, source in USER_DATA.items():
@@ -116,6 +120,12 @@ def bootstrap(
         elif path not in changes:
             changes[path] = Change(files[path], Outcome.PRESERVED, "user data")
     return changes, {path: manifest.sha256(data) for path, data in managed.items()}
+
+
+def versioned(template: bytes, version: str) -> bytes:
+    """AGENTS.md's block with the heading naming the version that writes it (the template's
+    own says the release it ships with: a person enabling by hand copies it)."""
+    return _HEADING_VERSION.sub(rf"\g<1>{version})".encode(), template, count=1)
 
 
 def _shared(files: Files, path: str, target: str, owner: str, changes: Changes) -> Changes:

@@ -32,9 +32,9 @@ from ...parse.facts import is_blank
 from ...parse.text import decode
 from ..agents import hooks
 from ..agents.jsontext import BadJSON
+from ..blocks import HTML_MARKERS, Markers, find_block
 from ..plan import FileEdit, Outcome, Plan
 from ..vendors import rules
-from .blocks import HTML_MARKERS, Markers, find_block
 
 Files = Mapping[str, bytes | None]
 

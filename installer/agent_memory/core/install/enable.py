@@ -37,10 +37,10 @@ from ...parse.dates import quarter_of
 from ...parse.facts import parse
 from ...parse.keyvalue import embolden
 from ...parse.text import decode
+from ..blocks import upsert_block
 from ..plan import FileEdit, Outcome, Plan
 from ..review.archive import index_line, render_index
 from ..vendors import rules, stores
-from .blocks import upsert_block
 from .bootstrap import (
     NO_LINKS,
     Change,

@@ -30,10 +30,9 @@ def bars(title: str, labels: Sequence[str], series: Sequence[Series], percent: b
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
+        *_ticks(ceiling, percent, plot_h),
         f'<line x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{WIDTH - _RIGHT}" y2="{_TOP + plot_h}" '
         'stroke="#888"/>',
-        _axis_label(_TOP + 4, _top_label(ceiling, percent)),
-        _axis_label(_TOP + plot_h, "0"),
     ]
     step = max(1, -(-len(labels) // 12))  # at most twelve labels under the axis
     for n, label in enumerate(labels):
@@ -73,8 +72,20 @@ def _axis_label(y: float, text: str) -> str:
     )
 
 
-def _top_label(ceiling: float, percent: bool) -> str:
-    return "100 %" if percent else f"{ceiling:g}"
+def _ticks(ceiling: float, percent: bool, plot_h: float) -> list[str]:
+    """The value axis: a labelled tick and a faint grid line at each step from 0 to the top,
+    quarters for a share, else the fewest of 5, 4 or 2 steps that fall on whole values."""
+    steps = 4 if percent else next((n for n in (5, 4, 2) if (ceiling / n).is_integer()), 1)
+    parts = []
+    for n in range(steps + 1):
+        value = ceiling * n / steps
+        y = _TOP + plot_h - plot_h * n / steps
+        label = f"{value * 100:g} %" if percent else f"{value:g}"
+        parts.append(
+            f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{WIDTH - _RIGHT}" y2="{y:.1f}" stroke="#eee"/>'
+        )
+        parts.append(_axis_label(y + 4, label))
+    return parts
 
 
 def _nice(top: float) -> float:

@@ -24,7 +24,7 @@ class Ranked(NamedTuple):
 
 
 class Content(NamedTuple):
-    repo: str
+    repo: str  # its folder's name
     today: str
     version: str
     due: tuple[str, ...]  # why a review is due (none: not due)
@@ -96,6 +96,9 @@ def content(
         for f in live
         if (until := dict(f.fields).get("valid-until")) is not None
     )
+    most = tuple(sorted(ranked_all, key=lambda r: (-r.uses, r.id))[:LISTED])
+    shown = {r.id for r in most}
+    least = [r for r in sorted(decaying, key=lambda r: (r.uses, r.id)) if r.id not in shown]
     return Content(
         seen.repo,
         seen.today,
@@ -105,8 +108,8 @@ def content(
         run.tiers,
         tally.per_period(run.steps, period),
         tally.totals(run.steps),
-        tuple(sorted(ranked_all, key=lambda r: (-r.uses, r.id))[:LISTED]),
-        tuple(sorted(decaying, key=lambda r: (r.uses, r.id))[:LISTED]),
+        most,
+        tuple(least[:LISTED]),  # never one of the most used: a short memory is in both
         tally.most_missed(run.steps, LISTED),
         tuple((doc.path.rsplit("/", 1)[-1], len(doc.facts)) for doc in documents[len(live_docs) :]),
         tuple(sorted((i, w) for i, w in seen.stale.items())),

@@ -59,16 +59,20 @@ def _hit_chart(found: Content) -> str:
     labels = [q for q, _ in quarters]
     full = tuple(t.hit_rate or 0.0 for _, t in quarters)
     named = tuple((t.named_rate or 0.0) - f for (_, t), f in zip(quarters, full, strict=True))
+    series = [
+        Series("in full: the start view showed the fact's text", "#2b8a3e", full),
+        Series("named only: it showed one line naming the fact", "#94d82d", named),
+    ]
     chart = bars(
-        "Share of the facts sessions used that their start view showed in full, or named by "
-        "one line, per period",
+        "Share of the facts sessions used that their start view showed in full (lower bar), or "
+        "named by one line (upper bar), per period",
         labels,
-        [Series("in full", "#2b8a3e", full), Series("named only", "#94d82d", named)],
+        series,
         percent=True,
     )
     rows = tuple(sections.hit_row(q, t) for q, t in quarters)
     data = _table(sections.Table("", sections.HITS, rows, ""))
-    return _figure("id-hit-rate", "Hit rate over time", chart, "", data)
+    return _figure("id-hit-rate", "Hit rate over time", chart, legend(series), data)
 
 
 def _tier_chart(found: Content) -> str:

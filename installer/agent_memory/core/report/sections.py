@@ -85,7 +85,7 @@ def tables(found: Content) -> list[Table]:
             "Least used live facts",
             ranked,
             tuple((r.id, str(r.uses), r.tier, r.text) for r in found.least_used),
-            "No live fact decays.",
+            "No live fact decays but the most used above.",
         ),
         Table(
             "Facts missed most",

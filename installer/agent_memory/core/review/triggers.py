@@ -79,12 +79,14 @@ def due_reasons(
     leaving = leaving_by_hand(continuity, today)
     if leaving:
         reasons.append(
-            f"{len(leaving)} facts wait to move to the archive: archived by hand, superseded, "
+            f"{len(leaving)} {'fact waits' if len(leaving) == 1 else 'facts wait'} to move to "
+            "the archive: archived by hand, superseded, "
             f"retracted or past valid-until ({', '.join(leaving)})"
         )
     if reactivating:
         reasons.append(
-            f"{len(reactivating)} archived facts named by unread session logs wait to be "
+            f"{len(reactivating)} archived {'fact' if len(reactivating) == 1 else 'facts'} "
+            f"named by unread session logs {'waits' if len(reactivating) == 1 else 'wait'} to be "
             f"reactivated ({', '.join(reactivating)})"
         )
     pending = unread(last_review(continuity), names)

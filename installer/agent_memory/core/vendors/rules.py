@@ -19,9 +19,9 @@ from ... import patterns, resources
 from ...errors import InputError
 from ...layout import AGENTS_MD, VENDORS
 from ...parse import frontmatter
-from ...parse.markdown import FENCE, HEADING
+from ...parse.markdown import HEADING, blocks, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
-from ..install.blocks import block_of, find_block, upsert_block
+from ..blocks import block_of, find_block, upsert_block, worded
 from .stores import Fact, store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
@@ -106,13 +106,14 @@ def _instruction(
     split = (
         frontmatter.split(path, text)
         if source.kind in ("frontmatter", "cursor-rule")
-        else frontmatter.Split((), text.lines, {})
+        else _unread_header(text)
     )
     if not _always_on(source, split.data):
         return []
     if keep:
         if source.kind in ("import", "copilot"):
-            after, _ = upsert_block(path, data, resources.data(_vendor_template(source)))
+            ours = worded(resources.data(_vendor_template(source)), data, path)
+            after, _ = upsert_block(path, data, ours)
             if after != data:
                 out.files[path] = after
                 out.reasons[path] = "agent-memory block added; your text is untouched"
@@ -124,6 +125,13 @@ def _instruction(
     copy = _keep_original(out, path, data, "verbatim original", kept)
     out.reasons[path] = f"text moved to AGENTS.md; original in {copy}"
     return [section] if section else []
+
+
+def _unread_header(text: Text) -> frontmatter.Split:
+    """A file whose kind has no frontmatter may still open with one: it stays whole in the
+    file (never moved, never half noted), unread."""
+    header = front_matter(text.lines)
+    return frontmatter.Split(text.lines[:header], text.lines[header:], {})
 
 
 def _moved_reason(moved: Sequence[tuple[str, int, int]]) -> str:
@@ -229,19 +237,13 @@ class Unit:
 def units(lines: Sequence[str]) -> Iterator[Unit]:
     """The source's lines as units, in order; every line is in exactly one unit."""
     bare = [strip_eol(line) for line in lines]
+    opaque = {block.start: block.end for block in blocks(bare)}
     index = 0
     while index < len(bare):
-        line = bare[index]
-        end = index + 1
-        fence = FENCE.match(line)
-        if fence is not None:
-            closing = fence.group(1)[0] * len(fence.group(1))
-            while end < len(bare) and not bare[end].strip().startswith(closing):
-                end += 1
-            end = min(end + 1, len(bare))
-        elif _MARKER.match(line):
+        end = opaque.get(index, index + 1)
+        if index not in opaque and _MARKER.match(bare[index]):
             while end < len(bare) and _continues(bare[end]):
-                end += 1
+                end = opaque.get(end, end + 1)  # an indented fence goes whole with its item
         chunk = tuple(bare[index:end])
         yield Unit(chunk, _key(chunk))
         index = end
@@ -281,9 +283,12 @@ class Said:
 
 def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]:
     """``## From `path` ``, the source's rules not said before, a note where one was; returns
-    the section, the lines moved and the lines only noted."""
+    the section, the lines moved and the lines only noted. A file that says nothing new (a copy
+    of one consolidated before) is one note, not its headings around notes."""
     out: list[str] = []
     moved = noted = 0
+    fresh = 0  # rules said here first
+    dropped: dict[str, int] = {}  # rules already said, by where
     last: tuple[str, str, int] | None = None  # the note just written: prefix, where, rules
     for unit in units(body):
         where = said.where.get(unit.key) if unit.key is not None else None
@@ -295,12 +300,17 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
             last = (prefix, where, last[2] + 1 if last and last[:2] == (prefix, where) else 1)
             out.append(prefix + note(last[2], where))
             noted += len(unit.lines)
+            dropped[where] = dropped.get(where, 0) + 1
             continue
         last = None
         if unit.key is not None:
             said.where[unit.key] = f"the section From `{path}`"
+            fresh += 1
         out.extend(unit.lines)
         moved += sum(1 for line in unit.lines if line.strip())
+    if dropped and not fresh:
+        out = [note(sum(dropped.values()), " and ".join(dropped))]
+        moved = 0
     while out and not out[-1].strip():
         out.pop()
     while out and not out[0].strip():
@@ -318,13 +328,12 @@ def note(rules: int, where: str) -> str:
 
 
 def _shifted(lines: Sequence[str]) -> list[str]:
-    """Headings moved two levels down (outside code fences), so they sit under the section."""
+    """Headings moved two levels down (outside fences and HTML blocks), so they sit under the
+    section (in the middle of AGENTS.md, a ``---`` pair is no front matter)."""
+    opaque = inside(lines, ("fence", "html"))
     shifted = []
-    fenced = False
-    for line in lines:
-        if FENCE.match(line):
-            fenced = not fenced
-        heading = None if fenced else HEADING.match(line)
+    for index, line in enumerate(lines):
+        heading = None if index in opaque else HEADING.match(line)
         if heading is not None:
             level = min(6, len(heading.group(1)) + 2)
             line = "#" * level + line[len(heading.group(1)) :]

@@ -6,14 +6,30 @@ has none and replaced in place in a file that has one.
 
 from __future__ import annotations
 
-from ...errors import InputError
-from ...layout import BLOCK_BEGIN, BLOCK_END
-from ...parse.markdown import FENCE, TITLE
-from ...parse.text import decode, strip_eol
-from ..plan import Outcome
+from ..errors import InputError
+from ..layout import BLOCK_BEGIN, BLOCK_END
+from ..parse.markdown import TITLE, front_matter, inside
+from ..parse.text import decode, strip_eol
+from .plan import Outcome
 
 Markers = tuple[str, str]
 HTML_MARKERS: Markers = (BLOCK_BEGIN, BLOCK_END)
+# A vendor block says the instructions "now live" in AGENTS.md; in a file that keeps text of its
+# own (--keep-vendor-files, or text added since) its block says what is true there instead.
+KEPT_WORDING = (
+    (
+        b"<!-- This project's instructions for coding agents, and its shared memory protocol, now "
+        b"live\nin AGENTS.md (imported above); follow them. -->",
+        b"<!-- AGENTS.md (imported above) holds this project's shared memory protocol and the\n"
+        b"instructions shared by every coding agent; follow them with the rest of this file. -->",
+    ),
+    (
+        b"This project's instructions for coding agents now live in `AGENTS.md` at the "
+        b"repository root:\nread it and follow it.",
+        b"`AGENTS.md` at the repository root holds the instructions every coding agent shares: "
+        b"read\nit, and this file too.",
+    ),
+)
 
 
 def find_block(
@@ -76,21 +92,36 @@ def find_blocks(
 
 
 def _fenced(lines: tuple[str, ...]) -> set[int]:
-    """Indices of the lines inside closed code fences (fence lines included); an unclosed
-    fence hides nothing, so a block after it is still found (a second run adds no second one)."""
-    inside: set[int] = set()
-    opening: tuple[int, str] | None = None
-    for index, line in enumerate(lines):
-        match = FENCE.match(strip_eol(line))
-        if match is None:
-            continue
-        run = match.group(1)
-        if opening is None:
-            opening = (index, run)
-        elif run[0] == opening[1][0] and len(run) >= len(opening[1]) and not match.group(2).strip():
-            inside.update(range(opening[0], index + 1))
-            opening = None
-    return inside
+    """Indices of the lines inside closed code fences (fence lines included). Only fences: our
+    markers are HTML comment lines themselves, and an unclosed fence hides nothing, so a block
+    after it is still found (a second run adds no second one)."""
+    return inside(lines, ("fence",), unclosed=False)
+
+
+def worded(template: bytes, existing: bytes | None, path: str) -> bytes:
+    """A vendor block's template as ``existing`` needs it: where the file keeps text of its own
+    outside our block (not only ``@path`` imports or a frontmatter), the block never says its
+    instructions moved to AGENTS.md."""
+    if existing is None or not _own_text(path, existing):
+        return template
+    for moved, kept in KEPT_WORDING:
+        template = template.replace(moved, kept)
+    return template
+
+
+def _own_text(path: str, existing: bytes) -> bool:
+    lines = decode(path, existing).lines
+    try:
+        spans = find_blocks(path, lines)
+    except InputError:
+        return False  # a damaged file: the block's own check names the line
+    ours = {n for begin, end in spans for n in range(begin, end + 1)}
+    ours |= set(range(front_matter(lines)))
+    return any(
+        (text := strip_eol(line).strip()) and not text.startswith("@")
+        for n, line in enumerate(lines)
+        if n not in ours
+    )
 
 
 def block_of(template_path: str, template: bytes, markers: Markers = HTML_MARKERS) -> list[str]:
@@ -167,13 +198,7 @@ def _insert(lines: list[str], block: list[str], at: int, newline: str) -> list[s
 
 def _after_title(lines: list[str]) -> int:
     """Where the top of a file's text is: after its YAML frontmatter and its ``# `` title."""
-    start = 0
-    if lines and strip_eol(lines[0]).rstrip() == "---":
-        closing = next(
-            (i for i in range(1, len(lines)) if strip_eol(lines[i]).rstrip() in ("---", "...")),
-            None,
-        )
-        start = closing + 1 if closing is not None else 0
+    start = front_matter(lines)
     index = start
     while index < len(lines) and not strip_eol(lines[index]).strip():
         index += 1

@@ -1,0 +1,61 @@
+"""The one Markdown block rule (parse/markdown.py): fences, HTML blocks and front matter, as
+CommonMark reads them, for every line scanner."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_memory.parse.markdown import Block, blocks, front_matter, inside
+from agent_memory.parse.outline import markdown
+
+# Lines without indentation or containers, among them every kind of opaque block's start and
+# end, so that blocks open, close and nest inside one another (HTML blocks of kinds 1 to 6: a
+# lone tag of another name, kind 7, is read as text).
+LINES = st.sampled_from(
+    [
+        "```", "````", "```md", "~~~", "~~~~", "``` a`b", "# heading", "text", "", "- item",
+        "<!-- note", "-->", "<!-- one line -->", "<details>", "</details>", "<pre>", "x</pre>",
+        "<script>", "y</script> z", "<?php", "?>", "<!DOCTYPE html>", "<![CDATA[", "]]>",
+        "<div class=x>", "> quote", "***",
+    ]
+)  # fmt: skip
+
+
+def markdown_it(lines: list[str]) -> tuple[tuple[int, int, str], ...]:
+    tokens = markdown().parse("".join(line + "\n" for line in lines))
+    kinds = {"fence": "fence", "html_block": "html"}
+    return tuple(
+        (t.map[0], t.map[1], kinds[t.type])
+        for t in tokens
+        if t.type in kinds and t.level == 0 and t.map is not None
+    )
+
+
+@given(st.lists(LINES, max_size=30))
+def test_fences_and_html_blocks_are_where_markdown_it_puts_them(lines: list[str]) -> None:
+    found = tuple((b.start, b.end, b.kind) for b in blocks(lines))
+    # markdown-it ends a block's map at its last line; a trailing blank line is not in it.
+    assert found == markdown_it(lines)
+
+
+def test_front_matter_is_closed_or_none() -> None:
+    assert front_matter(["---", "a: 1", "---", "# x"]) == 3
+    assert front_matter(["---", "a: 1", "...", "# x"]) == 3
+    assert front_matter(["---", "a thematic break, never closed"]) == 0
+    assert front_matter(["text", "---", "a: 1", "---"]) == 0
+    lines = ["---", "title: x", "---", "# h", "```", "# code", "```"]
+    assert blocks(lines) == (Block(0, 3, "front matter"), Block(4, 7, "fence"))
+
+
+def test_an_unclosed_fence_runs_to_the_end_and_is_hidden_only_when_asked() -> None:
+    lines = ["a", "```", "# not a heading", "<!-- agent-memory:begin -->"]
+    assert blocks(lines) == (Block(1, 4, "fence", closed=False),)
+    assert inside(lines) == {1, 2, 3}
+    assert inside(lines, ("fence",), unclosed=False) == set()
+
+
+def test_a_tilde_fence_inside_a_backtick_fence_is_code() -> None:
+    lines = ["```md", "~~~", "# inside", "~~~", "```", "# outside"]
+    assert blocks(lines) == (Block(0, 5, "fence"),)
+    assert 5 not in inside(lines)
