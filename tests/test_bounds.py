@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_console, tree
+from conftest import cli, run_console, tree
 
 
 @pytest.mark.parametrize("seconds", ["nan", "inf", "NaN", "1e400", "-inf"])
@@ -22,3 +22,26 @@ def test_a_wait_that_is_not_a_finite_number_is_a_usage_error(
     assert done.returncode == 2 and "--wait" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert tree(repo) == before
+
+
+@pytest.mark.parametrize(
+    "order",
+    ["hooks mcp hooks mcp", "hooks mcp mcp hooks", "mcp hooks mcp hooks", "mcp hooks hooks mcp"],
+)
+def test_installs_then_removes_in_any_order_leave_no_settings_file(repo: Path, order: str) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    first, second, third, fourth = order.split()
+    for command, verb in ((first, "install"), (second, "install")):
+        assert cli(command, verb, repo, "--agent", "gemini").exit_code == 0
+    for command in (third, fourth):
+        assert cli(command, "remove", repo, "--agent", "gemini").exit_code == 0
+    assert not (repo / ".gemini/settings.json").exists()  # a 7-byte {\n  \n}\n was left
+
+
+def test_a_settings_file_the_user_had_empty_is_given_back(repo: Path) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text("{}\n")
+    assert cli("hooks", "install", repo, "--agent", "gemini").exit_code == 0
+    assert cli("hooks", "remove", repo, "--agent", "gemini").exit_code == 0
+    assert (repo / ".gemini/settings.json").read_text() == "{}\n"
