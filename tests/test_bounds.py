@@ -45,3 +45,16 @@ def test_a_settings_file_the_user_had_empty_is_given_back(repo: Path) -> None:
     assert cli("hooks", "install", repo, "--agent", "gemini").exit_code == 0
     assert cli("hooks", "remove", repo, "--agent", "gemini").exit_code == 0
     assert (repo / ".gemini/settings.json").read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("then", ["report", "recover"])
+def test_the_temp_file_of_a_report_killed_at_its_rename_is_removed(repo: Path, then: str) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    left = repo / ".r.html.k3x9_0qa.agent-memory-tmp"  # what a kill at fsync or rename leaves
+    left.write_text("<!doctype html><p>half")
+    mine = repo / "notes.agent-memory-tmp"  # not a name of ours: stays
+    mine.write_text("keep")
+    args = ("--html", repo / "r.html", "--today", "2026-06-02") if then == "report" else ()
+    done = cli(then, repo, *args)
+    assert done.exit_code == 0, done.output
+    assert not left.exists() and mine.read_text() == "keep"

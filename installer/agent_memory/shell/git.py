@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import AgentMemoryError
+from ..layout import TMP_SUFFIX
 from ..records import NamedTuple
 
 if TYPE_CHECKING:
@@ -238,3 +240,15 @@ def recorded(root: Path, rel: str) -> bool:
     except AgentMemoryError:  # no git at all
         return False
     return done.returncode == 0
+
+
+def untracked_temps(root: Path) -> list[str]:
+    """The files git does not track whose names end as our temp files' do (ignored ones too):
+    where a killed write may have left one; none outside git."""
+    try:
+        done = _run(root, ["ls-files", "-z", "--others", "--", f":(glob)**/*{TMP_SUFFIX}"], _QUICK)
+    except AgentMemoryError:
+        return []
+    if done.returncode != 0:
+        return []
+    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
