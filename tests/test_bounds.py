@@ -3,11 +3,14 @@ expansion, every refusal is one line, and no run waits forever."""
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import cli, run_console, tree
+from conftest import build_tree, cli, run_console, tree
 
 
 @pytest.mark.parametrize("seconds", ["nan", "inf", "NaN", "1e400", "-inf"])
@@ -58,3 +61,99 @@ def test_the_temp_file_of_a_report_killed_at_its_rename_is_removed(repo: Path, t
     done = cli(then, repo, *args)
     assert done.exit_code == 0, done.output
     assert not left.exists() and mine.read_text() == "keep"
+
+
+def _bomb(levels: int) -> str:
+    """A CONTEXT.yaml whose ``levels`` levels of nine aliases each expand ninefold (364 bytes
+    at nine levels: 387 million strings)."""
+    names = "abcdefghij"
+    lines = [f"{names[0]}: &{names[0]} [" + ", ".join(['"lol"'] * 9) + "]"]
+    for level in range(1, levels):
+        lines.append(
+            f"{names[level]}: &{names[level]} [" + ", ".join([f"*{names[level - 1]}"] * 9) + "]"
+        )
+    return "\n".join([*lines, f"core:\n  - id: bomb\n    content: *{names[levels - 1]}\n"])
+
+
+def _one_line(done: Any) -> str:
+    output = done.stderr if hasattr(done, "returncode") else done.output
+    assert "Traceback" not in output and len(output.strip().splitlines()) == 1, output
+    return output
+
+
+@pytest.mark.parametrize("levels", [6, 9])
+def test_a_yaml_alias_bomb_is_one_line_for_enable_and_import(repo: Path, levels: int) -> None:
+    (repo / "CONTEXT.yaml").write_text(_bomb(levels))
+    before = tree(repo)
+    started = time.process_time()
+    done = run_console("enable", repo, "--today", "2026-06-01", cwd=repo)
+    assert done.returncode == 1 and "CONTEXT.yaml:1: YAML repeats a list" in _one_line(done)
+    assert tree(repo) == before
+    (repo / "CONTEXT.yaml").rename(repo.parent / "CONTEXT.yaml")
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    before = tree(repo)
+    args = ("--from", repo.parent / "CONTEXT.yaml", "--today", "2026-06-02")
+    done = run_console("import", "context-yaml", repo, *args, cwd=repo)
+    assert done.returncode == 1 and "alias (*name)" in _one_line(done)
+    assert tree(repo) == before
+    assert time.process_time() - started < 10  # 20 s and 1 GB at nine levels, in each process
+
+
+_HOSTILE_YAML = {
+    "an impossible date": ("created: 2026-02-30", "day is out of range for month"),
+    "20,000 nested brackets": ("tags: " + "[" * 20_000 + "]" * 20_000, "nests deeper than 64"),
+    "a 5,000-digit integer": ("uses: " + "7" * 5000, "an integer of thousands of digits"),
+}
+
+
+@pytest.mark.parametrize("case", _HOSTILE_YAML, ids=str)
+def test_a_claude_topic_files_hostile_front_matter_is_one_line(repo: Path, case: str) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    line, said = _HOSTILE_YAML[case]
+    topics = build_tree(repo.parent / "memory-claude", {
+        "MEMORY.md": "- [Deploy](deploy.md) — how we ship\n",
+        "deploy.md": f"---\nname: Deploy\ndescription: how we ship\ntype: project\n{line}\n---\n"
+        "Deploy with `make release`; never from a laptop.\n",
+    })  # fmt: skip
+    before = tree(repo)
+    done = cli("import", "claude", repo, "--from", topics, "--today", "2026-06-02")
+    assert (
+        done.exit_code == 1
+        and re.search(r"deploy.md:[25]: YAML", done.output)
+        and said in done.output
+    )
+    _one_line(done)
+    assert tree(repo) == before
+
+
+def test_co_cli_tags_that_are_not_a_list_are_read(repo: Path) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    memories = build_tree(repo.parent / "memories", {
+        "001-outbox.md": "---\nid: 1\ncreated: 2026-05-01\ntags: 5\n---\nUse the outbox.\n",
+        "002-cache.md": "---\nid: 2\ncreated: 2026-05-02\ntags: decision\n---\nNo cache.\n",
+    })  # fmt: skip
+    done = cli("import", "co-cli", repo, "--from", memories, "--today", "2026-06-02")
+    assert done.exit_code == 0, done.output
+    assert "2 facts added" in done.output or "2 fact" in done.output
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("x = " + "1" * 5000, "an integer of thousands of digits"),
+        ("x = " + "[" * 20_000 + "]" * 20_000, "nests its values too deep"),
+        ("x = " + "{a = " * 3000 + "1" + "}" * 3000, "nests its values too deep"),
+    ],
+    ids=["integer", "array", "table"],
+)
+def test_a_hostile_codex_config_is_one_line_for_doctor_and_mcp_install(
+    repo: Path, toml: str, said: str
+) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    build_tree(repo, {".codex/config.toml": toml + "\n", "home/.codex/config.toml": toml + "\n"})
+    before = tree(repo)
+    done = run_console("mcp", "install", repo, "--agent", "codex", cwd=repo)
+    assert done.returncode == 1 and said in _one_line(done)
+    doctor = run_console("doctor", repo, cwd=repo, CODEX_HOME=str(repo / "home/.codex"))
+    assert "Traceback" not in doctor.stderr and said in doctor.stdout + doctor.stderr
+    assert tree(repo) == before

@@ -218,6 +218,12 @@ def _toml(text: str) -> dict[str, Any]:
         doc: dict[str, Any] = tomllib.loads(text, parse_float=str)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"is not valid TOML ({exc}); fix it, then run again") from None
+    except RecursionError:  # the parser recurses once per level
+        raise ConfigError("nests its values too deep to read; fix it, then run again") from None
+    except ValueError:  # an integer past 4,300 digits, which Python does not convert
+        raise ConfigError(
+            "holds an integer of thousands of digits; fix it, then run again"
+        ) from None
     return doc
 
 
