@@ -3,6 +3,7 @@ expansion, every refusal is one line, and no run waits forever."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -157,3 +158,39 @@ def test_a_hostile_codex_config_is_one_line_for_doctor_and_mcp_install(
     doctor = run_console("doctor", repo, cwd=repo, CODEX_HOME=str(repo / "home/.codex"))
     assert "Traceback" not in doctor.stderr and said in doctor.stdout + doctor.stderr
     assert tree(repo) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("fact", "retract", "deploy-from-ci-only", "{repo}", "--reason", "\udcff"),
+        ("fact", "add", "x", "{repo}", "--paths", "src/\udcff"),
+        ("explain", "x\udcff", "{repo}"),
+        ("fact", "add", "Ship \udcff", "{repo}"),
+    ],
+    ids=["retract reason", "add paths", "explain", "add text"],
+)
+def test_an_argument_that_is_not_utf8_is_one_line(repo: Path, args: tuple[str, ...]) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    assert cli("fact", "add", "Deploy from CI only", repo, "--today", "2026-06-02").exit_code == 0
+    before = tree(repo)
+    done = run_console(*(arg.replace("{repo}", str(repo)) for arg in args), cwd=repo)
+    assert done.returncode == 1 and "is not UTF-8 text" in _one_line(done)
+    assert tree(repo) == before
+
+
+def test_a_source_file_named_in_bytes_that_are_not_utf8_is_imported(repo: Path) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    topics = build_tree(repo.parent / "claude", {
+        "deploy.md": "---\nname: Deploy\ndescription: how we ship\ntype: project\n---\n"
+        "Deploy with `make release`.\n",
+    })  # fmt: skip
+    odd = os.fsdecode(b"\xffcache.md")
+    (topics / odd).write_text("---\nname: Cache\ntype: project\n---\nNo cache on auth.\n")
+    done = run_console(
+        "import", "claude", repo, "--from", topics, "--today", "2026-06-02", cwd=repo
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    text = (repo / "memory/continuity.md").read_text(encoding="utf-8")
+    assert "origin: claude:_cache.md" in text
+    assert cli("lint", repo).exit_code == 0
