@@ -194,3 +194,30 @@ def test_a_source_file_named_in_bytes_that_are_not_utf8_is_imported(repo: Path) 
     text = (repo / "memory/continuity.md").read_text(encoding="utf-8")
     assert "origin: claude:_cache.md" in text
     assert cli("lint", repo).exit_code == 0
+
+
+def test_escape_sequences_in_a_fact_never_reach_the_terminal(repo: Path) -> None:
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    continuity = repo / "memory/continuity.md"
+    text = continuity.read_text()
+    hostile = (
+        "- Widgets ship \x1b]0;PWNED\x07\x1b[2J nightly\r over the old line\n"
+        "  <!-- id: widgets | tier: working | created: 2026-06-01 | last_used: 2026-06-01 "
+        "| uses: 1 -->\n"
+    )
+    continuity.write_text(text.replace("## Open Threads\n", "## Open Threads\n\n" + hostile, 1))
+    for args in (
+        ("recall", "Widgets"),
+        ("fact", "show", "widgets"),
+        ("context",),
+        ("explain", "widgets"),
+    ):
+        done = run_console(*args, repo, cwd=repo)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "Widgets" in done.stdout, args
+        printed = done.stdout + done.stderr
+        assert not set("\x1b\x07\r") & set(printed), (args, printed)
+        assert "\\x1b]0;PWNED\\x07\\x1b[2J" in done.stdout, args
+    linted = run_console("lint", repo, cwd=repo)
+    assert "memory/continuity.md:" in linted.stdout
+    assert "warning [control-character] holds the control character U+001B" in linted.stdout
