@@ -3,14 +3,18 @@ expansion, every refusal is one line, and no run waits forever."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent_memory.parse import cites as cites_of
 from conftest import build_tree, cli, run_console, tree
 
 
@@ -221,3 +225,48 @@ def test_escape_sequences_in_a_fact_never_reach_the_terminal(repo: Path) -> None
     linted = run_console("lint", repo, cwd=repo)
     assert "memory/continuity.md:" in linted.stdout
     assert "warning [control-character] holds the control character U+001B" in linted.stdout
+
+
+def _cited_everywhere(repo: Path, facts: int, cites: int, lines: int) -> None:
+    """``facts`` facts, each citing ``cites`` five-line blocks of one ``lines``-line file whose
+    first lines changed since (every block is searched for where it went)."""
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
+    old = b"".join(b"line %d of the generated table\n" % n for n in range(lines))
+    body = []
+    for n in range(facts):
+        places = [cites_of.cite("gen/table.txt", 1 + 5 * k, 5 + 5 * k, old) for k in range(cites)]
+        value = ", ".join(f"{c.path}:{c.start}-{c.end}@{c.hash}" for c in places)
+        body.append(
+            f"- The generated table's block {n} holds the lookup rows\n  <!-- id: table-{n} | "
+            f"tier: working | created: 2026-06-01 | last_used: 2026-06-01 | uses: 1 | "
+            f"cites: {value} -->\n"
+        )
+    continuity = repo / "memory/continuity.md"
+    text = continuity.read_text().replace(
+        "## Key Decisions\n", "## Key Decisions\n" + "".join(body)
+    )
+    continuity.write_text(text)
+    (repo / "gen").mkdir()
+    (repo / "gen/table.txt").write_bytes(b"a new first line\n" * 7 + old[: -len(old) // 2])
+
+
+@pytest.mark.parametrize(
+    ("facts", "cites", "lines"), [(40, 1, 200_000), (200, 50, 2_000)], ids=["40x1", "200x50"]
+)
+def test_stale_citations_are_checked_within_a_bound(
+    repo: Path, facts: int, cites: int, lines: int
+) -> None:
+    _cited_everywhere(repo, facts, cites, lines)
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"})
+    for args in (("status", repo), ("lint", repo), ("context", repo)):
+        started = time.perf_counter()
+        done = run_console(*args, cwd=repo)
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+        assert time.perf_counter() - started < 12, args  # 14.5 s and past 20 s before
+    started = time.perf_counter()
+    hook = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "hook", "session-start"],
+        input=payload, capture_output=True, text=True, cwd=repo, check=False,
+    )  # fmt: skip
+    assert hook.returncode == 0 and "table-0" in hook.stdout, hook.stderr
+    assert time.perf_counter() - started < 12  # 15 to 17 s before
