@@ -15,11 +15,12 @@ from typing import Any
 
 from .. import resources
 from ..core.checks.secrets import scan
-from ..core.facts.add import NewFact, add_fact
+from ..core.facts.add import NewFact
+from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.imports import Entry, entries
 from ..core.plan import FileEdit, Outcome, Plan
-from ..errors import AgentMemoryError, DuplicateError, InputError
+from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.facts import Document
@@ -101,27 +102,15 @@ def _add_all(
     doc: Document, others: Elsewhere, found: Sequence[Entry], day: dt.date, shown: str
 ) -> tuple[Document, list[tuple[NewFact, Entry]], list[tuple[Entry, str]]]:
     """Each entry added in turn, each checked against the memory and the entries before it."""
-    added: list[tuple[NewFact, Entry]] = []
-    skipped: list[tuple[Entry, str]] = []
-    for entry in found:
-        imported = {**entry.fields, "origin": safe_value(entry.origin)}
-        wanted = entry.wanted_id
-        if wanted and (others.place(wanted) or any(f.id == wanted for f in doc.facts)):
-            wanted = None  # taken: the id is derived instead
-        try:
-            new = add_fact(
-                doc, others, entry.text, entry.section, wanted, entry.task == " ", day, True,
-                imported=imported, checked=entry.task == "x",
-            )  # fmt: skip
-        except DuplicateError as exc:
-            skipped.append((entry, exc.existing))
-            continue
-        except AgentMemoryError as exc:
-            where = one_line(f"{entry.origin}:{entry.line}")
-            raise AgentMemoryError(f"{where}: {exc.message}", shown) from None
-        doc = facts.parse(CONTINUITY, new.after)
-        added.append((new, entry))
-    return doc, added, skipped
+    wanted = [_wanted(entry) for entry in found]
+    after, added, skipped = add_all(doc, others, wanted, day, shown)
+    return after, [(new, found[i]) for i, new in added], [(found[i], x) for i, x in skipped]
+
+
+def _wanted(e: Entry) -> Wanted:
+    fields = {**e.fields, "origin": safe_value(e.origin)}
+    where = one_line(f"{e.origin}:{e.line}")
+    return Wanted(e.text, e.section, e.wanted_id, e.task == " ", e.task == "x", fields, where)
 
 
 def _added(new: NewFact, entry: Entry) -> dict[str, Any]:
