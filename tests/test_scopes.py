@@ -3,7 +3,10 @@ mean what the regular expression they replace meant."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -73,3 +76,11 @@ def test_context_and_the_hook_end_on_a_glob_of_24_doubled_stars(tmp_path: Path) 
     assert shown.exit_code == 0 and "Widgets" not in shown.output
     assert cli("context", repo, "--paths", "a/b/x").output.count("Widgets") == 1
     assert time.process_time() - started < 5.0  # 41 to 52 s with the regular expression
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"})
+    started = time.perf_counter()
+    hook = subprocess.run(
+        [sys.executable, "-m", "agent_memory", "hook", "session-start"],
+        input=payload, capture_output=True, text=True, cwd=repo, check=False,
+    )  # fmt: skip
+    assert hook.returncode == 0, hook.stderr
+    assert time.perf_counter() - started < 10  # 27 to 40 s with the untracked file, before
