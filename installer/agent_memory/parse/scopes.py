@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import patterns
+from ..records import NamedTuple
 
 if TYPE_CHECKING:
     from .facts import Document  # facts reads footers, whose paths: field this module checks
@@ -52,8 +52,7 @@ def problem(value: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Matcher:
+class _Matcher(NamedTuple):
     """A glob as a bit-parallel automaton: bit ``i`` set means the glob's first ``i`` tokens
     matched the path read so far. One step per character of the path, whatever the glob holds:
     a backtracking regular expression took exponential time on ``**/`` repeated."""
