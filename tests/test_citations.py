@@ -11,8 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agent_memory.parse import facts
+from agent_memory.core.checks import citations as checks
+from agent_memory.parse import cites, facts
 from conftest import build_tree, git_init, tree
 
 DAY = "2026-04-01"
@@ -294,3 +297,54 @@ def test_an_expired_working_fact_is_not_said_to_be_unused(repo: Path) -> None:
     code, out, _ = am(repo, "review", "--today", "2026-04-11", "--json")
     summary = json.loads(out)["summary"]
     assert summary["expired"] == ["config"] and "config" not in summary["unused"]
+
+
+def _one_at_a_time(citation: cites.Citation, source: cites.Source) -> checks.Status:
+    """How 5.1.0 checked a citation: on its own, splitting and searching its file each time."""
+    if source is None:
+        return checks.Status(citation, "gone")
+    if isinstance(source, cites.Skipped):
+        return checks.Status(citation, "skipped", reason=source.reason)
+    lines = cites.lines_of(source)
+    if citation.start is None or citation.end is None:
+        same = cites.block_hash(lines) == citation.hash
+        return checks.Status(citation, "current" if same else "changed")
+    if citation.end > len(lines):
+        return checks.Status(citation, "beyond", lines=len(lines))
+    if cites.block_hash(lines[citation.start - 1 : citation.end]) == citation.hash:
+        return checks.Status(citation, "current")
+    moved = cites.find_block(lines, citation)
+    return checks.Status(citation, "changed" if moved is None else "moved", moved_to=moved)
+
+
+_LINES = st.lists(st.sampled_from([b"a", b"b", b" a", b"c\r", b""]), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES, st.lists(st.tuples(st.integers(1, 12), st.integers(0, 4)), max_size=6))
+def test_checking_a_files_citations_together_agrees_with_one_at_a_time(
+    before: list[bytes], after: list[bytes], ranges: list[tuple[int, int]]
+) -> None:
+    old, new = b"\n".join(before) + b"\n", b"\n".join(after) + b"\n"
+    made = [cites.cite("f.py", None, None, old)]
+    for start, extra in ranges:
+        try:
+            made.append(cites.cite("f.py", start, start + extra, old))
+        except ValueError:
+            continue  # beyond the old file: no one could have cited it
+    gone = cites.Citation("g.py", 1, 2, "0" * 12)
+    sources: dict[str, cites.Source] = {"f.py": new, "g.py": None}
+    found = checks.checked([*made, gone], sources)
+    assert found == {c: _one_at_a_time(c, sources.get(c.path)) for c in [*made, gone]}
+
+
+def test_citations_past_the_runs_hashing_budget_are_skipped_and_say_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(checks, "HASHED", 10)
+    data = {name: b"x = 1\n" * 6 for name in ("a.py", "b.py")}
+    made = [cites.cite(name, 1, 2, data[name]) for name in data]
+    found = checks.checked(made, data)
+    assert found[made[0]].state == "current"  # a.py's 6 lines fit in 10
+    assert found[made[1]].state == "skipped"
+    assert found[made[1]].reason == "is past the 10 lines of cited files one run hashes"

@@ -28,7 +28,13 @@ _json = st.recursive(
 def test_a_plain_message_is_read_as_json_reads_it(message: dict[str, object]) -> None:
     line = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
     found = jsonrpc.read(line)
-    if any("\ud800" <= c <= "\udfff" for c in json.dumps(message, ensure_ascii=False)):
+    ident = message.get("id")
+    unicode = not any("\ud800" <= c <= "\udfff" for c in json.dumps(message, ensure_ascii=False))
+    if unicode and ident is not None and not isinstance(ident, str) and type(ident) is not int:
+        assert found == jsonrpc.Unreadable(
+            None, jsonrpc.INVALID_REQUEST, "Invalid Request: an id is a string or an integer"
+        )
+    elif not unicode:
         assert isinstance(found, jsonrpc.Unreadable)  # text that is not Unicode
     else:
         assert found == message

@@ -288,6 +288,10 @@ def test_every_line_gets_an_answer_and_the_server_goes_on(tmp_path: Path) -> Non
             b"[]\n",
             b'{"a": 1}\n',
             b"x" * (1 << 21) + b"\n",
+            *(
+                b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}\n' % ident
+                for ident in (b"1.5", b"{}", b"[1]", b"true")
+            ),
         ):
             answer = server.receive() if server.send(garbage) is None else None
             assert answer is not None and answer["id"] is None, answer

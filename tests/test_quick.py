@@ -266,7 +266,7 @@ def test_a_review_on_a_terminal_is_left_to_click(pristine: Path) -> None:
         quick.answer(["review", "--check", str(pristine / "quiet")])  # returns: not answered
 
 
-def test_terminal_escapes_are_removed_from_piped_output_as_click_does(tmp_path: Path) -> None:
+def test_terminal_escapes_are_shown_escaped_by_both_paths(tmp_path: Path) -> None:
     root = tmp_path / "pristine"
     world(root)
     continuity = root / "quiet/memory/continuity.md"
@@ -275,7 +275,9 @@ def test_terminal_escapes_are_removed_from_piped_output_as_click_does(tmp_path: 
     answered = both_ways(root, tmp_path, ["context", "quiet"])
     assert answered is not None
     assert answered[0] == answered[1]
-    assert "red fact" in answered[0][0]
+    assert (
+        "A \\x1b[31mred\\x1b[0m fact" in answered[0][0]
+    )  # a memory file never drives the terminal
 
 
 def _sides(folder: Path, conflict: bool) -> Path:

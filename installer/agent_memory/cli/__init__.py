@@ -21,6 +21,7 @@ def entry() -> None:
     collector would only rescan them, a tenth of a full review's time, and once more at exit.
     """
     gc.disable()
+    _refuse_bytes(sys.argv[1:])
     answer(sys.argv[1:])  # exits when it answered
     from .base import main  # click: paid here only; the commands are built when one is asked for
 
@@ -33,3 +34,17 @@ def _commands() -> None:
     from .app import assemble  # the table and every command's options: only when needed
 
     assemble()
+
+
+def _refuse_bytes(words: list[str]) -> None:
+    """An argument holding bytes that are not UTF-8 (``$'\\xff'``) reaches Python as a lone
+    surrogate, which no file we write and no terminal can encode: one line, before anything."""
+    for word in words:
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            sys.stderr.write(
+                f"agent-memory: the argument {ascii(word)[:80]} is not UTF-8 text; pass UTF-8 "
+                "(rename a file or folder whose name is not)\n"
+            )
+            sys.exit(1)

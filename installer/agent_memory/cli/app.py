@@ -42,6 +42,7 @@ _CALLBACKS = {
     Kind.DATE: checks.parse_today,
     Kind.MOMENT: checks.parse_now,
     Kind.SLUG: checks.check_slug,
+    Kind.SECONDS: checks.check_seconds,
 }
 
 

@@ -1,9 +1,10 @@
 """What click needs beyond the table of command lines: ``--version``, and the checks of the values
-whose errors click words (``--today``, ``--now``, ``--slug``)."""
+whose errors click words (``--today``, ``--now``, ``--slug``, ``--wait``)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 from typing import Any
 
@@ -63,4 +64,14 @@ def parse_now(_ctx: click.Context, _param: click.Parameter, value: str | None) -
 def check_slug(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is not None and not slug_fits(value):
         raise click.BadParameter(f"is longer than {MAX_SLUG} bytes; use a short kebab-case word")
+    return value
+
+
+def check_seconds(
+    _ctx: click.Context, _param: click.Parameter, value: float | None
+) -> float | None:
+    """click's FloatRange(min=0) takes ``nan`` (no comparison holds) and ``inf``: a lock
+    awaited forever."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds; use one such as 1.5")
     return value

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import resources
-from ..core.facts.add import NewFact, add_fact
+from ..core.facts.add import NewFact
+from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere, duplicates
 from ..core.facts.imports import Entry, entries
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.secrets import scan
-from ..errors import AgentMemoryError, DuplicateError, InputError
+from ..errors import AgentMemoryError, InputError
 from ..layout import CONTINUITY
 from ..parse import facts
 from ..parse.facts import Document
@@ -101,31 +102,27 @@ def _add_all(
     doc: Document, others: Elsewhere, found: Sequence[Entry], day: dt.date, shown: str
 ) -> tuple[Document, list[tuple[NewFact, Entry]], list[tuple[Entry, str]]]:
     """Each entry added in turn, each checked against the memory and the entries before it."""
-    added: list[tuple[NewFact, Entry]] = []
-    skipped: list[tuple[Entry, str]] = []
-    for entry in found:
-        imported = {**entry.fields, "origin": safe_value(entry.origin)}
-        wanted = entry.wanted_id
-        if wanted and (others.place(wanted) or any(f.id == wanted for f in doc.facts)):
-            wanted = None  # taken: the id is derived instead
+    known: list[tuple[int, str]] = []  # a body that is already a fact, its name put before it
+    kept: list[int] = []
+    for index, entry in enumerate(found):
         same = duplicates(entry.body, doc, others).same if entry.body else None
-        if same is not None:
-            skipped.append((entry, same.id))
-            continue
-        try:
-            new = add_fact(
-                doc, others, entry.text, entry.section, wanted, entry.task == " ", day, True,
-                imported=imported, checked=entry.task == "x",
-            )  # fmt: skip
-        except DuplicateError as exc:
-            skipped.append((entry, exc.existing))
-            continue
-        except AgentMemoryError as exc:
-            where = one_line(f"{entry.origin}:{entry.line}")
-            raise AgentMemoryError(f"{where}: {exc.message}", shown) from None
-        doc = facts.parse(CONTINUITY, new.after)
-        added.append((new, entry))
-    return doc, added, skipped
+        if same is None:
+            kept.append(index)
+        else:
+            known.append((index, same.id))
+    after, added, skipped = add_all(doc, others, [_wanted(found[i]) for i in kept], day, shown)
+    skipped_all = sorted([*known, *((kept[i], same) for i, same in skipped)])
+    return (
+        after,
+        [(new, found[kept[i]]) for i, new in added],
+        [(found[i], x) for i, x in skipped_all],
+    )
+
+
+def _wanted(e: Entry) -> Wanted:
+    fields = {**e.fields, "origin": safe_value(e.origin)}
+    where = one_line(f"{e.origin}:{e.line}")
+    return Wanted(e.text, e.section, e.wanted_id, e.task == " ", e.task == "x", fields, where)
 
 
 def _added(new: NewFact, entry: Entry) -> dict[str, Any]:

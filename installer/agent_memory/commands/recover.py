@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import resources
 from ..layout import MERGE_DRIVER_KEY
+from ..shell import files, git
 from ..shell.merge_driver import match_attributes
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -13,6 +14,8 @@ def recover(repo: Repo, wait: float) -> Result:
     """Every writing command does this first; the read-only ones refuse instead."""
     pending = repo.interrupted()
     repo.recover(wait)
+    with repo.locked(wait):  # a write under way has its temp file: none is, under the lock
+        strays = files.remove_strays(repo.root, git.untracked_temps(repo.root))
     # A run killed after its plan landed but before its git config: the config follows the tree.
     driver = match_attributes(repo)
     outcome = "rolled back" if pending else "nothing to recover"
@@ -21,8 +24,10 @@ def recover(repo: Repo, wait: float) -> Result:
         if pending
         else "no interrupted run to roll back",
     )
+    if strays:
+        text += (f"removed {strays} temp file{'s' * (strays != 1)} a killed write left",)
     if driver:
         text += (f"git config (local): {MERGE_DRIVER_KEY} {driver}, as .gitattributes says",)
-    summary = {"merge_driver": driver}
+    summary = {"merge_driver": driver, "temp_files_removed": strays}
     report = Report("recover", resources.version(), repo.shown, outcome, None, (), summary, text)
     return Result(report, 0)

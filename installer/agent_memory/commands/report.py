@@ -1,7 +1,8 @@
 """What a command tells its user: one shape for text and for ``--json``.
 
 Every command's JSON is ``{command, version, repo, outcome, plan, findings, summary}``; the text
-form prints the same data as lines.
+form prints the same data as lines, with every character a terminal would obey rather than show
+(a fact's ``\x1b]0;PWNED\x07``) escaped: a memory file is a stranger's text.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, NamedTuple
 from .. import resources
 from ..core.plan import Plan
 from ..errors import AgentMemoryError, Problem
+from ..parse.untrusted import shown
 from ..shell.files import os_error
 
 
@@ -66,7 +68,7 @@ def failure(
     (it rolls back before it raises) is still one line."""
     error = exc if isinstance(exc, AgentMemoryError) else os_error(exc, str(exc.filename or "repo"))
     document = error_json(command, resources.version(), repo, error.problem) + "\n"
-    return f"agent-memory: {error}\n", document if as_json else ""
+    return f"agent-memory: {shown(str(error))}\n", document if as_json else ""
 
 
 def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
@@ -90,4 +92,8 @@ class Result(NamedTuple):
             return self.report.to_json() + "\n"
         if self.report.outcome == "not due":
             return ""
-        return "".join(f"{line}\n" for line in self.report.lines()) + self.diff
+        return shown("".join(f"{line}\n" for line in self.report.lines()) + self.diff)
+
+    def notes_text(self) -> str:
+        """The notes as the text form prints them on stderr."""
+        return shown("".join(f"{note}\n" for note in self.notes))

@@ -95,7 +95,7 @@ def answer(command: Command, given: Path | None, call: Call, as_json: bool) -> A
         shown = str(given) if given is not None else "."
         err, out = failure(command.name, shown, exc, as_json)
         return Answer(out, err, 1, exc, None)
-    notes = "" if as_json else "".join(f"{note}\n" for note in result.notes)
+    notes = "" if as_json else result.notes_text()
     return Answer(result.output(as_json), notes, result.exit_code, None, result)
 
 

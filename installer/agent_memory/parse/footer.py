@@ -247,12 +247,13 @@ def render(fields: Mapping[str, str], original: Fields = ()) -> str:
     return "<!-- " + " | ".join(f"{k}: {fields[k]}" for k in order) + " -->"
 
 
-_UNSAFE = patterns.compile(r"[|\x00-\x1f\x7f\u2028\u2029]|-->|<!--")
+_UNSAFE = patterns.compile(r"[|\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|-->|<!--")
 
 
 def safe_value(text: str) -> str:
-    """``text`` fit to be a footer value (imported data): each ``|``, comment marker or control
-    character becomes ``_``, so the footer reads back as written."""
+    """``text`` fit to be a footer value (imported data): each ``|``, comment marker, control
+    character or lone surrogate (a file name that is not UTF-8) becomes ``_``, so the footer
+    reads back as written."""
     return _UNSAFE.sub("_", text).strip()
 
 

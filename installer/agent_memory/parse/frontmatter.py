@@ -2,6 +2,13 @@
 
 The one module that sets ruamel.yaml up. We only read YAML: files we rewrite keep their
 frontmatter bytes exactly, so there is nothing to re-emit.
+
+A YAML file is input from a stranger (a cloned CONTEXT.yaml, a Claude topic file), so what it
+may cost is bounded before and after the loader: flow collections nested deeper than
+``MAX_DEPTH`` are refused before ruamel.yaml reads them (its scanner is quadratic in the depth,
+its composer recursive), and so is an alias of a collection (``*name``), since nine levels of
+nine aliases in 364 bytes expand to 387 million values wherever the text is used. An impossible
+date (2026-02-30) or an integer of thousands of digits is one line too.
 """
 
 from __future__ import annotations
@@ -9,8 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import patterns
 from ..errors import InputError
 from .text import Text, strip_eol
+
+MAX_DEPTH = 64
+_TODO = "fix the YAML, then run enable again"
+# Brackets are counted wherever they stand, quoted or not: a quoted scalar's rule can be read
+# only by the loader, and no frontmatter opens 64 brackets in a row.
+_BRACKET = patterns.compile(r"[\[\]{}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,22 +35,69 @@ class Split:
 
 
 def load(path: str, source: str, first_line: int = 1) -> Any:
-    """Parse YAML; a syntax error is an InputError with the file's line number."""
+    """Parse YAML; a syntax error, a value that cannot be one, nesting past ``MAX_DEPTH`` or an
+    alias of a collection is an InputError with the file's line number."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    if (line := _too_deep(source)) is not None:
+        raise InputError(
+            path, first_line + line, f"YAML nests deeper than {MAX_DEPTH} levels", _TODO
+        )
     try:
-        return YAML(typ="rt", pure=True).load(source)
+        data = YAML(typ="rt", pure=True).load(source)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark is not None else 0)
-        raise InputError(
-            path, line, f"YAML is malformed ({exc.problem})", "fix the YAML, then run enable again"
-        ) from None
+        raise InputError(path, line, f"YAML is malformed ({exc.problem})", _TODO) from None
     except YAMLError as exc:
+        raise InputError(path, first_line, f"YAML is malformed ({exc})", _TODO) from None
+    except RecursionError:
         raise InputError(
-            path, first_line, f"YAML is malformed ({exc})", "fix the YAML, then run enable again"
+            path, first_line, f"YAML nests deeper than {MAX_DEPTH} levels", _TODO
         ) from None
+    except ValueError as exc:  # a date such as 2026-02-30, an integer past 4,300 digits
+        what = "an integer of thousands of digits" if "digits" in str(exc) else str(exc)
+        raise InputError(
+            path, first_line, f"YAML holds a value that cannot be read ({what})", _TODO
+        ) from None
+    if _aliased(data):
+        raise InputError(
+            path,
+            first_line,
+            "YAML repeats a list or mapping by an alias (*name), which is not read",
+            "write the values out where the alias stands, then run enable again",
+        )
+    return data
+
+
+def _too_deep(source: str) -> int | None:
+    """The 0-based line where flow collections nest past ``MAX_DEPTH``, or None."""
+    depth = 0
+    for token in _BRACKET.finditer(source):
+        char = token.group()[:1]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return source.count("\n", 0, token.start())
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return None
+
+
+def _aliased(data: Any) -> bool:
+    """Whether a list or mapping is reached twice in ``data`` (the loader shares one object
+    between an anchor and its aliases), walked without recursion and never expanded."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict | list):
+            if id(value) in seen:
+                return True
+            seen.add(id(value))
+            stack += value.values() if isinstance(value, dict) else value
+    return False
 
 
 def split(path: str, text: Text) -> Split:

@@ -2,9 +2,11 @@
 
 The SDK drops a line it cannot read, and the client that sent it then waits forever for the
 answer. Here every line is read into either a message the SDK can take or an ``Unreadable``
-that says what to answer: a line that is not JSON, or too long, gets a parse error (its id
-cannot be known); a message whose id can be read gets its answer under that id — a tool error
-when only a tool call's arguments are at fault (MCP.md promises one), else "invalid request".
+that says what to answer: a line that is not JSON, or too long, gets a parse error, and a
+message whose id is neither a string nor an integer (1.5, {}, true) "invalid request", both
+under a null id (none can be given back); a message whose id can be read gets its answer under
+that id — a tool error when only a tool
+call's arguments are at fault (MCP.md promises one), else "invalid request".
 
 Bounded: a line is at most ``MAX_LINE`` bytes (the reader stops there), and nesting deeper than
 ``MAX_DEPTH`` is cut in linear time before json's recursive C scanner would give up on it.
@@ -60,11 +62,12 @@ def read(line: bytes) -> dict[str, Any] | Unreadable:
         return Unreadable(None, PARSE_ERROR, "Parse error: not JSON")
     if not isinstance(doc, dict):
         return Unreadable(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
-    fault = _fault(doc)
+    fault, ident = _fault(doc), doc.get("id")
+    if fault is None and ident is not None and not _identifies(ident):
+        return Unreadable(None, INVALID_REQUEST, "Invalid Request: an id is a string or an integer")
     if fault is None:
         return doc
-    ident = doc.get("id")
-    ident = ident if isinstance(ident, str) or type(ident) is int else None
+    ident = ident if _identifies(ident) else None
     params = doc.get("params")
     if doc.get("method") == "tools/call" and isinstance(params, dict):
         envelope = {**doc, "params": {**params, "arguments": {}}}
@@ -84,6 +87,12 @@ def arguments_not_an_object(doc: dict[str, Any]) -> tuple[str, object] | None:
     if not isinstance(name, str) or arguments is None or isinstance(arguments, dict):
         return None
     return name, arguments
+
+
+def _identifies(ident: object) -> bool:
+    """Whether ``ident`` is an id JSON-RPC allows: the SDK drops a message whose id is 1.5, {},
+    [1] or true, and its sender waits forever."""
+    return isinstance(ident, str) or (type(ident) is int)
 
 
 def _loads(text: str) -> object:

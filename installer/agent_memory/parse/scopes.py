@@ -9,9 +9,8 @@ changes what ``context`` shows, never a tier.
 from __future__ import annotations
 
 import functools
-import re
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import patterns
 
@@ -24,6 +23,8 @@ _UNSAFE = patterns.compile(r"[\x00-\x1f\x7f|<>\\]")
 _SECTION_SCOPE = patterns.compile(
     r"^[ \t]*<!--[ \t]*paths[ \t]*:(?P<value>[^\n]*?)-->[ \t]*\r?\n?$"
 )
+_TOKENS = patterns.compile(r"(\*\*/?|\*|\?)")
+_WILD = frozenset(("**/", "**", "*", "?"))
 
 
 def globs(value: str | None) -> tuple[str, ...]:
@@ -50,25 +51,90 @@ def problem(value: str) -> str | None:
     return None
 
 
+class _Matcher(NamedTuple):
+    """A glob as a bit-parallel automaton: bit ``i`` set means the glob's first ``i`` tokens
+    matched the path read so far. One step per character of the path, whatever the glob holds:
+    a backtracking regular expression took exponential time on ``**/`` repeated."""
+
+    size: int  # the number of tokens; bit ``size`` is the accepting state
+    literal: Mapping[str, int]  # a character -> the tokens that consume it and move on
+    one: int  # ``?``: any character but ``/``, then move on
+    within: int  # ``*``: any character but ``/``, staying
+    across: int  # ``**``: any character, staying
+    optional: int  # the tokens that may match nothing
+    folders: int  # the entry of ``**/``, which consumes nothing: on to its ``**``, or past it
+    head: str  # the literal text before the first wildcard
+    tail: str  # the literal text after the last one (when the glob has a wildcard)
+    wild: bool
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(glob: str) -> re.Pattern[str]:
-    parts = []
-    for piece in re.split(r"(\*\*/?|\*|\?)", glob):
-        if piece.startswith("**"):
-            parts.append("(?:.*/)?" if piece == "**/" else ".*")
-        elif piece == "*":
-            parts.append("[^/]*")
-        elif piece == "?":
-            parts.append("[^/]")
+def _compiled(glob: str) -> _Matcher:
+    literal: dict[str, int] = {}
+    one = within = across = folders = 0
+    pieces = [piece for piece in _TOKENS.split(glob) if piece]
+    tokens = [
+        t for p in pieces for t in (("", "**", "/") if p == "**/" else [p] if p in _WILD else p)
+    ]
+    for index, token in enumerate(tokens):
+        bit = 1 << index
+        if token == "?":
+            one |= bit
+        elif token == "*":
+            within |= bit
+        elif token == "**":
+            across |= bit
+        elif not token:
+            folders |= bit
         else:
-            parts.append(re.escape(piece))
-    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+            literal[token] = literal.get(token, 0) | bit
+    wild = [n for n, piece in enumerate(pieces) if piece in _WILD]
+    head = "".join(pieces[: wild[0]]) if wild else glob
+    tail = "".join(pieces[wild[-1] + 1 :]) if wild else ""
+    return _Matcher(
+        len(tokens),
+        literal,
+        one,
+        within,
+        across,
+        within | across | folders,
+        folders,
+        head,
+        tail,
+        bool(wild),
+    )
+
+
+def _match(matcher: _Matcher, path: str) -> bool:
+    if not matcher.wild:
+        return path == matcher.head
+    if not (path.startswith(matcher.head) and path.endswith(matcher.tail)):
+        return False  # most paths stop here, before the automaton
+    state = _closed(matcher, 1)
+    for char in path:
+        moved = matcher.literal.get(char, 0)
+        stays = matcher.across
+        if char != "/":
+            moved |= matcher.one
+            stays |= matcher.within
+        state = _closed(matcher, ((state & moved) << 1) | (state & stays))
+        if not state:
+            return False
+    return bool(state >> matcher.size & 1)
+
+
+def _closed(matcher: _Matcher, state: int) -> int:
+    """``state`` with every token that may match nothing stepped over (a run of them at most)."""
+    optional, folders = matcher.optional, matcher.folders
+    while (grown := state | (state & optional) << 1 | (state & folders) << 3) != state:
+        state = grown
+    return state
 
 
 def matches(scope: Sequence[str], paths: Iterable[str]) -> bool:
     """Whether any of ``paths`` matches any glob of ``scope``."""
     wanted = [_compiled(glob) for glob in scope]
-    return any(pattern.match(path) for path in paths for pattern in wanted)
+    return any(_match(matcher, path) for path in paths for matcher in wanted)
 
 
 def section_scopes(doc: Document) -> dict[str, tuple[str, int, str]]:

@@ -10,6 +10,7 @@ would lose a whole session (``session capture``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .. import patterns
@@ -24,6 +25,9 @@ _TIMESTAMP = patterns.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?"
     r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\Z"
 )
+# What a terminal obeys rather than shows: C0 controls but tab and line feed, a carriage return
+# not ending a line, DEL and C1 (``\x1b]0;title\x07`` retitles the window, ``\x1b[2J`` clears it).
+_TERMINAL = patterns.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 # The longest value ``one_line`` writes whole: Linux's PATH_MAX.
 LINE_VALUE_MAX = 4096
 
@@ -43,6 +47,19 @@ def one_line(text: str) -> str:
     head = text[:LINE_VALUE_MAX]
     shown = head if head.isprintable() else _UNSAFE.sub(_escape, head)
     return shown if len(text) <= LINE_VALUE_MAX else f"{shown}…"
+
+
+def shown(text: str) -> str:
+    """``text`` as a terminal may print it: each character it would obey (an escape sequence's
+    ESC, a bell, a carriage return that rewrites a line) written as its Python escape, the rest
+    (tabs and line breaks included) as it is."""
+    return _TERMINAL.sub(_escape, text)
+
+
+def controls_in(text: str) -> Iterator[tuple[int, str]]:
+    """Where in ``text`` each character ``shown`` escapes stands, and which (``U+XXXX``)."""
+    for found in _TERMINAL.finditer(text):
+        yield found.start(), f"U+{ord(found.group()):04X}"
 
 
 def _escape(found: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..core.checks.citations import cited_paths, mark, statuses
+from ..core.checks.citations import checked, citations, cited_paths, mark
 from ..errors import AgentMemoryError
 from ..parse.cites import Skipped, Source, path_problem
 from ..parse.facts import Document
@@ -111,5 +111,7 @@ def stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:
     if not paths:
         return {}
     read = work_tree(repo, paths)
-    found = {f.id: mark(statuses(f, read)) for doc in docs for f in doc.facts if f.id}
+    cites = {f.id: citations(f) for doc in docs for f in doc.facts if f.id}
+    states = checked((c for each in cites.values() for c in each), read)
+    found = {fact_id: mark([states[c] for c in each]) for fact_id, each in cites.items()}
     return {fact_id: said for fact_id, said in found.items() if said}

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from ..errors import RefusedError
-from .files import atomic_write, kind, os_error
+from .files import atomic_write, kind, os_error, remove_temps
 from .repo import Repo
 
 
@@ -39,6 +39,7 @@ def write_output(repo: Repo, target: Path, data: bytes) -> Path:
     if mode is not None and not stat.S_ISREG(mode):
         raise RefusedError(f"is {kind(mode)}; agent-memory writes only a regular file", shown)
     try:
+        remove_temps(final)  # what a report killed at its fsync or rename left
         atomic_write(final, data)
     except OSError as exc:
         raise os_error(exc, shown) from None

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import AgentMemoryError, RefusedError
@@ -198,11 +199,35 @@ def remove_temps(target: Path) -> None:
     except (FileNotFoundError, NotADirectoryError):
         return
     for path in paths:
-        name = path.name
-        middle = name[len(prefix) : -len(TMP_SUFFIX)]
-        if name.startswith(prefix) and name.endswith(TMP_SUFFIX) and len(middle) == _TMP_RANDOM:
+        if path.name.startswith(prefix) and is_temp(path.name):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()  # unlink never follows a link
+
+
+def is_temp(name: str) -> bool:
+    """Whether ``name`` is one ``_new_temp`` gives: ``.<name>.<8 random>.agent-memory-tmp``."""
+    stem = name.removesuffix(TMP_SUFFIX)
+    middle = stem[-_TMP_RANDOM:]
+    return (
+        stem != name
+        and name.startswith(".")
+        and stem[-_TMP_RANDOM - 1 : -_TMP_RANDOM] == "."
+        and len(stem) > _TMP_RANDOM + 2
+        and all(char in _TMP_CHARS for char in middle)
+    )
+
+
+def remove_strays(root: Path, rels: Iterable[str]) -> int:
+    """Remove the temp files of ours among ``rels`` (git's untracked files under ``root``, so
+    never reached through a linked folder): what a write killed between its temp file and its
+    rename left, such as a report's page, which no journal records. How many went."""
+    gone = 0
+    for rel in rels:
+        if is_temp(rel.rpartition("/")[2]):
+            with contextlib.suppress(FileNotFoundError):
+                (root / rel).unlink()  # unlink never follows a link
+                gone += 1
+    return gone
 
 
 def _temp_prefix(target: Path) -> str:

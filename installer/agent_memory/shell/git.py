@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import AgentMemoryError
+from ..layout import TMP_SUFFIX
 
 if TYPE_CHECKING:
     import subprocess
@@ -290,3 +292,15 @@ def ignore_rules(root: Path, rels: Sequence[str]) -> dict[str, str]:
         if pattern and not pattern.startswith("!"):  # a negated rule keeps the file in
             rules[path] = f"{source}:{line}: {pattern}"
     return rules
+
+
+def untracked_temps(root: Path) -> list[str]:
+    """The files git does not track whose names end as our temp files' do (ignored ones too):
+    where a killed write may have left one; none outside git."""
+    try:
+        done = _run(root, ["ls-files", "-z", "--others", "--", f":(glob)**/*{TMP_SUFFIX}"], _QUICK)
+    except AgentMemoryError:
+        return []
+    if done.returncode != 0:
+        return []
+    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]

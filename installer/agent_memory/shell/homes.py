@@ -34,7 +34,7 @@ def codex_config(env: Mapping[str, str]) -> dict[str, Any] | None:
         return None
     try:
         found: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (ValueError, RecursionError):  # not TOML, an endless integer, nesting too deep
         return None
     return found
 

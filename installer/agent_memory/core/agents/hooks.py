@@ -157,7 +157,19 @@ def remove(
     text: str, agent: str, original: str, added: frozenset[str] | None
 ) -> tuple[str | None, bool]:
     """The settings without what install ``added``, and whether that is exactly the file before
-    install (``original`` is its recorded sha256, ``absent`` when install created it).
+    install (``original`` is its recorded sha256, ``absent`` when install created it). A file
+    left holding nothing goes, unless it is byte for byte the one install found: what else it
+    held (``mcp install``'s entry) was taken out since."""
+    after, exact = _remove(text, agent, original, added)
+    if after is not None and not exact and not jsontext.parse(jsontext.load(after)).size:
+        return None, original == "absent"
+    return after, exact
+
+
+def _remove(
+    text: str, agent: str, original: str, added: frozenset[str] | None
+) -> tuple[str | None, bool]:
+    """``remove``'s choice of what goes.
 
     What is ours is this release's groups, or 5.0.0's where the file holds only those
     (``legacy``). ``added`` is None in a line written before it was recorded: then our group of

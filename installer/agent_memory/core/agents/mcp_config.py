@@ -101,7 +101,7 @@ def install_json(data: bytes | None, ours: Mapping[str, Any]) -> bytes:
 
 def remove_json(data: bytes | None, ours: Mapping[str, Any]) -> bytes | None:
     """The file without our entry (and without an ``mcpServers`` it leaves empty); None when
-    install created the file. An entry that is not ours stays, and says so."""
+    nothing else is left in it. An entry that is not ours stays, and says so."""
     if data is None:
         return None
     doc, root, servers = _servers(data)
@@ -114,7 +114,10 @@ def remove_json(data: bytes | None, ours: Mapping[str, Any]) -> bytes | None:
         return None  # the file install created: it goes
     if servers.size > 1:
         return jsontext.delete(doc, servers, servers.keys.index(NAME)).text.encode()
-    # mcpServers held only ours: it goes too (an mcpServers the user left empty goes with it).
+    # mcpServers held only ours: it goes too (an mcpServers the user left empty goes with it),
+    # and so does a file left holding nothing, such as the one hooks install created before.
+    if root.size == 1:
+        return None
     return jsontext.delete(doc, root, root.keys.index(SERVERS)).text.encode()
 
 
@@ -215,6 +218,12 @@ def _toml(text: str) -> dict[str, Any]:
         doc: dict[str, Any] = tomllib.loads(text, parse_float=str)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"is not valid TOML ({exc}); fix it, then run again") from None
+    except RecursionError:  # the parser recurses once per level
+        raise ConfigError("nests its values too deep to read; fix it, then run again") from None
+    except ValueError:  # an integer past 4,300 digits, which Python does not convert
+        raise ConfigError(
+            "holds an integer of thousands of digits; fix it, then run again"
+        ) from None
     return doc
 
 

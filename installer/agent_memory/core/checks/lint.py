@@ -20,6 +20,7 @@ from ...parse.footer import ID
 from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
+from ...parse.untrusted import controls_in
 from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from ..secrets import scan
@@ -67,6 +68,7 @@ def lint(
         found += missing_paths(code.mentioned, code.existing)
     for doc in docs:
         found += secrets(doc.path, doc.text.body)
+        found += controls(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}
     if memory.continuity is not None:
         through = cursor(last_review(memory.continuity), memory.logs)
@@ -267,6 +269,26 @@ def _nearest(candidates: Sequence[str], known: Set[str], ordered: list[str]) -> 
         if close:
             return f"; did you mean {close[0]!r}?"
     return ""
+
+
+def controls(path: str, text: str) -> list[Problem]:
+    """A finding per line holding a character a terminal obeys rather than shows (an escape
+    sequence's ESC, a bell): every command prints it escaped, but an editor or ``cat`` does not."""
+    found: dict[int, str] = {}
+    line, counted = 1, 0
+    for at, what in controls_in(text):
+        line, counted = line + text.count("\n", counted, at), at  # each line break counted once
+        found.setdefault(line, what)
+    return [
+        Problem(
+            path,
+            line,
+            "warning",
+            "control-character",
+            f"holds the control character {what}, which a terminal obeys; remove it",
+        )
+        for line, what in found.items()
+    ]
 
 
 def secrets(path: str, text: str) -> list[Problem]:

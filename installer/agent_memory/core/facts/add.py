@@ -52,13 +52,37 @@ def add_fact(
     imported: Mapping[str, str] | None = None,
     checked: bool = False,
 ) -> NewFact:
-    """The new fact and the file it lands in; a refusal is an ``AgentMemoryError``.
+    """The new fact and the file it lands in (``draft``, appended to its section)."""
+    new, lines = draft(
+        continuity, elsewhere, text, section, wanted_id, thread, today, new_section,
+        imported=imported, checked=checked,
+    )  # fmt: skip
+    after = append_to_section(CONTINUITY, continuity.text, new.section, lines, continuity.sections)
+    return new._replace(after=after.encode())
+
+
+def draft(
+    continuity: Document,
+    elsewhere: Elsewhere,
+    text: str,
+    section: str | None,
+    wanted_id: str | None,
+    thread: bool,
+    today: dt.date,
+    new_section: bool = False,
+    *,
+    imported: Mapping[str, str] | None = None,
+    checked: bool = False,
+    taken: Callable[[str], str | None] = lambda _id: None,
+) -> tuple[NewFact, list[str]]:
+    """The new fact (its ``after`` empty) and its lines; a refusal is an ``AgentMemoryError``.
 
     ``elsewhere`` is the archive, the one-file threads and vision.md (an id anywhere in them is
     taken). A text that is the same as a fact's is refused (``DuplicateError``, naming it);
     similar ones are returned. A section that is neither in the file nor in the schema is made
     only with ``new_section``. ``imported`` footer fields (an import's ``origin``, history, a
-    tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``.
+    tier) are written over the new fact's own; ``checked`` makes it a done thread ``- [x]``;
+    ``taken`` says where else an id is held (an import's facts not yet written).
     """
     _refuse_errors(continuity)
     refuse(text, "the fact's text")
@@ -69,7 +93,9 @@ def add_fact(
     if found.same is not None:
         raise _same(found.same)
     live = id_places([continuity])
-    fact_id = _choose_id(body[0], wanted_id, lambda i: live.get(i) or elsewhere.place(i))
+    fact_id = _choose_id(
+        body[0], wanted_id, lambda i: live.get(i) or elsewhere.place(i) or taken(i)
+    )
     task = "x" if checked else " " if thread else None
     fields = {"id": fact_id, "created": today.isoformat(), "last_used": today.isoformat()}
     fields |= {"uses": "1", **(imported or {}), **({"done": today.isoformat()} if checked else {})}
@@ -78,8 +104,7 @@ def add_fact(
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task, len(continuity.text.lines) >= PLAIN_FROM)
-    new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
-    return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar)
+    return NewFact(fact_id, title, fields["tier"], b"", found.similar), lines
 
 
 def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:

@@ -299,7 +299,9 @@ def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
     if not body:
         return []
     meta = split.data
-    tags = [str(tag).lower() for tag in (meta.get("tags") or [])]
+    raw = meta.get("tags")  # a list, as co-cli writes it; one word; else none
+    listed = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    tags = [str(tag).lower() for tag in listed]
     section = next((TAG_SECTIONS[t] for t in tags if t in TAG_SECTIONS), "Key Decisions")
     created = _date(meta.get("created"), day)
     fields = _fields(day, path, created=created, last_used=created)
