@@ -12,16 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.commands.recall import build_index, read_index, recall
+from agent_memory.commands.recall import build_index, recall
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
-from agent_memory.parse import facts, scan_written
+from agent_memory.parse import facts
 from agent_memory.parse.facts import Document, parse
 from agent_memory.parse.footer import FOOTER, TIERS, without_footers
 from agent_memory.shell.memo import RACY_NS, FileMemo
 from agent_memory.shell.repo import Repo
 from conftest import build_tree
-from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: {} | tier: {} -->"
 
@@ -156,7 +155,7 @@ def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path
     def same(query: str) -> list[dict[str, object]]:
         repo = Repo(root)
         cached = recall(repo, query, 50, index_of=memo.get).report.summary["hits"]
-        assert cached == recall(repo, query, 50, index_of=read_index).report.summary["hits"]
+        assert cached == recall(repo, query, 50).report.summary["hits"]
         return list(cached)
 
     def age(path: Path, seconds: int) -> None:
@@ -208,52 +207,9 @@ def _seen(ix: searching.Index) -> tuple[object, ...]:
     return [ix.hit(entry, 0.0) for entry in range(len(ix))], ix.lengths, ix.words, postings
 
 
-# Facts of a file in the review's shape, their footers written by hand, and the lines around
-# them that make a reader of such files give up or read them otherwise.
-_BULLETS = ["- A plain fact", "- [x] Done **bold**", "- **B** and more", "- Fact <!-- id: h -->"]
-_FOOTERS = [
-    "  <!-- id: a-1 | tier: core | from: Old Section -->",
-    "  <!-- id: j | created: 2026-01-05 | last_used: 2026-01-09 | uses: 2 | tier: active"
-    " | see: a-1, b -->",
-    "  <!-- id: b | Tier: active | tier: core | FROM:  x y -->",
-    "  <!-- ID: c | tier: core -->",  # no footer: the finder looks for a lower-case id
-    "  <!-- id: d | from: -->",
-    "  <!-- note: no id -->",
-    "  <!-- --> | id: e -->",  # the comment ends before the id
-    "  <!-- id: f --> <!-- id: g -->",
-    "  <!-- tier: core | id: h-->",
-    "  <!-->",
-]
-_AROUND = ["", "## Facts", "## Project State", "# Archive", "  <!-- id: i -->", "text", "```"]
-_blocks = st.one_of(
-    st.tuples(st.sampled_from(_BULLETS), st.sampled_from(_FOOTERS)).map(list),
-    st.sampled_from(_BULLETS).map(lambda bullet: [bullet]),
-    st.sampled_from(_AROUND).map(lambda line: [line]),
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    st.one_of(
-        documents(odd=True),
-        st.lists(_blocks, max_size=8).map(lambda blocks: [ln for block in blocks for ln in block]),
-    ),
-    st.booleans(),
-)
-def test_a_file_read_for_its_index_is_indexed_as_parsed(lines: list[str], end: bool) -> None:
-    data = ("\n".join(["## Facts", *lines]) + ("\n" if end else "")).encode()
-    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))
-
-
 def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
     data = b"## Facts\n- A fact\n  <!-- id: a -->\n" + b"\n" * facts.MAX_DOCUMENT_LINES
     with pytest.raises(AgentMemoryError, match="lines"):
         parse("m.md", data)
     with pytest.raises(AgentMemoryError, match="lines"):
         searching.read("m.md", data)
-
-
-def test_an_archive_as_the_review_writes_it_is_read_not_parsed() -> None:
-    data = _archive(30, "cats").encode()
-    assert scan_written.cited(data) is not None
-    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))

@@ -2,33 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from .. import resources
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
+from ..parse.facts import Document
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
+from ..shell.store import searched
 from .report import Report, Result
 
 # The search index of one memory file (None when it does not exist). The MCP server passes one
-# that keeps the index of a file until the file changes; a command reads each file once.
+# that keeps the index of a file until the file changes; a command reads the derived store.
 Indexer = Callable[[Repo, str], searching.Index | None]
-
-
-def read_index(repo: Repo, rel: str) -> searching.Index | None:
-    return build_index(rel, raw) if (raw := repo.read(rel)) is not None else None
+T = TypeVar("T")
+Found = tuple[list[searching.Hit], dict[str, list[searching.Hit]]]
 
 
 def build_index(rel: str, raw: bytes) -> searching.Index:
     return searching.read(rel, raw)
 
 
-def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
+def recall(repo: Repo, query: str, limit: int, index_of: Indexer | None = None) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
-    indexes = recall_indexes(repo, index_of)
-    hits = searching.search(query, indexes, limit)
-    near = searching.related(hits, indexes)
+
+    def found(indexes: Sequence[searching.Searched]) -> Found:
+        hits = searching.search(query, indexes, limit)
+        return hits, searching.related(hits, indexes)
+
+    hits, near = in_memory(repo, found, None, index_of)
     text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
     summary = {
         "query": query,
@@ -39,8 +43,19 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     return Result(report, 0 if hits else 1)
 
 
-def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching.Index]:
-    """The index of every file a search reads: continuity.md, the archive, the side files."""
-    found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
-    found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
-    return [ix for ix in found if ix is not None]
+def in_memory(
+    repo: Repo,
+    search: Callable[[list[searching.Searched]], T],
+    found: Sequence[Document] | None = None,
+    index_of: Indexer | None = None,
+) -> T:
+    """``search`` over the index of every file a search reads: continuity.md, the archive (from
+    ``index_of``, else the derived store), the side files (``found``, else read: few, small)."""
+    side = [searching.index(doc) for doc in (extras(repo) if found is None else found)]
+    paths = (CONTINUITY, *archive_paths(repo))
+    if index_of is not None:
+        given = [index_of(repo, rel) for rel in paths]
+        return search([*(ix for ix in given if ix is not None), *side])
+    read = [(rel, repo.read(rel)) for rel in paths]
+    files = [(rel, raw) for rel, raw in read if raw is not None]
+    return searched(repo.root, files, side, search)

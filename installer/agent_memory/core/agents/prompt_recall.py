@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ...layout import ARCHIVE_DIR
-from .recall import Hit, Index, search, words
+from .recall import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
 MOST = 3  # hits shown at most
@@ -26,7 +26,7 @@ HEAD = "agent-memory: facts that match this prompt (not in the session-start con
 
 
 def select(
-    query: str, indexes: Sequence[Index], listed: Callable[[], Collection[str]]
+    query: str, indexes: Sequence[Searched], listed: Callable[[], Collection[str]]
 ) -> list[Hit]:
     """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids
     ``listed()`` gives, did not list, at most ``MOST`` and ``BYTES``. The start context lists
@@ -37,7 +37,7 @@ def select(
     size = len(HEAD.encode()) + 1
     query = " ".join(terms(query))
     shown: Collection[str] | None = None
-    for hit in search(query, indexes, _LOOKED_AT):
+    for hit in search(query, indexes, _LOOKED_AT, FLOOR):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
         if not hit.path.startswith(_ARCHIVE):

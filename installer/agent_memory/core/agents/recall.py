@@ -14,10 +14,13 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Protocol
 
-from ...parse import facts, scan_written
-from ...parse.facts import MAX_DOCUMENT_LINES, Document, Fact
-from ...parse.footer import TIERS, fields_of, listed, without_footers
+from ...errors import InputError
+from ...parse import facts
+from ...parse.facts import Document, Fact
+from ...parse.footer import TIERS, listed, without_footers
+from ...parse.text import decode
 from ...records import NamedTuple
 from ..facts.relations import related_ids
 
@@ -55,7 +58,26 @@ def words(text: str) -> list[str]:
 # What a search reads of a fact: id, tier, section, line, first line, words, related ids, and
 # its last use and uses (``recency``)
 Cited = tuple[str, str, str, int, str, list[str], tuple[str, ...], tuple[int, int]]
-_READ = frozenset(("id", "tier", "from", "see", "last_used", "uses"))  # the fields a search reads
+# Where a fact stands in its file: its section's heading line (-1: none), first and end lines
+Place = tuple[int, int, int]
+
+
+class Searched(Protocol):
+    """What a search asks of one file's facts: an ``Index``, or the derived store's rows."""
+
+    path: str
+    counted: int
+    words: int
+
+    def __len__(self) -> int: ...
+    def postings(self, term: str) -> list[tuple[int, int]]: ...
+    def frequency(self, term: str) -> int: ...
+    def prime(self, wanted: Iterable[str]) -> None: ...
+    def norms_for(self, average: float) -> list[float]: ...
+    def key(self, entry: int) -> tuple[int, int, str, str]: ...
+    def hit(self, entry: int, score: float) -> Hit: ...
+    def seeing(self) -> dict[str, tuple[str, ...]]: ...
+    def find(self, fact_id: str) -> int | None: ...
 
 
 class Index:
@@ -82,6 +104,7 @@ class Index:
         "ids",
         "lengths",
         "path",
+        "places",
         "recency",
         "sees",
         "tiers",
@@ -95,8 +118,9 @@ class Index:
         counted: int | None = None,
         words: int = 0,
         held: Mapping[str, int] | None = None,
+        places: Sequence[Place] = (),
     ) -> None:
-        self.path, self._held = path, held
+        self.path, self._held, self.places = path, held, places
         columns = tuple(zip(*cited, strict=True)) or ((),) * 8
         self.ids, self.tiers, self._sections, self._lines, self._firsts, self._terms = columns[:6]
         self.sees: tuple[tuple[str, ...], ...] = columns[6]
@@ -149,10 +173,22 @@ class Index:
         found = self._norms.get(average)
         if found is None:
             self._norms.clear()
-            found = self._norms[average] = [
-                K1 * (1 - B + B * length / average) for length in self.lengths
-            ]
+            found = self._norms[average] = [norm(length, average) for length in self.lengths]
         return found
+
+    def key(self, entry: int) -> tuple[int, int, str, str]:
+        """What ranks a fact among near-ties: last use, uses, tier, id."""
+        when, uses = self.recency[entry]
+        return when, uses, self.tiers[entry], self.ids[entry]
+
+    def seeing(self) -> dict[str, tuple[str, ...]]:
+        """Each fact's id with the ids its footer relates it to, for those relating any."""
+        return {self.ids[e]: see for e, see in enumerate(self.sees) if see}
+
+    def find(self, fact_id: str) -> int | None:
+        """The last fact holding ``fact_id``, or None."""
+        found = [e for e, held in enumerate(self.ids) if held == fact_id]
+        return found[-1] if found else None
 
     def cited(self, entry: int) -> Cited:
         """What a search read of the fact (an index is built of these)."""
@@ -166,10 +202,45 @@ class Index:
         return Hit(self.ids[entry], tier, self.path, line, section, first, score, see)
 
 
+def norm(length: int, average: float) -> float:
+    """BM25's length term of a fact of ``length`` words."""
+    return K1 * (1 - B + B * length / average)
+
+
 def index(doc: Document) -> Index:
     """The index of a document's facts; facts without an id cannot be cited: skipped."""
-    lines = doc.text.lines
-    return Index(doc.path, [cite(lines, fact) for fact in doc.facts if fact.id is not None])
+    lines, cited = doc.text.lines, [fact for fact in doc.facts if fact.id is not None]
+    headings = {section.title: section.heading for section in doc.sections}
+    places = [(headings.get(fact.section, -1), fact.start, fact.end) for fact in cited]
+    return Index(doc.path, [cite(lines, fact) for fact in cited], places=places)
+
+
+def verified(
+    path: str, data: bytes, fact_id: str, place: Sequence[object], score: float
+) -> Hit | None:
+    """The hit of the fact ``fact_id`` said to stand at ``place`` in the file's bytes, read by the
+    reader from those lines of the file alone (its section's heading, then the fact's lines):
+    what a hit shows never comes from a derived store. None when they hold no such fact."""
+    if len(place) != 3 or not all(type(n) is int for n in place):
+        return None
+    heading, start, end = (int(n) for n in place)  # type: ignore[call-overload]
+    lines = decode(path, data).lines
+    if not (-1 <= heading < start < end <= len(lines)):
+        return None
+    head = [lines[heading]] if heading >= 0 else []
+    try:
+        part = facts.parse(
+            path, "".join([*head, *lines[start:end]]).encode("utf-8", "surrogatepass")
+        )
+    except InputError:
+        return None
+    if [s.heading for s in part.sections] != ([0] if head else []) or len(part.facts) != 1:
+        return None
+    found = part.facts[0]
+    if found.id != fact_id or found.start != len(head):
+        return None
+    fact_id, tier, section, line, first, _, see, _ = cite(part.text.lines, found)
+    return Hit(fact_id, tier, path, line - len(head) + start, section, first, score, see)
 
 
 def cite(lines: Sequence[str], fact: Fact) -> Cited:
@@ -182,27 +253,8 @@ def cite(lines: Sequence[str], fact: Fact) -> Cited:
 
 
 def read(path: str, data: bytes) -> Index:
-    """The index of a memory file. One in the review's shape is read for what a search needs
-    (``scan_written.cited``: 53M instructions for 1,000 facts, where parsing and indexing them
-    cost 93M); any other is parsed. A property test holds both ways to the same index."""
-    found = scan_written.cited(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
-    if found is None:
-        return index(facts.parse(path, data))
-    cited = [entry for fact in found if (entry := written(*fact)) is not None]
-    return Index(path, cited)
-
-
-def written(section: str, start: int, bullet: str, first: str, body: str | None) -> Cited | None:
-    """What a search reads of a fact in a file in the review's shape (``scan_written.Cited``):
-    None when it has no id."""
-    fields = fields_of(body, _READ) if body is not None else {}
-    fact_id = fields.get("id")
-    if fact_id is None:
-        return None
-    where = fields.get("from") or section
-    found_words = words(f"{bullet} {fact_id} {where}")  # its footer holds no other word
-    tier, see = fields.get("tier") or "working", listed(fields.get("see"))
-    return fact_id, tier, where, start + 2, first, found_words, see, recency(fields)
+    """The index of a memory file, as the reader parses it."""
+    return index(facts.parse(path, data))
 
 
 def terms(lines: Sequence[str], fact: Fact, section: str) -> list[str]:
@@ -246,9 +298,10 @@ def recall(query: str, docs: Iterable[Document], limit: int) -> list[Hit]:
     return search(query, [index(doc) for doc in docs], limit)
 
 
-def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
+def search(query: str, indexes: Sequence[Searched], limit: int, least: float = 0.0) -> list[Hit]:
     """The best ``limit`` facts for ``query``: the highest band of score, then the fact used
-    last, then used most, then tier (core first), then id."""
+    last, then used most, then tier (core first), then id. With ``least``, only the facts in
+    its band or above (the rest of the list is the same)."""
     accumulated = scores(query, indexes)
     best = heapq.nlargest(limit, itertools.chain.from_iterable(accumulated))
     if not best or best[0] <= 0:
@@ -256,6 +309,8 @@ def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
     # Only a fact in the band of the limit-th best score or above can make the list: rank those
     # alone, not every fact that matched.
     floor = band(best[-1]) if best[-1] > 0 else None
+    if least > 0:
+        floor = max(band(least), floor if floor is not None else band(least))
     rank = {tier: i for i, tier in enumerate(TIERS)}
     # A score under the floor band's lower edge (less what rounding to 6 places may add) is
     # outside it without taking its logarithm: with a common word most facts score.
@@ -268,15 +323,14 @@ def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
                 continue
             level = band(score)
             if floor is None or level >= floor:
-                when, uses = ix.recency[entry]
-                tier = rank.get(ix.tiers[entry], len(rank))
-                ranked.append((-level, -when, -uses, tier, ix.ids[entry], k, entry))
+                when, uses, tier, fact_id = ix.key(entry)
+                ranked.append((-level, -when, -uses, rank.get(tier, len(rank)), fact_id, k, entry))
     # ties in every key: document order, as the facts are read
     best_ranked = heapq.nsmallest(limit, ranked)
     return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in best_ranked]
 
 
-def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
+def scores(query: str, indexes: Sequence[Searched]) -> list[list[float]]:
     """Each fact's BM25 score for ``query``, per index. A word the query repeats counts as often
     as it is written, as BM25 sums over the query's terms: a session's text names the things it
     is about again and again."""
@@ -297,23 +351,31 @@ def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
             continue
         idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         for found, ix in zip(accumulated, indexes, strict=True):
-            norms = ix.norms_for(average)
-            for entry, tf in ix.postings(term):
+            postings = ix.postings(term)
+            norms = ix.norms_for(average) if postings else []
+            for entry, tf in postings:
                 found[entry] += idf * tf * saturation / (tf + norms[entry])
     return accumulated
 
 
-def related(hits: Sequence[Hit], indexes: Sequence[Index]) -> dict[str, list[Hit]]:
+def related(hits: Sequence[Hit], indexes: Sequence[Searched]) -> dict[str, list[Hit]]:
     """Each hit's related facts (those it sees, then those seeing it): shown beside it, which
     is not a use. Only the facts named are built as hits."""
-    sees = {ix.ids[e]: see for ix in indexes for e, see in enumerate(ix.sees) if see}
+    sees: dict[str, tuple[str, ...]] = {}
+    for ix in indexes:
+        sees.update(ix.seeing())
     if not sees:
         return {}
-    place = {fact_id: (ix, e) for ix in indexes for e, fact_id in enumerate(ix.ids)}
-    return {
-        h.id: [place[i][0].hit(place[i][1], 0.0) for i in related_ids(h.id, sees) if i in place]
-        for h in hits
-    }
+    found: dict[str, Hit | None] = {}
+
+    def place(fact_id: str) -> Hit | None:
+        if fact_id not in found:  # the last file holding it, as a fact's id is looked up
+            entries = ((ix, ix.find(fact_id)) for ix in reversed(indexes))
+            ix, entry = next(((ix, e) for ix, e in entries if e is not None), (None, None))
+            found[fact_id] = ix.hit(entry, 0.0) if ix is not None and entry is not None else None
+        return found[fact_id]
+
+    return {h.id: [r for i in related_ids(h.id, sees) if (r := place(i)) is not None] for h in hits}
 
 
 def lines(

@@ -1,0 +1,285 @@
+"""The derived store: what a search reads of each memory file, kept per digest of its bytes in one
+SQLite database, ``.git/agent-memory/store.sqlite3`` at the git work tree's top.
+
+A cache, never a source of truth. A file's rows are used only for the exact bytes (sha256) and
+tool version they were made from; anything else about the database (missing, cut short, garbage,
+another schema, a trigger or view of its own, locked by a concurrent run, on a read-only or full
+disk) makes the command read the file itself, as it does without a store: no output and no exit
+code changes. The database is opened so that nothing in it runs (``trusted_schema=OFF``; the
+standard library never loads an extension unless asked) and its schema must be, row for row, the
+one this writes, else it is made again. What a hit shows is read again from the file's own bytes
+by the reader (``recall.verified``): a planted store can change which facts rank first, never
+what the agent is shown of one. A repo outside git, or whose ``.git`` is a file (a worktree, a
+submodule: the folder it names is not followed), or whose SQLite lacks FTS5, keeps none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from .. import resources
+from ..core.agents import recall
+from ..parse import facts
+from .discovery import work_tree_top
+
+NAME = ".git/agent-memory/store.sqlite3"
+SCHEMA = 1  # PRAGMA user_version of the tables below
+T = TypeVar("T")
+BUSY_MS = 50
+_KEY = "used, uses, tier, name"  # what ranks near-ties
+_ALONE = 32  # a hook never waits longer on another run's write: it parses instead
+_TABLES = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
+    "facts INTEGER NOT NULL, words INTEGER NOT NULL)",
+    "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
+    "used INTEGER NOT NULL, uses INTEGER NOT NULL, length INTEGER NOT NULL, "
+    "sees INTEGER NOT NULL, place TEXT NOT NULL)",
+    "CREATE VIRTUAL TABLE terms USING fts5(words)",
+)
+_VOCAB = "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, terms, instance)"
+
+
+def _master(db: sqlite3.Connection) -> list[tuple[str, ...]]:
+    return db.execute(
+        "SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY 2"
+    ).fetchall()
+
+
+def _expected() -> list[tuple[str, ...]] | None:
+    """The schema rows of a store this SQLite makes; None without FTS5."""
+    try:
+        with contextlib.closing(sqlite3.connect(":memory:")) as db:
+            for sql in _TABLES:
+                db.execute(sql)
+            return _master(db)
+    except sqlite3.Error:
+        return None
+
+
+class Store:
+    """An open store: the rows of each file read this run, and the postings asked for."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+
+    def index(self, path: str, data: bytes) -> recall.Index | Stored:
+        """The search index of the memory file ``path`` holding ``data``: its stored rows when
+        they are of these bytes, else the reader's, then stored (best effort)."""
+        digest = hashlib.sha256(data).hexdigest()
+        try:
+            row = self.db.execute(
+                "SELECT base, facts, words FROM files WHERE path = ? AND digest = ?",
+                (path, digest),
+            ).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row is not None and all(type(value) is int for value in row):
+            return Stored(self, path, data, *row)
+        made = recall.index(facts.parse(path, data))
+        self._save(path, digest, made)
+        return made
+
+    def _save(self, path: str, digest: str, made: recall.Index) -> None:
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self._drop(path)
+                base = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM facts").fetchone()[0]
+                rows = [(base + n, *_row(made, n)) for n in range(len(made))]
+                self.db.executemany(
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [r[:8] for r in rows]
+                )
+                self.db.executemany(
+                    "INSERT INTO terms (rowid, words) VALUES (?, ?)", [(r[0], r[8]) for r in rows]
+                )
+                self.db.execute(
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                    (path, digest, base, made.counted, made.words),
+                )
+        except sqlite3.Error:
+            pass  # busy, read-only, full: this run searches what it read
+        self._postings.clear()
+
+    def _drop(self, path: str) -> None:
+        old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
+        if old is not None:
+            span = (old[0], old[0] + old[1] - 1)
+            self.db.execute("DELETE FROM facts WHERE id BETWEEN ? AND ?", span)
+            self.db.execute("DELETE FROM terms WHERE rowid BETWEEN ? AND ?", span)
+            self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(fact row, occurrences) of every stored fact whose words hold ``term``."""
+        found = self._postings.get(term)
+        if found is None:
+            query = "SELECT doc, count(*) FROM temp.vocab WHERE term = ? GROUP BY doc ORDER BY doc"
+            found = self._postings[term] = self.db.execute(query, (term,)).fetchall()
+        return found
+
+    def rows(
+        self, columns: str, base: int, count: int, where: str = "", *args: str
+    ) -> list[tuple[object, ...]]:
+        """``columns`` of a file's fact rows, in its order (``where``: a further condition)."""
+        query = f"SELECT {columns} FROM facts WHERE id BETWEEN ? AND ? {where} ORDER BY id"
+        return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
+
+
+def _row(made: recall.Index, n: int) -> tuple[object, ...]:
+    fact_id, tier, _, _, _, terms, see, (when, uses) = made.cited(n)
+    place = json.dumps([list(see), *made.places[n]])
+    return fact_id, tier, when, uses, len(terms), len(see), place, " ".join(terms)
+
+
+class Stored:
+    """The stored index of one file, searched as ``recall.Index`` is; a fact's fields are read
+    only for the facts a search ranks, and its hit is read again from the file's bytes."""
+
+    def __init__(self, store: Store, path: str, data: bytes, base: int, counted: int, words: int):
+        self.store, self.path, self.data = store, path, data
+        self.base, self.counted, self.words = base, counted, words
+        self._norms: tuple[float, list[float]] | None = None
+        self._keys: dict[int, tuple[int, int, str, str]] = {}
+
+    def __len__(self) -> int:
+        return self.counted
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        end = self.base + self.counted
+        return [
+            (row - self.base, n) for row, n in self.store.postings(term) if self.base <= row < end
+        ]
+
+    def frequency(self, term: str) -> int:
+        return len(self.postings(term))
+
+    def prime(self, wanted: object) -> None:
+        """Nothing to do: a term's postings are one query."""
+
+    def norms_for(self, average: float) -> list[float]:
+        if self._norms is None or self._norms[0] != average:
+            lengths = self.store.rows("length", self.base, self.counted)
+            self._norms = (average, [recall.norm(_int(n), average) for (n,) in lengths])
+        return self._norms[1]
+
+    def key(self, entry: int) -> tuple[int, int, str, str]:
+        """A fact's ranking key, read alone for the first few facts a search ranks (a rare
+        word), then for all the file's at once (a common one)."""
+        if len(self._keys) < _ALONE and entry not in self._keys:
+            self._keys[entry] = self._key(self.store.rows(_KEY, self.base + entry, 1)[0])
+        elif entry not in self._keys:
+            found = self.store.rows(_KEY, self.base, self.counted)
+            self._keys = {n: self._key(row) for n, row in enumerate(found)}
+        return self._keys[entry]
+
+    @staticmethod
+    def _key(row: tuple[object, ...]) -> tuple[int, int, str, str]:
+        return _int(row[0]), _int(row[1]), str(row[2]), str(row[3])
+
+    def seeing(self) -> dict[str, tuple[str, ...]]:
+        found = self.store.rows("name, place", self.base, self.counted, "AND sees > 0")
+        return {str(name): tuple(map(str, json.loads(str(place))[0])) for name, place in found}
+
+    def find(self, fact_id: str) -> int | None:
+        found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
+        return _int(found[-1][0]) - self.base if found else None
+
+    def hit(self, entry: int, score: float) -> recall.Hit:
+        ((name, place),) = self.store.rows("name, place", self.base + entry, 1)
+        found = recall.verified(self.path, self.data, str(name), json.loads(str(place))[1:], score)
+        if found is None:
+            raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
+        return found
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise sqlite3.DatabaseError("a stored number is not one")
+    return value
+
+
+def open_store(repo: Path) -> Store | None:
+    """The store of the repo at ``repo`` (its folder made if need be); None when it keeps none
+    or it cannot be opened now."""
+    expected = _expected()
+    top = work_tree_top(repo)
+    if expected is None or top is None:
+        return None
+    path = top / NAME
+    try:
+        if not stat.S_ISDIR(os.lstat(top / ".git").st_mode):
+            return None
+        with contextlib.suppress(FileExistsError):
+            path.parent.mkdir(mode=0o700)
+        for name in (path.parent, path, Path(f"{path}-journal")):
+            mode = os.lstat(name).st_mode if name.exists() or name.is_symlink() else None
+            if mode is not None and not (
+                stat.S_ISDIR(mode) if name == path.parent else stat.S_ISREG(mode)
+            ):
+                return None  # a link or a FIFO: not followed, not waited on
+        return _opened(path, expected)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
+    for _ in range(2):  # a store that is not one this makes is made again, once
+        db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
+        db.execute("PRAGMA trusted_schema = OFF")
+        try:
+            ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
+            ours = ours and _master(db) == list(expected)
+            if ours and _version(db) == resources.version():
+                db.execute(_VOCAB)
+                return Store(db)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                db.close()
+                return None
+        db.close()
+        path.unlink()
+        _made(path)
+    return None
+
+
+def _version(db: sqlite3.Connection) -> str | None:
+    found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return found[0] if found is not None else None
+
+
+def _made(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        for sql in _TABLES:
+            db.execute(sql)
+        db.execute("INSERT INTO meta VALUES ('version', ?)", (resources.version(),))
+        db.execute(f"PRAGMA user_version = {SCHEMA}")
+        db.execute("COMMIT")
+
+
+def searched(
+    repo: Path,
+    files: Sequence[tuple[str, bytes]],
+    extra: Sequence[recall.Searched],
+    search: Callable[[list[recall.Searched]], T],
+) -> T:
+    """``search`` over the indexes of ``files`` (path, bytes), then ``extra``: the store's when
+    the repo at ``repo`` keeps one, else the reader's. A store that fails on the way (locked,
+    or saying what its file does not) is left, and the search made again from the files."""
+    store = open_store(repo)
+    if store is not None:
+        with contextlib.closing(store.db):
+            try:
+                return search([*(store.index(path, data) for path, data in files), *extra])
+            except sqlite3.Error:
+                pass
+    return search([*(recall.read(path, data) for path, data in files), *extra])
