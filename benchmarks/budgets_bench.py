@@ -6,8 +6,8 @@
 
 The repo is review_bench's (--facts live facts, --logs logs), reviewed once and widened so that
 no review is due, with an archive quarter of 10,000 more facts (hook_bench's), committed to git.
-Budgets: each command ≤ 1.5×; `first` (a prompt naming an archived fact right after the archive
-changed: its rows of the derived store made again) ≤ 5×. Medians of CPU time (user + system of
+Budgets: each command <= 1.5x; `first` (a prompt naming an archived fact right after the archive
+changed: its rows of the derived store made again) <= 5x. Medians of CPU time (user + system of
 the child), the commands run in turn.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 from context_bench import widen
 from hook_bench import HELD, archive

@@ -15,12 +15,14 @@ submodule: the folder it names is not followed), or whose SQLite lacks FTS5, kee
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import stat
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -28,30 +30,34 @@ from typing import TypeVar
 from .. import resources
 from ..core.agents import recall
 from ..parse import facts
+from ..parse.text import decode
 from .discovery import work_tree_top
 
 NAME = ".git/agent-memory/store.sqlite3"
 SCHEMA = 1  # PRAGMA user_version of the tables below
+BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
-BUSY_MS = 50
 _KEY = "used, uses, tier, name"  # what ranks near-ties
-_ALONE = 32  # a hook never waits longer on another run's write: it parses instead
+_TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
+_TYPED += "AND typeof(name) = 'text'"
+_ALONE = 8  # ranking keys read one by one, before all of a file's at once
+# A file's rows are one run of fact ids from ``base``; ``terms`` holds each fact's distinct
+# words, ``repeats`` how often a word it holds more than once stands in it.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
-    "facts INTEGER NOT NULL, words INTEGER NOT NULL)",
+    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths TEXT NOT NULL)",
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
-    "used INTEGER NOT NULL, uses INTEGER NOT NULL, length INTEGER NOT NULL, "
-    "sees INTEGER NOT NULL, place TEXT NOT NULL)",
+    "used INTEGER NOT NULL, uses INTEGER NOT NULL, sees INTEGER NOT NULL, place TEXT NOT NULL)",
     "CREATE VIRTUAL TABLE terms USING fts5(words)",
+    "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
+    "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
-_VOCAB = "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, terms, instance)"
 
 
 def _master(db: sqlite3.Connection) -> list[tuple[str, ...]]:
-    return db.execute(
-        "SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY 2"
-    ).fetchall()
+    query = "SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY 2"
+    return db.execute(query).fetchall()
 
 
 def _expected() -> list[tuple[str, ...]] | None:
@@ -76,15 +82,13 @@ class Store:
         """The search index of the memory file ``path`` holding ``data``: its stored rows when
         they are of these bytes, else the reader's, then stored (best effort)."""
         digest = hashlib.sha256(data).hexdigest()
+        query = "SELECT base, facts, words, lengths FROM files WHERE path = ? AND digest = ?"
         try:
-            row = self.db.execute(
-                "SELECT base, facts, words FROM files WHERE path = ? AND digest = ?",
-                (path, digest),
-            ).fetchone()
+            row = self.db.execute(query, (path, digest)).fetchone()
         except sqlite3.Error:
             row = None
-        if row is not None and all(type(value) is int for value in row):
-            return Stored(self, path, data, *row)
+        if row is not None:
+            return Stored(self, path, data, row)
         made = recall.index(facts.parse(path, data))
         self._save(path, digest, made)
         return made
@@ -95,16 +99,29 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
                 self._drop(path)
                 base = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM facts").fetchone()[0]
-                rows = [(base + n, *_row(made, n)) for n in range(len(made))]
+                cited = [made.cited(n) for n in range(len(made))]
                 self.db.executemany(
-                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [r[:8] for r in rows]
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(base + n, *_row(c, made.places[n])) for n, c in enumerate(cited)],
+                )
+                counted = [Counter(c[5]) for c in cited]
+                self.db.executemany(
+                    "INSERT INTO terms (rowid, words) VALUES (?, ?)",
+                    [(base + n, " ".join(held)) for n, held in enumerate(counted)],
                 )
                 self.db.executemany(
-                    "INSERT INTO terms (rowid, words) VALUES (?, ?)", [(r[0], r[8]) for r in rows]
+                    "INSERT INTO repeats VALUES (?, ?, ?)",
+                    [
+                        (t, base + n, k)
+                        for n, c in enumerate(counted)
+                        for t, k in c.items()
+                        if k > 1
+                    ],
                 )
+                lengths = json.dumps(made.lengths)
                 self.db.execute(
-                    "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
-                    (path, digest, base, made.counted, made.words),
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                    (path, digest, base, made.counted, made.words, lengths),
                 )
         except sqlite3.Error:
             pass  # busy, read-only, full: this run searches what it read
@@ -114,17 +131,24 @@ class Store:
         old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
         if old is not None:
             span = (old[0], old[0] + old[1] - 1)
-            self.db.execute("DELETE FROM facts WHERE id BETWEEN ? AND ?", span)
-            self.db.execute("DELETE FROM terms WHERE rowid BETWEEN ? AND ?", span)
+            for table, key in (("facts", "id"), ("terms", "rowid"), ("repeats", "id")):
+                self.db.execute(f"DELETE FROM {table} WHERE {key} BETWEEN ? AND ?", span)
             self.db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def postings(self, term: str) -> list[tuple[int, int]]:
-        """(fact row, occurrences) of every stored fact whose words hold ``term``."""
+        """(fact id, occurrences) of every stored fact whose words hold ``term``, in id order."""
         found = self._postings.get(term)
         if found is None:
-            query = "SELECT doc, count(*) FROM temp.vocab WHERE term = ? GROUP BY doc ORDER BY doc"
-            found = self._postings[term] = self.db.execute(query, (term,)).fetchall()
+            query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
+            held = self.db.execute(query, (f'"{term}"',)).fetchall()  # a-z 0-9: one token
+            more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
+            found = self._postings[term] = [(row, more.get(row, 1)) for (row,) in held]
         return found
+
+    def count(self, term: str, base: int, count: int) -> int:
+        """How many of a file's facts hold ``term``."""
+        query = "SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid BETWEEN ? AND ?"
+        return _int(self.db.execute(query, (f'"{term}"', base, base + count - 1)).fetchone()[0])
 
     def rows(
         self, columns: str, base: int, count: int, where: str = "", *args: str
@@ -134,56 +158,70 @@ class Store:
         return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
 
 
-def _row(made: recall.Index, n: int) -> tuple[object, ...]:
-    fact_id, tier, _, _, _, terms, see, (when, uses) = made.cited(n)
-    place = json.dumps([list(see), *made.places[n]])
-    return fact_id, tier, when, uses, len(terms), len(see), place, " ".join(terms)
+def _row(cited: recall.Cited, place: recall.Place) -> tuple[object, ...]:
+    fact_id, tier, _, _, _, _, see, (when, uses) = cited
+    return fact_id, tier, when, uses, len(see), json.dumps([list(see), *place])
 
 
 class Stored:
     """The stored index of one file, searched as ``recall.Index`` is; a fact's fields are read
     only for the facts a search ranks, and its hit is read again from the file's bytes."""
 
-    def __init__(self, store: Store, path: str, data: bytes, base: int, counted: int, words: int):
+    def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
         self.store, self.path, self.data = store, path, data
-        self.base, self.counted, self.words = base, counted, words
+        self.base, self.counted, self.words = (_int(value) for value in row[:3])
+        self._lengths = str(row[3])
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
+        self._all: list[tuple[int, int, str, str]] | None = None
+        self._lines: tuple[str, ...] | None = None
+        self._postings: dict[str, list[tuple[int, int]]] = {}
 
     def __len__(self) -> int:
         return self.counted
 
     def postings(self, term: str) -> list[tuple[int, int]]:
-        end = self.base + self.counted
-        return [
-            (row - self.base, n) for row, n in self.store.postings(term) if self.base <= row < end
-        ]
+        found = self._postings.get(term)
+        if found is None:
+            rows = self.store.postings(term)  # in row order: this file's are one run of them
+            first = bisect.bisect_left(rows, (self.base, 0))
+            last = bisect.bisect_left(rows, (self.base + self.counted, 0))
+            found = self._postings[term] = [(row - self.base, n) for row, n in rows[first:last]]
+        return found
 
     def frequency(self, term: str) -> int:
-        return len(self.postings(term))
+        if term in self._postings:
+            return len(self._postings[term])
+        return self.store.count(term, self.base, self.counted)
 
     def prime(self, wanted: object) -> None:
         """Nothing to do: a term's postings are one query."""
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
-            lengths = self.store.rows("length", self.base, self.counted)
-            self._norms = (average, [recall.norm(_int(n), average) for (n,) in lengths])
+            lengths = json.loads(self._lengths)
+            if type(lengths) is not list or len(lengths) != self.counted:
+                raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
+            self._norms = (average, [recall.norm(_int(n), average) for n in lengths])
         return self._norms[1]
 
     def key(self, entry: int) -> tuple[int, int, str, str]:
         """A fact's ranking key, read alone for the first few facts a search ranks (a rare
         word), then for all the file's at once (a common one)."""
-        if len(self._keys) < _ALONE and entry not in self._keys:
-            self._keys[entry] = self._key(self.store.rows(_KEY, self.base + entry, 1)[0])
-        elif entry not in self._keys:
-            found = self.store.rows(_KEY, self.base, self.counted)
-            self._keys = {n: self._key(row) for n, row in enumerate(found)}
+        if self._all is not None:
+            return self._all[entry]
+        if len(self._keys) >= _ALONE:
+            found = self.store.rows(_KEY, self.base, self.counted, _TYPED)
+            if len(found) != self.counted:
+                raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")
+            self._all = found  # type: ignore[assignment]  # typed by the query
+            return self._all[entry]  # type: ignore[index]
+        if entry not in self._keys:
+            found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
+            if len(found) != 1:
+                raise sqlite3.DatabaseError(f"a stored key of {self.path} is not one")
+            self._keys[entry] = found[0]  # type: ignore[assignment]
         return self._keys[entry]
-
-    @staticmethod
-    def _key(row: tuple[object, ...]) -> tuple[int, int, str, str]:
-        return _int(row[0]), _int(row[1]), str(row[2]), str(row[3])
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, place", self.base, self.counted, "AND sees > 0")
@@ -195,7 +233,10 @@ class Stored:
 
     def hit(self, entry: int, score: float) -> recall.Hit:
         ((name, place),) = self.store.rows("name, place", self.base + entry, 1)
-        found = recall.verified(self.path, self.data, str(name), json.loads(str(place))[1:], score)
+        if self._lines is None:
+            self._lines = decode(self.path, self.data).lines
+        where = json.loads(str(place))[1:]
+        found = recall.verified(self.path, self._lines, str(name), where, score)
         if found is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
         return found
@@ -239,7 +280,6 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
             ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
             ours = ours and _master(db) == list(expected)
             if ours and _version(db) == resources.version():
-                db.execute(_VOCAB)
                 return Store(db)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):

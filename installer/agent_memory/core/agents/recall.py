@@ -20,7 +20,6 @@ from ...errors import InputError
 from ...parse import facts
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS, listed, without_footers
-from ...parse.text import decode
 from ...records import NamedTuple
 from ..facts.relations import related_ids
 
@@ -216,15 +215,15 @@ def index(doc: Document) -> Index:
 
 
 def verified(
-    path: str, data: bytes, fact_id: str, place: Sequence[object], score: float
+    path: str, lines: Sequence[str], fact_id: str, place: Sequence[object], score: float
 ) -> Hit | None:
-    """The hit of the fact ``fact_id`` said to stand at ``place`` in the file's bytes, read by the
-    reader from those lines of the file alone (its section's heading, then the fact's lines):
-    what a hit shows never comes from a derived store. None when they hold no such fact."""
+    """The hit of the fact ``fact_id`` said to stand at ``place`` in the file of ``lines`` (as
+    ``decode`` splits its bytes), read by the reader from those lines alone (its section's
+    heading, then the fact's lines): what a hit shows never comes from a derived store. None
+    when they hold no such fact."""
     if len(place) != 3 or not all(type(n) is int for n in place):
         return None
     heading, start, end = (int(n) for n in place)  # type: ignore[call-overload]
-    lines = decode(path, data).lines
     if not (-1 <= heading < start < end <= len(lines)):
         return None
     head = [lines[heading]] if heading >= 0 else []
@@ -302,7 +301,7 @@ def search(query: str, indexes: Sequence[Searched], limit: int, least: float = 0
     """The best ``limit`` facts for ``query``: the highest band of score, then the fact used
     last, then used most, then tier (core first), then id. With ``least``, only the facts in
     its band or above (the rest of the list is the same)."""
-    accumulated = scores(query, indexes)
+    accumulated = scores(query, indexes, NEAR ** band(least) - 1e-6 if least > 0 else 0.0)
     best = heapq.nlargest(limit, itertools.chain.from_iterable(accumulated))
     if not best or best[0] <= 0:
         return []
@@ -330,10 +329,11 @@ def search(query: str, indexes: Sequence[Searched], limit: int, least: float = 0
     return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in best_ranked]
 
 
-def scores(query: str, indexes: Sequence[Searched]) -> list[list[float]]:
+def scores(query: str, indexes: Sequence[Searched], least: float = 0.0) -> list[list[float]]:
     """Each fact's BM25 score for ``query``, per index. A word the query repeats counts as often
     as it is written, as BM25 sums over the query's terms: a session's text names the things it
-    is about again and again."""
+    is about again and again. All none when no fact can reach ``least`` (each word adds less
+    than its weight times K1 + 1): no fact's words are read."""
     weights: dict[str, int] = {}
     for term in words(query):
         weights[term] = weights.get(term, 0) + 1
@@ -345,11 +345,14 @@ def scores(query: str, indexes: Sequence[Searched]) -> list[list[float]]:
     saturation = K1 + 1
     for ix in indexes:
         ix.prime(weights)
+    idfs: dict[str, float] = {}
     for term, weight in weights.items():
         frequency = sum(ix.frequency(term) for ix in indexes)
-        if not frequency:
-            continue
-        idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        if frequency:
+            idfs[term] = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+    if sum(idfs.values()) * saturation * (1 + 1e-9) < least:
+        return accumulated
+    for term, idf in idfs.items():
         for found, ix in zip(accumulated, indexes, strict=True):
             postings = ix.postings(term)
             norms = ix.norms_for(average) if postings else []
