@@ -8,13 +8,20 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from agent_memory.core.agents import recall as searching
+from agent_memory.parse import facts
+from agent_memory.shell import store
 from agent_memory.shell.store import NAME
 from conftest import build_tree, git_init
+from test_written import documents
 
 FOOT = "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-0{1} | uses: 1 | tier: {2} -->"
 
@@ -176,3 +183,45 @@ def test_a_planted_store_ranks_but_never_shows_words_of_its_own(tmp_path: Path) 
     for code, out, _ in _answers(root):
         assert code in (0, 1)
         assert set(out.splitlines()) <= {*everything, *(f"no fact matches {q!r}" for q in ["dogs"])}
+
+
+_QUERY = st.lists(st.sampled_from(["fact", "a", "b", "facts", "bold", "inside", "x", "c1"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(documents(odd=True), min_size=1, max_size=3), _QUERY, st.integers(1, 12))
+def test_a_search_of_stored_rows_is_a_search_of_the_files(
+    files: list[list[str]], query: list[str], limit: int
+) -> None:
+    """What ranks, what is shown and what is related, from the store's rows (the hit read
+    again from the file's lines) as from the reader's index; any odd shape of file."""
+    read = [(f"memory/archive/2026-Q{n}.md", "\n".join(["## Facts", *lines, ""]).encode())
+            for n, lines in enumerate(files, 1)]  # fmt: skip
+    asked = " ".join(query)
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "store.sqlite3"
+        store._made(where)
+        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        made = [kept.index(path, data) for path, data in read]
+        stored = [kept.index(path, data) for path, data in read]
+        assert all(isinstance(ix, store.Stored) for ix in stored)
+        for least in (0.0, 1.0):
+            plain = searching.search(asked, made, limit, least)
+            assert searching.search(asked, stored, limit, least) == plain
+            assert searching.related(plain, stored) == searching.related(plain, made)
+        kept.db.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["fact", "a", "b", "x", "y"]), max_size=6), st.integers(1, 9))
+def test_a_floor_leaves_the_list_above_it_as_it_was(query: list[str], limit: int) -> None:
+    lines = [
+        f"- Fact {' '.join(['a', 'b', 'x'][: n % 4])}\n  <!-- id: f{n} -->\n" for n in range(9)
+    ]
+    docs = [facts.parse("m.md", ("## Facts\n" + "".join(lines)).encode())]
+    indexes = [searching.index(doc) for doc in docs]
+    for least in (0.5, 1.0, 2.0):
+        edge = searching.band(least)
+        whole = searching.search(" ".join(query), indexes, 50)
+        above = [h for h in whole if searching.band(h.score) >= edge][:limit]
+        assert searching.search(" ".join(query), indexes, limit, least) == above

@@ -9,6 +9,7 @@ own (words counted once per fact), and a search combines the indexes it is given
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import math
@@ -209,9 +210,15 @@ def norm(length: int, average: float) -> float:
 def index(doc: Document) -> Index:
     """The index of a document's facts; facts without an id cannot be cited: skipped."""
     lines, cited = doc.text.lines, [fact for fact in doc.facts if fact.id is not None]
-    headings = {section.title: section.heading for section in doc.sections}
-    places = [(headings.get(fact.section, -1), fact.start, fact.end) for fact in cited]
+    starts = [section.heading for section in doc.sections]
+    places = [(_heading(doc, starts, fact), fact.start, fact.end) for fact in cited]
     return Index(doc.path, [cite(lines, fact) for fact in cited], places=places)
+
+
+def _heading(doc: Document, starts: Sequence[int], fact: Fact) -> int:
+    """The line of the heading of the section holding ``fact``, or -1 (before any)."""
+    owner = bisect.bisect_right(starts, fact.start) - 1
+    return starts[owner] if owner >= 0 and fact.start < doc.sections[owner].end else -1
 
 
 def verified(
