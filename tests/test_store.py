@@ -126,9 +126,12 @@ BROKEN: dict[str, Callable[[Path], None]] = {
     # The attack of a planted index: a matching fact's row names the lines of another fact,
     # another id, or a tier its file does not give it
     "a row at another fact": _lying(
-        "UPDATE facts SET place = (SELECT place FROM facts WHERE name = 'a-30') WHERE name = 'a-17'"
+        "UPDATE facts SET (heading, start, end) = "
+        "(SELECT heading, start, end FROM facts WHERE name = 'a-30') WHERE name = 'a-17'"
     ),
-    "a row past the file": _lying("UPDATE facts SET place = '[[], 2, 900, 901]'"),
+    "a row past the file": _lying("UPDATE facts SET start = 900, end = 901"),
+    "a row of text for a number": _lying("UPDATE facts SET used = 'x', start = 'y'"),
+    "a file row of other lengths": _lying("UPDATE files SET lengths = '[1, 2]'"),
     "a link": lambda store: (store.unlink(), store.symlink_to(store.parent / "elsewhere")),
     "a fifo": lambda store: (store.unlink(), os.mkfifo(store)),
     "locked": _locked,

@@ -48,8 +48,9 @@ _TABLES = (
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
     "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths TEXT NOT NULL)",
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
-    "used INTEGER NOT NULL, uses INTEGER NOT NULL, sees INTEGER NOT NULL, place TEXT NOT NULL)",
-    "CREATE VIRTUAL TABLE terms USING fts5(words)",
+    "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
+    "start INTEGER NOT NULL, end INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE terms USING fts5(words, detail=none, columnsize=0)",
     "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
@@ -101,7 +102,7 @@ class Store:
                 base = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM facts").fetchone()[0]
                 cited = [made.cited(n) for n in range(len(made))]
                 self.db.executemany(
-                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(base + n, *_row(c, made.places[n])) for n, c in enumerate(cited)],
                 )
                 counted = [Counter(c[5]) for c in cited]
@@ -160,7 +161,7 @@ class Store:
 
 def _row(cited: recall.Cited, place: recall.Place) -> tuple[object, ...]:
     fact_id, tier, _, _, _, _, see, (when, uses) = cited
-    return fact_id, tier, when, uses, len(see), json.dumps([list(see), *place])
+    return fact_id, tier, when, uses, json.dumps(see) if see else "", *place
 
 
 class Stored:
@@ -224,18 +225,17 @@ class Stored:
         return self._keys[entry]
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
-        found = self.store.rows("name, place", self.base, self.counted, "AND sees > 0")
-        return {str(name): tuple(map(str, json.loads(str(place))[0])) for name, place in found}
+        found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
+        return {str(name): tuple(map(str, json.loads(str(see)))) for name, see in found}
 
     def find(self, fact_id: str) -> int | None:
         found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
         return _int(found[-1][0]) - self.base if found else None
 
     def hit(self, entry: int, score: float) -> recall.Hit:
-        ((name, place),) = self.store.rows("name, place", self.base + entry, 1)
+        ((name, *where),) = self.store.rows("name, heading, start, end", self.base + entry, 1)
         if self._lines is None:
             self._lines = decode(self.path, self.data).lines
-        where = json.loads(str(place))[1:]
         found = recall.verified(self.path, self._lines, str(name), where, score)
         if found is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
