@@ -23,7 +23,7 @@ import os
 import sqlite3
 import stat
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,6 +41,7 @@ _KEY = "used, uses, tier, name"  # what ranks near-ties
 _TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
 _TYPED += "AND typeof(name) = 'text'"
 _ALONE = 8  # ranking keys read one by one, before all of a file's at once
+_FEW = 500  # facts whose words are looked up by id, not by reading all that hold a word
 # A file's rows are one run of fact ids from ``base``; ``terms`` holds each fact's distinct
 # words, ``repeats`` how often a word it holds more than once stands in it.
 _TABLES = (
@@ -146,6 +147,15 @@ class Store:
             found = self._postings[term] = [(row, more.get(row, 1)) for (row,) in held]
         return found
 
+    def some(self, term: str, rows: Sequence[int]) -> list[tuple[int, int]]:
+        """``postings(term)`` of the fact ids ``rows`` alone, in id order."""
+        marks = ", ".join("?" * len(rows))
+        query = f"SELECT rowid FROM terms WHERE terms MATCH ? AND rowid IN ({marks}) ORDER BY rowid"
+        held = self.db.execute(query, (f'"{term}"', *rows)).fetchall()
+        query = f"SELECT id, n FROM repeats WHERE term = ? AND id IN ({marks})"
+        more = dict(self.db.execute(query, (term, *rows)))
+        return [(row, more.get(row, 1)) for (row,) in held]
+
     def count(self, term: str, base: int, count: int) -> int:
         """How many of a file's facts hold ``term``."""
         query = "SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid BETWEEN ? AND ?"
@@ -189,6 +199,12 @@ class Stored:
             last = bisect.bisect_left(rows, (self.base + self.counted, 0))
             found = self._postings[term] = [(row - self.base, n) for row, n in rows[first:last]]
         return found
+
+    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]:
+        if term in self._postings or len(entries) > _FEW:
+            return [(e, n) for e, n in self.postings(term) if e in entries]
+        rows = sorted(self.base + e for e in entries)
+        return [(row - self.base, n) for row, n in self.store.some(term, rows)]
 
     def frequency(self, term: str) -> int:
         if term in self._postings:

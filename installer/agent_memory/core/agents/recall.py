@@ -13,7 +13,7 @@ import bisect
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Protocol
 
@@ -71,6 +71,7 @@ class Searched(Protocol):
 
     def __len__(self) -> int: ...
     def postings(self, term: str) -> list[tuple[int, int]]: ...
+    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]: ...
     def frequency(self, term: str) -> int: ...
     def prime(self, wanted: Iterable[str]) -> None: ...
     def norms_for(self, average: float) -> list[float]: ...
@@ -144,6 +145,12 @@ class Index:
                 if term in terms
             ]
         return found
+
+    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]:
+        """``postings(term)`` of the facts ``entries`` alone."""
+        if term in self._postings:
+            return [(e, n) for e, n in self._postings[term] if e in entries]
+        return [(e, n) for e in sorted(entries) if (n := self._terms[e].count(term))]
 
     def frequency(self, term: str) -> int:
         """How many of its document's facts hold ``term``."""
@@ -357,15 +364,33 @@ def scores(query: str, indexes: Sequence[Searched], least: float = 0.0) -> list[
         frequency = sum(ix.frequency(term) for ix in indexes)
         if frequency:
             idfs[term] = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-    if sum(idfs.values()) * saturation * (1 + 1e-9) < least:
+    minor = _minor(idfs, least / saturation / (1 + 1e-9))
+    if len(minor) == len(idfs):
         return accumulated
+    held = [
+        {e for term in idfs if term not in minor for e, _ in ix.postings(term)} for ix in indexes
+    ]
     for term, idf in idfs.items():
-        for found, ix in zip(accumulated, indexes, strict=True):
-            postings = ix.postings(term)
+        for found, ix, some in zip(accumulated, indexes, held, strict=True):
+            postings = ix.counts(term, some) if term in minor else ix.postings(term)
             norms = ix.norms_for(average) if postings else []
             for entry, tf in postings:
                 found[entry] += idf * tf * saturation / (tf + norms[entry])
     return accumulated
+
+
+def _minor(idfs: Mapping[str, float], least: float) -> frozenset[str]:
+    """The query's words that cannot lift a fact to ``least`` by themselves, all together (a
+    word adds less than its idf times K1 + 1, ``least`` given divided by it): only a fact
+    holding one of the others can reach it, and the minor words are counted for those alone."""
+    minor: list[str] = []
+    total = 0.0
+    for term in sorted(idfs, key=lambda t: (idfs[t], t)):
+        total += idfs[term]
+        if total >= least:
+            break
+        minor.append(term)
+    return frozenset(minor)
 
 
 def related(hits: Sequence[Hit], indexes: Sequence[Searched]) -> dict[str, list[Hit]]:
