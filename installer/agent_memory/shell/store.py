@@ -41,7 +41,6 @@ _KEY = "used, uses, tier, name"  # what ranks near-ties
 _TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
 _TYPED += "AND typeof(name) = 'text'"
 _ALONE = 8  # ranking keys read one by one, before all of a file's at once
-_FEW = 500  # facts whose words are looked up by id, not by reading all that hold a word
 # A file's rows are one run of fact ids from ``base``; ``terms`` holds each fact's distinct
 # words, ``repeats`` how often a word it holds more than once stands in it.
 _TABLES = (
@@ -147,13 +146,12 @@ class Store:
             found = self._postings[term] = [(row, more.get(row, 1)) for (row,) in held]
         return found
 
-    def some(self, term: str, rows: Sequence[int]) -> list[tuple[int, int]]:
-        """``postings(term)`` of the fact ids ``rows`` alone, in id order."""
-        marks = ", ".join("?" * len(rows))
-        query = f"SELECT rowid FROM terms WHERE terms MATCH ? AND rowid IN ({marks}) ORDER BY rowid"
-        held = self.db.execute(query, (f'"{term}"', *rows)).fetchall()
-        query = f"SELECT id, n FROM repeats WHERE term = ? AND id IN ({marks})"
-        more = dict(self.db.execute(query, (term, *rows)))
+    def some(self, term: str, among: Collection[str]) -> list[tuple[int, int]]:
+        """``postings(term)`` of the facts that also hold a word of ``among``, in id order."""
+        either = " OR ".join(f'"{other}"' for other in sorted(among))
+        query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
+        held = self.db.execute(query, (f'"{term}" AND ({either})',)).fetchall()
+        more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
         return [(row, more.get(row, 1)) for (row,) in held]
 
     def count(self, term: str, base: int, count: int) -> int:
@@ -194,17 +192,21 @@ class Stored:
     def postings(self, term: str) -> list[tuple[int, int]]:
         found = self._postings.get(term)
         if found is None:
-            rows = self.store.postings(term)  # in row order: this file's are one run of them
-            first = bisect.bisect_left(rows, (self.base, 0))
-            last = bisect.bisect_left(rows, (self.base + self.counted, 0))
-            found = self._postings[term] = [(row - self.base, n) for row, n in rows[first:last]]
+            found = self._postings[term] = self._of_file(self.store.postings(term))
         return found
 
-    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]:
-        if term in self._postings or len(entries) > _FEW:
-            return [(e, n) for e, n in self.postings(term) if e in entries]
-        rows = sorted(self.base + e for e in entries)
-        return [(row - self.base, n) for row, n in self.store.some(term, rows)]
+    def counts(
+        self, term: str, among: Collection[str], entries: Collection[int]
+    ) -> list[tuple[int, int]]:
+        if term in self._postings:
+            return [(e, n) for e, n in self._postings[term] if e in entries]
+        return self._of_file(self.store.some(term, among))
+
+    def _of_file(self, rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Those of ``rows`` (fact id, occurrences; in id order) that are this file's facts."""
+        first = bisect.bisect_left(rows, (self.base, 0))
+        last = bisect.bisect_left(rows, (self.base + self.counted, 0))
+        return [(row - self.base, n) for row, n in rows[first:last]]
 
     def frequency(self, term: str) -> int:
         if term in self._postings:

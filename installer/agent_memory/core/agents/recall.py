@@ -71,7 +71,9 @@ class Searched(Protocol):
 
     def __len__(self) -> int: ...
     def postings(self, term: str) -> list[tuple[int, int]]: ...
-    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]: ...
+    def counts(
+        self, term: str, among: Collection[str], entries: Collection[int]
+    ) -> list[tuple[int, int]]: ...
     def frequency(self, term: str) -> int: ...
     def prime(self, wanted: Iterable[str]) -> None: ...
     def norms_for(self, average: float) -> list[float]: ...
@@ -146,8 +148,10 @@ class Index:
             ]
         return found
 
-    def counts(self, term: str, entries: Collection[int]) -> list[tuple[int, int]]:
-        """``postings(term)`` of the facts ``entries`` alone."""
+    def counts(
+        self, term: str, among: Collection[str], entries: Collection[int]
+    ) -> list[tuple[int, int]]:
+        """``postings(term)`` of the facts ``entries`` alone, those holding a word of ``among``."""
         if term in self._postings:
             return [(e, n) for e, n in self._postings[term] if e in entries]
         return [(e, n) for e in sorted(entries) if (n := self._terms[e].count(term))]
@@ -367,12 +371,11 @@ def scores(query: str, indexes: Sequence[Searched], least: float = 0.0) -> list[
     minor = _minor(idfs, least / saturation / (1 + 1e-9))
     if len(minor) == len(idfs):
         return accumulated
-    held = [
-        {e for term in idfs if term not in minor for e, _ in ix.postings(term)} for ix in indexes
-    ]
+    major = [term for term in idfs if term not in minor]
+    held = [{e for term in major for e, _ in ix.postings(term)} for ix in indexes]
     for term, idf in idfs.items():
         for found, ix, some in zip(accumulated, indexes, held, strict=True):
-            postings = ix.counts(term, some) if term in minor else ix.postings(term)
+            postings = ix.counts(term, major, some) if term in minor else ix.postings(term)
             norms = ix.norms_for(average) if postings else []
             for entry, tf in postings:
                 found[entry] += idf * tf * saturation / (tf + norms[entry])
