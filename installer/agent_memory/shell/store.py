@@ -218,10 +218,11 @@ class Stored:
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
-            lengths = json.loads(self._lengths)
-            if type(lengths) is not list or len(lengths) != self.counted:
+            lengths = _listed(self._lengths, int)
+            if len(lengths) != self.counted:
                 raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
-            self._norms = (average, [recall.norm(_int(n), average) for n in lengths])
+            norms = {n: recall.norm(n, average) for n in set(lengths)}  # lengths repeat
+            self._norms = (average, [norms[n] for n in lengths])
         return self._norms[1]
 
     def key(self, entry: int) -> tuple[int, int, str, str]:
@@ -244,7 +245,7 @@ class Stored:
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
-        return {str(name): tuple(map(str, json.loads(str(see)))) for name, see in found}
+        return {str(name): tuple(_listed(see, str)) for name, see in found}
 
     def find(self, fact_id: str) -> int | None:
         found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
@@ -258,6 +259,17 @@ class Stored:
         if found is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
         return found
+
+
+def _listed(text: object, kind: type[T]) -> list[T]:
+    """A stored JSON list of ``kind`` values; any other is the store's fault."""
+    try:
+        found = json.loads(str(text))
+    except ValueError:
+        found = None
+    if type(found) is not list or not all(type(value) is kind for value in found):
+        raise sqlite3.DatabaseError("a stored list is not one")
+    return found
 
 
 def _int(value: object) -> int:

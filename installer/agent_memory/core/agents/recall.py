@@ -333,12 +333,15 @@ def search(query: str, indexes: Sequence[Searched], limit: int, least: float = 0
     # outside it without taking its logarithm: with a common word most facts score.
     edge = NEAR**floor - 1e-6 if floor is not None else 0.0
     ranked = []
+    levels: dict[float, int] = {}  # facts of one length tie on one score: a log each is not
     for k, found in enumerate(accumulated):
         ix = indexes[k]
         for entry, score in enumerate(found):
             if score <= 0 or score < edge:
                 continue
-            level = band(score)
+            level = levels.get(score)
+            if level is None:
+                level = levels[score] = band(score)
             if floor is None or level >= floor:
                 when, uses, tier, fact_id = ix.key(entry)
                 ranked.append((-level, -when, -uses, rank.get(tier, len(rank)), fact_id, k, entry))
