@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agent_memory.core.agents import context as viewing
+from agent_memory.core.agents import ranking
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, VISION
@@ -161,7 +162,7 @@ def replay(clone: Path, budget: int, query: str, bm25: bool) -> Iterator[dict[st
         rendered, full = seen.text, set(seen.full)
         named = full | set(seen.named)
         indexes = [searching.index(d) for d in docs]
-        top = {h.id for h in searching.search(text, indexes, 5)}
+        top = {h.id for h in ranking.search(text, indexes, 5)}
         row: dict[str, object] = {
             "log": path.rsplit("/", 1)[-1],
             "used": used,

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.commands.recall import build_index, recall
+from agent_memory.core.agents import ranking
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts
@@ -25,7 +26,7 @@ from conftest import build_tree
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: {} | tier: {} -->"
 
 
-def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching.Hit]:
+def plain_recall(query: str, docs: list[Document], limit: int) -> list[ranking.Hit]:
     """BM25 as recall computed it before the index: every fact scored, everything sorted."""
     entries = []
     for doc in docs:
@@ -36,7 +37,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
             section = fact.field("from") or fact.section
             terms = Counter(searching.words(f"{text} {fact.id} {section}"))
             tier = fact.field("tier") or "working"
-            hit = searching.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
+            hit = ranking.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
             recency = (
                 int((fact.field("last_used") or "0").replace("-", "")),
                 int(fact.field("uses") or 0),
@@ -54,10 +55,10 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
             tf = terms.get(term, 0)
             if tf:
                 idf = math.log(1 + (len(entries) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                k1, b = searching.K1, searching.B
+                k1, b = ranking.K1, ranking.B
                 score += times * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         if score > 0:
-            near = math.floor(math.log(round(score, 6)) / math.log(searching.NEAR))
+            near = math.floor(math.log(round(score, 6)) / math.log(ranking.NEAR))
             scored.append(((-near, -when, -uses), hit._replace(score=round(score, 6))))
     rank = {tier: i for i, tier in enumerate(TIERS)}
     scored.sort(key=lambda e: (*e[0], rank.get(e[1].tier, len(rank)), e[1].id))
@@ -146,7 +147,7 @@ def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path
     archive = root / "memory/archive/2026-Q1.md"
     built: list[str] = []
 
-    def counting(rel: str, raw: bytes) -> searching.Index:
+    def counting(rel: str, raw: bytes) -> ranking.Index:
         built.append(rel)
         return build_index(rel, raw)
 
@@ -200,7 +201,7 @@ def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: P
         Repo(root).read_keyed("other.md")
 
 
-def _seen(ix: searching.Index) -> tuple[object, ...]:
+def _seen(ix: ranking.Index) -> tuple[object, ...]:
     """All a search can read of an index."""
     terms = {term for entry in range(len(ix)) for term in ix._terms[entry]}
     postings = {term: ix.postings(term) for term in sorted(terms)}

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.core.agents import ranking
 from agent_memory.core.agents import recall as searching
 from agent_memory.parse import facts
 from agent_memory.shell import store
@@ -214,9 +215,9 @@ def test_a_search_of_stored_rows_is_a_search_of_the_files(
         stored = [kept.index(path, data) for path, data in read]
         assert all(isinstance(ix, store.Stored) for ix in stored)
         for least in (0.0, 1.0):
-            plain = searching.search(asked, made, limit, least)
-            assert searching.search(asked, stored, limit, least) == plain
-            assert searching.related(plain, stored) == searching.related(plain, made)
+            plain = ranking.search(asked, made, limit, least)
+            assert ranking.search(asked, stored, limit, least) == plain
+            assert ranking.related(plain, stored) == ranking.related(plain, made)
         kept.db.close()
 
 
@@ -229,7 +230,7 @@ def test_a_floor_leaves_the_list_above_it_as_it_was(query: list[str], limit: int
     docs = [facts.parse("m.md", ("## Facts\n" + "".join(lines)).encode())]
     indexes = [searching.index(doc) for doc in docs]
     for least in (0.5, 1.0, 2.0):
-        edge = searching.band(least)
-        whole = searching.search(" ".join(query), indexes, 50)
-        above = [h for h in whole if searching.band(h.score) >= edge][:limit]
-        assert searching.search(" ".join(query), indexes, limit, least) == above
+        edge = ranking.band(least)
+        whole = ranking.search(" ".join(query), indexes, 50)
+        above = [h for h in whole if ranking.band(h.score) >= edge][:limit]
+        assert ranking.search(" ".join(query), indexes, limit, least) == above

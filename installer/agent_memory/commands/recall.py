@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .. import resources
+from ..core.agents import ranking
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
 from ..parse.facts import Document
@@ -16,21 +17,21 @@ from .report import Report, Result
 
 # The search index of one memory file (None when it does not exist). The MCP server passes one
 # that keeps the index of a file until the file changes; a command reads the derived store.
-Indexer = Callable[[Repo, str], searching.Index | None]
+Indexer = Callable[[Repo, str], ranking.Index | None]
 T = TypeVar("T")
-Found = tuple[list[searching.Hit], dict[str, list[searching.Hit]]]
+Found = tuple[list[ranking.Hit], dict[str, list[ranking.Hit]]]
 
 
-def build_index(rel: str, raw: bytes) -> searching.Index:
+def build_index(rel: str, raw: bytes) -> ranking.Index:
     return searching.read(rel, raw)
 
 
 def recall(repo: Repo, query: str, limit: int, index_of: Indexer | None = None) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
 
-    def found(indexes: Sequence[searching.Searched]) -> Found:
-        hits = searching.search(query, indexes, limit)
-        return hits, searching.related(hits, indexes)
+    def found(indexes: Sequence[ranking.Searched]) -> Found:
+        hits = ranking.search(query, indexes, limit)
+        return hits, ranking.related(hits, indexes)
 
     hits, near = in_memory(repo, found, None, index_of)
     text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
@@ -45,7 +46,7 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer | None = None) 
 
 def in_memory(
     repo: Repo,
-    search: Callable[[list[searching.Searched]], T],
+    search: Callable[[list[ranking.Searched]], T],
     found: Sequence[Document] | None = None,
     index_of: Indexer | None = None,
 ) -> T:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .. import resources
-from ..core.agents import recall
+from ..core.agents import ranking, recall
 from ..parse import facts
 from ..parse.text import decode
 from .discovery import work_tree_top
@@ -79,7 +79,7 @@ class Store:
         self.db = db
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
-    def index(self, path: str, data: bytes) -> recall.Index | Stored:
+    def index(self, path: str, data: bytes) -> ranking.Index | Stored:
         """The search index of the memory file ``path`` holding ``data``: its stored rows when
         they are of these bytes, else the reader's, then stored (best effort)."""
         digest = hashlib.sha256(data).hexdigest()
@@ -94,7 +94,7 @@ class Store:
         self._save(path, digest, made)
         return made
 
-    def _save(self, path: str, digest: str, made: recall.Index) -> None:
+    def _save(self, path: str, digest: str, made: ranking.Index) -> None:
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
@@ -167,13 +167,13 @@ class Store:
         return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
 
 
-def _row(cited: recall.Cited, place: recall.Place) -> tuple[object, ...]:
+def _row(cited: ranking.Cited, place: ranking.Place) -> tuple[object, ...]:
     fact_id, tier, _, _, _, _, see, (when, uses) = cited
     return fact_id, tier, when, uses, json.dumps(see) if see else "", *place
 
 
 class Stored:
-    """The stored index of one file, searched as ``recall.Index`` is; a fact's fields are read
+    """The stored index of one file, searched as ``ranking.Index`` is; a fact's fields are read
     only for the facts a search ranks, and its hit is read again from the file's bytes."""
 
     def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
@@ -221,7 +221,7 @@ class Stored:
             lengths = _listed(self._lengths, int)
             if len(lengths) != self.counted:
                 raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
-            norms = {n: recall.norm(n, average) for n in set(lengths)}  # lengths repeat
+            norms = {n: ranking.norm(n, average) for n in set(lengths)}  # lengths repeat
             self._norms = (average, [norms[n] for n in lengths])
         return self._norms[1]
 
@@ -251,7 +251,7 @@ class Stored:
         found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
         return _int(found[-1][0]) - self.base if found else None
 
-    def hit(self, entry: int, score: float) -> recall.Hit:
+    def hit(self, entry: int, score: float) -> ranking.Hit:
         ((name, *where),) = self.store.rows("name, heading, start, end", self.base + entry, 1)
         if self._lines is None:
             self._lines = decode(self.path, self.data).lines
@@ -339,8 +339,8 @@ def _made(path: Path) -> None:
 def searched(
     repo: Path,
     files: Sequence[tuple[str, bytes]],
-    extra: Sequence[recall.Searched],
-    search: Callable[[list[recall.Searched]], T],
+    extra: Sequence[ranking.Searched],
+    search: Callable[[list[ranking.Searched]], T],
 ) -> T:
     """``search`` over the indexes of ``files`` (path, bytes), then ``extra``: the store's when
     the repo at ``repo`` keeps one, else the reader's. A store that fails on the way (locked,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ...layout import ARCHIVE_DIR
-from .recall import Hit, Searched, search, words
+from .ranking import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
 MOST = 3  # hits shown at most
