@@ -133,11 +133,11 @@ BROKEN: dict[str, Callable[[Path], None]] = {
     "a row past the file": _lying("UPDATE facts SET start = 900, end = 901"),
     "a row of text for a number": _lying("UPDATE facts SET used = 'x', start = 'y'"),
     "a file row of other lengths": _lying("UPDATE files SET lengths = '[1, 2]'"),
-    "a file row of odd lengths": _lying(
-        "UPDATE files SET lengths = (SELECT '[[1]' || substr(lengths, 3) FROM files)"
-    ),
-    "a file row of no JSON": _lying("UPDATE files SET lengths = '[1,'"),
-    "a row of odd relations": _lying("UPDATE facts SET see = '{\"a\": 1}' WHERE name = 'a-3'"),
+    "a file row of odd lengths": _lying("UPDATE files SET lengths = '-8' || substr(lengths, 2)"),
+    "a file row of no numbers": _lying("UPDATE files SET lengths = 'x' || lengths"),
+    "a file row of no words": _lying("UPDATE files SET words = 0"),
+    "a row of odd relations": _lying("UPDATE facts SET see = 'a-3' WHERE name = 'a-3'"),
+    "a row gone": _lying("DELETE FROM facts WHERE name = 'a-17'"),
     "a link": lambda store: (store.unlink(), store.symlink_to(store.parent / "elsewhere")),
     "a fifo": lambda store: (store.unlink(), os.mkfifo(store)),
     "locked": _locked,

@@ -8,9 +8,10 @@ disk) makes the command read the file itself, as it does without a store: no out
 code changes. The database is opened so that nothing in it runs (``trusted_schema=OFF``; the
 standard library never loads an extension unless asked) and its schema must be, row for row, the
 one this writes, else it is made again. What a hit shows is read again from the file's own bytes
-by the reader (``recall.verified``): a planted store can change which facts rank first, never
-what the agent is shown of one. A repo outside git, or whose ``.git`` is a file (a worktree, a
-submodule: the folder it names is not followed), or whose SQLite lacks FTS5, keeps none.
+by the reader (``recall.verified``): a planted store can change which of the files' facts are
+found and rank first, never what the agent is shown of one. A repo outside git, or whose
+``.git`` is a file (a worktree, a submodule: the folder it names is not followed), or whose
+SQLite lacks FTS5, keeps none.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import hashlib
-import json
 import os
 import sqlite3
 import stat
@@ -40,6 +40,9 @@ T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
 _TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
 _TYPED += "AND typeof(name) = 'text'"
+_APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
+# What a stored value that is not what this writes may raise, checked or not: the files are read
+_FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _ALONE = 8  # ranking keys read one by one, before all of a file's at once
 # A file's rows are one run of fact ids from ``base``; ``terms`` holds each fact's distinct
 # words, ``repeats`` how often a word it holds more than once stands in it.
@@ -119,7 +122,7 @@ class Store:
                         if k > 1
                     ],
                 )
-                lengths = json.dumps(made.lengths)
+                lengths = " ".join(map(str, made.lengths))
                 self.db.execute(
                     "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
                     (path, digest, base, made.counted, made.words, lengths),
@@ -169,7 +172,9 @@ class Store:
 
 def _row(cited: ranking.Cited, place: ranking.Place) -> tuple[object, ...]:
     fact_id, tier, _, _, _, _, see, (when, uses) = cited
-    return fact_id, tier, when, uses, json.dumps(see) if see else "", *place
+    if any(_APART in fact_id for fact_id in see):
+        raise sqlite3.DataError("an id of a relation holds the separator")  # not stored
+    return fact_id, tier, when, uses, _APART.join(see), *place
 
 
 class Stored:
@@ -179,6 +184,8 @@ class Stored:
     def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
         self.store, self.path, self.data = store, path, data
         self.base, self.counted, self.words = (_int(value) for value in row[:3])
+        if not 0 <= self.counted <= self.words:  # each fact holds its id: a word at least
+            raise sqlite3.DatabaseError(f"the stored counts of {self.path} are not its")
         self._lengths = str(row[3])
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
@@ -218,7 +225,7 @@ class Stored:
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
-            lengths = _listed(self._lengths, int)
+            lengths = _numbers(self._lengths)
             if len(lengths) != self.counted:
                 raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
             norms = {n: ranking.norm(n, average) for n in set(lengths)}  # lengths repeat
@@ -245,31 +252,32 @@ class Stored:
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
-        return {str(name): tuple(_listed(see, str)) for name, see in found}
+        return {str(name): tuple(str(see).split(_APART)) for name, see in found}
 
     def find(self, fact_id: str) -> int | None:
         found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
         return _int(found[-1][0]) - self.base if found else None
 
     def hit(self, entry: int, score: float) -> ranking.Hit:
-        ((name, *where),) = self.store.rows("name, heading, start, end", self.base + entry, 1)
+        found = self.store.rows("name, heading, start, end", self.base + entry, 1)
+        if len(found) != 1:
+            raise sqlite3.DatabaseError(f"a stored fact of {self.path} is gone")
+        name, *where = found[0]
         if self._lines is None:
             self._lines = decode(self.path, self.data).lines
-        found = recall.verified(self.path, self._lines, str(name), where, score)
-        if found is None:
+        hit = recall.verified(self.path, self._lines, str(name), where, score)
+        if hit is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
-        return found
+        return hit
 
 
-def _listed(text: object, kind: type[T]) -> list[T]:
-    """A stored JSON list of ``kind`` values; any other is the store's fault."""
-    try:
-        found = json.loads(str(text))
-    except ValueError:
-        found = None
-    if type(found) is not list or not all(type(value) is kind for value in found):
-        raise sqlite3.DatabaseError("a stored list is not one")
-    return found
+def _numbers(text: object) -> list[int]:
+    """Stored lengths: decimal digits apart; any other is the store's fault (a negative or
+    other number would make a length term zero, and a division fail)."""
+    found = str(text).split()
+    if not all(number.isascii() and number.isdigit() for number in found):
+        raise sqlite3.DatabaseError("a stored length is not one")
+    return [int(number) for number in found]
 
 
 def _int(value: object) -> int:
@@ -350,6 +358,6 @@ def searched(
         with contextlib.closing(store.db):
             try:
                 return search([*(store.index(path, data) for path, data in files), *extra])
-            except sqlite3.Error:
+            except (sqlite3.Error, *_FAULTS):  # what the store's rows may hold, or a lie
                 pass
     return search([*(recall.read(path, data) for path, data in files), *extra])
