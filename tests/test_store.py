@@ -234,3 +234,32 @@ def test_a_floor_leaves_the_list_above_it_as_it_was(query: list[str], limit: int
         whole = ranking.search(" ".join(query), indexes, 50)
         above = [h for h in whole if ranking.band(h.score) >= edge][:limit]
         assert ranking.search(" ".join(query), indexes, limit, least) == above
+
+
+def test_a_store_of_files_gone_is_emptied_and_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Words of a file's old rows stay until the words of files gone outnumber the rest; then
+    the store is emptied on opening, and each file's rows are made again."""
+    monkeypatch.setattr(store, "_STALE", 0)
+    root = _repo(tmp_path)
+    archive = root / "memory/archive/2026-Q1.md"
+    for word in ("cats", "dogs", "eels", "cats"):
+        archive.write_text(_archive(40, word))
+        kept = store.open_store(root)
+        assert kept is not None
+        found = [
+            kept.index(rel, (root / rel).read_bytes())
+            for rel in (archive.relative_to(root).as_posix(),)
+        ]
+        again = [
+            kept.index(rel, (root / rel).read_bytes())
+            for rel in (archive.relative_to(root).as_posix(),)
+        ]
+        assert isinstance(again[0], store.Stored)
+        hits = ranking.search(f"{word} 3", again, 50)
+        assert hits == ranking.search(f"{word} 3", found, 50) and len(hits) == 40
+        kept.db.close()
+    with sqlite3.connect(root / NAME) as db:
+        assert db.execute("SELECT count(*) FROM facts").fetchone()[0] == 40
+        assert int(db.execute("SELECT value FROM meta WHERE key = 'next'").fetchone()[0]) <= 81

@@ -43,9 +43,12 @@ _TYPED += "AND typeof(name) = 'text'"
 _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
 # What a stored value that is not what this writes may raise, checked or not: the files are read
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
+_NEXT = "SELECT value FROM meta WHERE key = 'next'"
+_STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
 _ALONE = 8  # ranking keys read one by one, before all of a file's at once
-# A file's rows are one run of fact ids from ``base``; ``terms`` holds each fact's distinct
-# words, ``repeats`` how often a word it holds more than once stands in it.
+# A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
+# ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
+# more than once stands in it.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
@@ -53,7 +56,7 @@ _TABLES = (
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
     "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
     "start INTEGER NOT NULL, end INTEGER NOT NULL)",
-    "CREATE VIRTUAL TABLE terms USING fts5(words, detail=none, columnsize=0)",
+    "CREATE VIRTUAL TABLE terms USING fts5(words, content='', detail=none, columnsize=0)",
     "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
@@ -102,7 +105,7 @@ class Store:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 self._drop(path)
-                base = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM facts").fetchone()[0]
+                base = _number(self.db.execute(_NEXT).fetchone())
                 cited = [made.cited(n) for n in range(len(made))]
                 self.db.executemany(
                     "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -127,17 +130,34 @@ class Store:
                     "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
                     (path, digest, base, made.counted, made.words, lengths),
                 )
+                next_id = str(base + len(made))
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'next'", (next_id,))
         except sqlite3.Error:
             pass  # busy, read-only, full: this run searches what it read
         self._postings.clear()
 
     def _drop(self, path: str) -> None:
+        """Takes out a file's rows; its words stay in ``terms`` (contentless: a row of it cannot
+        be deleted), under ids no file has any more, until ``purged``."""
         old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
         if old is not None:
             span = (old[0], old[0] + old[1] - 1)
-            for table, key in (("facts", "id"), ("terms", "rowid"), ("repeats", "id")):
-                self.db.execute(f"DELETE FROM {table} WHERE {key} BETWEEN ? AND ?", span)
+            for table in ("facts", "repeats"):
+                self.db.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", span)
             self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def purged(self) -> Store:
+        """The store, emptied first when the words of files gone outnumber the rest (and a
+        first run's worth): done on opening, before any of its rows is read."""
+        live = _number(self.db.execute("SELECT count(*) FROM facts").fetchone())
+        if _number(self.db.execute(_NEXT).fetchone()) - 1 - live > live + _STALE:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                for table in ("files", "facts", "repeats"):
+                    self.db.execute(f"DELETE FROM {table}")
+                self.db.execute("INSERT INTO terms (terms) VALUES ('delete-all')")
+                self.db.execute("UPDATE meta SET value = '1' WHERE key = 'next'")
+        return self
 
     def postings(self, term: str) -> list[tuple[int, int]]:
         """(fact id, occurrences) of every stored fact whose words hold ``term``, in id order."""
@@ -280,6 +300,13 @@ def _numbers(text: object) -> list[int]:
     return [int(number) for number in found]
 
 
+def _number(row: tuple[object, ...] | None) -> int:
+    """The one number a query's row holds, as text or as an integer."""
+    if row is None or not str(row[0]).isascii() or not str(row[0]).isdigit():
+        raise sqlite3.DatabaseError("a stored number is not one")
+    return int(str(row[0]))
+
+
 def _int(value: object) -> int:
     if type(value) is not int:
         raise sqlite3.DatabaseError("a stored number is not one")
@@ -318,7 +345,7 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
             ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
             ours = ours and _master(db) == list(expected)
             if ours and _version(db) == resources.version():
-                return Store(db)
+                return Store(db).purged()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 db.close()
@@ -340,6 +367,7 @@ def _made(path: Path) -> None:
         for sql in _TABLES:
             db.execute(sql)
         db.execute("INSERT INTO meta VALUES ('version', ?)", (resources.version(),))
+        db.execute("INSERT INTO meta VALUES ('next', '1')")
         db.execute(f"PRAGMA user_version = {SCHEMA}")
         db.execute("COMMIT")
 
