@@ -18,9 +18,9 @@ stdin, as an agent passes it:
   prompt, hits  = `hook prompt` that names an archived fact (prints it)
   prompt, live  = `hook prompt` whose hits include a live fact, which the start context listed
                   (laid out again to know it; prints the archived ones)
-  prompt, made  = the same prompt when no memory file has a kept search index yet (the first
-                  prompt after a review changed them): each file's is made
-The prompts keep their search indexes in the repo's .git/agent-memory.
+  prompt, made  = the same prompt when the derived store holds no memory file's rows yet (the
+                  first prompt after a review changed them): each file's are made
+The prompts keep the derived store in the repo's .git/agent-memory.
 Each command is timed as wall time and as CPU time (the figure to trust on a busy machine).
 """
 
@@ -100,7 +100,7 @@ def main() -> None:
         print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, run in turn")
 
         def prepare(name: str) -> None:
-            if name == "made":  # last in each round: the others find the indexes it makes
+            if name == "made":  # last in each round: the others find the rows it makes
                 shutil.rmtree(root / ".git/agent-memory", ignore_errors=True)
 
         wall, cpu = interleaved(commands, args.runs, prepare, stdin)
@@ -115,7 +115,7 @@ def main() -> None:
             "held": "hook prompt (common words)",
             "hits": "hook prompt (an archived hit)",
             "live": "hook prompt (a live hit)",
-            "made": "hook prompt (hit, index made)",
+            "made": "hook prompt (hit, rows made)",
         }
         print_ratios(labels, wall, cpu)
 

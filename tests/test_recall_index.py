@@ -12,21 +12,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.commands.recall import build_index, read_index, recall
+from agent_memory.commands.recall import build_index, recall
+from agent_memory.core.agents import ranking
 from agent_memory.core.agents import recall as searching
 from agent_memory.errors import AgentMemoryError
-from agent_memory.parse import facts, scan_written
+from agent_memory.parse import facts
 from agent_memory.parse.facts import Document, parse
 from agent_memory.parse.footer import FOOTER, TIERS, without_footers
 from agent_memory.shell.memo import RACY_NS, FileMemo
 from agent_memory.shell.repo import Repo
 from conftest import build_tree
-from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: {} | tier: {} -->"
 
 
-def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching.Hit]:
+def plain_recall(query: str, docs: list[Document], limit: int) -> list[ranking.Hit]:
     """BM25 as recall computed it before the index: every fact scored, everything sorted."""
     entries = []
     for doc in docs:
@@ -37,7 +37,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
             section = fact.field("from") or fact.section
             terms = Counter(searching.words(f"{text} {fact.id} {section}"))
             tier = fact.field("tier") or "working"
-            hit = searching.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
+            hit = ranking.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
             recency = (
                 int((fact.field("last_used") or "0").replace("-", "")),
                 int(fact.field("uses") or 0),
@@ -55,10 +55,10 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[searching
             tf = terms.get(term, 0)
             if tf:
                 idf = math.log(1 + (len(entries) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                k1, b = searching.K1, searching.B
+                k1, b = ranking.K1, ranking.B
                 score += times * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average))
         if score > 0:
-            near = math.floor(math.log(round(score, 6)) / math.log(searching.NEAR))
+            near = math.floor(math.log(round(score, 6)) / math.log(ranking.NEAR))
             scored.append(((-near, -when, -uses), hit._replace(score=round(score, 6))))
     rank = {tier: i for i, tier in enumerate(TIERS)}
     scored.sort(key=lambda e: (*e[0], rank.get(e[1].tier, len(rank)), e[1].id))
@@ -147,7 +147,7 @@ def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path
     archive = root / "memory/archive/2026-Q1.md"
     built: list[str] = []
 
-    def counting(rel: str, raw: bytes) -> searching.Index:
+    def counting(rel: str, raw: bytes) -> ranking.Index:
         built.append(rel)
         return build_index(rel, raw)
 
@@ -156,7 +156,7 @@ def test_the_cache_answers_as_reading_afresh_through_every_kind_of_edit(tmp_path
     def same(query: str) -> list[dict[str, object]]:
         repo = Repo(root)
         cached = recall(repo, query, 50, index_of=memo.get).report.summary["hits"]
-        assert cached == recall(repo, query, 50, index_of=read_index).report.summary["hits"]
+        assert cached == recall(repo, query, 50).report.summary["hits"]
         return list(cached)
 
     def age(path: Path, seconds: int) -> None:
@@ -201,48 +201,11 @@ def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: P
         Repo(root).read_keyed("other.md")
 
 
-def _seen(ix: searching.Index) -> tuple[object, ...]:
+def _seen(ix: ranking.Index) -> tuple[object, ...]:
     """All a search can read of an index."""
     terms = {term for entry in range(len(ix)) for term in ix._terms[entry]}
     postings = {term: ix.postings(term) for term in sorted(terms)}
     return [ix.hit(entry, 0.0) for entry in range(len(ix))], ix.lengths, ix.words, postings
-
-
-# Facts of a file in the review's shape, their footers written by hand, and the lines around
-# them that make a reader of such files give up or read them otherwise.
-_BULLETS = ["- A plain fact", "- [x] Done **bold**", "- **B** and more", "- Fact <!-- id: h -->"]
-_FOOTERS = [
-    "  <!-- id: a-1 | tier: core | from: Old Section -->",
-    "  <!-- id: j | created: 2026-01-05 | last_used: 2026-01-09 | uses: 2 | tier: active"
-    " | see: a-1, b -->",
-    "  <!-- id: b | Tier: active | tier: core | FROM:  x y -->",
-    "  <!-- ID: c | tier: core -->",  # no footer: the finder looks for a lower-case id
-    "  <!-- id: d | from: -->",
-    "  <!-- note: no id -->",
-    "  <!-- --> | id: e -->",  # the comment ends before the id
-    "  <!-- id: f --> <!-- id: g -->",
-    "  <!-- tier: core | id: h-->",
-    "  <!-->",
-]
-_AROUND = ["", "## Facts", "## Project State", "# Archive", "  <!-- id: i -->", "text", "```"]
-_blocks = st.one_of(
-    st.tuples(st.sampled_from(_BULLETS), st.sampled_from(_FOOTERS)).map(list),
-    st.sampled_from(_BULLETS).map(lambda bullet: [bullet]),
-    st.sampled_from(_AROUND).map(lambda line: [line]),
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(
-    st.one_of(
-        documents(odd=True),
-        st.lists(_blocks, max_size=8).map(lambda blocks: [ln for block in blocks for ln in block]),
-    ),
-    st.booleans(),
-)
-def test_a_file_read_for_its_index_is_indexed_as_parsed(lines: list[str], end: bool) -> None:
-    data = ("\n".join(["## Facts", *lines]) + ("\n" if end else "")).encode()
-    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))
 
 
 def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
@@ -251,9 +214,3 @@ def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
         parse("m.md", data)
     with pytest.raises(AgentMemoryError, match="lines"):
         searching.read("m.md", data)
-
-
-def test_an_archive_as_the_review_writes_it_is_read_not_parsed() -> None:
-    data = _archive(30, "cats").encode()
-    assert scan_written.cited(data) is not None
-    assert _seen(searching.read("m.md", data)) == _seen(searching.index(parse("m.md", data)))

@@ -44,7 +44,7 @@ print(" ".join(sorted({name.split(".")[0] for name in sys.modules} - before)), f
         (["review", "--if-due"], set()),
         (["explain", "outbox-writes"], set()),
         (["status"], set()),
-        (["recall", "outbox"], set()),
+        (["recall", "outbox"], {"hashlib"}),  # the derived store's rows are a file's sha256
         # a write: the journal's format and its folder's removal need neither json nor shutil
         (["fact", "add", "A new fact", "--today", "2026-06-01"], set()),
     ],
@@ -92,7 +92,7 @@ def test_status_reads_a_stamp_without_packaging(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("event", "allowed"),
     [
-        ("prompt", {"json"}),  # the payload is JSON
+        ("prompt", {"json", "hashlib"}),  # the payload is JSON; the store's rows, by sha256
         ("session-start", {"json"}),  # git is asked with posix_spawn, not subprocess
     ],
 )

@@ -5,24 +5,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from .. import resources
+from ..core.agents import ranking
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY
+from ..parse.facts import Document
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
+from ..shell.store import searched
 from .report import Report, Result
 
 # The search index of one memory file (None when it does not exist). The MCP server passes one
-# that keeps the index of a file until the file changes; a command reads each file once.
-Indexer = Callable[[Repo, str], searching.Index | None]
+# that keeps the index of a file until the file changes; a command reads the derived store.
+Indexer = Callable[[Repo, str], ranking.Index | None]
+T = TypeVar("T")
+Found = tuple[list[ranking.Hit], dict[str, list[ranking.Hit]]]
 
 
-def read_index(repo: Repo, rel: str) -> searching.Index | None:
-    return build_index(rel, raw) if (raw := repo.read(rel)) is not None else None
-
-
-def build_index(rel: str, raw: bytes) -> searching.Index:
+def build_index(rel: str, raw: bytes) -> ranking.Index:
     return searching.read(rel, raw)
 
 
@@ -35,11 +37,14 @@ def query_and_path(words: Sequence[str]) -> tuple[str, Path | None]:
     return " ".join(words), None
 
 
-def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -> Result:
+def recall(repo: Repo, query: str, limit: int, index_of: Indexer | None = None) -> Result:
     """Exit 1 when nothing matches, so a script can tell."""
-    indexes = recall_indexes(repo, index_of)
-    hits = searching.search(query, indexes, limit)
-    near = searching.related(hits, indexes)
+
+    def found(indexes: Sequence[ranking.Searched]) -> Found:
+        hits = ranking.search(query, indexes, limit)
+        return hits, ranking.related(hits, indexes)
+
+    hits, near = in_memory(repo, found, None, index_of)
     text = tuple(searching.lines(hits, near)) or (f"no fact matches {query!r}",)
     summary = {
         "query": query,
@@ -50,8 +55,19 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer = read_index) -
     return Result(report, 0 if hits else 1)
 
 
-def recall_indexes(repo: Repo, index_of: Indexer = read_index) -> list[searching.Index]:
-    """The index of every file a search reads: continuity.md, the archive, the side files."""
-    found = [index_of(repo, rel) for rel in (CONTINUITY, *archive_paths(repo))]
-    found += [searching.index(doc) for doc in extras(repo)]  # few, small: not kept
-    return [ix for ix in found if ix is not None]
+def in_memory(
+    repo: Repo,
+    search: Callable[[list[ranking.Searched]], T],
+    found: Sequence[Document] | None = None,
+    index_of: Indexer | None = None,
+) -> T:
+    """``search`` over the index of every file a search reads: continuity.md, the archive (from
+    ``index_of``, else the derived store), the side files (``found``, else read: few, small)."""
+    side = [searching.index(doc) for doc in (extras(repo) if found is None else found)]
+    paths = (CONTINUITY, *archive_paths(repo))
+    if index_of is not None:
+        given = [index_of(repo, rel) for rel in paths]
+        return search([*(ix for ix in given if ix is not None), *side])
+    read = [(rel, repo.read(rel)) for rel in paths]
+    files = [(rel, raw) for rel, raw in read if raw is not None]
+    return searched(repo.root, files, side, search)

@@ -17,7 +17,7 @@ from ...layout import ARCHIVE_DIR, VISION
 from ...parse.facts import Document, parse
 from ...parse.sidefiles import parse_vision
 from .context import fact_text, vision_text
-from .recall import Hit, Index, search, words
+from .ranking import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
 MOST = 5  # hits shown at most
@@ -36,7 +36,7 @@ _BACK = 400  # lines looked back from a hit's footer for its bullet
 
 def select(
     query: str,
-    indexes: Sequence[Index],
+    indexes: Sequence[Searched],
     listed: Callable[[], Collection[str]],
     read: Read | None = None,
 ) -> list[Hit]:
@@ -47,7 +47,7 @@ def select(
 
 def shown(
     query: str,
-    indexes: Sequence[Index],
+    indexes: Sequence[Searched],
     listed: Callable[[], Collection[str]],
     read: Read | None = None,
 ) -> list[tuple[Hit, str]]:
@@ -60,7 +60,7 @@ def shown(
     size = len(HEAD.encode()) + 1
     query = " ".join(terms(query))
     full: Collection[str] | None = None
-    for hit in search(query, indexes, _LOOKED_AT):
+    for hit in search(query, indexes, _LOOKED_AT, FLOOR):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
         if not hit.path.startswith(_ARCHIVE):

@@ -1,175 +1,64 @@
-"""``recall``: find facts in continuity.md and the archive by words, ranked deterministically.
-
-BM25 over each fact's text, id and section. Scores within a fifth of each other (the same band
-of a geometric scale of ratio ``NEAR``) are near-ties, broken by what only the memory knows: the
-fact used last, then the one used most, then tier (core first), then id; so the same query always
-lists the same facts in the same order. Each document is indexed on its
-own (words counted once per fact), and a search combines the indexes it is given.
+"""``recall``: find facts in continuity.md and the archive by words, ranked by ``ranking``; what a
+search reads of each fact, from the reader's parse of its file.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import math
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import NamedTuple
 
-from ...parse import facts, scan_written
-from ...parse.facts import MAX_DOCUMENT_LINES, Document, Fact
-from ...parse.footer import TIERS, fields_of, listed, without_footers
-from ..facts.relations import related_ids
+from ...errors import InputError
+from ...parse import facts
+from ...parse.facts import Document, Fact
+from ...parse.footer import listed, without_footers
+from .ranking import K1, B, Cited, Hit, Index, band, scores, search, words
 
-# Every byte but those of a-z and 0-9 made a space: the words of UTF-8 text split out in C.
-_SPACES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32 for b in range(256))
-K1 = 1.2
-B = 0.75
-# Scores in one band [NEAR**n, NEAR**(n+1)) are near-ties. On four real histories, with each
-# session's text as the query, the band lifts recall@5 to or above plain BM25's on each; exact
-# ties alone leave it under on three (docs/performance.md).
-NEAR = 1.2
-# From this many words not yet looked up, a search finds them all in one pass (``Index.prime``).
-_PRIMED = 8
-
-
-class Hit(NamedTuple):
-    id: str
-    tier: str
-    path: str
-    line: int
-    section: str
-    first_line: str
-    score: float
-    see: tuple[str, ...] = ()  # the ids its footer relates it to (DECAY.md § Relations)
-
-
-def words(text: str) -> list[str]:
-    """The runs of a-z and 0-9 in the lowered text: ``re.findall("[a-z0-9]+", text.lower())``
-    (a property test holds it there), split out in C: no byte of another character is one of
-    theirs."""
-    lowered = text.lower().encode("utf-8", "surrogatepass")
-    return lowered.translate(_SPACES).decode("ascii").split()
-
-
-# What a search reads of a fact: id, tier, section, line, first line, words, related ids, and
-# its last use and uses (``recency``)
-Cited = tuple[str, str, str, int, str, list[str], tuple[str, ...], tuple[int, int]]
-_READ = frozenset(("id", "tier", "from", "see", "last_used", "uses"))  # the fields a search reads
-
-
-class Index:
-    """One document's facts ready for searching: each fact's words, read once.
-
-    Indexes of several documents are searched together (``search``), so a caller may keep the
-    index of a file that has not changed (the MCP server does) and the result is the same. A
-    word's postings and BM25's length terms are worked out when a search first asks for them,
-    and kept: a command asks for a few words, a kept index is asked again. A hit is built only
-    for a fact listed. An index may hold only some of its document's facts (``candidates``):
-    ``counted`` and ``words`` are then the whole document's, which BM25's statistics are of, and
-    ``held`` how many of its facts hold each word searched for.
-    """
-
-    __slots__ = (
-        "_firsts",
-        "_held",
-        "_lines",
-        "_norms",
-        "_postings",
-        "_sections",
-        "_terms",
-        "counted",
-        "ids",
-        "lengths",
-        "path",
-        "recency",
-        "sees",
-        "tiers",
-        "words",
-    )
-
-    def __init__(
-        self,
-        path: str,
-        cited: Sequence[Cited],
-        counted: int | None = None,
-        words: int = 0,
-        held: Mapping[str, int] | None = None,
-    ) -> None:
-        self.path, self._held = path, held
-        columns = tuple(zip(*cited, strict=True)) or ((),) * 8
-        self.ids, self.tiers, self._sections, self._lines, self._firsts, self._terms = columns[:6]
-        self.sees: tuple[tuple[str, ...], ...] = columns[6]
-        self.recency: tuple[tuple[int, int], ...] = columns[7]
-        self.lengths = [len(found) for found in self._terms]
-        self.counted = len(self.ids) if counted is None else counted
-        self.words = sum(self.lengths) if counted is None else words
-        self._postings: dict[str, list[tuple[int, int]]] = {}
-        self._norms: dict[float, list[float]] = {}
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def postings(self, term: str) -> list[tuple[int, int]]:
-        """(fact, occurrences) for each fact whose words hold ``term``."""
-        found = self._postings.get(term)
-        if found is None:
-            found = self._postings[term] = [
-                (entry, terms.count(term))
-                for entry, terms in enumerate(self._terms)
-                if term in terms
-            ]
-        return found
-
-    def frequency(self, term: str) -> int:
-        """How many of its document's facts hold ``term``."""
-        if self._held is not None and term in self._held:
-            return self._held[term]
-        return len(self.postings(term))
-
-    def prime(self, wanted: Iterable[str]) -> None:
-        """The postings of many words at once, in one pass over the facts' words: a query of a
-        prompt's or a session's length asks for dozens, and one scan of every fact per word
-        costs more than one look-up per word of the facts. The same lists ``postings`` builds."""
-        found: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted if t not in self._postings}
-        if len(found) < _PRIMED:
-            return
-        for entry, terms in enumerate(self._terms):
-            counts: dict[str, int] = {}
-            for term in terms:
-                if term in found:
-                    counts[term] = counts.get(term, 0) + 1
-            for term, count in counts.items():
-                found[term].append((entry, count))
-        self._postings.update(found)
-
-    def norms_for(self, average: float) -> list[float]:
-        """BM25's length term of each fact, for the last average length searched with (the same
-        as long as no memory file changes)."""
-        found = self._norms.get(average)
-        if found is None:
-            self._norms.clear()
-            found = self._norms[average] = [
-                K1 * (1 - B + B * length / average) for length in self.lengths
-            ]
-        return found
-
-    def cited(self, entry: int) -> Cited:
-        """What a search read of the fact (an index is built of these)."""
-        tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
-        first, terms, see = self._firsts[entry], self._terms[entry], self.sees[entry]
-        return self.ids[entry], tier, section, line, first, terms, see, self.recency[entry]
-
-    def hit(self, entry: int, score: float) -> Hit:
-        tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
-        first, see = self._firsts[entry], self.sees[entry]
-        return Hit(self.ids[entry], tier, self.path, line, section, first, score, see)
+# B to words: the ranking's names relevance, replay and the MCP server ask of this module
+__all__ = ["K1", "B", "Index", "band", "cite", "index", "lines", "read", "scores", "words"]
+__all__ += ["recall", "recency", "terms", "text", "verified"]
 
 
 def index(doc: Document) -> Index:
     """The index of a document's facts; facts without an id cannot be cited: skipped."""
-    lines = doc.text.lines
-    return Index(doc.path, [cite(lines, fact) for fact in doc.facts if fact.id is not None])
+    lines, cited = doc.text.lines, [fact for fact in doc.facts if fact.id is not None]
+    starts = [section.heading for section in doc.sections]
+    places = [(_heading(doc, starts, fact), fact.start, fact.end) for fact in cited]
+    return Index(doc.path, [cite(lines, fact) for fact in cited], places=places)
+
+
+def _heading(doc: Document, starts: Sequence[int], fact: Fact) -> int:
+    """The line of the heading of the section holding ``fact``, or -1 (before any)."""
+    owner = bisect.bisect_right(starts, fact.start) - 1
+    return starts[owner] if owner >= 0 and fact.start < doc.sections[owner].end else -1
+
+
+def verified(
+    path: str, lines: Sequence[str], fact_id: str, place: Sequence[object], score: float
+) -> Hit | None:
+    """The hit of the fact ``fact_id`` said to stand at ``place`` in the file of ``lines`` (as
+    ``decode`` splits its bytes), read by the reader from those lines alone (its section's
+    heading, then the fact's lines): what a hit shows never comes from a derived store. None
+    when they hold no such fact."""
+    if len(place) != 3 or not all(type(n) is int for n in place):
+        return None
+    heading, start, end = (int(n) for n in place)  # type: ignore[call-overload]
+    if not (-1 <= heading < start < end <= len(lines)):
+        return None
+    head = [lines[heading]] if heading >= 0 else []
+    try:
+        part = facts.parse(
+            path, "".join([*head, *lines[start:end]]).encode("utf-8", "surrogatepass")
+        )
+    except InputError:
+        return None
+    if [s.heading for s in part.sections] != ([0] if head else []) or len(part.facts) != 1:
+        return None
+    found = part.facts[0]
+    if found.id != fact_id or found.start != len(head):
+        return None
+    fact_id, tier, section, line, first, _, see, _ = cite(part.text.lines, found)
+    return Hit(fact_id, tier, path, line - len(head) + start, section, first, score, see)
 
 
 def cite(lines: Sequence[str], fact: Fact) -> Cited:
@@ -182,27 +71,8 @@ def cite(lines: Sequence[str], fact: Fact) -> Cited:
 
 
 def read(path: str, data: bytes) -> Index:
-    """The index of a memory file. One in the review's shape is read for what a search needs
-    (``scan_written.cited``: 53M instructions for 1,000 facts, where parsing and indexing them
-    cost 93M); any other is parsed. A property test holds both ways to the same index."""
-    found = scan_written.cited(data) if data.count(b"\n") < MAX_DOCUMENT_LINES else None
-    if found is None:
-        return index(facts.parse(path, data))
-    cited = [entry for fact in found if (entry := written(*fact)) is not None]
-    return Index(path, cited)
-
-
-def written(section: str, start: int, bullet: str, first: str, body: str | None) -> Cited | None:
-    """What a search reads of a fact in a file in the review's shape (``scan_written.Cited``):
-    None when it has no id."""
-    fields = fields_of(body, _READ) if body is not None else {}
-    fact_id = fields.get("id")
-    if fact_id is None:
-        return None
-    where = fields.get("from") or section
-    found_words = words(f"{bullet} {fact_id} {where}")  # its footer holds no other word
-    tier, see = fields.get("tier") or "working", listed(fields.get("see"))
-    return fact_id, tier, where, start + 2, first, found_words, see, recency(fields)
+    """The index of a memory file, as the reader parses it."""
+    return index(facts.parse(path, data))
 
 
 def terms(lines: Sequence[str], fact: Fact, section: str) -> list[str]:
@@ -216,15 +86,6 @@ def recency(fields: Mapping[str, str]) -> tuple[int, int]:
     digits = day.replace("-", "")
     when = int(digits) if len(day) == 10 and digits.isascii() and digits.isdigit() else 0
     return when, int(uses) if uses.isascii() and uses.isdigit() and len(uses) <= 10 else 0
-
-
-def band(score: float) -> int:
-    """The near-tie band of a positive score (``NEAR``), of the score rounded to 6 places: the
-    order in which a fact's terms were summed cannot move it across a band's edge."""
-    return math.floor(math.log(round(score, 6) or score) / _LOG_NEAR)
-
-
-_LOG_NEAR = math.log(NEAR)
 
 
 def text(lines: Sequence[str], fact: Fact) -> str:
@@ -244,76 +105,6 @@ def text(lines: Sequence[str], fact: Fact) -> str:
 def recall(query: str, docs: Iterable[Document], limit: int) -> list[Hit]:
     """The best ``limit`` facts for ``query`` in ``docs``."""
     return search(query, [index(doc) for doc in docs], limit)
-
-
-def search(query: str, indexes: Sequence[Index], limit: int) -> list[Hit]:
-    """The best ``limit`` facts for ``query``: the highest band of score, then the fact used
-    last, then used most, then tier (core first), then id."""
-    accumulated = scores(query, indexes)
-    best = heapq.nlargest(limit, itertools.chain.from_iterable(accumulated))
-    if not best or best[0] <= 0:
-        return []
-    # Only a fact in the band of the limit-th best score or above can make the list: rank those
-    # alone, not every fact that matched.
-    floor = band(best[-1]) if best[-1] > 0 else None
-    rank = {tier: i for i, tier in enumerate(TIERS)}
-    # A score under the floor band's lower edge (less what rounding to 6 places may add) is
-    # outside it without taking its logarithm: with a common word most facts score.
-    edge = NEAR**floor - 1e-6 if floor is not None else 0.0
-    ranked = []
-    for k, found in enumerate(accumulated):
-        ix = indexes[k]
-        for entry, score in enumerate(found):
-            if score <= 0 or score < edge:
-                continue
-            level = band(score)
-            if floor is None or level >= floor:
-                when, uses = ix.recency[entry]
-                tier = rank.get(ix.tiers[entry], len(rank))
-                ranked.append((-level, -when, -uses, tier, ix.ids[entry], k, entry))
-    # ties in every key: document order, as the facts are read
-    best_ranked = heapq.nsmallest(limit, ranked)
-    return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in best_ranked]
-
-
-def scores(query: str, indexes: Sequence[Index]) -> list[list[float]]:
-    """Each fact's BM25 score for ``query``, per index. A word the query repeats counts as often
-    as it is written, as BM25 sums over the query's terms: a session's text names the things it
-    is about again and again."""
-    weights: dict[str, int] = {}
-    for term in words(query):
-        weights[term] = weights.get(term, 0) + 1
-    accumulated = [[0.0] * len(ix) for ix in indexes]
-    total = sum(ix.counted for ix in indexes)
-    if not total:
-        return accumulated
-    average = sum(ix.words for ix in indexes) / total
-    saturation = K1 + 1
-    for ix in indexes:
-        ix.prime(weights)
-    for term, weight in weights.items():
-        frequency = sum(ix.frequency(term) for ix in indexes)
-        if not frequency:
-            continue
-        idf = weight * math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-        for found, ix in zip(accumulated, indexes, strict=True):
-            norms = ix.norms_for(average)
-            for entry, tf in ix.postings(term):
-                found[entry] += idf * tf * saturation / (tf + norms[entry])
-    return accumulated
-
-
-def related(hits: Sequence[Hit], indexes: Sequence[Index]) -> dict[str, list[Hit]]:
-    """Each hit's related facts (those it sees, then those seeing it): shown beside it, which
-    is not a use. Only the facts named are built as hits."""
-    sees = {ix.ids[e]: see for ix in indexes for e, see in enumerate(ix.sees) if see}
-    if not sees:
-        return {}
-    place = {fact_id: (ix, e) for ix in indexes for e, fact_id in enumerate(ix.ids)}
-    return {
-        h.id: [place[i][0].hit(place[i][1], 0.0) for i in related_ids(h.id, sees) if i in place]
-        for h in hits
-    }
 
 
 def lines(

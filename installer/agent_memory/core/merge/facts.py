@@ -16,9 +16,8 @@ from typing import NamedTuple
 
 from ... import patterns
 from ...errors import InputError
-from ...parse import scan_plain
 from ...parse.continuity import last_review
-from ...parse.facts import PROJECT_STATE, Document, Fact, is_blank
+from ...parse.facts import PROJECT_STATE, Document, Fact, is_blank, parse_text
 from ...parse.footer import TIERS
 from ...parse.keyvalue import parse_key_line
 from ...parse.text import Text, decode, strip_eol
@@ -79,7 +78,7 @@ def _merge_document(path: str, raw: tuple[bytes, bytes, bytes], wrap: bool) -> M
 
 
 def _side(path: str, text: Text) -> _Side:
-    doc = scan_plain.read(path, text)
+    doc = parse_text(path, text)
     if any(p.severity == "error" for p in doc.problems):
         raise Unmergeable(path)
     starts = [s.heading for s in doc.sections]

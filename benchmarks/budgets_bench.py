@@ -1,0 +1,84 @@
+"""The budgets of DESIGN §25: each read command and hook as a CPU ratio to `agent-memory
+--version` measured in the same run, on a memory of 1,000 live facts, 10,000 archived and
+10,000 logs.
+
+    python benchmarks/budgets_bench.py [--logs 10000] [--facts 1000] [--runs 7]
+
+The repo is review_bench's (--facts live facts, --logs logs), reviewed once and widened so that
+no review is due, with an archive quarter of 10,000 more facts (hook_bench's), committed to git.
+Budgets: each command <= 1.5x; `first` (a prompt naming an archived fact right after the archive
+changed: its rows of the derived store made again) <= 5x. Medians of CPU time (user + system of
+the child), the commands run in turn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from context_bench import widen
+from hook_bench import HELD, archive
+from measure import byte_compile, interleaved
+from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
+
+BUDGET, FIRST = 1.5, 5.0
+
+
+def main() -> None:
+    args = repo_arguments(runs=7)
+    byte_compile()
+    with reviewed_repo(args.logs, args.facts) as root:
+        widen(root)
+        archive(root, 10_000)
+        for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
+            env = ["-c", "user.name=b", "-c", "user.email=b@b"]
+            subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+        quarter = root / "memory/archive/2020-Q1.md"
+        original = quarter.read_bytes()
+        where = {"cwd": str(root), "session_id": "b"}
+        prompt = {**where, "hook_event_name": "UserPromptSubmit"}
+        payloads = {
+            "start": {**where, "hook_event_name": "SessionStart"},
+            "common": {**prompt, "prompt": HELD},
+            "archived": {**prompt, "prompt": "module m4242"},
+            "live": {**prompt, "prompt": "check the release"},
+        }
+        stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
+        stdin["first"] = stdin["archived"]
+        repo = str(root)
+        commands = {
+            "version": [*TOOL, "--version"],
+            "start": [*TOOL, "hook", "session-start"],
+            "common": [*TOOL, "hook", "prompt"],
+            "archived": [*TOOL, "hook", "prompt"],
+            "live": [*TOOL, "hook", "prompt"],
+            "status": [*TOOL, "status", repo],
+            "context": [*TOOL, "context", repo],
+            "task": [*TOOL, "context", repo, "--task", "please fix module m4242"],
+            "recall": [*TOOL, "recall", "module m4242", repo],
+            "explain": [*TOOL, "explain", "fact-0", repo],
+            "show": [*TOOL, "fact", "show", "fact-0", repo],
+            "add": [*TOOL, "fact", "add", "A new fact", repo, "--dry-run", *TODAY],
+            "first": [*TOOL, "hook", "prompt"],
+        }
+        hit = subprocess.run(commands["archived"], input=stdin["archived"], capture_output=True)
+        assert b"old-4242" in hit.stdout, hit.stdout + hit.stderr
+        print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, in turn")
+
+        def prepare(name: str) -> None:
+            # ``first`` runs last in each round, after its quarter changed by one byte: its
+            # rows are made again (and put back at the round's start, made again once more)
+            if name == "first":
+                quarter.write_bytes(original + (b"\n" if quarter.read_bytes() == original else b""))
+
+        _, cpu = interleaved(commands, args.runs, prepare, stdin)
+    base = cpu["version"]
+    print(f"{'command':<34} {'cpu':>8}   {'ratio':>6}   budget")
+    for name, used in cpu.items():
+        budget = FIRST if name == "first" else BUDGET
+        mark = "" if name == "version" or used / base <= budget else "  MISSED"
+        print(f"{name:<34} {used:7.4f}s   {used / base:5.2f}x   {budget}x{mark}")
+
+
+if __name__ == "__main__":
+    main()

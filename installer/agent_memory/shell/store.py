@@ -1,0 +1,391 @@
+"""The derived store: what a search reads of each memory file, kept per digest of its bytes in one
+SQLite database, ``.git/agent-memory/store.sqlite3`` at the git work tree's top.
+
+A cache, never a source of truth. A file's rows are used only for the exact bytes (sha256) and
+tool version they were made from; anything else about the database (missing, cut short, garbage,
+another schema, a trigger or view of its own, locked by a concurrent run, on a read-only or full
+disk) makes the command read the file itself, as it does without a store: no output and no exit
+code changes. The database is opened so that nothing in it runs (``trusted_schema=OFF``; the
+standard library never loads an extension unless asked) and its schema must be, row for row, the
+one this writes, else it is made again. What a hit shows is read again from the file's own bytes
+by the reader (``recall.verified``): a planted store can change which of the files' facts are
+found and rank first, never what the agent is shown of one. A repo outside git, or whose
+``.git`` is a file (a worktree, a submodule: the folder it names is not followed), or whose
+SQLite lacks FTS5, keeps none.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import os
+import sqlite3
+import stat
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from .. import resources
+from ..core.agents import ranking, recall
+from ..parse import facts
+from ..parse.text import decode
+from .discovery import work_tree_top
+
+NAME = ".git/agent-memory/store.sqlite3"
+SCHEMA = 1  # PRAGMA user_version of the tables below
+BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
+T = TypeVar("T")
+_KEY = "used, uses, tier, name"  # what ranks near-ties
+_TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
+_TYPED += "AND typeof(name) = 'text'"
+_APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
+# What a stored value that is not what this writes may raise, checked or not: the files are read
+_FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
+_NEXT = "SELECT value FROM meta WHERE key = 'next'"
+_STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
+_ALONE = 8  # ranking keys read one by one, before all of a file's at once
+# A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
+# ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
+# more than once stands in it.
+_TABLES = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
+    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths TEXT NOT NULL)",
+    "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
+    "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
+    "start INTEGER NOT NULL, end INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE terms USING fts5(words, content='', detail=none, columnsize=0)",
+    "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
+    "PRIMARY KEY (term, id)) WITHOUT ROWID",
+)
+
+
+def _master(db: sqlite3.Connection) -> list[tuple[str, ...]]:
+    query = "SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY 2"
+    return db.execute(query).fetchall()
+
+
+def _expected() -> list[tuple[str, ...]] | None:
+    """The schema rows of a store this SQLite makes; None without FTS5."""
+    try:
+        with contextlib.closing(sqlite3.connect(":memory:")) as db:
+            for sql in _TABLES:
+                db.execute(sql)
+            return _master(db)
+    except sqlite3.Error:
+        return None
+
+
+class Store:
+    """An open store: the rows of each file read this run, and the postings asked for."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+
+    def index(self, path: str, data: bytes) -> ranking.Index | Stored:
+        """The search index of the memory file ``path`` holding ``data``: its stored rows when
+        they are of these bytes, else the reader's, then stored (best effort)."""
+        digest = hashlib.sha256(data).hexdigest()
+        query = "SELECT base, facts, words, lengths FROM files WHERE path = ? AND digest = ?"
+        try:
+            row = self.db.execute(query, (path, digest)).fetchone()
+        except sqlite3.Error:
+            row = None
+        if row is not None:
+            return Stored(self, path, data, row)
+        made = recall.index(facts.parse(path, data))
+        self._save(path, digest, made)
+        return made
+
+    def _save(self, path: str, digest: str, made: ranking.Index) -> None:
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self._drop(path)
+                base = _number(self.db.execute(_NEXT).fetchone())
+                cited = [made.cited(n) for n in range(len(made))]
+                self.db.executemany(
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(base + n, *_row(c, made.places[n])) for n, c in enumerate(cited)],
+                )
+                counted = [Counter(c[5]) for c in cited]
+                self.db.executemany(
+                    "INSERT INTO terms (rowid, words) VALUES (?, ?)",
+                    [(base + n, " ".join(held)) for n, held in enumerate(counted)],
+                )
+                self.db.executemany(
+                    "INSERT INTO repeats VALUES (?, ?, ?)",
+                    [
+                        (t, base + n, k)
+                        for n, c in enumerate(counted)
+                        for t, k in c.items()
+                        if k > 1
+                    ],
+                )
+                lengths = " ".join(map(str, made.lengths))
+                self.db.execute(
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                    (path, digest, base, made.counted, made.words, lengths),
+                )
+                next_id = str(base + len(made))
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'next'", (next_id,))
+        except sqlite3.Error:
+            pass  # busy, read-only, full: this run searches what it read
+        self._postings.clear()
+
+    def _drop(self, path: str) -> None:
+        """Takes out a file's rows; its words stay in ``terms`` (contentless: a row of it cannot
+        be deleted), under ids no file has any more, until ``purged``."""
+        old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
+        if old is not None:
+            span = (old[0], old[0] + old[1] - 1)
+            for table in ("facts", "repeats"):
+                self.db.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", span)
+            self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def purged(self) -> Store:
+        """The store, emptied first when the words of files gone outnumber the rest (and a
+        first run's worth): done on opening, before any of its rows is read."""
+        live = _number(self.db.execute("SELECT count(*) FROM facts").fetchone())
+        if _number(self.db.execute(_NEXT).fetchone()) - 1 - live > live + _STALE:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                for table in ("files", "facts", "repeats"):
+                    self.db.execute(f"DELETE FROM {table}")
+                self.db.execute("INSERT INTO terms (terms) VALUES ('delete-all')")
+                self.db.execute("UPDATE meta SET value = '1' WHERE key = 'next'")
+        return self
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(fact id, occurrences) of every stored fact whose words hold ``term``, in id order."""
+        found = self._postings.get(term)
+        if found is None:
+            query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
+            held = self.db.execute(query, (f'"{term}"',)).fetchall()  # a-z 0-9: one token
+            more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
+            found = self._postings[term] = [(row, more.get(row, 1)) for (row,) in held]
+        return found
+
+    def some(self, term: str, among: Collection[str]) -> list[tuple[int, int]]:
+        """``postings(term)`` of the facts that also hold a word of ``among``, in id order."""
+        either = " OR ".join(f'"{other}"' for other in sorted(among))
+        query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
+        held = self.db.execute(query, (f'"{term}" AND ({either})',)).fetchall()
+        more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
+        return [(row, more.get(row, 1)) for (row,) in held]
+
+    def count(self, term: str, base: int, count: int) -> int:
+        """How many of a file's facts hold ``term``."""
+        query = "SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid BETWEEN ? AND ?"
+        return _int(self.db.execute(query, (f'"{term}"', base, base + count - 1)).fetchone()[0])
+
+    def rows(
+        self, columns: str, base: int, count: int, where: str = "", *args: str
+    ) -> list[tuple[object, ...]]:
+        """``columns`` of a file's fact rows, in its order (``where``: a further condition)."""
+        query = f"SELECT {columns} FROM facts WHERE id BETWEEN ? AND ? {where} ORDER BY id"
+        return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
+
+
+def _row(cited: ranking.Cited, place: ranking.Place) -> tuple[object, ...]:
+    fact_id, tier, _, _, _, _, see, (when, uses) = cited
+    if any(_APART in fact_id for fact_id in see):
+        raise sqlite3.DataError("an id of a relation holds the separator")  # not stored
+    return fact_id, tier, when, uses, _APART.join(see), *place
+
+
+class Stored:
+    """The stored index of one file, searched as ``ranking.Index`` is; a fact's fields are read
+    only for the facts a search ranks, and its hit is read again from the file's bytes."""
+
+    def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
+        self.store, self.path, self.data = store, path, data
+        self.base, self.counted, self.words = (_int(value) for value in row[:3])
+        if not 0 <= self.counted <= self.words:  # each fact holds its id: a word at least
+            raise sqlite3.DatabaseError(f"the stored counts of {self.path} are not its")
+        self._lengths = str(row[3])
+        self._norms: tuple[float, list[float]] | None = None
+        self._keys: dict[int, tuple[int, int, str, str]] = {}
+        self._all: list[tuple[int, int, str, str]] | None = None
+        self._lines: tuple[str, ...] | None = None
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+
+    def __len__(self) -> int:
+        return self.counted
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        found = self._postings.get(term)
+        if found is None:
+            found = self._postings[term] = self._of_file(self.store.postings(term))
+        return found
+
+    def counts(
+        self, term: str, among: Collection[str], entries: Collection[int]
+    ) -> list[tuple[int, int]]:
+        if term in self._postings:
+            return [(e, n) for e, n in self._postings[term] if e in entries]
+        return self._of_file(self.store.some(term, among))
+
+    def _of_file(self, rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Those of ``rows`` (fact id, occurrences; in id order) that are this file's facts."""
+        first = bisect.bisect_left(rows, (self.base, 0))
+        last = bisect.bisect_left(rows, (self.base + self.counted, 0))
+        return [(row - self.base, n) for row, n in rows[first:last]]
+
+    def frequency(self, term: str) -> int:
+        if term in self._postings:
+            return len(self._postings[term])
+        return self.store.count(term, self.base, self.counted)
+
+    def prime(self, wanted: object) -> None:
+        """Nothing to do: a term's postings are one query."""
+
+    def norms_for(self, average: float) -> list[float]:
+        if self._norms is None or self._norms[0] != average:
+            lengths = _numbers(self._lengths)
+            if len(lengths) != self.counted:
+                raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
+            norms = {n: ranking.norm(n, average) for n in set(lengths)}  # lengths repeat
+            self._norms = (average, [norms[n] for n in lengths])
+        return self._norms[1]
+
+    def key(self, entry: int) -> tuple[int, int, str, str]:
+        """A fact's ranking key, read alone for the first few facts a search ranks (a rare
+        word), then for all the file's at once (a common one)."""
+        if self._all is not None:
+            return self._all[entry]
+        if len(self._keys) >= _ALONE:
+            found = self.store.rows(_KEY, self.base, self.counted, _TYPED)
+            if len(found) != self.counted:
+                raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")
+            self._all = found  # type: ignore[assignment]  # typed by the query
+            return self._all[entry]  # type: ignore[index]
+        if entry not in self._keys:
+            found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
+            if len(found) != 1:
+                raise sqlite3.DatabaseError(f"a stored key of {self.path} is not one")
+            self._keys[entry] = found[0]  # type: ignore[assignment]
+        return self._keys[entry]
+
+    def seeing(self) -> dict[str, tuple[str, ...]]:
+        found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
+        return {str(name): tuple(str(see).split(_APART)) for name, see in found}
+
+    def find(self, fact_id: str) -> int | None:
+        found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
+        return _int(found[-1][0]) - self.base if found else None
+
+    def hit(self, entry: int, score: float) -> ranking.Hit:
+        found = self.store.rows("name, heading, start, end", self.base + entry, 1)
+        if len(found) != 1:
+            raise sqlite3.DatabaseError(f"a stored fact of {self.path} is gone")
+        name, *where = found[0]
+        if self._lines is None:
+            self._lines = decode(self.path, self.data).lines
+        hit = recall.verified(self.path, self._lines, str(name), where, score)
+        if hit is None:
+            raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
+        return hit
+
+
+def _numbers(text: object) -> list[int]:
+    """Stored lengths: decimal digits apart; any other is the store's fault (a negative or
+    other number would make a length term zero, and a division fail)."""
+    found = str(text).split()
+    if not all(number.isascii() and number.isdigit() for number in found):
+        raise sqlite3.DatabaseError("a stored length is not one")
+    return [int(number) for number in found]
+
+
+def _number(row: tuple[object, ...] | None) -> int:
+    """The one number a query's row holds, as text or as an integer."""
+    if row is None or not str(row[0]).isascii() or not str(row[0]).isdigit():
+        raise sqlite3.DatabaseError("a stored number is not one")
+    return int(str(row[0]))
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise sqlite3.DatabaseError("a stored number is not one")
+    return value
+
+
+def open_store(repo: Path) -> Store | None:
+    """The store of the repo at ``repo`` (its folder made if need be); None when it keeps none
+    or it cannot be opened now."""
+    expected = _expected()
+    top = work_tree_top(repo)
+    if expected is None or top is None:
+        return None
+    path = top / NAME
+    try:
+        if not stat.S_ISDIR(os.lstat(top / ".git").st_mode):
+            return None
+        with contextlib.suppress(FileExistsError):
+            path.parent.mkdir(mode=0o700)
+        for name in (path.parent, path, Path(f"{path}-journal")):
+            mode = os.lstat(name).st_mode if name.exists() or name.is_symlink() else None
+            if mode is not None and not (
+                stat.S_ISDIR(mode) if name == path.parent else stat.S_ISREG(mode)
+            ):
+                return None  # a link or a FIFO: not followed, not waited on
+        return _opened(path, expected)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
+    for _ in range(2):  # a store that is not one this makes is made again, once
+        db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
+        db.execute("PRAGMA trusted_schema = OFF")
+        try:
+            ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
+            ours = ours and _master(db) == list(expected)
+            if ours and _version(db) == resources.version():
+                return Store(db).purged()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                db.close()
+                return None
+        db.close()
+        path.unlink()
+        _made(path)
+    return None
+
+
+def _version(db: sqlite3.Connection) -> str | None:
+    found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return found[0] if found is not None else None
+
+
+def _made(path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        for sql in _TABLES:
+            db.execute(sql)
+        db.execute("INSERT INTO meta VALUES ('version', ?)", (resources.version(),))
+        db.execute("INSERT INTO meta VALUES ('next', '1')")
+        db.execute(f"PRAGMA user_version = {SCHEMA}")
+        db.execute("COMMIT")
+
+
+def searched(
+    repo: Path,
+    files: Sequence[tuple[str, bytes]],
+    extra: Sequence[ranking.Searched],
+    search: Callable[[list[ranking.Searched]], T],
+) -> T:
+    """``search`` over the indexes of ``files`` (path, bytes), then ``extra``: the store's when
+    the repo at ``repo`` keeps one, else the reader's. A store that fails on the way (locked,
+    or saying what its file does not) is left, and the search made again from the files."""
+    store = open_store(repo)
+    if store is not None:
+        with contextlib.closing(store.db):
+            try:
+                return search([*(store.index(path, data) for path, data in files), *extra])
+            except (sqlite3.Error, *_FAULTS):  # what the store's rows may hold, or a lie
+                pass
+    return search([*(recall.read(path, data) for path, data in files), *extra])

@@ -1,0 +1,265 @@
+"""The derived store in .git/agent-memory: a cache that changes no output, whatever it holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_memory.core.agents import ranking
+from agent_memory.core.agents import recall as searching
+from agent_memory.parse import facts
+from agent_memory.shell import store
+from agent_memory.shell.store import NAME
+from conftest import build_tree, git_init
+from test_written import documents
+
+FOOT = "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-0{1} | uses: 1 | tier: {2} -->"
+
+
+def _archive(n: int, word: str) -> str:
+    items = "".join(
+        f"- Fact {i} about {word} {i % 5}\n  {FOOT.format(f'a-{i}', 1 + i % 9, 'archived')}\n"
+        for i in range(n)
+    )
+    return f"# Archive\n\n## Facts\n{items}"
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = build_tree(
+        tmp_path / "r",
+        {
+            "memory/continuity.md": "# Continuity\n\n## Key Decisions\n\n"
+            f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n",
+            "memory/archive/2026-Q1.md": _archive(40, "cats"),
+        },
+    )
+    return git_init(root)
+
+
+def _run(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_memory", *args],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _answers(root: Path) -> list[tuple[int, str, str]]:
+    """What recall and the prompt hook say of a few queries."""
+    found = [_run(root, "recall", query, ".") for query in ("cats 3", "shed", "cats", "dogs")]
+    payload = {"cwd": str(root), "session_id": "s", "hook_event_name": "UserPromptSubmit"}
+    for prompt in ("fact 17 about cats", "what about the cats"):
+        found.append(_run(root, "hook", "prompt", stdin=json.dumps({**payload, "prompt": prompt})))
+    return found
+
+
+def _without_store(root: Path) -> list[tuple[int, str, str]]:
+    """The answers of a repo that keeps no store: its folder is a file."""
+    store = root / NAME
+    shutil.rmtree(store.parent, ignore_errors=True)
+    store.parent.write_text("not a folder\n")
+    try:
+        return _answers(root)
+    finally:
+        store.parent.unlink()
+
+
+def test_the_store_answers_as_the_files_through_edits(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    first = _answers(root)
+    assert (root / NAME).is_file()
+    assert first[0][0] == 0 and "a-3  [archived]" in first[0][1]
+    assert _answers(root) == first == _without_store(root)
+    archive = root / "memory/archive/2026-Q1.md"
+    archive.write_text(_archive(41, "dogs"))  # a review rewrote it: its rows are made again
+    after = _answers(root)
+    assert after != first and after[3][0] == 0
+    assert after == _answers(root) == _without_store(root)
+
+
+def _planted(sql: str) -> Callable[[Path], None]:
+    def plant(store: Path) -> None:
+        store.unlink()
+        with sqlite3.connect(store) as db:
+            db.executescript(sql)
+
+    return plant
+
+
+def _lying(sql: str) -> Callable[[Path], None]:
+    def lie(store: Path) -> None:
+        with sqlite3.connect(store) as db:
+            db.execute("PRAGMA trusted_schema = OFF")
+            db.execute(sql)
+
+    return lie
+
+
+def _locked(store: Path) -> None:
+    """Left to the test: a concurrent run writing."""
+
+
+BROKEN: dict[str, Callable[[Path], None]] = {
+    "deleted": lambda store: store.unlink(),
+    "truncated": lambda store: os.truncate(store, 1000),
+    "emptied": lambda store: os.truncate(store, 0),
+    "garbage": lambda store: store.write_bytes(b"\x00garbage" * 999),
+    "another database": _planted("CREATE TABLE files (x); INSERT INTO files VALUES (1);"),
+    "a trigger": _lying("CREATE TRIGGER t AFTER INSERT ON files BEGIN DELETE FROM facts; END"),
+    "a view": _lying("CREATE VIEW v AS SELECT * FROM facts"),
+    "another schema version": _lying("PRAGMA user_version = 99"),
+    "another tool version": _lying("UPDATE meta SET value = '0.0.1'"),
+    # The attack of a planted index: a matching fact's row names the lines of another fact,
+    # another id, or a tier its file does not give it
+    "a row at another fact": _lying(
+        "UPDATE facts SET (heading, start, end) = "
+        "(SELECT heading, start, end FROM facts WHERE name = 'a-30') WHERE name = 'a-17'"
+    ),
+    "a row past the file": _lying("UPDATE facts SET start = 900, end = 901"),
+    "a row of text for a number": _lying("UPDATE facts SET used = 'x', start = 'y'"),
+    "a file row of other lengths": _lying("UPDATE files SET lengths = '[1, 2]'"),
+    "a file row of odd lengths": _lying("UPDATE files SET lengths = '-8' || substr(lengths, 2)"),
+    "a file row of no numbers": _lying("UPDATE files SET lengths = 'x' || lengths"),
+    "a file row of no words": _lying("UPDATE files SET words = 0"),
+    "a row of odd relations": _lying("UPDATE facts SET see = 'a-3' WHERE name = 'a-3'"),
+    "a row gone": _lying("DELETE FROM facts WHERE name = 'a-17'"),
+    "a link": lambda store: (store.unlink(), store.symlink_to(store.parent / "elsewhere")),
+    "a fifo": lambda store: (store.unlink(), os.mkfifo(store)),
+    "locked": _locked,
+}
+
+
+@pytest.mark.parametrize("how", sorted(BROKEN))
+def test_a_store_in_any_state_changes_no_output(tmp_path: Path, how: str) -> None:
+    root = _repo(tmp_path)
+    expected = _answers(root)
+    store = root / NAME
+    BROKEN[how](store)
+    if how == "locked":
+        db = sqlite3.connect(store, isolation_level=None)
+        db.execute("BEGIN EXCLUSIVE")
+        try:
+            assert _answers(root) == expected
+        finally:
+            db.execute("ROLLBACK")
+            db.close()
+        return
+    assert _answers(root) == expected
+    assert _answers(root) == expected  # and again, from what the first run left
+
+
+def test_a_read_only_git_folder_changes_no_output(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    expected = _without_store(root)
+    (root / ".git").chmod(0o500)
+    try:
+        assert _answers(root) == expected
+        assert not (root / NAME).parent.exists() or os.geteuid() == 0
+    finally:
+        (root / ".git").chmod(0o700)
+
+
+def test_a_worktree_keeps_no_store(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    expected = _without_store(root)
+    (root / ".git").rename(tmp_path / "git")
+    (root / ".git").write_text(f"gitdir: {tmp_path / 'git'}\n")
+    assert _answers(root) == expected
+    assert not (tmp_path / "git/agent-memory").exists()
+
+
+def test_a_planted_store_ranks_but_never_shows_words_of_its_own(tmp_path: Path) -> None:
+    """A row's id, use and tier rank a fact (a planted store may move which facts come first),
+    but what is shown of a hit is read from the file's lines by the reader."""
+    root = _repo(tmp_path)
+    everything = _run(root, "recall", "cats", ".", "--limit", "100")[1].splitlines()
+    _lying("UPDATE facts SET name = 'made-up', tier = 'core', used = 99999999")(root / NAME)
+    for code, out, _ in _answers(root):
+        assert code in (0, 1)
+        assert set(out.splitlines()) <= {*everything, *(f"no fact matches {q!r}" for q in ["dogs"])}
+
+
+_QUERY = st.lists(st.sampled_from(["fact", "a", "b", "facts", "bold", "inside", "x", "c1"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(documents(odd=True), min_size=1, max_size=3), _QUERY, st.integers(1, 12))
+def test_a_search_of_stored_rows_is_a_search_of_the_files(
+    files: list[list[str]], query: list[str], limit: int
+) -> None:
+    """What ranks, what is shown and what is related, from the store's rows (the hit read
+    again from the file's lines) as from the reader's index; any odd shape of file."""
+    read = [(f"memory/archive/2026-Q{n}.md", "\n".join(["## Facts", *lines, ""]).encode())
+            for n, lines in enumerate(files, 1)]  # fmt: skip
+    asked = " ".join(query)
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "store.sqlite3"
+        store._made(where)
+        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        made = [kept.index(path, data) for path, data in read]
+        stored = [kept.index(path, data) for path, data in read]
+        assert all(isinstance(ix, store.Stored) for ix in stored)
+        for least in (0.0, 1.0):
+            plain = ranking.search(asked, made, limit, least)
+            assert ranking.search(asked, stored, limit, least) == plain
+            assert ranking.related(plain, stored) == ranking.related(plain, made)
+        kept.db.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["fact", "a", "b", "x", "y"]), max_size=6), st.integers(1, 9))
+def test_a_floor_leaves_the_list_above_it_as_it_was(query: list[str], limit: int) -> None:
+    lines = [
+        f"- Fact {' '.join(['a', 'b', 'x'][: n % 4])}\n  <!-- id: f{n} -->\n" for n in range(9)
+    ]
+    docs = [facts.parse("m.md", ("## Facts\n" + "".join(lines)).encode())]
+    indexes = [searching.index(doc) for doc in docs]
+    for least in (0.5, 1.0, 2.0):
+        edge = ranking.band(least)
+        whole = ranking.search(" ".join(query), indexes, 50)
+        above = [h for h in whole if ranking.band(h.score) >= edge][:limit]
+        assert ranking.search(" ".join(query), indexes, limit, least) == above
+
+
+def test_a_store_of_files_gone_is_emptied_and_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Words of a file's old rows stay until the words of files gone outnumber the rest; then
+    the store is emptied on opening, and each file's rows are made again."""
+    monkeypatch.setattr(store, "_STALE", 0)
+    root = _repo(tmp_path)
+    archive = root / "memory/archive/2026-Q1.md"
+    for word in ("cats", "dogs", "eels", "cats"):
+        archive.write_text(_archive(40, word))
+        kept = store.open_store(root)
+        assert kept is not None
+        found = [
+            kept.index(rel, (root / rel).read_bytes())
+            for rel in (archive.relative_to(root).as_posix(),)
+        ]
+        again = [
+            kept.index(rel, (root / rel).read_bytes())
+            for rel in (archive.relative_to(root).as_posix(),)
+        ]
+        assert isinstance(again[0], store.Stored)
+        hits = ranking.search(f"{word} 3", again, 50)
+        assert hits == ranking.search(f"{word} 3", found, 50) and len(hits) == 40
+        kept.db.close()
+    with sqlite3.connect(root / NAME) as db:
+        assert db.execute("SELECT count(*) FROM facts").fetchone()[0] == 40
+        assert int(db.execute("SELECT value FROM meta WHERE key = 'next'").fetchone()[0]) <= 81
