@@ -71,7 +71,7 @@ def test_after_every_log_the_replay_judges_as_a_full_review_would(
     found = subjects((doc,), 0)
     tasks = [""] * len(logs)
     for end in range(1, len(logs) + 1):
-        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, 8192)
+        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, (8192,))[0]
         inputs = _full_review(doc, logs, refs, end, policy, logs[end - 1][:10])
         expected = {v.id: v.tier for v in verdicts(inputs).every()}
         born = {i: t for i, t in expected.items() if i in run.final}
@@ -113,7 +113,7 @@ def test_a_fact_the_windows_archived_is_a_miss_when_a_session_needs_it(tmp_path:
     # busy is shown six times; old is archived by the 7th log (5 logs since its birth > 3)
     assert (totals["shown"], totals["archived"], totals["unknown"], totals["new"]) == (6, 1, 1, 1)
     missed = json.loads(result.output)["summary"]["most_missed"]
-    assert missed == [{"id": "old", "archived": 1, "not_named": 0}]
+    assert missed == [{"id": "old", "missed": 1, "named": 0, "archived": 1}]
     assert tree(root) == before
 
 
@@ -287,7 +287,7 @@ def _replayed_as_the_slow_way(
         texts.append(text)
     active = min(2, archive_window)
     policy = Policy(working_window=1, active_window=active, archive_window=archive_window)
-    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, max_bytes)
+    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, (max_bytes,))[0]
     expected = _expected_outcomes(doc, logs, refs, texts, policy, max_bytes)
     assert [(s.uses, s.context) for s in run.steps] == expected
 
@@ -343,10 +343,13 @@ def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Pat
     assert found == [(1, 0), (0, 1)]
 
 
-def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -> None:
-    """A log that names the fact it used within its first 2,000 characters brings that fact
-    ahead of one used more recently, as a prompt naming it would; named past them, it does
-    not."""
+def test_the_task_is_the_first_prompt_a_log_records_and_never_the_log_s_own_text(
+    tmp_path: Path,
+) -> None:
+    """beta was used last, so with no task it leads the view and alpha, which the second
+    session used, is only named. A first prompt naming alpha brings it in full; the log's own
+    text does only with ``--task-from log``, an upper bound said to be one; ``none`` ignores
+    the prompt."""
     root = git_init(tmp_path / "repo")
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
     cont = root / "memory/continuity.md"
@@ -358,15 +361,24 @@ def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -
     cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + made))
     logs = root / "memory/sessions"
     (logs / "2026-01-02-100000.md").write_text("## Memory References\n- Referenced: beta\n")
+    second = logs / "2026-01-03-100000.md"
     found = []
-    for filler in (10, 2100):
-        (logs / "2026-01-03-100000.md").write_text(
-            f"Notes {'z' * filler}\n\n## Memory References\n- Referenced: alpha\n"
+    for prompt, source in (("", "prompt"), ("Fix `alpha` now", "prompt"), ("", "log")):
+        recorded = f"## First Prompt\n\n{prompt}\n\n" if prompt else ""
+        second.write_text(
+            f"# Session\n\n{recorded}Notes on `alpha`\n\n## Memory References\n"
+            "- Referenced: alpha\n"
         )
-        result = cli("replay", root, "--json", "--max-bytes", "900")
-        totals = json.loads(result.output)["summary"]["totals"]
-        found.append((totals["shown"], totals["named"]))
-    assert found == [(2, 0), (1, 1)]
+        result = cli("replay", root, "--json", "--max-bytes", "900", "--task-from", source)
+        summary = json.loads(result.output)["summary"]
+        found.append((summary["totals"]["shown"], summary["totals"]["named"]))
+        assert summary["upper_bound"] == (source == "log")
+    result = cli("replay", root, "--json", "--max-bytes", "900", "--task-from", "none")
+    totals = json.loads(result.output)["summary"]["totals"]
+    found.append((totals["shown"], totals["named"]))
+    assert found == [(0, 2), (1, 1), (2, 0), (0, 2)]  # the log names its own ids
+    said = cli("replay", root, "--max-bytes", "900", "--task-from", "log").output
+    assert "each view's task: an upper bound" in said
 
 
 def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path: Path) -> None:

@@ -60,7 +60,8 @@ def test_the_page_is_one_file_with_charts_and_tables_and_nothing_to_fetch(tmp_pa
     assert summary["pending_proposals"] == 2
     assert [e["id"] for e in summary["stale"]] == ["busy"]
     assert summary["expiring"] == [{"id": "freeze", "valid_until": "2026-12-31", "past": False}]
-    assert summary["most_missed"] == [{"id": "old", "archived": 1, "not_named": 0}]
+    assert summary["most_missed"] == [{"id": "old", "missed": 1, "named": 0, "archived": 1}]
+    assert [b["max_bytes"] for b in summary["budgets"]] == [8192, 4096, 16384]
     page = out.read_text()
     assert page.count("<svg") == 3 and "<script" not in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)
