@@ -9,13 +9,14 @@ said to be one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import patterns, resources
 from ..core.replay import periods, tally
 from ..core.replay.periods import Period
 from ..core.replay.run import Replay, replay, subjects
+from ..core.replay.states import Seen
 from ..errors import AgentMemoryError, refuse_errors
 from ..layout import CONTEXT_MIN_BYTES, SESSIONS_DIR
 from ..parse.memory import Memory
@@ -67,10 +68,11 @@ def replayed(
     budgets: Sequence[int],
     source: str = "prompt",
     period: Period = periods.quarter,
+    watch: Callable[[int, Sequence[Seen]], object] | None = None,
 ) -> list[tuple[Replay, ...]]:
     """The repo's history replayed under each of ``policies`` at each of ``budgets``, its logs
     read once; ``source``: the views' task (``task_of``); facts per tier are counted at the end
-    of each ``period``."""
+    of each ``period``; ``watch``: told each log's views (``run.replay``)."""
     refs, tasks = [], []
     for _name, data in repo.read_each(SESSIONS_DIR, memory.logs):
         refs.append(read_refs(data))
@@ -78,7 +80,7 @@ def replayed(
     docs = memory.documents
     found = subjects(docs, len(memory.archives))
     return [
-        replay(docs, found, memory.logs, refs, tasks, policy, budgets, period)
+        replay(docs, found, memory.logs, refs, tasks, policy, budgets, period, watch)
         for policy in policies
     ]
 
