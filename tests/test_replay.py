@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory import resources
 from agent_memory.core.agents.context import view
 from agent_memory.core.replay.run import GONE, replay, subjects
 from agent_memory.core.review.inputs import Inputs
@@ -19,6 +20,9 @@ from agent_memory.parse.facts import Document
 from agent_memory.parse.policy import Policy
 from agent_memory.parse.sessions import SessionRefs, read_refs
 from conftest import build_tree, cli, git_init, run_console, tree
+from test_json import violations
+
+REPLAY_SCHEMA = json.loads(resources.data("schema/replay.schema.json"))
 
 
 def _log(day: int, n: int) -> str:
@@ -397,3 +401,21 @@ def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path
     result = cli("report", root, "--html", page, "--today", "2026-01-02")
     assert result.exit_code == 0, result.output
     assert page.stat().st_size > 0
+
+
+def test_the_replay_s_summary_follows_its_schema_and_compares_budgets(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    result = cli(
+        "replay", root, "--json", "--max-bytes", "8192,300, 8192", "--policy", "archive_window=9"
+    )
+    summary = json.loads(result.output)["summary"]
+    assert violations(summary, REPLAY_SCHEMA) == []
+    assert [b["max_bytes"] for b in summary["budgets"]] == [8192, 300]
+    assert summary["max_bytes"] == 8192 and summary["totals"]["shown"] == 6
+    assert summary["budgets"][1]["shown"] < summary["budgets"][0]["shown"]
+    said = cli("replay", root, "--max-bytes", "8192,300").output
+    assert "by budget:" in said and "in full at session start" in said.splitlines()[1]
+    for bad in ("100", "8192,x", "", "1,2,3,4,5,6,7,8,9", "٨١٩٢"):
+        done = run_console("replay", root, "--max-bytes", bad, cwd=tmp_path)
+        assert done.returncode == 1 and done.stdout == "", (bad, done.stdout)
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -79,9 +79,10 @@ LINES: tuple[Declared, ...] = (
     ),
     Declared(
         ("report",),
-        "Report whether the memory works: the replay's hit rate over time, facts per tier,\n"
-        "archive growth, the facts used most and least, stale and expiring facts, pending\n"
-        "proposals and whether a review is due. Without --html, Markdown on stdout.",
+        "Report whether the memory works: the replay's share in full over time and by budget,\n"
+        "facts per tier, archive growth, the facts used most and least, stale and expiring\n"
+        "facts, pending proposals and whether a review is due. Without --html, Markdown on\n"
+        "stdout.",
         Command("report", Journal.READS),
         (
             PATH,
