@@ -44,8 +44,8 @@ MEMORY = st.lists(st.lists(SECTION, min_size=1, max_size=3), min_size=1, max_siz
 TASK = st.lists(
     st.one_of(st.sampled_from(WORDS), st.sampled_from(IDS).map(lambda i: f"`{i}`,")), max_size=20
 )
-# what happens to a fact: shown with its own footer, with another, hidden, or back
-MOVE = st.tuples(st.integers(0, 40), st.sampled_from(("own", "other", "hide", "back")))
+# what happens to a fact: shown with its own footer, with another, or hidden
+MOVE = st.tuples(st.integers(0, 40), st.sampled_from(("own", "other", "hide")))
 
 
 @settings(max_examples=200, deadline=None)
@@ -66,7 +66,6 @@ def test_the_states_hand_context_the_memory_as_it_stands_and_read_its_view_as_it
     states = States(docs, held)
     text = " ".join(task)
     expected: dict[int, facts.Fact] = {}  # the facts held, as the view is handed them
-    last: dict[int, facts.Fact] = {}
     for step, (index, move) in enumerate(moves):
         if not held:
             break
@@ -75,19 +74,12 @@ def test_the_states_hand_context_the_memory_as_it_stands_and_read_its_view_as_it
         if move == "hide":
             states.hide(k)
             expected.pop(k, None)
-        elif move == "back":
-            tier = states.back(k)
-            if k not in expected and k in last:  # every tier here puts a fact in the view
-                expected[k] = last[k]
-                assert tier == last[k].field("tier")
-            else:
-                assert tier is None
         else:
             fields = dict(fact.fields) if move == "own" else {"last_used": "2026-02-01"}
             tier = fact.field("tier") if move == "own" else "core"
             states.show(k, tier, fact.task, fields)
             footer = {**fields, "tier": tier} if tier is not None else fields
-            expected[k] = last[k] = fact._replace(fields=tuple(footer.items()))
+            expected[k] = fact._replace(fields=tuple(footer.items()))
         if look_between and step % 3 == 0:
             states.seen(text, max_bytes)
     shown = [

@@ -1,6 +1,6 @@
 """The memory files as they stood before each log, and ``context``'s own view of them.
 
-The replay changes the memory one fact at a time (``show``, ``hide``, ``back``): a fact's footer
+The replay changes the memory one fact at a time (``show``, ``hide``): a fact's footer
 and tier as a review just before the log would have written them, its lines today's. What a
 session start showed is what ``context.view`` lays out for those files (DESIGN §25: one layout),
 so nothing here knows how a view is laid out. Between two logs only a few facts change: only
@@ -16,7 +16,6 @@ from ...parse.facts import Document, Fact
 from ...records import NamedTuple
 from ..agents import context
 from ..agents.context import View
-from ..agents.relevance import group_of
 
 SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 
@@ -54,9 +53,6 @@ class States:
         order."""
         self.documents, self.facts = documents, facts
         self.held: list[Fact | None] = [None] * len(facts)  # None: out of the memory files
-        self.last: list[Fact | None] = [None] * len(facts)  # as it was last held
-        self.tier: list[str | None] = [None] * len(facts)  # its tier when last held
-        self.parted = [False] * len(facts)  # it left the memory files from the view
         self.members: dict[int, list[int]] = {}  # each document's facts, in order
         for k, (number, _) in enumerate(facts):
             self.members.setdefault(number, []).append(k)
@@ -69,32 +65,16 @@ class States:
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
         footer = {**fields, "tier": tier} if tier is not None else fields
-        fact = self.facts[k][1]._replace(fields=tuple(footer.items()), task=task)
-        self.tier[k] = tier
-        self._hold(k, fact)
+        self._hold(k, self.facts[k][1]._replace(fields=tuple(footer.items()), task=task))
 
     def hide(self, k: int) -> None:
         """Fact ``k`` is out of the memory files."""
-        fact = self.held[k]
-        if fact is not None:
-            self.parted[k] = self.parted[k] or group_of(fact, self.tier[k]) is not None
-            self._hold(k, None)
-
-    def back(self, k: int) -> str | None:
-        """Fact ``k``, out of the memory files, is back in them as it left them (the same while
-        its box and a person's pin are); its tier then (None: it never was in the view). Its
-        tier and footer are the old ones until ``show`` says them again."""
-        if not self.parted[k] or self.held[k] is not None:
-            return None
-        self._hold(k, self.last[k])
-        return self.tier[k]
+        self._hold(k, None)
 
     def _hold(self, k: int, fact: Fact | None) -> None:
         if fact == self.held[k]:
             return
         self.held[k] = fact
-        if fact is not None:
-            self.last[k] = fact
         self.changed.add(self.facts[k][0])
         self.version += 1
 
