@@ -178,3 +178,29 @@ def test_whether_a_review_is_due_is_judged_on_the_reports_date(tmp_path: Path) -
     assert any("(freeze)" in reason for reason in later["summary"]["due"])
     before = json.loads(cli("report", root, "--today", "2026-04-06", "--json").output)
     assert not any("freeze" in reason for reason in before["summary"]["due"])
+
+
+def test_the_report_shows_in_full_by_budget_so_a_team_can_pick_its_own(tmp_path: Path) -> None:
+    """A fact of 5 KB that every session uses: in full at 8 and 16 KiB, by its one line only at
+    4 KiB; the headline is the default budget's share in full, named beside it."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    big = "Deploys go through the staging gate " + "g" * 5000
+    assert cli("fact", "add", big, root, "--id", "gate", "--today", "2026-01-01").exit_code == 0
+    build_tree(
+        root,
+        {
+            f"memory/sessions/2026-01-0{d}-100000.md": "## Memory References\n- Referenced: gate\n"
+            for d in (2, 3, 4)
+        },
+    )
+    text = cli("report", root, "--format", "md", "--today", "2026-01-05").output
+    table = text.split("## In full by budget\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [row.split(" | ")[:3] for row in table[2:]] == [
+        ["| 8192", "100.0 %", "100.0 %"],
+        ["| 4096", "0.0 %", "100.0 %"],
+        ["| 16384", "100.0 %", "100.0 %"],
+    ]
+    assert "**100.0 % of the facts sessions used were in full" in text
+    missed = cli("report", root, "--json", "--today", "2026-01-05")
+    assert json.loads(missed.output)["summary"]["most_missed"] == []
