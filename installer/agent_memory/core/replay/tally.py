@@ -97,7 +97,8 @@ def most_missed(steps: Iterable[Step], limit: int = 10) -> tuple[Missed, ...]:
 
 
 class Outlook(NamedTuple):
-    """One replay in a comparison: its policy's words and what it would have done."""
+    """One replay in a comparison (of policies, or of budgets): its words and what it would have
+    done."""
 
     label: str
     totals: Totals
