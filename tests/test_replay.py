@@ -383,6 +383,7 @@ def test_the_task_is_the_first_prompt_a_log_records_and_never_the_log_s_own_text
     assert found == [(0, 2), (1, 1), (2, 0), (0, 2)]  # the log names its own ids
     said = cli("replay", root, "--max-bytes", "900", "--task-from", "log").output
     assert "each view's task: an upper bound" in said
+    assert "(an upper bound, not a figure: --task-from log)" in said.splitlines()[0]
 
 
 def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path: Path) -> None:

@@ -133,8 +133,10 @@ def _lines(
 ) -> list[str]:
     found = totals.outcomes
     task = {"prompt": "its first prompt where its log records one, else none", "none": "none"}
+    bound = " (an upper bound, not a figure: --task-from log)" if source == "log" else ""
     lines = [
-        f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed then",
+        f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed "
+        f"then{bound}",
         f"  in full at session start {found['shown']:>6}  {tally.percent(totals.in_full_rate)}",
         f"  named only (its one line){found['named']:>6}  "
         f"{tally.percent(totals.named_rate)} named or in full",
