@@ -138,7 +138,7 @@ def _lines(
         f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed "
         f"then{bound}",
         f"  in full at session start {found['shown']:>6}  {tally.percent(totals.in_full_rate)}",
-        f"  named only (its one line){found['named']:>6}  "
+        f"  named only (one line)    {found['named']:>6}  "
         f"{tally.percent(totals.named_rate)} named or in full",
         f"  cut (over the budget)    {found['cut']:>6}",
         f"  live, left out           {found['hidden']:>6}",
