@@ -3,12 +3,12 @@ repo, in the same run (not part of the test suite).
 
     python benchmarks/replay_bench.py [--logs 10000] [--facts 1000] [--runs 3]
 
-The repo is review_bench's (references drawn from a Zipf-like distribution). All three read every
-log; replay also judges a fact again whenever what its tier decides may change, and answers for
-every log where the view of the memory then (its text as the task) puts each fact the log used,
-and its bytes (core/replay/sight.py, held to context's view by a test), so its ratio says what
-that costs on top of the reading (the goal: at most 3x). The report replays and writes its
-page: the goals are 2 s and a page under 1 MB.
+The repo is review_bench's (references drawn from a Zipf-like distribution; no log records a
+first prompt, so no view has a task). All three read every log; replay also judges a fact again
+whenever what its tier decides may change, and asks `context`'s own view of the memory as it
+stood before every log (core/replay/states.py: no layout of its own), so its ratio says what
+that costs on top of the reading (the goal: at most 3x). The report replays at three budgets
+and writes its page: the goals are 2 s and a page under 1 MB.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory import resources
 from agent_memory.core.agents.context import view
 from agent_memory.core.replay.run import GONE, replay, subjects
 from agent_memory.core.review.inputs import Inputs
@@ -19,6 +20,9 @@ from agent_memory.parse.facts import Document
 from agent_memory.parse.policy import Policy
 from agent_memory.parse.sessions import SessionRefs, read_refs
 from conftest import build_tree, cli, git_init, run_console, tree
+from test_json import violations
+
+REPLAY_SCHEMA = json.loads(resources.data("schema/replay.schema.json"))
 
 
 def _log(day: int, n: int) -> str:
@@ -71,7 +75,7 @@ def test_after_every_log_the_replay_judges_as_a_full_review_would(
     found = subjects((doc,), 0)
     tasks = [""] * len(logs)
     for end in range(1, len(logs) + 1):
-        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, 8192)
+        run = replay((doc,), found, logs[:end], refs[:end], tasks[:end], policy, (8192,))[0]
         inputs = _full_review(doc, logs, refs, end, policy, logs[end - 1][:10])
         expected = {v.id: v.tier for v in verdicts(inputs).every()}
         born = {i: t for i, t in expected.items() if i in run.final}
@@ -113,7 +117,7 @@ def test_a_fact_the_windows_archived_is_a_miss_when_a_session_needs_it(tmp_path:
     # busy is shown six times; old is archived by the 7th log (5 logs since its birth > 3)
     assert (totals["shown"], totals["archived"], totals["unknown"], totals["new"]) == (6, 1, 1, 1)
     missed = json.loads(result.output)["summary"]["most_missed"]
-    assert missed == [{"id": "old", "archived": 1, "not_named": 0}]
+    assert missed == [{"id": "old", "missed": 1, "named": 0, "archived": 1}]
     assert tree(root) == before
 
 
@@ -287,7 +291,7 @@ def _replayed_as_the_slow_way(
         texts.append(text)
     active = min(2, archive_window)
     policy = Policy(working_window=1, active_window=active, archive_window=archive_window)
-    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, max_bytes)
+    run = replay((doc,), subjects((doc,), 0), logs, refs, texts, policy, (max_bytes,))[0]
     expected = _expected_outcomes(doc, logs, refs, texts, policy, max_bytes)
     assert [(s.uses, s.context) for s in run.steps] == expected
 
@@ -343,10 +347,13 @@ def test_facts_no_review_tracks_still_take_their_bytes_in_the_view(tmp_path: Pat
     assert found == [(1, 0), (0, 1)]
 
 
-def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -> None:
-    """A log that names the fact it used within its first 2,000 characters brings that fact
-    ahead of one used more recently, as a prompt naming it would; named past them, it does
-    not."""
+def test_the_task_is_the_first_prompt_a_log_records_and_never_the_log_s_own_text(
+    tmp_path: Path,
+) -> None:
+    """beta was used last, so with no task it leads the view and alpha, which the second
+    session used, is only named. A first prompt naming alpha brings it in full; the log's own
+    text does only with ``--task-from log``, an upper bound said to be one; ``none`` ignores
+    the prompt."""
     root = git_init(tmp_path / "repo")
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
     cont = root / "memory/continuity.md"
@@ -358,15 +365,25 @@ def test_the_log_s_text_is_the_task_as_far_as_a_prompt_is_read(tmp_path: Path) -
     cont.write_text(cont.read_text().replace("## Key Decisions\n", "## Key Decisions\n" + made))
     logs = root / "memory/sessions"
     (logs / "2026-01-02-100000.md").write_text("## Memory References\n- Referenced: beta\n")
+    second = logs / "2026-01-03-100000.md"
     found = []
-    for filler in (10, 2100):
-        (logs / "2026-01-03-100000.md").write_text(
-            f"Notes {'z' * filler}\n\n## Memory References\n- Referenced: alpha\n"
+    for prompt, source in (("", "prompt"), ("Fix `alpha` now", "prompt"), ("", "log")):
+        recorded = f"## First Prompt\n\n{prompt}\n\n" if prompt else ""
+        second.write_text(
+            f"# Session\n\n{recorded}Notes on `alpha`\n\n## Memory References\n"
+            "- Referenced: alpha\n"
         )
-        result = cli("replay", root, "--json", "--max-bytes", "900")
-        totals = json.loads(result.output)["summary"]["totals"]
-        found.append((totals["shown"], totals["named"]))
-    assert found == [(2, 0), (1, 1)]
+        result = cli("replay", root, "--json", "--max-bytes", "900", "--task-from", source)
+        summary = json.loads(result.output)["summary"]
+        found.append((summary["totals"]["shown"], summary["totals"]["named"]))
+        assert summary["upper_bound"] == (source == "log")
+    result = cli("replay", root, "--json", "--max-bytes", "900", "--task-from", "none")
+    totals = json.loads(result.output)["summary"]["totals"]
+    found.append((totals["shown"], totals["named"]))
+    assert found == [(0, 2), (1, 1), (2, 0), (0, 2)]  # the log names its own ids
+    said = cli("replay", root, "--max-bytes", "900", "--task-from", "log").output
+    assert "each view's task: an upper bound" in said
+    assert "(an upper bound, not a figure: --task-from log)" in said.splitlines()[0]
 
 
 def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path: Path) -> None:
@@ -385,3 +402,21 @@ def test_a_memory_without_a_session_log_yet_replays_nothing_and_reports(tmp_path
     result = cli("report", root, "--html", page, "--today", "2026-01-02")
     assert result.exit_code == 0, result.output
     assert page.stat().st_size > 0
+
+
+def test_the_replay_s_summary_follows_its_schema_and_compares_budgets(tmp_path: Path) -> None:
+    root = _history(tmp_path / "repo")
+    result = cli(
+        "replay", root, "--json", "--max-bytes", "8192,300, 8192", "--policy", "archive_window=9"
+    )
+    summary = json.loads(result.output)["summary"]
+    assert violations(summary, REPLAY_SCHEMA) == []
+    assert [b["max_bytes"] for b in summary["budgets"]] == [8192, 300]
+    assert summary["max_bytes"] == 8192 and summary["totals"]["shown"] == 6
+    assert summary["budgets"][1]["shown"] < summary["budgets"][0]["shown"]
+    said = cli("replay", root, "--max-bytes", "8192,300").output
+    assert "by budget:" in said and "in full at session start" in said.splitlines()[1]
+    for bad in ("100", "8192,x", "", "1,2,3,4,5,6,7,8,9", "٨١٩٢"):
+        done = run_console("replay", root, "--max-bytes", bad, cwd=tmp_path)
+        assert done.returncode == 1 and done.stdout == "", (bad, done.stdout)
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr

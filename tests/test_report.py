@@ -60,7 +60,8 @@ def test_the_page_is_one_file_with_charts_and_tables_and_nothing_to_fetch(tmp_pa
     assert summary["pending_proposals"] == 2
     assert [e["id"] for e in summary["stale"]] == ["busy"]
     assert summary["expiring"] == [{"id": "freeze", "valid_until": "2026-12-31", "past": False}]
-    assert summary["most_missed"] == [{"id": "old", "archived": 1, "not_named": 0}]
+    assert summary["most_missed"] == [{"id": "old", "missed": 1, "named": 0, "archived": 1}]
+    assert [b["max_bytes"] for b in summary["budgets"]] == [8192, 4096, 16384]
     page = out.read_text()
     assert page.count("<svg") == 3 and "<script" not in page
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)
@@ -177,3 +178,30 @@ def test_whether_a_review_is_due_is_judged_on_the_reports_date(tmp_path: Path) -
     assert any("(freeze)" in reason for reason in later["summary"]["due"])
     before = json.loads(cli("report", root, "--today", "2026-04-06", "--json").output)
     assert not any("freeze" in reason for reason in before["summary"]["due"])
+
+
+def test_the_report_shows_in_full_by_budget_so_a_team_can_pick_its_own(tmp_path: Path) -> None:
+    """A fact of 2.5 KB that every session uses: in full at 8 and 16 KiB, named only at 4 KiB
+    (past two fifths of that budget: HOOKS.md § Session start); the headline is the default
+    budget's share in full, named beside it."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    big = "Deploys go through the staging gate " + "g" * 2500
+    assert cli("fact", "add", big, root, "--id", "gate", "--today", "2026-01-01").exit_code == 0
+    build_tree(
+        root,
+        {
+            f"memory/sessions/2026-01-0{d}-100000.md": "## Memory References\n- Referenced: gate\n"
+            for d in (2, 3, 4)
+        },
+    )
+    text = cli("report", root, "--format", "md", "--today", "2026-01-05").output
+    table = text.split("## In full by budget\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [row.split(" | ")[:3] for row in table[2:]] == [
+        ["| 8192", "100.0 %", "100.0 %"],
+        ["| 4096", "0.0 %", "100.0 %"],
+        ["| 16384", "100.0 %", "100.0 %"],
+    ]
+    assert "**100.0 % of the facts sessions used were in full" in text
+    missed = cli("report", root, "--json", "--today", "2026-01-05")
+    assert json.loads(missed.output)["summary"]["most_missed"] == []

@@ -16,11 +16,24 @@ if TYPE_CHECKING:
 
 MAX_BYTES = Param(
     "max_bytes",
-    Kind.COUNT,
+    Kind.TEXT,
     ("--max-bytes",),
-    "The budget of the view replayed (as context --max-bytes).",
-    default=CONTEXT_BYTES,
-    low=CONTEXT_MIN_BYTES,
+    "The budget of the view replayed (as context --max-bytes, at least "
+    f"{CONTEXT_MIN_BYTES}); several, comma-separated (4096,8192,16384), compares them side by "
+    "side.",
+    default=str(CONTEXT_BYTES),
+    metavar="BYTES[,BYTES...]",
+    show_default=True,
+)
+TASK_FROM = Param(
+    "task_from",
+    Kind.CHOICE,
+    ("--task-from",),
+    "Each view's task: the session's first prompt where its log records one, else none "
+    "(prompt); none; or the log's own text (log: an upper bound, as the log was written after "
+    "the work).",
+    default="prompt",
+    choices=("prompt", "none", "log"),
     show_default=True,
 )
 
@@ -28,8 +41,8 @@ MAX_BYTES = Param(
 def _replay(v: Values, _progress: Progress) -> Built:
     from ..commands.replay import replay_command
 
-    items, size = tuple(v["policy"] or ()), v["max_bytes"]
-    return v["path"], Call(lambda repo: replay_command(repo, items, size))
+    items, size, source = tuple(v["policy"] or ()), v["max_bytes"], v["task_from"]
+    return v["path"], Call(lambda repo: replay_command(repo, items, size, source))
 
 
 def _report(v: Values, _progress: Progress) -> Built:
@@ -43,8 +56,9 @@ LINES: tuple[Declared, ...] = (
     Declared(
         ("replay",),
         "Replay the session logs in order: for each, the memory as it stood and the context it\n"
-        "would have shown (the log's text as the task); of the facts each session used, how\n"
-        "many were shown in full, named, cut by the budget, or archived. Writes nothing.",
+        "would have shown (its task: what the session start knew); of the facts each session\n"
+        "used, how many were shown in full (the headline), named only, cut by the budget, or\n"
+        "archived. Writes nothing.",
         Command("replay", Journal.READS),
         (
             PATH,
@@ -58,15 +72,17 @@ LINES: tuple[Declared, ...] = (
                 metavar="KEY=VALUE",
             ),
             MAX_BYTES,
+            TASK_FROM,
             JSON,
         ),
         _replay,
     ),
     Declared(
         ("report",),
-        "Report whether the memory works: the replay's hit rate over time, facts per tier,\n"
-        "archive growth, the facts used most and least, stale and expiring facts, pending\n"
-        "proposals and whether a review is due. Without --html, Markdown on stdout.",
+        "Report whether the memory works: the replay's share in full over time and by budget,\n"
+        "facts per tier, archive growth, the facts used most and least, stale and expiring\n"
+        "facts, pending proposals and whether a review is due. Without --html, Markdown on\n"
+        "stdout.",
         Command("report", Journal.READS),
         (
             PATH,

@@ -1,113 +1,180 @@
 """``agent-memory replay``: the review's projection run forward over the repo's own history.
 
 It reads what ``review --full`` reads (every log and every memory file) and writes nothing: no
-lock, no journal, no plan. Each log's text is the task of its view, bounded as the
-session-start hook bounds a prompt.
+lock, no journal, no plan. A view's task is what the session start could know (DESIGN §26):
+its first prompt where the log records one (``--task-from prompt``, the default), or none; the
+log's own text (``--task-from log``) held the answer, so its figures are an upper bound, and
+said to be one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import resources
+from .. import patterns, resources
 from ..core.replay import periods, tally
 from ..core.replay.periods import Period
 from ..core.replay.run import Replay, replay, subjects
-from ..errors import refuse_errors
-from ..layout import SESSIONS_DIR
+from ..core.replay.states import Seen
+from ..errors import AgentMemoryError, refuse_errors
+from ..layout import CONTEXT_MIN_BYTES, SESSIONS_DIR
 from ..parse.memory import Memory
 from ..parse.policy import Policy, overridden
-from ..parse.sessions import read_refs
+from ..parse.sessions import first_prompt, read_refs
 from ..shell.focus import TASK_MAX
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import memory_of
+
+TASKS = ("prompt", "none", "log")  # --task-from
+BUDGETS_MAX = 8  # budgets one replay compares
+_BUDGET = patterns.compile(r"[0-9]{1,9}")
+UPPER_BOUND = "an upper bound: each view's task was its session's own log, written after the work"
+
+
+def budgets_of(text: str) -> tuple[int, ...]:
+    """The budgets of ``--max-bytes A,B,C``, in the order given, each once."""
+    found: list[int] = []
+    for word in text.split(","):
+        word = word.strip()
+        if not _BUDGET.fullmatch(word) or int(word) < CONTEXT_MIN_BYTES:
+            raise AgentMemoryError(
+                f"--max-bytes {text!r}: give whole numbers of at least {CONTEXT_MIN_BYTES}, "
+                "separated by commas (e.g. 4096,8192,16384)"
+            )
+        if int(word) not in found:
+            found.append(int(word))
+    if len(found) > BUDGETS_MAX:
+        raise AgentMemoryError(f"--max-bytes {text!r}: compare at most {BUDGETS_MAX} budgets")
+    return tuple(found)
+
+
+def task_of(data: bytes, source: str) -> str:
+    """The task of a log's view: its first prompt (``prompt``), nothing (``none``), or its own
+    text (``log``), bounded as the session-start hook bounds a prompt."""
+    if source == "none":
+        return ""
+    text = data.decode("utf-8", "replace")
+    if source == "log":
+        return text.strip()[:TASK_MAX]
+    return (first_prompt(text) or "")[:TASK_MAX]
 
 
 def replayed(
     repo: Repo,
     memory: Memory,
     policies: Sequence[Policy],
-    max_bytes: int,
+    budgets: Sequence[int],
+    source: str = "prompt",
     period: Period = periods.quarter,
-) -> list[Replay]:
-    """The repo's history replayed under each of ``policies``, its logs read once; facts per
-    tier are counted at the end of each ``period``."""
+    watch: Callable[[int, Sequence[Seen]], object] | None = None,
+) -> list[tuple[Replay, ...]]:
+    """The repo's history replayed under each of ``policies`` at each of ``budgets``, its logs
+    read once; ``source``: the views' task (``task_of``); facts per tier are counted at the end
+    of each ``period``; ``watch``: told each log's views (``run.replay``)."""
     refs, tasks = [], []
     for _name, data in repo.read_each(SESSIONS_DIR, memory.logs):
         refs.append(read_refs(data))
-        tasks.append(data.decode("utf-8", "replace").strip()[:TASK_MAX])
+        tasks.append(task_of(data, source))
     docs = memory.documents
     found = subjects(docs, len(memory.archives))
     return [
-        replay(docs, found, memory.logs, refs, tasks, policy, max_bytes, period)
+        replay(docs, found, memory.logs, refs, tasks, policy, budgets, period, watch)
         for policy in policies
     ]
 
 
-def replay_command(repo: Repo, policy_items: tuple[str, ...], max_bytes: int) -> Result:
+def replay_command(
+    repo: Repo, policy_items: tuple[str, ...], max_bytes: str, source: str = "prompt"
+) -> Result:
+    budgets = budgets_of(max_bytes)
     memory, _ = memory_of(repo)
     refuse_errors(memory.policy_problems, "then replay again")
     other, changed = overridden(memory.policy, policy_items)
     policies = [memory.policy, other] if changed else [memory.policy]
-    runs = replayed(repo, memory, policies, max_bytes)
-    base = runs[0]
+    runs = replayed(repo, memory, policies, budgets, source)
+    base = runs[0][0]
     whole = tally.totals(base.steps)
     quarters = tally.per_period(base.steps)
     missed = tally.most_missed(base.steps)
     outlooks = [  # a comparison only when a policy was given
-        tally.outlook(tally.policy_words(p._asdict(), changed if n else ()), run)
+        tally.outlook(tally.policy_words(p._asdict(), changed if n else ()), run[0])
         for n, (p, run) in enumerate(zip(policies, runs, strict=True))
         if changed
     ]
+    sizes = [tally.outlook(f"{b} bytes", run) for b, run in zip(budgets, runs[0], strict=True)]
     data: dict[str, Any] = {
-        "max_bytes": max_bytes,
+        "max_bytes": budgets[0],
+        "task_from": source,
+        "upper_bound": source == "log",
         "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
-        "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in missed],
+        "most_missed": [m.as_data() for m in missed],
+        "budgets": [
+            {"max_bytes": b, **o.totals.as_data(), "mean_context_bytes": round(o.context_bytes, 1)}
+            for b, o in zip(budgets, sizes, strict=True)
+        ],
         "comparison": [o.as_data() for o in outlooks],
     }
-    lines = _lines(whole, quarters, missed, outlooks)
-    report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, lines)
+    lines = _lines(source, whole, quarters, missed, outlooks)
+    if len(budgets) > 1:
+        lines += budget_lines(budgets, sizes)
+    report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, tuple(lines))
     return Result(report, 0)
 
 
 def _lines(
+    source: str,
     totals: tally.Totals,
     quarters: Sequence[tuple[str, tally.Totals]],
-    missed: Sequence[tuple[str, int, int]],
+    missed: Sequence[tally.Missed],
     outlooks: Sequence[tally.Outlook],
-) -> tuple[str, ...]:
+) -> list[str]:
     found = totals.outcomes
+    task = {"prompt": "its first prompt where its log records one, else none", "none": "none"}
+    bound = " (an upper bound, not a figure: --task-from log)" if source == "log" else ""
     lines = [
-        f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed then",
-        f"  in full at session start {found['shown']:>6}  {tally.percent(totals.hit_rate)}",
-        f"  named (its one line)     {found['named']:>6}  "
+        f"replayed {totals.logs} session logs: {totals.existing} uses of facts that existed "
+        f"then{bound}",
+        f"  in full at session start {found['shown']:>6}  {tally.percent(totals.in_full_rate)}",
+        f"  named only (one line)    {found['named']:>6}  "
         f"{tally.percent(totals.named_rate)} named or in full",
         f"  cut (over the budget)    {found['cut']:>6}",
         f"  live, left out           {found['hidden']:>6}",
         f"  archived (a miss)        {found['archived']:>6}",
         f"  not counted: {found['unknown']} of unknown ids, {found['new']} of facts the "
         "session created",
+        f"  each view's task: {task.get(source, UPPER_BOUND)}",
     ]
     if quarters:
-        lines.append("per quarter:    logs    uses   named  in full  archived")
+        lines.append("per quarter:    logs    uses  in full    named  archived")
         lines += [
-            f"  {q:<9} {t.logs:>7} {t.existing:>7} {tally.percent(t.named_rate):>7} "
-            f"{tally.percent(t.hit_rate):>8} {t.outcomes['archived']:>9}"
+            f"  {q:<9} {t.logs:>7} {t.existing:>7} {tally.percent(t.in_full_rate):>8} "
+            f"{tally.percent(t.named_rate):>8} {t.outcomes['archived']:>9}"
             for q, t in quarters
         ]
     if missed:
-        lines.append("missed most (archived, not named):")
-        lines += [f"  {i}  {a}, {u}" for i, a, u in missed]
+        lines.append("most often not in full (uses not in full: named only, archived):")
+        lines += [f"  {m.id}  {m.missed}: {m.named}, {m.archived}" for m in missed]
     if outlooks:
         lines.append("policy comparison:")
         lines += [
-            f"  {o.label}: named {tally.percent(o.totals.named_rate)}, in full "
-            f"{tally.percent(o.totals.hit_rate)}, misses "
+            f"  {o.label}: in full {tally.percent(o.totals.in_full_rate)}, named "
+            f"{tally.percent(o.totals.named_rate)}, misses "
             f"{o.totals.outcomes['archived']}, mean context {o.context_bytes:.0f} bytes, "
             f"continuity.md at the end {o.live} facts ({o.live_bytes} bytes)"
             for o in outlooks
         ]
-    return tuple(lines)
+    return lines
+
+
+def budget_lines(budgets: Sequence[int], sizes: Sequence[tally.Outlook]) -> list[str]:
+    """The budgets side by side: in full, named, the mean view."""
+    lines = ["by budget:   max bytes  in full    named  mean context"]
+    lines += [
+        f"  {b:>19} {tally.percent(o.totals.in_full_rate):>8} "
+        f"{tally.percent(o.totals.named_rate):>8} {o.context_bytes:>13.0f}"
+        for b, o in zip(budgets, sizes, strict=True)
+    ]
+    return lines

@@ -1,6 +1,6 @@
-"""``agent-memory report``: one page on whether the memory works — the replay's hit rate over
-time, facts per tier, archive growth, the facts used most and least, stale and expiring facts,
-pending proposals and whether a review is due.
+"""``agent-memory report``: one page on whether the memory works — the replay's share in full
+over time and by budget, facts per tier, archive growth, the facts used most and least, stale
+and expiring facts, pending proposals and whether a review is due.
 
 It reads what ``replay`` reads and writes only the file it is given, never in ``memory/``.
 """
@@ -24,13 +24,16 @@ from .replay import replayed
 from .report import Report, Result
 from .settle import memory_of
 
+# The budgets the report compares, the default first: a team picks its own from its history.
+BUDGETS = (CONTEXT_BYTES, CONTEXT_BYTES // 2, CONTEXT_BYTES * 2)
+
 
 def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
     memory, continuity = memory_of(repo)
     refuse_errors(memory.policy_problems, "then run the report again")
     reasons, _ = why_due(repo, memory)
     period = periods.fitting(memory.logs)
-    run = replayed(repo, memory, [memory.policy], CONTEXT_BYTES, period)[0]
+    runs = replayed(repo, memory, [memory.policy], BUDGETS, period=period)[0]
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(
@@ -41,7 +44,8 @@ def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
         stale_marks(repo, live),
         pending,
     )
-    found = content(memory.documents, len(memory.archives), run, seen, period)
+    at = tuple(zip(BUDGETS, runs, strict=True))
+    found = content(memory.documents, len(memory.archives), at, seen, period)
     form = form or ("html" if target is not None else "md")
     text = page.render(found) if form == "html" else markdown.render(found)
     data = found.as_data()

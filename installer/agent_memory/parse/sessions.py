@@ -50,6 +50,13 @@ _ID_FIRST = patterns.compile(
 )
 # "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
 _SAYS_NOTHING = patterns.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
+# The heading of the first prompt's section, and what ends its body: a heading of level 1 or 2.
+_FIRST_PROMPT = patterns.compile(
+    r"^ {0,3}##[ \t]+first prompt(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE | re.IGNORECASE
+)
+_SECTION_END = patterns.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)")
+# What ``untrusted.one_line`` writes for a character that cannot stand inside one line.
+_ESCAPED = patterns.compile(r"\\x([01][0-9a-f]|7f|[89][0-9a-f])|\\u(d[89a-f][0-9a-f]{2}|202[89])")
 
 
 class Written(NamedTuple):
@@ -78,6 +85,28 @@ def session_date(name: str) -> str | None:
     """The date of a correctly named log, or None for any other file name."""
     match = SESSION_NAME.match(name)
     return match.group(1) if match else None
+
+
+def first_prompt(text: str) -> str | None:
+    """The session's first prompt, as its log's ``## First Prompt`` section records it (the
+    first non-empty line of its body, its escapes undone), or None: a replay's task is only
+    what a session start could know (DESIGN §26). A body line that is a heading of level 1 or
+    2 ends the section."""
+    heading = _FIRST_PROMPT.search(text)
+    if heading is None:
+        return None
+    for line in text[heading.end() :].splitlines()[1:]:
+        if _SECTION_END.match(line):
+            return None
+        if line.strip():
+            return _ESCAPED.sub(_unescaped, line.strip())
+    return None
+
+
+def _unescaped(found: re.Match[str]) -> str:
+    """The character ``one_line`` escaped; a lone surrogate, which no text can hold, as U+FFFD."""
+    code = int(found.group(1) or found.group(2), 16)
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)
 
 
 def read_refs(data: bytes) -> SessionRefs:

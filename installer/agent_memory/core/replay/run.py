@@ -2,10 +2,11 @@
 
 For each session log in order, the memory as it stood before it — every fact judged by
 DECAY.md's rules over the logs before it, its footer as a review run just before that session
-would have written it — and the view ``context.view`` gives of it, with the log's own text as the
-task and no paths known. Each id the session used is then shown in full, named (its one line),
-cut (over the budget: not named), live but left out of the view, archived (a miss: the agent had
-to reach into the archive), unknown, or new (the session made it).
+would have written it — and the view ``context.view`` gives of it (``states``), for the task a
+session start could know (none, or its first prompt where its log records it) and no paths
+known, at each budget asked. Each id the session used is then shown in full, named (its one
+line), cut (over the budget: not named), live but left out of the view, archived (a miss: the
+agent had to reach into the archive), unknown, or new (the session made it).
 
 One pass: a fact's tier moves only when a log names it or when one of a few counts or dates is
 crossed, and those crossings are computable, so each fact is judged again only then (a list per
@@ -20,7 +21,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import NamedTuple
 
 from ...parse.facts import Document, Fact
@@ -30,9 +30,10 @@ from ..review import moves, tiers
 from ..review.verdicts import from_logs
 from . import periods, stored
 from .periods import Period
-from .sight import Sight
+from .states import Seen, States
 
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
+LIVE = ""  # a use of a fact in the memory files: where the view put it says its outcome
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
 
 
@@ -91,14 +92,16 @@ def replay(
     refs: Sequence[SessionRefs],
     tasks: Sequence[str],
     policy: Policy,
-    max_bytes: int,
+    budgets: Sequence[int],
     period: Period = periods.quarter,
-) -> Replay:
-    """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: its text as a
-    task) over ``subjects``, the facts of ``memory``, the view at ``max_bytes``; ``period``: the
-    periods at whose end the facts per tier are counted."""
-    run = _Run(memory, subjects, logs, policy, max_bytes)
-    steps: list[Step] = []
+    watch: Callable[[int, Sequence[Seen]], object] | None = None,
+) -> tuple[Replay, ...]:
+    """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: the task of its
+    view) over ``subjects``, the facts of ``memory``, the view at each of ``budgets`` (one
+    replay each); ``period``: the periods at whose end the facts per tier are counted.
+    ``watch`` is told each log's views (by its index), as ``context`` lays them out."""
+    run = _Run(memory, subjects, logs, policy)
+    steps: list[list[Step]] = [[] for _ in budgets]
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
@@ -109,8 +112,14 @@ def replay(
                 if counted:
                     counted[-1] = (counted[-1][0], run.tier_counts(index))
                 counted.append((now, {}))
-        where, size = run.sight.look(tasks[index], found.used, partial(run.refresh, index))
-        steps.append(Step(name, run.take(index, found, where), size))
+        seen = [run.states.seen(tasks[index], budget) for budget in budgets]
+        if watch is not None:
+            watch(index, seen)
+        taken = run.take(index, found)
+        for made, view in zip(steps, seen, strict=True):
+            where = view.outcomes([i for i, outcome in taken if outcome == LIVE])
+            uses = tuple((i, where.get(i, HIDDEN) if o == LIVE else o) for i, o in taken)
+            made.append(Step(name, uses, view.size))
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
     if counted:
@@ -120,13 +129,16 @@ def replay(
         for k, tier in enumerate(run.tier)
         if (tier is not None and tier not in GONE) or not subjects[k].id
     ]
-    return Replay(
-        tuple(steps),
-        tuple(counted),
-        len(live),
-        sum(subjects[k].size for k in live),
-        {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
-        {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
+    return tuple(
+        Replay(
+            tuple(made),
+            tuple(counted),
+            len(live),
+            sum(subjects[k].size for k in live),
+            {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
+            {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
+        )
+        for made in steps
     )
 
 
@@ -139,12 +151,11 @@ class _Run:
         subjects: Sequence[Subject],
         logs: Sequence[str],
         policy: Policy,
-        max_bytes: int,
     ) -> None:
         self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
         # the memory files as the view is handed them: each fact's footer and box as a review
         # would have left them, from its birth while it is out of the archive
-        self.sight = Sight(memory, [(s.doc, s.fact) for s in subjects], max_bytes)
+        self.states = States(memory, [(s.doc, s.fact) for s in subjects])
         self.index = {s.id: k for k, s in enumerate(subjects) if s.id}
         self.count = [0] * len(subjects)
         self.latest = [""] * len(subjects)
@@ -155,25 +166,16 @@ class _Run:
         # while it is still its ``when`` (any judgement, or a later one due, moves it)
         self.due: list[list[int]] = [[] for _ in range(len(logs) + 1)]
         self.when = [-1] * len(subjects)
-        # fact -> the log from which its tier may move within the memory files, which only a
-        # ranked view and a count of the tiers read: judged when one asks (``refresh``)
-        self.soft: dict[int, int] = {}
         # A fact whose footer the review computes from its events alone (no date of a person's
         # act, no closing date) is judged from the same footer until a log names it again.
         self.steady = [stored.steady(s.fields, s.fact.task) for s in subjects]
         self.keeps = [stored.keeps(s.fields) for s in subjects]
         self.retracted = [stored.retracted(s.fields) for s in subjects]
-        # steady and with no expiry: named, it is in the memory files (``_used``)
-        self.kept = [
-            steady and "valid-until" not in s.fields
-            for steady, s in zip(self.steady, subjects, strict=True)
-        ]
         self.cached: list[tuple[dict[str, str], str | None] | None] = [None] * len(subjects)
-        self.points: list[tuple[list[int], int] | None] = [None] * len(subjects)
+        self.points: list[list[int] | None] = [None] * len(subjects)
         self.days = [name[:10] for name in logs]
         # the first log after each day a log has (the days footers hold are mostly those)
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
-        self.next_day = [self._after[day] for day in self.days]  # of each log's day
         self.day_at = self.days + self.days[-1:]  # past the last log: its day
         self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
         # Out of the memory files, a fact stays out until a log names it, so the next move of
@@ -184,7 +186,7 @@ class _Run:
             created = subject.fields.get("created")
             if not subject.id:
                 fields = subject.fields
-                self.sight.show(k, fields.get("tier"), subject.fact.task, fields)
+                self.states.show(k, fields.get("tier"), subject.fact.task, fields)
             elif created:
                 self._at(bisect_left(logs, created), k)
 
@@ -198,7 +200,6 @@ class _Run:
     def _at(self, index: int, k: int) -> None:
         """Judge fact ``k`` again at log ``index`` (past the last log: never, nothing moves)."""
         self.when[k] = index
-        self.soft.pop(k, None)
         if index < len(self.due):
             self.due[index].append(k)
 
@@ -243,46 +244,33 @@ class _Run:
             tier = tiers.decide(fields, section, task, self.since, self.policy, False, day).tier
         self.tier[k] = tier
         self.when[k] = -1  # what was due for it is judged now
-        self.soft.pop(k, None)
         if tier in GONE:
-            self.sight.hide(k)
+            self.states.hide(k)
             # out of the memory files, a steady fact's tier moves only when a log names it
             if not steady:  # (a steady fact is never lazy)
-                point = self._next(index, k, fields)[0]
+                point = self._next(index, k, fields)
                 if point is None:
                     self.lazy.pop(k, None)
                 else:
                     self.lazy[k] = point
             return
-        self.sight.show(k, tier, task, fields)
+        self.states.show(k, tier, task, fields)
         if not steady:
             self.lazy.pop(k, None)
-        point, hard = self._next(index, k, fields)
-        if point is not None and point < len(self.due):
-            if steady and point < hard:  # it stays in the memory files until ``hard``
-                self.soft[k] = point
-                point = hard
-            self.when[k] = point
-            if point < len(self.due):
-                self.due[point].append(k)
+        point = self._next(index, k, fields)
+        if point is not None:
+            self._at(point, k)
 
-    def _next(self, index: int, k: int, fields: Mapping[str, str]) -> tuple[int | None, int]:
+    def _next(self, index: int, k: int, fields: Mapping[str, str]) -> int | None:
         """The next log after ``index`` where fact ``k``'s tier may move though no log names
-        it (None: none), and where it may leave the memory files (``stored.points``)."""
-        found = self.points[k]
-        if found is None:
-            found = stored.points(fields, self.subjects[k].fields, self.after, self.policy)
+        it (None: none; ``stored.points``)."""
+        points = self.points[k]
+        if points is None:
+            points = stored.points(fields, self.subjects[k].fields, self.after, self.policy)
             if self.steady[k]:
-                self.points[k] = found
-        points, hard = found
+                self.points[k] = points
         following = bisect_right(points, index)
-        return points[following] if following < len(points) else None, hard
-
-    def refresh(self, index: int) -> None:
-        """Judge the facts whose tier may have moved within the memory files by log ``index``."""
-        soft = self.soft
-        for k in sorted(k for k, point in soft.items() if point <= index):
-            self._judge(index, k)
+        return points[following] if following < len(points) else None
 
     def _fields(self, index: int, k: int, day: str) -> tuple[dict[str, str], str | None]:
         """The footer a review just before log ``index`` would compute (DECAY.md § Events)."""
@@ -300,12 +288,11 @@ class _Run:
                 task = " "  # still open then (an open thread's ``done`` is never read)
         return fields, task
 
-    def take(
-        self, index: int, found: SessionRefs, seen: Mapping[str, str]
-    ) -> tuple[tuple[str, str], ...]:
-        """What happened to each id log ``index`` used (``seen``: where its view put them), and
-        the events the log adds: each fact it names is judged again (``_used``). An id's
-        outcome reads only its own fact, so each is taken with its event, in one pass."""
+    def take(self, index: int, found: SessionRefs) -> tuple[tuple[str, str], ...]:
+        """What happened to each id log ``index`` used (``LIVE``: in the memory files, where the
+        view put it tells), and the events the log adds: each fact it names is judged again
+        before the next log. An id's outcome reads only its own fact, so each is taken with its
+        event, in one pass."""
         day, known, lazy, tier, count = (
             self.days[index],
             self.index,
@@ -314,7 +301,6 @@ class _Run:
             self.count,
         )
         latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
-        check = self.next_day[index] + self.policy.archive_window + 1
         created = found.created
         found_outcomes = []
         for fact_id in sorted(found.used):
@@ -329,7 +315,7 @@ class _Run:
                 born = self.subjects[k].fields.get("created", "")
                 if not born or born > day or (born == day and fact_id in created):
                     now = None
-            outcome = NEW if now is None else ARCHIVED if now in GONE else seen.get(fact_id, HIDDEN)
+            outcome = NEW if now is None else ARCHIVED if now in GONE else LIVE
             found_outcomes.append((fact_id, outcome))
             count[k] += 1
             latest[k] = day
@@ -337,7 +323,7 @@ class _Run:
             cached[k] = points[k] = None
             if k in lazy:
                 del lazy[k]
-            self._used(index, k, check)
+            self._at(index + 1, k)  # judged again before the next log
         for old, _new in found.superseded:
             k = known.get(old)
             if k is not None and not self.replaced[k]:
@@ -347,27 +333,8 @@ class _Run:
                 self._at(index + 1, k)
         return tuple(found_outcomes)
 
-    def _used(self, index: int, k: int, check: int) -> None:
-        """A fact whose footer comes from its events alone is in the memory files once a log
-        names it (back in them if archived): not idle, it cannot expire. Its tier within them is
-        judged when asked (``refresh``), or once it may have idled past the archive window: at
-        log ``check``."""
-        tier = self.tier[k]
-        steady = self.kept[k] and not self.replaced[k]
-        if steady and tier in GONE:  # back where it was, in the tier it left them in
-            tier = self.sight.back(k)
-        if not steady or tier is None:
-            self._at(index + 1, k)
-            return
-        self.tier[k] = tier
-        self.soft[k] = index + 1
-        self.when[k] = check
-        if check < len(self.due):
-            self.due[check].append(k)
-
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
-        self.refresh(index)
         due = sorted(k for k, point in self.lazy.items() if point <= index)
         for k in due:
             self._judge(index, k)

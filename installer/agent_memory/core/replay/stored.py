@@ -48,20 +48,16 @@ def points(
     stored: Mapping[str, str],
     after: Callable[[str], int],
     policy: Policy,
-) -> tuple[list[int], int]:
+) -> list[int]:
     """The logs at which the fact's tier may move though no log names it, in order: where a
     sessions_since count crosses the window a rule compares it with, or a log's date passes
-    one the footer holds (DECAY.md § Tiers). And the first where a steady fact may leave the
-    memory files: it idles past the archive window (rule 7), or it expires."""
-    last = fields["last_used"]
-    idle = after(last)
+    one the footer holds (DECAY.md § Tiers)."""
+    idle = after(fields["last_used"])
     points = [idle + policy.active_window + 1, idle + policy.archive_window + 1]
     if int(fields["uses"]) <= 1:
         points.append(after(fields["created"]) + policy.working_window + 1)
     if "done" in fields:
         points.append(after(fields["done"]))  # the day it closed
-        points.append(after(max(fields["done"], last)) + policy.archive_window + 1)
+        points.append(after(max(fields["done"], fields["last_used"])) + policy.archive_window + 1)
     points += [after(stored[key]) for key in ("valid-until", "archived") if stored.get(key)]
-    until = stored.get("valid-until")
-    hard = idle + policy.archive_window + 1
-    return sorted(set(points)), min(hard, after(until)) if until else hard
+    return sorted(set(points))

@@ -1,5 +1,6 @@
-"""What a replay adds up to: hit rates in total and per quarter, the facts missed most, and the
-comparison of one history replayed under two policies."""
+"""What a replay adds up to: the share of uses in full (the headline) and named, in total and per
+period, the facts most often not in full, and the comparison of one history replayed under two
+policies or at several budgets."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, NamedTuple
 from . import periods
 from .periods import Period
 from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
-from .sight import CUT, NAMED, SHOWN
+from .states import CUT, NAMED, SHOWN
 
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
@@ -25,13 +26,14 @@ class Totals(NamedTuple):
         return sum(self.outcomes[o] for o in COUNTED)
 
     @property
-    def hit_rate(self) -> float | None:
-        """The share of uses of existing facts the view showed in full (None: no such use)."""
+    def in_full_rate(self) -> float | None:
+        """The share of uses of existing facts the view showed in full, its text there (None:
+        no such use): the headline."""
         return self.outcomes[SHOWN] / self.existing if self.existing else None
 
     @property
     def named_rate(self) -> float | None:
-        """The share the view showed or at least named."""
+        """The share the view showed in full or at least named (its one line)."""
         hits = self.outcomes[SHOWN] + self.outcomes[NAMED]
         return hits / self.existing if self.existing else None
 
@@ -40,7 +42,7 @@ class Totals(NamedTuple):
             "logs": self.logs,
             "uses": self.existing,
             **self.outcomes,
-            "hit_rate": _rounded(self.hit_rate),
+            "in_full_rate": _rounded(self.in_full_rate),
             "named_rate": _rounded(self.named_rate),
         }
 
@@ -65,24 +67,37 @@ def per_period(
     return tuple((key, totals(group)) for key, group in groups.items())
 
 
-def most_missed(steps: Iterable[Step], limit: int = 10) -> tuple[tuple[str, int, int], ...]:
-    """The facts whose uses the view missed most: (id, archived, not shown), most first, then
-    by id."""
+class Missed(NamedTuple):
+    """A fact whose uses the view did not show in full: how often, and how of those."""
+
+    id: str
+    missed: int  # uses not in full
+    named: int  # of them, named by its one line only
+    archived: int  # of them, archived then
+
+    def as_data(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+def most_missed(steps: Iterable[Step], limit: int = 10) -> tuple[Missed, ...]:
+    """The facts whose uses the view showed least often in full (named only, cut, left out or
+    archived), most first, then by id."""
+    missed: Counter[str] = Counter()
+    named: Counter[str] = Counter()
     archived: Counter[str] = Counter()
-    unseen: Counter[str] = Counter()
     for step in steps:
         for fact_id, outcome in step.uses:
-            if outcome == ARCHIVED:
-                archived[fact_id] += 1
-            elif outcome in (CUT, HIDDEN):
-                unseen[fact_id] += 1
-    ids = set(archived) | set(unseen)
-    ranked = sorted(ids, key=lambda i: (-archived[i], -unseen[i], i))
-    return tuple((i, archived[i], unseen[i]) for i in ranked[:limit])
+            if outcome in COUNTED and outcome != SHOWN:
+                missed[fact_id] += 1
+                named[fact_id] += outcome == NAMED
+                archived[fact_id] += outcome == ARCHIVED
+    ranked = sorted(missed, key=lambda i: (-missed[i], i))
+    return tuple(Missed(i, missed[i], named[i], archived[i]) for i in ranked[:limit])
 
 
 class Outlook(NamedTuple):
-    """One replay in a comparison: its policy's words and what it would have done."""
+    """One replay in a comparison (of policies, or of budgets): its words and what it would have
+    done."""
 
     label: str
     totals: Totals
@@ -101,6 +116,7 @@ class Outlook(NamedTuple):
 
 
 def outlook(label: str, run: Replay) -> Outlook:
+    """What ``run`` would have done, under ``label``."""
     count = len(run.steps)
     mean = sum(s.context for s in run.steps) / count if count else 0.0
     return Outlook(label, totals(run.steps), mean, run.live, run.live_bytes)

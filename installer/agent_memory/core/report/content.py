@@ -11,7 +11,7 @@ from ...parse.facts import Document
 from ..replay import periods, tally
 from ..replay.periods import Period
 from ..replay.run import GONE, Replay
-from ..replay.tally import Totals
+from ..replay.tally import Missed, Outlook, Totals
 
 LISTED = 10  # rows of the most and least used, and of the facts missed most
 
@@ -34,7 +34,8 @@ class Content(NamedTuple):
     totals: Totals
     most_used: tuple[Ranked, ...]
     least_used: tuple[Ranked, ...]
-    missed: tuple[tuple[str, int, int], ...]  # (id, archived, not named)
+    missed: tuple[Missed, ...]  # the facts most often not in full
+    budgets: tuple[tuple[int, Outlook], ...]  # (max bytes, the replay at it)
     archive: tuple[tuple[str, int], ...]  # (quarter file, facts it holds)
     stale: tuple[tuple[str, str], ...]  # (id, what changed)
     expiring: tuple[tuple[str, str, bool], ...]  # (id, valid-until, already past)
@@ -51,7 +52,15 @@ class Content(NamedTuple):
             "totals": self.totals.as_data(),
             "most_used": [r._asdict() for r in self.most_used],
             "least_used": [r._asdict() for r in self.least_used],
-            "most_missed": [{"id": i, "archived": a, "not_named": u} for i, a, u in self.missed],
+            "most_missed": [m.as_data() for m in self.missed],
+            "budgets": [
+                {
+                    "max_bytes": b,
+                    **o.totals.as_data(),
+                    "mean_context_bytes": round(o.context_bytes, 1),
+                }
+                for b, o in self.budgets
+            ],
             "archive": [{"file": f, "facts": n} for f, n in self.archive],
             "stale": [{"id": i, "why": w} for i, w in self.stale],
             "expiring": [{"id": i, "valid_until": d, "past": p} for i, d, p in self.expiring],
@@ -73,12 +82,14 @@ class Seen(NamedTuple):
 def content(
     documents: Sequence[Document],
     archives: int,
-    run: Replay,
+    runs: Sequence[tuple[int, Replay]],
     seen: Seen,
     period: Period = periods.quarter,
 ) -> Content:
     """The report of a memory (``documents``, the last ``archives`` of them archive files);
-    ``period``: the periods ``run`` counted tiers by, and its hit rates are cut by."""
+    ``runs``: its history replayed at each budget, the first the default one; ``period``: the
+    periods the runs counted tiers by, and their shares in full are cut by."""
+    run = runs[0][1]
     live_docs = documents[: len(documents) - archives]
     live = [f for doc in live_docs for f in doc.facts if f.id is not None]
     ranked = [
@@ -111,6 +122,7 @@ def content(
         most,
         tuple(least[:LISTED]),  # never one of the most used: a short memory is in both
         tally.most_missed(run.steps, LISTED),
+        tuple((budget, tally.outlook(f"{budget} bytes", r)) for budget, r in runs),
         tuple((doc.path.rsplit("/", 1)[-1], len(doc.facts)) for doc in documents[len(live_docs) :]),
         tuple(sorted((i, w) for i, w in seen.stale.items())),
         tuple((i, d, seen.today > d) for d, i in expiring),

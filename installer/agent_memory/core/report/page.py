@@ -57,7 +57,7 @@ def _summary(found: Content) -> str:
 def _hit_chart(found: Content) -> str:
     quarters = found.hits_over_time
     labels = [q for q, _ in quarters]
-    full = tuple(t.hit_rate or 0.0 for _, t in quarters)
+    full = tuple(t.in_full_rate or 0.0 for _, t in quarters)
     named = tuple((t.named_rate or 0.0) - f for (_, t), f in zip(quarters, full, strict=True))
     series = [
         Series("in full: the start view showed the fact's text", "#2b8a3e", full),

@@ -16,12 +16,25 @@ TIER_COLORS = (
     ("superseded", "#868e96"),
 )
 NUMERIC = frozenset(
-    {"uses", "logs", "named", "in full", "archived", "not named", "facts", "in all"}
+    {
+        "uses",
+        "logs",
+        "named",
+        "in full",
+        "archived",
+        "not in full",
+        "named only",
+        "facts",
+        "in all",
+        "max bytes",
+        "mean view bytes",
+    }
 )
-HITS = ("period", "logs", "uses", "named", "in full", "archived")  # the hit rates' columns
+HITS = ("period", "logs", "uses", "in full", "named", "archived")  # the hit rates' columns
 LIMITS = (
     "Replayed from the session logs (REVIEW.md § Replay): a fact's text, the file's order and a "
-    "person's pins are today's, a review is assumed before every session, and a session's needs "
+    "person's pins are today's, a review is assumed before every session, each view's task is "
+    "the session's first prompt where its log records one (else none), and a session's needs "
     "are what its log names."
 )
 
@@ -39,9 +52,10 @@ def summary(found: Content) -> list[str]:
     if totals.existing:
         named = totals.outcomes["shown"] + totals.outcomes["named"]
         headline = (
-            f"{percent(totals.named_rate)} of the facts sessions used were named in their "
-            f"start-of-session view, {percent(totals.hit_rate)} in full ({named} and "
-            f"{totals.outcomes['shown']} of {totals.existing} uses, {totals.logs} session logs)"
+            f"{percent(totals.in_full_rate)} of the facts sessions used were in full in their "
+            f"start-of-session view, {percent(totals.named_rate)} at least named "
+            f"({totals.outcomes['shown']} and {named} of {totals.existing} uses, "
+            f"{totals.logs} session logs)"
         )
     elif totals.logs:
         headline = f"None of the {totals.logs} session logs used a fact that existed before it"
@@ -66,8 +80,8 @@ def hit_row(period: str, totals: Totals) -> tuple[str, ...]:
         period,
         str(totals.logs),
         str(totals.existing),
+        percent(totals.in_full_rate),
         percent(totals.named_rate),
-        percent(totals.hit_rate),
         str(totals.outcomes["archived"]),
     )
 
@@ -88,10 +102,24 @@ def tables(found: Content) -> list[Table]:
             "No live fact decays but the most used above.",
         ),
         Table(
-            "Facts missed most",
-            ("id", "archived", "not named"),
-            tuple((i, str(a), str(u)) for i, a, u in found.missed),
-            "No session missed a fact.",
+            "In full by budget",
+            ("max bytes", "in full", "named", "mean view bytes"),
+            tuple(
+                (
+                    str(budget),
+                    percent(o.totals.in_full_rate),
+                    percent(o.totals.named_rate),
+                    f"{o.context_bytes:.0f}",
+                )
+                for budget, o in found.budgets
+            ),
+            "No session logs yet.",
+        ),
+        Table(
+            "Facts most often not in full",
+            ("id", "not in full", "named only", "archived"),
+            tuple((m.id, str(m.missed), str(m.named), str(m.archived)) for m in found.missed),
+            "Every fact a session used was in full in its view.",
         ),
         Table(
             "Stale facts",

@@ -1,0 +1,103 @@
+"""The memory files as they stood before each log, and ``context``'s own view of them.
+
+The replay changes the memory one fact at a time (``show``, ``hide``): a fact's footer
+and tier as a review just before the log would have written them, its lines today's. What a
+session start showed is what ``context.view`` lays out for those files (DESIGN §25: one layout),
+so nothing here knows how a view is laid out. Between two logs only a few facts change: only
+their documents are made again, and a view is asked again only when the memory or the task
+changed since the last one (a view is a pure function of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from ...parse.facts import Document, Fact
+from ..agents import context
+from ..agents.context import View
+
+SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
+
+
+class Seen(NamedTuple):
+    """A view, and the ids it shows in full, names and cuts, as sets."""
+
+    view: View
+    full: frozenset[str]
+    named: frozenset[str]
+    cut: frozenset[str]
+
+    def outcomes(self, wanted: Collection[str]) -> dict[str, str]:
+        """Where each of ``wanted`` fell: the first of in full, named, cut that one of its
+        facts got (an id the view leaves out: absent)."""
+        found = {}
+        for fact_id in wanted:
+            for outcome, ids in ((SHOWN, self.full), (NAMED, self.named), (CUT, self.cut)):
+                if fact_id in ids:
+                    found[fact_id] = outcome
+                    break
+        return found
+
+    @property
+    def size(self) -> int:
+        return len(self.view.text.encode("utf-8"))
+
+
+class States:
+    """The memory files as the view is handed them, one fact changed at a time."""
+
+    def __init__(self, documents: Sequence[Document], facts: Sequence[tuple[int, Fact]]) -> None:
+        """``facts``: each fact the replay follows, as (its document in ``documents``, the fact
+        as the view is handed it, its section the one the rules see) in the documents'
+        order."""
+        self.documents, self.facts = documents, facts
+        self.held: list[Fact | None] = [None] * len(facts)  # None: out of the memory files
+        self.members: dict[int, list[int]] = {}  # each document's facts, in order
+        for k, (number, _) in enumerate(facts):
+            self.members.setdefault(number, []).append(k)
+        self.built: dict[int, Document] = {}  # the documents that hold a fact
+        self.changed: set[int] = set(self.members)  # documents to make again
+        self.docs: tuple[Document, ...] = ()
+        self.version = 0  # counts the changes, for the views kept
+        self.kept: dict[int, tuple[int, str, Seen]] = {}  # budget: (version, task, view)
+
+    def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
+        """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
+        footer = {**fields, "tier": tier} if tier is not None else fields
+        self._hold(k, self.facts[k][1]._replace(fields=tuple(footer.items()), task=task))
+
+    def hide(self, k: int) -> None:
+        """Fact ``k`` is out of the memory files."""
+        self._hold(k, None)
+
+    def _hold(self, k: int, fact: Fact | None) -> None:
+        if fact == self.held[k]:
+            return
+        self.held[k] = fact
+        self.changed.add(self.facts[k][0])
+        self.version += 1
+
+    def memory(self) -> tuple[Document, ...]:
+        """The memory files as they stand: each document that holds a fact, in order."""
+        if self.changed:
+            for number in self.changed:
+                held = [f for k in self.members.get(number, ()) if (f := self.held[k]) is not None]
+                if held:
+                    self.built[number] = self.documents[number]._replace(facts=tuple(held))
+                else:
+                    self.built.pop(number, None)
+            self.changed.clear()
+            self.docs = tuple(self.built[n] for n in sorted(self.built))
+        return self.docs
+
+    def seen(self, task: str, max_bytes: int) -> Seen:
+        """``context.view`` of the memory as it stands, for ``task`` (no paths known, no review
+        due, no citation marks) within ``max_bytes``."""
+        kept = self.kept.get(max_bytes)
+        if kept is not None and kept[0] == self.version and kept[1] == task:
+            return kept[2]
+        view = context.view(self.memory(), task, None, max_bytes)
+        found = Seen(view, frozenset(view.full), frozenset(view.named), frozenset(view.cut))
+        self.kept[max_bytes] = (self.version, task, found)
+        return found
