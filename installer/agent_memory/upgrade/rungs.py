@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..core.install.ladder import Ladder
-from . import adopt, v3_0_0, v5_0_0, v5_1_0
+from . import adopt, v3_0_0, v5_0_0, v5_1_0, v5_2_0
 from .history import NO_HISTORY, History
 
-RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG, v5_1_0.RUNG)
+RUNGS = (v3_0_0.RUNG, v5_0_0.RUNG, v5_1_0.RUNG, v5_2_0.RUNG)
 ADOPTION = adopt.RUNG
 
 
