@@ -198,6 +198,32 @@ def test_prompt_recall_skips_only_what_the_start_showed_for_the_paths_git_gives(
     assert "`docs-mkdocs`" in out
 
 
+def test_prompt_recall_lays_out_the_start_with_the_folder_the_session_started_in(
+    tmp_path: Path,
+) -> None:
+    """A session started in `src/` (nothing changed: git gives no path) was shown no fact
+    scoped to `docs/**`: a prompt that matches it gets it, as the start's view is laid out
+    again with that folder too, not as if nothing were known about paths."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    text = "Docs are built with mkdocs material and published by the zephyr pipeline"
+    added = cli("fact", "add", text, root, "--id", "docs-mkdocs", "--paths", "docs/**")
+    assert added.exit_code == 0, added.output
+    build_tree(root, {"src/app.py": "x\n"})
+    git_init(root)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"],
+        check=True,
+    )
+    here = root / "src"
+    start = json.dumps({"cwd": str(here), "hook_event_name": "SessionStart"})
+    shown = json.loads(_hook("session-start", start, here).stdout)
+    assert "mkdocs" not in shown["hookSpecificOutput"]["additionalContext"]
+    out = _prompt(here, "how does the zephyr pipeline publish the mkdocs material docs")
+    assert "`docs-mkdocs`" in out
+
+
 def test_prompt_recall_is_at_most_five_hits_and_six_kib_in_full_first(tmp_path: Path) -> None:
     foot = "<!-- id: fact-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"  # noqa: E501
     body = "".join(f"- Quasar zebra {i}\n  {'x' * 1500}\n  {foot.format(i)}\n" for i in range(8))
@@ -252,9 +278,9 @@ def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: 
     shutil.copytree(EXAMPLE, root)
     rendered: list[int] = []
 
-    def counted(repo: Any, found: Any) -> frozenset[str]:
+    def counted(repo: Any, found: Any, here: Any) -> frozenset[str]:
         rendered.append(1)
-        return context_command.listed_at_start(repo, found)
+        return context_command.listed_at_start(repo, found, here)
 
     def ask(text: str) -> list[str]:
         payload = json.dumps({"cwd": str(root), "prompt": text})
@@ -289,8 +315,8 @@ def test_prompt_recall_asks_git_for_the_paths_only_when_a_fact_can_use_them(
     def listed() -> list[str]:
         shown: list[str] = []
 
-        def counted(repo: Any, found: Any) -> frozenset[str]:
-            ids = context_command.listed_at_start(repo, found)
+        def counted(repo: Any, found: Any, here: Any) -> frozenset[str]:
+            ids = context_command.listed_at_start(repo, found, here)
             shown.extend(ids)
             return ids
 

@@ -58,11 +58,11 @@ def _prompt(_v: Values, _progress: Progress) -> Built:
 
     from ..commands.hook_prompt import prompt
 
-    def shown(repo: Repo, found: Sequence[Document]) -> frozenset[str]:
+    def shown(repo: Repo, found: Sequence[Document], here: str | None) -> frozenset[str]:
         # the context and git: paid only for a live fact's hit over the floor
         from ..commands.context import listed_at_start
 
-        return listed_at_start(repo, found)
+        return listed_at_start(repo, found, here)
 
     return None, Call(lambda _repo: prompt(sys.stdin, shown))
 

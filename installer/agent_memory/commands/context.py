@@ -88,17 +88,21 @@ def lay_out(
     return Laid(view, due, pending, note)
 
 
-def listed_at_start(repo: Repo, found: Sequence[Document] | None = None) -> frozenset[str]:
+def listed_at_start(
+    repo: Repo, found: Sequence[Document] | None = None, here: str | None = None
+) -> frozenset[str]:
     """The ids the session start's context showed in full, laid out again with the paths git
-    gives now, asked only when a fact's scope or citation can use them (its first prompt is not
-    known here): what a prompt's recall leaves out. A fact shown only by name (its one line or
+    gives now and ``here``, the folder the session started in (``a/b/``, as the start took it),
+    asked only when a fact's scope or citation can use them (its first prompt is not known
+    here): what a prompt's recall leaves out. A fact shown only by name (its one line or
     excerpt) is not among them. ``found``: the one-file threads and vision.md, when already
     read."""
 
     def paths() -> tuple[str, ...] | None:
         from ..shell.focus import focus  # git: only for a memory with scopes or citations
 
-        return focus(repo.root, None).paths or None
+        touched = focus(repo.root, None).paths
+        return ((*touched, here) if here else touched) or None
 
     view = lay_out(repo, CONTEXT_BYTES, paths=paths, found=found).view
     return frozenset(view.full)

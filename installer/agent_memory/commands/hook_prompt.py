@@ -8,11 +8,13 @@ hit of a live fact is checked against, is handed in by the command line and load
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 from typing import IO
 
 from .. import resources
 from ..core.agents import prompt_recall
 from ..parse.facts import Document
+from ..shell.discovery import below
 from ..shell.load import extras
 from ..shell.repo import Repo
 from .hook_payload import answer, event_of, read_payload, silent, where
@@ -24,12 +26,14 @@ _RECALL = Command("recall", Journal.READS)
 
 
 def prompt(
-    stdin: IO[str] | None, shown: Callable[[Repo, Sequence[Document]], Collection[str]]
+    stdin: IO[str] | None,
+    shown: Callable[[Repo, Sequence[Document], str | None], Collection[str]],
 ) -> Result:
     """The JSON the agent adds to this turn: the hits over the floor that the session start's
-    context, whose ids in full ``shown(repo, found)`` gives, did not show in full (``found``:
-    the one-file threads and vision.md, read once for both); nothing when none clears the
-    floor."""
+    context, whose ids in full ``shown(repo, found, here)`` gives, did not show in full
+    (``found``: the one-file threads and vision.md, read once for both; ``here``: the folder
+    the session started in, a path it touches as the start took it); nothing when none clears
+    the floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
@@ -37,6 +41,7 @@ def prompt(
 
     def hits(repo: Repo) -> Result:
         found = extras(repo)
+        here = below(repo.root, where(payload) or Path.cwd())
         sides = {doc.path: doc for doc in found}
 
         def document(rel: str) -> bytes | None:  # a hit's file, for its text
@@ -45,7 +50,7 @@ def prompt(
 
         hit = in_memory(
             repo,
-            lambda ix: prompt_recall.shown(query, ix, lambda: shown(repo, found), document),
+            lambda ix: prompt_recall.shown(query, ix, lambda: shown(repo, found, here), document),
             found,
         )
         data = {"hits": [h.id for h, _ in hit]}
