@@ -59,6 +59,24 @@ def stale(root: Path, *more: str) -> list[str]:
     return [line for line in out.splitlines() if "[stale]" in line or "[cites-unreadable]" in line]
 
 
+def test_a_path_from_a_subdirectory_is_refused_with_the_git_command_that_names_it(
+    repo: Path,
+) -> None:
+    """From `src/`, `load.py` names no file at the top; the refusal names the git command whose
+    output, run where the user stands, is the path to cite (plain `git ls-files` prints
+    `load.py` there)."""
+    here = repo / "src"
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    code, _, err = am(here, "fact", "cite", "config", "load.py", "--today", DAY)
+    assert code == 1 and len(err.splitlines()) == 1
+    command = err.split("`")[1]
+    assert command.startswith("git ls-files")
+    shown = subprocess.run(
+        [*command.split(), "--", "load.py"], cwd=here, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert am(here, "fact", "cite", "config", *shown, "--today", DAY)[0] == 0
+
+
 def test_a_current_citation_is_quiet_and_each_stale_state_is_one_warning(repo: Path) -> None:
     assert stale(repo) == []
     src = repo / "src/load.py"

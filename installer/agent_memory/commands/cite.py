@@ -26,7 +26,7 @@ from .curate import finish, index_of, memory_read
 from .report import Report, Result
 from .settle import Options
 
-_TOP = "paths are relative to the repo's top, as `git ls-files` shows them"
+_TOP = "paths are relative to the repo's top, as `git ls-files --full-name` shows them"
 
 
 def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Result:
