@@ -1,0 +1,43 @@
+"""A change, in two steps: its preview (the line's ``--dry-run``: the plan and its diff,
+nothing written) and, once confirmed, the same line applied."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from .actions import ACTIONS, Refused, Setting, change
+from .browse import Body
+from .html import diff, e, form, link, pre
+
+BACK = {"accept": "/inbox"}
+
+
+def preview_page(
+    root: Path, form_data: Mapping[str, str], setting: Setting, issue: Callable[[], str]
+) -> Body:
+    name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    said = change(name, subject, form_data, root, True, setting)
+    body = [f"<p>{e(' '.join(ACTIONS[name].words))} {e(subject)}: nothing is written yet.</p>"]
+    if said.code != 0:
+        raise Refused((said.err or said.out).strip())
+    body.append(diff(said.out.rstrip("\n")))
+    kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields)}
+    body.append(form("/apply", issue(), [], f"Apply: {ACTIONS[name].label}", hidden=kept))
+    body.append(_back(name, subject))
+    return body
+
+
+def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
+    name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    said = change(name, subject, form_data, root, False, setting)
+    if said.code != 0:
+        raise Refused((said.err or said.out).strip())
+    return [f'<div class="notice">{pre(said.out.rstrip())}</div>', _back(name, subject)]
+
+
+def _back(name: str, subject: str) -> str:
+    where = BACK.get(name)
+    if where is not None:
+        return f'<p><a href="{link(where)}">Back</a></p>'
+    return f'<p><a href="{link("/fact", {"id": subject})}">Back to {e(subject)}</a></p>'

@@ -1,0 +1,156 @@
+"""The HTTP server: the standard library's, one thread per connection, on the loopback address.
+
+``ThreadingHTTPServer`` because a browser holds connections open (keep-alive, and the ones it
+opens ahead of need), which would stall a server answering one at a time; the memory is read
+afresh on every request, and two writes meet at the repo's lock as two command line runs do.
+Threads are joined on close, so Ctrl-C lets a write that has started finish its plan: no
+journal or lock is left behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from ...errors import AgentMemoryError
+from .actions import Refused, Setting
+from .browse import Body, fact_page, memory_page
+from .changes import apply_page, preview_page
+from .guard import HEADERS, Guard
+from .health import health_page
+from .html import ASSETS, e, page
+from .inbox import inbox_page
+
+HOST = "127.0.0.1"
+BODY_MOST = 64 * 1024  # a form's body; a fact's text is at most 4,000 characters
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, root: Path, shown: str, setting: Setting, port: int = 0) -> None:
+        super().__init__((HOST, port), Handler)
+        self.root = root
+        self.shown = shown
+        self.setting = setting
+        self.guard = Guard(HOST, self.server_address[1])
+
+    @property
+    def address(self) -> str:
+        """The address to open: the token in it once, a cookie after."""
+        return f"{self.guard.origin}/?t={self.guard.token}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the terminal shows the address and nothing a page asked."""
+
+    def do_GET(self) -> None:
+        url = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        if not self._allowed(query.get("t"), url.path):
+            return
+        if url.path in ASSETS:  # the only files served: the page's own, held in code
+            self._send(HTTPStatus.OK, *ASSETS[url.path])
+            return
+        setting, root, issue = self.server.setting, self.server.root, self.server.guard.issue
+        pages: dict[str, tuple[str, Callable[[], Body]]] = {
+            "/": ("Memory", lambda: memory_page(root, query.get("q", ""), query.get("filter", ""))),
+            "/fact": (
+                f"Fact {query.get('id', '')}",
+                lambda: fact_page(root, query.get("id", ""), setting, issue),
+            ),
+            "/inbox": ("Inbox", lambda: inbox_page(root, setting, issue)),
+            "/health": ("Health", lambda: health_page(root, setting)),
+        }
+        if url.path not in pages:
+            self._refuse(HTTPStatus.NOT_FOUND, "no such page")
+            return
+        self._render(*pages[url.path])
+
+    def do_POST(self) -> None:
+        url = urlsplit(self.path)
+        if not self._allowed(None, url.path):
+            return
+        guard = self.server.guard
+        if not guard.same_origin(self.headers.get("Origin"), self.headers.get("Referer")):
+            self._refuse(HTTPStatus.FORBIDDEN, "a change must come from a page of this server")
+            return
+        if self.server.setting.read_only:
+            self._refuse(HTTPStatus.FORBIDDEN, "served with --read-only: no change is taken")
+            return
+        form = self._form()
+        if form is None:
+            return
+        if not guard.redeem(form.get("csrf")):
+            self._refuse(HTTPStatus.FORBIDDEN, "this form has expired; reload its page")
+            return
+        root, setting = self.server.root, self.server.setting
+        if url.path == "/preview":
+            self._render("Preview", lambda: preview_page(root, form, setting, guard.issue))
+        elif url.path == "/apply":
+            self._render("Applied", lambda: apply_page(root, form, setting))
+        else:
+            self._refuse(HTTPStatus.NOT_FOUND, "no such action")
+
+    def _allowed(self, given: str | None, path: str) -> bool:
+        """The Host and the token, checked before anything else; a good token in the address
+        is traded for the cookie, and the address without it."""
+        guard = self.server.guard
+        if not guard.host_ok(self.headers.get("Host")):
+            self._refuse(HTTPStatus.FORBIDDEN, "wrong Host: open the address the server printed")
+            return False
+        if given is not None and guard.token_ok(given):
+            self.send_response(HTTPStatus.SEE_OTHER)
+            self.send_header("Set-Cookie", guard.set_cookie())
+            self.send_header("Location", path if path.startswith("/") else "/")
+            self._close_headers(0)
+            return False
+        if not guard.token_ok(guard.cookie_token(self.headers.get("Cookie"))):
+            self._refuse(HTTPStatus.FORBIDDEN, "no token: open the address the server printed")
+            return False
+        return True
+
+    def _form(self) -> dict[str, str] | None:
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
+        try:
+            size = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            size = -1
+        if kind != "application/x-www-form-urlencoded" or not 0 <= size <= BODY_MOST:
+            self._refuse(HTTPStatus.BAD_REQUEST, "a form was expected")
+            return None
+        raw = self.rfile.read(size).decode("utf-8", errors="replace")
+        return {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+
+    def _render(self, title: str, make: Callable[[], Body]) -> None:
+        status = HTTPStatus.OK
+        try:
+            body = make()
+        except (AgentMemoryError, OSError, Refused) as exc:
+            status, body = HTTPStatus.UNPROCESSABLE_ENTITY, [f'<div class="error">{e(exc)}</div>']
+        shown = page(title, body, repo=self.server.shown, read_only=self.server.setting.read_only)
+        self._send(status, shown, "text/html; charset=utf-8")
+
+    def _refuse(self, status: HTTPStatus, why: str) -> None:
+        self.close_connection = True  # a body left unread must not be read as the next request
+        self._send(status, f"{why}\n".encode(), "text/plain; charset=utf-8")
+
+    def _send(self, status: HTTPStatus, data: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self._close_headers(len(data))
+        self.wfile.write(data)
+
+    def _close_headers(self, length: int) -> None:
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
