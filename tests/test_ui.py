@@ -258,6 +258,30 @@ def test_each_change_writes_what_the_command_line_writes(repo_root: Path, tmp_pa
     assert tree(repo_root) == tree(twin)
 
 
+def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    twin = Path(shutil.copytree(repo_root, tmp_path / "twin"))
+    second = "2026-04-05-100000#2"
+    with serving(repo_root, Setting(DAY)) as client:
+        client.log_in()
+        form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
+        preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+        assert preview.status == 200 and "two, reworded" in preview.body
+        token = re.findall(r'name="csrf" value="([^"]+)"', preview.body)[-1]
+        applied = client.post("/apply", {**form, "csrf": token})
+        assert applied.status == 200 and 'class="error"' not in applied.body
+        unchanged = {**form, "subject": PROPOSAL, "proposed": "one", "text": "one\r\n"}
+        preview = client.post(
+            "/preview", {**unchanged, "csrf": client.token_for("/inbox", "accept")}
+        )
+        assert "fact edit</code>" not in preview.body
+    made = re.search(r"\S+ \u2192 (\S+) ", cli("fact", "accept", second, twin, *TODAY).output)
+    assert made is not None
+    assert cli("fact", "edit", made.group(1), "two, reworded", twin, *TODAY).exit_code == 0
+    assert tree(repo_root) == tree(twin)
+
+
 def test_the_preview_is_the_dry_run_and_writes_nothing(client: Client, repo_root: Path) -> None:
     client.log_in()
     before = tree(repo_root)
@@ -329,3 +353,16 @@ def test_ctrl_c_stops_the_server_and_leaves_no_journal_or_lock(repo_root: Path) 
     assert process.returncode == 0, err
     assert "Traceback" not in err
     assert not (repo_root / JOURNAL_DIR).exists() and not (repo_root / LOCK_FILE).exists()
+
+
+def test_a_failed_request_is_one_line_and_a_closed_connection_none(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for raised, said in ((BrokenPipeError(32, "Broken pipe"), ""), (ValueError("bad"), "bad")):
+        try:
+            raise raised
+        except Exception:
+            client.server.handle_error(None, ("127.0.0.1", 1))
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and (said in err if said else err == "")
+        assert err.count("\n") == (1 if said else 0)

@@ -45,6 +45,7 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
             page.screenshot(path=str(tmp_path / "memory.png"), full_page=True)
 
             page.click("text=Inbox")
+            page.screenshot(path=str(tmp_path / "inbox.png"), full_page=True)
             card = page.locator("div.fact", has_text="one").first
             card.locator("button", has_text="Accept: preview").click()
             assert "+- one" in page.inner_text("pre.diff")
@@ -85,5 +86,5 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
     assert tree(root) == tree(twin)
     assert errors == []
     assert outside == []
-    for shot in ("memory", "diff", "fact"):
+    for shot in ("memory", "inbox", "diff", "fact"):
         assert (tmp_path / f"{shot}.png").stat().st_size > 10_000

@@ -98,6 +98,23 @@ def change(
     return run(action.words, root, given)
 
 
+def edited_text(form: Mapping[str, str], proposed: str) -> str | None:
+    """The text an accepted proposal is to take instead of its own (edit-then-accept), or None
+    when the form left it as proposed."""
+    text = form.get("text", "").replace("\r\n", "\n").strip()
+    return text if text and text != proposed.strip() else None
+
+
+def accept_edited(address: str, text: str, root: Path, setting: Setting) -> list[Answer]:
+    """Edit-then-accept, as a person runs it: ``fact accept LOG#N``, then ``fact edit`` of the
+    fact it made (a session log is never rewritten, so the proposal itself cannot change)."""
+    accepted = change("accept", address, {}, root, False, setting)
+    made = accepted.result.report.summary["accepted"] if accepted.result is not None else []
+    if accepted.code != 0 or not made:
+        return [accepted]
+    return [accepted, change("edit", made[0]["id"], {"text": text}, root, False, setting)]
+
+
 def _typed(kind: Kind, field: str, text: str) -> Any:
     if kind is not Kind.DATE:
         return text

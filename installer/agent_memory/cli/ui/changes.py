@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .actions import ACTIONS, Refused, Setting, change
+from .actions import ACTIONS, Refused, Setting, accept_edited, change, edited_text
 from .browse import Body
 from .html import diff, e, form, link, pre
 
@@ -22,7 +22,14 @@ def preview_page(
     if said.code != 0:
         raise Refused((said.err or said.out).strip())
     body.append(diff(said.out.rstrip("\n")))
-    kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields)}
+    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
+    if text is not None:
+        body.append(
+            "<p>Then, once it is a fact, <code>fact edit</code> gives it this text (its diff "
+            f"follows the acceptance, which makes the fact):</p>{pre(text)}"
+        )
+    more = ("text", "proposed") if name == "accept" else ()
+    kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields, *more)}
     body.append(form("/apply", issue(), [], f"Apply: {ACTIONS[name].label}", hidden=kept))
     body.append(_back(name, subject))
     return body
@@ -30,10 +37,20 @@ def preview_page(
 
 def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
-    said = change(name, subject, form_data, root, False, setting)
-    if said.code != 0:
-        raise Refused((said.err or said.out).strip())
-    return [f'<div class="notice">{pre(said.out.rstrip())}</div>', _back(name, subject)]
+    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
+    if text is not None:
+        done = accept_edited(subject, text, root, setting)
+    else:
+        done = [change(name, subject, form_data, root, False, setting)]
+    if len(done) == 1 and done[0].code != 0:
+        raise Refused((done[0].err or done[0].out).strip())
+    shown = [
+        f'<div class="notice">{pre(said.out.rstrip())}</div>'
+        if said.code == 0
+        else f'<div class="error">{pre((said.err or said.out).strip())}</div>'
+        for said in done
+    ]
+    return [*shown, _back(name, subject)]
 
 
 def _back(name: str, subject: str) -> str:

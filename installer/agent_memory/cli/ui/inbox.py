@@ -10,12 +10,12 @@ from ...core.facts.duplicates import compare
 from ...shell.load import load
 from .actions import Setting, run
 from .browse import Body, opened
-from .html import e, form, link
+from .html import e, form, link, text_field
 
 SIMILAR_SHOWN = 3
 # `fact reject` is not a command of this release: the page offers no rule of its own.
 NO_REJECT = (
-    "Reject needs a `fact reject` command, which this version does not have; a proposal no "
+    "Reject needs a fact reject command, which this version does not have; a proposal no "
     "one accepts leaves the inbox when the next review reads its log."
 )
 
@@ -43,8 +43,13 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
                 f"{e(match.first_line)}{' (archived)' if match.archived else ''}</p>"
             )
         if not setting.read_only:
-            hidden = {"action": "accept", "subject": proposal["address"]}
-            body.append(form("/preview", issue(), [], "Accept: preview", hidden=hidden))
+            hidden = {
+                "action": "accept",
+                "subject": proposal["address"],
+                "proposed": proposal["text"],
+            }
+            field = text_field("text", "Text (edit it to accept it changed)", proposal["text"])
+            body.append(form("/preview", issue(), [field], "Accept: preview", hidden=hidden))
             body.append(f'<button disabled title="{e(NO_REJECT)}">Reject</button>')
         body.append("</div>")
     if not setting.read_only:

@@ -9,6 +9,7 @@ journal or lock is left behind.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +39,13 @@ class Server(ThreadingHTTPServer):
         self.shown = shown
         self.setting = setting
         self.guard = Guard(HOST, self.server_address[1])
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that closed its connection early is no error; anything else is one line
+        on stderr, never a traceback."""
+        failed = sys.exc_info()[1]
+        if not isinstance(failed, ConnectionError):
+            print(f"agent-memory ui: a request failed: {failed!r}", file=sys.stderr, flush=True)
 
     @property
     def address(self) -> str:
