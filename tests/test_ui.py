@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -366,3 +367,20 @@ def test_a_failed_request_is_one_line_and_a_closed_connection_none(
         err = capsys.readouterr().err
         assert "Traceback" not in err and (said in err if said else err == "")
         assert err.count("\n") == (1 if said else 0)
+
+
+def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for given in (str(port), "70000"):
+            argv = ["ui", str(repo_root), "--no-browser", "--port", given]
+            done = subprocess.run(
+                [sys.executable, "-m", "agent_memory", *argv],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1, done
+            assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
