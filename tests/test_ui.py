@@ -94,8 +94,19 @@ class Client:
         form = {"action": action, "subject": subject, **fields}
         preview = self.post("/preview", {**form, "csrf": self.token_for(page, action)})
         assert preview.status == 200, preview.body
-        token = re.findall(r'name="csrf" value="([^"]+)"', preview.body)[-1]
-        return self.post("/apply", {**form, "csrf": token})
+        return self.post("/apply", applying(preview.body))
+
+
+def applying(preview: str) -> dict[str, str]:
+    """What the preview's Apply button posts: its form's hidden fields, as a browser sends them."""
+    found = re.search(
+        r'<form class="action" method="post" action="/apply">(.*?)</form>', preview, re.S
+    )
+    assert found is not None, preview
+    fields = re.findall(
+        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', found.group(1), re.S
+    )
+    return {name: html.unescape(value) for name, value in fields}
 
 
 @contextlib.contextmanager
@@ -269,8 +280,7 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
         form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
         preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
         assert preview.status == 200 and "two, reworded" in preview.body
-        token = re.findall(r'name="csrf" value="([^"]+)"', preview.body)[-1]
-        applied = client.post("/apply", {**form, "csrf": token})
+        applied = client.post("/apply", applying(preview.body))
         assert applied.status == 200 and 'class="error"' not in applied.body
         unchanged = {**form, "subject": PROPOSAL, "proposed": "one", "text": "one\r\n"}
         preview = client.post(
@@ -314,6 +324,17 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
     assert tree(repo_root) == before
 
 
+def test_a_change_is_applied_only_as_previewed(client: Client, repo_root: Path) -> None:
+    client.log_in()
+    form = {"action": "edit", "subject": "old", "text": "Old, as previewed"}
+    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "edit")})
+    assert cli("fact", "relate", "old", "freeze", repo_root, *TODAY).exit_code == 0
+    before = tree(repo_root)
+    stale = client.post("/apply", applying(preview.body))
+    assert stale.status == 422 and "changed since the preview" in stale.body
+    assert tree(repo_root) == before
+
+
 def test_a_change_while_a_command_line_run_holds_the_lock_is_refused(
     client: Client, repo_root: Path
 ) -> None:
@@ -321,9 +342,8 @@ def test_a_change_while_a_command_line_run_holds_the_lock_is_refused(
     before = tree(repo_root)
     token = client.token_for("/fact?id=old", "pin")
     preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": token})
-    token = re.findall(r'name="csrf" value="([^"]+)"', preview.body)[-1]
     with Repo(repo_root).locked():
-        held = client.post("/apply", {"action": "pin", "subject": "old", "csrf": token})
+        held = client.post("/apply", applying(preview.body))
         assert 'class="error"' in held.body and "lock" in held.body
         assert "tier: core" not in (repo_root / "memory/continuity.md").read_text()
     assert {k: v for k, v in tree(repo_root).items() if k != LOCK_FILE} == before

@@ -54,7 +54,7 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
 
             page.goto(f"{client.origin}/fact?id=old")
             edit = page.locator("form", has=page.locator("input[value=edit]"))
-            edit.locator("textarea").fill("Old decision, now <b>bold</b>")
+            edit.locator("textarea").fill("Old decision, now <b>bold</b>\nand a second line")
             edit.locator("button").click()
             diff = page.inner_text("pre.diff")
             assert "-- Old <decision> & `quoted`" in diff
@@ -79,7 +79,7 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
             browser.close()
     for words in (
         ("fact", "accept", PROPOSAL),
-        ("fact", "edit", "old", "Old decision, now <b>bold</b>"),
+        ("fact", "edit", "old", "Old decision, now <b>bold</b>\nand a second line"),
         ("fact", "retract", "busy", "--reason", "replaced by the queue"),
     ):
         assert cli(*words, twin, *TODAY).exit_code == 0

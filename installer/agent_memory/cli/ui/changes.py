@@ -3,6 +3,7 @@ nothing written) and, once confirmed, the same line applied."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -30,6 +31,7 @@ def preview_page(
         )
     more = ("text", "proposed") if name == "accept" else ()
     kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields, *more)}
+    kept["seen"] = _digest(said.out)
     body.append(form("/apply", issue(), [], f"Apply: {ACTIONS[name].label}", hidden=kept))
     body.append(_back(name, subject))
     return body
@@ -37,6 +39,12 @@ def preview_page(
 
 def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    again = change(name, subject, form_data, root, True, setting)
+    if again.code != 0 or _digest(again.out) != form_data.get("seen"):
+        raise Refused(
+            "the memory changed since the preview, so this change would not be the one shown: "
+            "nothing was written; go back and preview it again"
+        )
     text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
     if text is not None:
         done = accept_edited(subject, text, root, setting)
@@ -51,6 +59,11 @@ def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Bo
         for said in done
     ]
     return [*shown, _back(name, subject)]
+
+
+def _digest(previewed: str) -> str:
+    """What the preview showed, as the apply form carries it back."""
+    return hashlib.sha256(previewed.encode("utf-8")).hexdigest()
 
 
 def _back(name: str, subject: str) -> str:
