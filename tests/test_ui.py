@@ -324,6 +324,14 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
     assert tree(repo_root) == before
 
 
+def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) -> None:
+    client.log_in()
+    with Repo(client.server.root).locked():
+        for path in ("/", "/fact?id=old", "/inbox", "/health", "/?q=decision"):
+            reply = client.ask("GET", path)
+            assert reply.status == 200 and 'class="error"' not in reply.body, path
+
+
 def test_a_change_is_applied_only_as_previewed(client: Client, repo_root: Path) -> None:
     client.log_in()
     form = {"action": "edit", "subject": "old", "text": "Old, as previewed"}

@@ -21,7 +21,8 @@ NO_REJECT = (
 
 
 def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
-    listed = run(("fact", "accept"), root, {})
+    # --dry-run: the listing reads only, so it takes no lock and rolls no journal back
+    listed = run(("fact", "accept"), root, {"dry_run": True})
     if listed.error is not None:
         raise listed.error
     pending = listed.result.report.summary["pending"] if listed.result is not None else []
