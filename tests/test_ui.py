@@ -324,6 +324,18 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
     assert tree(repo_root) == before
 
 
+def test_the_memory_page_shows_each_section_by_tier_core_first(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    assert cli("fact", "pin", "evil", repo_root, *TODAY).exit_code == 0
+    body = client.ask("GET", "/").body
+    order = [body.index(f'href="/fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
+    assert order == sorted(order)  # evil, pinned, before the active ones written above it
+    pinned = client.ask("GET", "/?filter=pinned").body
+    assert 'href="/fact?id=evil"' in pinned and 'href="/fact?id=old"' not in pinned
+
+
 def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) -> None:
     client.log_in()
     with Repo(client.server.root).locked():

@@ -10,6 +10,7 @@ from ...core.facts.duplicates import fact_text
 from ...core.facts.relations import related
 from ...errors import AgentMemoryError
 from ...parse.facts import Document, Fact
+from ...parse.footer import TIERS
 from ...shell.cited import stale_marks
 from ...shell.load import load
 from ...shell.repo import Repo
@@ -84,9 +85,15 @@ def _sections(doc: Document, picked: Sequence[Fact], stale: Mapping[str, str]) -
     for title in dict.fromkeys(f.section for f in picked):
         out.append(f"<h3>{e(title)}</h3>")
         here = [f for f in picked if f.section == title]
-        for fact in sorted(here, key=lambda f: _tier(f)):
+        for fact in sorted(here, key=_tier_order):
             out.append(card(doc, fact, stale.get(fact.id or "", "")))
     return out
+
+
+def _tier_order(fact: Fact) -> int:
+    """Core first, then as DECAY.md's tiers go; a tier we do not know, last."""
+    tier = _tier(fact)
+    return TIERS.index(tier) if tier in TIERS else len(TIERS)
 
 
 def _tier(fact: Fact) -> str:

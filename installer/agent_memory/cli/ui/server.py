@@ -56,6 +56,7 @@ class Server(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: Server
     protocol_version = "HTTP/1.1"
+    timeout = 60  # an idle connection is closed: it holds a thread
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the terminal shows the address and nothing a page asked."""
