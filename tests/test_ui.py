@@ -24,9 +24,12 @@ from typing import NamedTuple
 from urllib.parse import urlencode
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_memory.cli.ui.actions import Setting
-from agent_memory.cli.ui.guard import POLICY
+from agent_memory.cli.ui.guard import POLICY, Guard
+from agent_memory.cli.ui.html import diff, e
 from agent_memory.cli.ui.server import Server
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.shell.repo import Repo
@@ -424,3 +427,30 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
             )
             assert done.returncode == 1, done
             assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+@given(st.text())
+def test_any_text_is_inert_and_given_back_whole(text: str) -> None:
+    shown = e(text)
+    assert not set("<>\"'") & set(shown)
+    assert html.unescape(shown) == text
+    made = diff(text)
+    inner = made.removeprefix('<pre class="diff">').removesuffix("</pre>")
+    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == text
+    assert "<" not in re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)
+
+
+@given(st.text(), st.text())
+def test_only_the_exact_origin_may_write(origin: str, referer: str) -> None:
+    guard = Guard("127.0.0.1", 8123, "token")
+    assert guard.same_origin(origin, referer) == (origin == "http://127.0.0.1:8123")
+    assert guard.same_origin(None, referer) == referer.startswith("http://127.0.0.1:8123/")
+    assert not guard.token_ok(None) and guard.token_ok("token") and not guard.token_ok("t")
+
+
+@given(st.text())
+def test_any_cookie_header_is_read_without_raising(header: str) -> None:
+    guard = Guard("127.0.0.1", 8123, "token")
+    found = guard.cookie_token(header)
+    assert found is None or isinstance(found, str)
+    assert guard.cookie_token("a=b; agent_memory_ui=token") == "token"
