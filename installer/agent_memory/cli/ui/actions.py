@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ...commands.runner import Answer, answer
+from ...errors import AgentMemoryError
 from ...parse.dates import parse_date
 from .. import curation, insight, memory
 from ..declared import Declared, Kind
@@ -58,8 +59,9 @@ class Setting(NamedTuple):
     read_only: bool = False
 
 
-class Refused(Exception):
-    """A form the line cannot take (an unknown action, a missing field, a date that is not one)."""
+class Refused(AgentMemoryError):
+    """A form the line cannot take (an unknown action, a missing field, a date that is not one),
+    or a line's own refusal, handed on to the runner that runs the page."""
 
 
 def values(line: Declared, root: Path, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,8 @@ import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ...commands.runner import Answer
+from ...errors import AgentMemoryError
 from .actions import ACTIONS, Refused, Setting, accept_edited, change, edited_text
 from .browse import Body
 from .html import diff, e, form, link, pre
@@ -21,7 +23,7 @@ def preview_page(
     said = change(name, subject, form_data, root, True, setting)
     body = [f"<p>{e(' '.join(ACTIONS[name].words))} {e(subject)}: nothing is written yet.</p>"]
     if said.code != 0:
-        raise Refused((said.err or said.out).strip())
+        raise _failed(said)
     body.append(diff(said.out.rstrip("\n")))
     text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
     if text is not None:
@@ -51,7 +53,7 @@ def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Bo
     else:
         done = [change(name, subject, form_data, root, False, setting)]
     if len(done) == 1 and done[0].code != 0:
-        raise Refused((done[0].err or done[0].out).strip())
+        raise _failed(done[0])
     shown = [
         f'<div class="notice">{pre(said.out.rstrip())}</div>'
         if said.code == 0
@@ -59,6 +61,11 @@ def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Bo
         for said in done
     ]
     return [*shown, _back(name, subject)]
+
+
+def _failed(said: Answer) -> AgentMemoryError | OSError:
+    """The line's own error, for the page's runner to word as the command line does."""
+    return said.error if said.error is not None else Refused(said.out.strip())
 
 
 def _digest(previewed: str) -> str:

@@ -16,8 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from ...errors import AgentMemoryError
-from .actions import Refused, Setting
+from ...commands.report import Report, Result
+from ...commands.runner import Call, Command, Journal, answer
+from .actions import Setting
 from .browse import Body, fact_page, memory_page
 from .changes import apply_page, preview_page
 from .guard import HEADERS, Guard
@@ -26,6 +27,9 @@ from .html import ASSETS, e, page
 from .inbox import inbox_page
 
 HOST = "127.0.0.1"
+# Each page: the pages that read refuse while a journal waits (``browse.opened``), and each
+# change's own line applies the journal rule of a writing command.
+PAGE = Command("ui", Journal.OWN)
 BODY_MOST = 64 * 1024  # a form's body; a fact's text is at most 4,000 characters
 
 
@@ -140,11 +144,16 @@ class Handler(BaseHTTPRequestHandler):
         return {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
 
     def _render(self, title: str, make: Callable[[], Body]) -> None:
-        status = HTTPStatus.OK
-        try:
-            body = make()
-        except (AgentMemoryError, OSError, Refused) as exc:
-            status, body = HTTPStatus.UNPROCESSABLE_ENTITY, [f'<div class="error">{e(exc)}</div>']
+        """The page ``make`` builds, run by the runner as a command is: an error it raises is
+        the one line the command line would print, shown on the page."""
+        call = Call(lambda _repo: Result(Report("ui", "", "", "shown", heading=tuple(make())), 0))
+        said = answer(PAGE, self.server.root, call, as_json=False)
+        status, body = HTTPStatus.OK, list(said.result.report.heading) if said.result else []
+        if said.error is not None:
+            status, body = (
+                HTTPStatus.UNPROCESSABLE_ENTITY,
+                [f'<div class="error">{e(said.err)}</div>'],
+            )
         shown = page(title, body, repo=self.server.shown, read_only=self.server.setting.read_only)
         self._send(status, shown, "text/html; charset=utf-8")
 
