@@ -385,12 +385,14 @@ def test_ctrl_c_stops_the_server_and_leaves_no_journal_or_lock(repo_root: Path) 
         first = process.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/\?t=(\S+)", first)
         assert found is not None, first
+        # a browser's connection, kept open and idle: Ctrl-C does not wait for it
         connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
         connection.request("GET", f"/?t={found.group(2)}")
-        assert connection.getresponse().status == 303
-        connection.close()
+        reply = connection.getresponse()
+        assert reply.status == 303 and reply.read() == b""
         process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=30)
+        _out, err = process.communicate(timeout=20)
+        connection.close()
     finally:
         if process.poll() is None:
             process.kill()
@@ -454,3 +456,24 @@ def test_any_cookie_header_is_read_without_raising(header: str) -> None:
     found = guard.cookie_token(header)
     assert found is None or isinstance(found, str)
     assert guard.cookie_token("a=b; agent_memory_ui=token") == "token"
+
+
+def test_closing_waits_for_the_answers_under_way_and_takes_no_new_one(repo_root: Path) -> None:
+    server = Server(repo_root, "repo", Setting(DAY))
+    started, finished = threading.Event(), threading.Event()
+
+    def answer() -> None:
+        with server.working() as open_:
+            assert open_
+            started.set()
+            finished.wait(0.5)  # a change being applied
+            finished.set()
+
+    worker = threading.Thread(target=answer)
+    worker.start()
+    started.wait(10)
+    server.server_close()
+    assert finished.is_set()  # close returned only once the answer was done
+    with server.working() as open_:
+        assert not open_
+    worker.join()

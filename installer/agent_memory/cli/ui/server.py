@@ -3,14 +3,16 @@
 ``ThreadingHTTPServer`` because a browser holds connections open (keep-alive, and the ones it
 opens ahead of need), which would stall a server answering one at a time; the memory is read
 afresh on every request, and two writes meet at the repo's lock as two command line runs do.
-Threads are joined on close, so Ctrl-C lets a write that has started finish its plan: no
-journal or lock is left behind.
+On Ctrl-C the answers under way are waited for, so a write that has started finishes its plan
+(no journal or lock is left behind), and connections left idle are not.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,15 +36,43 @@ BODY_MOST = 64 * 1024  # a form's body; a fact's text is at most 4,000 character
 
 
 class Server(ThreadingHTTPServer):
-    daemon_threads = False
-    block_on_close = True
+    # A connection a browser keeps open idle is not waited for; a request being answered is
+    # (``working``, ``server_close``).
+    daemon_threads = True
+    block_on_close = False
 
     def __init__(self, root: Path, shown: str, setting: Setting, port: int = 0) -> None:
+        self._busy = 0  # before binding: a port taken closes the server at once
+        self._closing = False
+        self._idle = threading.Condition()
         super().__init__((HOST, port), Handler)
         self.root = root
         self.shown = shown
         self.setting = setting
         self.guard = Guard(HOST, self.server_address[1])
+
+    @contextlib.contextmanager
+    def working(self) -> Iterator[bool]:
+        """Around the answer to one request; False once the server is closing (answer nothing)."""
+        with self._idle:
+            if self._closing:
+                yield False
+                return
+            self._busy += 1
+        try:
+            yield True
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def server_close(self) -> None:
+        """Stop taking connections and requests, then wait for the answers under way: a change
+        that has started finishes its plan, so no journal or lock is left behind."""
+        super().server_close()
+        with self._idle:
+            self._closing = True
+            self._idle.wait_for(lambda: self._busy == 0)
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A browser that closed its connection early is no error; anything else is one line
@@ -147,7 +177,11 @@ class Handler(BaseHTTPRequestHandler):
         """The page ``make`` builds, run by the runner as a command is: an error it raises is
         the one line the command line would print, shown on the page."""
         call = Call(lambda _repo: Result(Report("ui", "", "", "shown", heading=tuple(make())), 0))
-        said = answer(PAGE, self.server.root, call, as_json=False)
+        with self.server.working() as open_:
+            if not open_:
+                self._refuse(HTTPStatus.SERVICE_UNAVAILABLE, "the server is stopping")
+                return
+            said = answer(PAGE, self.server.root, call, as_json=False)
         status, body = HTTPStatus.OK, list(said.result.report.heading) if said.result else []
         if said.error is not None:
             status, body = (
