@@ -134,7 +134,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("doctor",): ("doctor", enabled),
         ("disable",): ("disable", enabled, "--today", "2026-03-02"),  # last: it takes it all out
     }
-    serving = {("mcp", "serve")}  # a server speaks MCP on stdout, not one document
+    serving = {("mcp", "serve"), ("ui",)}  # servers: MCP on stdout; ui a page server, no --json
     # A hook prints what its agent reads (tests/test_hook.py), not our document.
     serving |= {("hook", e) for e in ("session-start", "pre-compact", "session-end", "prompt")}
     assert set(runs) >= set(commands()) - serving, "a command has no --json run here"

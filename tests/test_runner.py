@@ -65,6 +65,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("hook", "session-end"): [],
     ("hook", "prompt"): [],
     ("doctor",): [],
+    ("ui",): ["--no-browser"],
 }
 # Commands that do not take a folder to discover from (git hands merge-file its files; the
 # MCP server's discovery is tested through its tools) or that need more than a sample line.
@@ -72,6 +73,7 @@ NO_DISCOVERY = {("merge-file",), ("mcp", "serve"), ("session", "capture")}
 # The hooks find the repo from their payload's cwd (tests/test_hook.py).
 NO_DISCOVERY |= {("hook", event) for event in ("session-start", "pre-compact", "session-end")}
 NO_DISCOVERY |= {("hook", "prompt")}
+NO_DISCOVERY |= {("ui",)}  # serves until Ctrl-C: tests/test_ui.py runs it on a folder
 
 
 def test_every_declared_command_has_a_sample() -> None:

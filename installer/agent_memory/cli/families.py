@@ -25,6 +25,7 @@ FAMILIES = MappingProxyType(
         **dict.fromkeys(("session", "check-logs", "merge-file"), ("sessions",)),
         "hook": ("hook",),
         **dict.fromkeys(("replay", "report"), ("insight",)),
+        "ui": ("browser",),
     }
 )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import curation, hook, insight, memory, sessions, setup
+from . import browser, curation, hook, insight, memory, sessions, setup
 from .declared import Declared
 
 LINES: tuple[Declared, ...] = (
@@ -21,5 +21,6 @@ LINES: tuple[Declared, ...] = (
     *sessions.LINES,
     *hook.LINES,
     *insight.LINES,
+    *browser.LINES,
 )
 BY_WORDS: Mapping[tuple[str, ...], Declared] = MappingProxyType({d.words: d for d in LINES})

@@ -1,0 +1,171 @@
+"""The memory page (facts by file, section and tier; search; filters) and a fact's own page (its
+text, footer, ``explain``, relations and the changes it may take)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ...core.facts.duplicates import fact_text
+from ...core.facts.relations import related
+from ...errors import AgentMemoryError
+from ...parse.facts import Document, Fact
+from ...parse.footer import TIERS
+from ...shell.cited import stale_marks
+from ...shell.load import load
+from ...shell.repo import Repo
+from .actions import ACTIONS, FACT_ACTIONS, Setting, run
+from .html import e, form, link, pre, text_field
+
+FILTERS = {
+    "stale": "stale citations",
+    "expiring": "with a valid-until date",
+    "pinned": "pinned (tier: core)",
+    "archived": "archived",
+}
+ARCHIVED_SHOWN = 500  # an archive of 10,000 facts is searched, not read down
+Body = list[str]
+
+
+def opened(root: Path) -> Repo:
+    """The repo, refused while a journal waits to be rolled back (as every reading command)."""
+    repo = Repo(root)
+    repo.refuse_if_interrupted()
+    return repo
+
+
+def memory_page(root: Path, query: str, chosen: str) -> Body:
+    repo = opened(root)
+    links = [f'<a href="{link("/", {"filter": k})}">{e(v)}</a>' for k, v in FILTERS.items()]
+    body = [
+        '<form method="get" action="/"><input type="text" name="q" '
+        f'value="{e(query)}" placeholder="search the facts (recall)"> <button>Search</button>'
+        "</form>",
+        f'<nav class="filters">Show only: {"".join(links)}<a href="/">all live facts</a></nav>',
+    ]
+    if query:
+        return body + _hits(root, query)
+    memory = load(repo, archives=chosen == "archived")
+    live = memory.documents[: len(memory.documents) - len(memory.archives)]
+    stale = stale_marks(repo, live)
+    keep = _filter(chosen, stale)
+    docs = memory.archives if chosen == "archived" else live
+    shown = 0
+    for doc in docs:
+        picked = [f for f in doc.facts if f.id is not None and keep(f)]
+        if chosen == "archived":
+            picked = picked[: max(0, ARCHIVED_SHOWN - shown)]
+        shown += len(picked)
+        if picked:
+            body.append(f"<h2>{e(doc.path)}</h2>")
+            body.extend(_sections(doc, picked, stale))
+    if chosen == "archived" and shown >= ARCHIVED_SHOWN:
+        body.append(
+            f'<p class="notice">The first {ARCHIVED_SHOWN} archived facts; search for '
+            "the others.</p>"
+        )
+    if not shown:
+        body.append('<p class="notice">No fact here.</p>')
+    return body
+
+
+def _filter(chosen: str, stale: Mapping[str, str]) -> Callable[[Fact], bool]:
+    if chosen == "stale":
+        return lambda f: f.id in stale
+    if chosen == "expiring":
+        return lambda f: f.field("valid-until") is not None
+    if chosen == "pinned":
+        return lambda f: f.field("tier") == "core"
+    return lambda f: True
+
+
+def _sections(doc: Document, picked: Sequence[Fact], stale: Mapping[str, str]) -> Body:
+    """The facts of one file under their sections' titles, each section's by tier."""
+    out: Body = []
+    for title in dict.fromkeys(f.section for f in picked):
+        out.append(f"<h3>{e(title)}</h3>")
+        here = [f for f in picked if f.section == title]
+        for fact in sorted(here, key=_tier_order):
+            out.append(card(doc, fact, stale.get(fact.id or "", "")))
+    return out
+
+
+def _tier_order(fact: Fact) -> int:
+    """Core first, then as DECAY.md's tiers go; a tier we do not know, last."""
+    tier = _tier(fact)
+    return TIERS.index(tier) if tier in TIERS else len(TIERS)
+
+
+def _tier(fact: Fact) -> str:
+    return fact.field("tier") or "working"
+
+
+def card(doc: Document, fact: Fact, mark: str = "") -> str:
+    """One fact in a list: its first line, id (a link to its page), tier and place."""
+    tier = _tier(fact)
+    said = f" · {e(mark)}" if mark else ""
+    return (
+        f'<div class="fact"><p>{e(fact.first_line)}</p><p class="meta">'
+        f'<a href="{link("/fact", {"id": fact.id or ""})}">{e(fact.id)}</a> '
+        f'<span class="tier tier-{e(tier)}">{e(tier)}</span> {e(doc.path)}:{fact.line}{said}'
+        "</p></div>"
+    )
+
+
+def _hits(root: Path, query: str) -> Body:
+    # recall's line takes words, the last its PATH when it names a folder: the repo's, here
+    said = run(("recall",), root, {"query": (*query.split(), str(root)), "limit": 50})
+    if said.error is not None:
+        raise said.error
+    hits = said.result.report.summary["hits"] if said.result is not None else []
+    if not hits:
+        return [f'<p class="notice">No fact matches {e(query)}.</p>']
+    return [
+        f'<div class="fact"><p>{e(h["first_line"])}</p><p class="meta">'
+        f'<a href="{link("/fact", {"id": h["id"]})}">{e(h["id"])}</a> '
+        f'<span class="tier tier-{e(h["tier"])}">{e(h["tier"])}</span> '
+        f"{e(h['path'])}:{e(h['line'])} · {e(h['section'])}</p></div>"
+        for h in hits
+    ]
+
+
+def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], str]) -> Body:
+    repo = opened(root)
+    memory = load(repo)
+    place = next(
+        ((d, f) for d in memory.documents for f in d.facts if f.id == fact_id and fact_id), None
+    )
+    if place is None:
+        raise AgentMemoryError(f"no fact {fact_id!r} in this memory")
+    doc, fact = place
+    footer = doc.text.lines[fact.footer_line].strip() if fact.footer_line is not None else ""
+    explained = run(("explain",), root, {"fact_id": fact_id, "today": setting.today})
+    body = [
+        card(doc, fact),
+        "<h2>Text</h2>",
+        pre(fact_text(doc, fact).rstrip()),
+        "<h2>Footer</h2>",
+        pre(footer or "(none)"),
+        "<h2>Explain</h2>",
+        pre((explained.out or explained.err).rstrip("\n")),
+        "<h2>Related facts</h2>",
+        *([card(d, f) for d, f in related(memory.documents, fact_id)] or ["<p>None.</p>"]),
+    ]
+    if not setting.read_only:
+        body.append("<h2>Change it</h2>")
+        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue))
+    return body
+
+
+def _forms(fact_id: str, text: str, issue: Callable[[], str]) -> Iterable[str]:
+    """One form per action, each posting to its preview (the plan's diff, nothing written)."""
+    labels = {"text": "Text", "reason": "Reason", "until": "Valid until (YYYY-MM-DD)"}
+    labels |= {"other": "Related fact's id", "place": "File[:A-B]"}
+    for name in FACT_ACTIONS:
+        action = ACTIONS[name]
+        fields = [
+            text_field(f, labels[f], text if name == "edit" else "", area=f == "text")
+            for f in action.fields
+        ]
+        hidden = {"action": name, "subject": fact_id}
+        yield form("/preview", issue(), fields, f"{action.label}: preview", hidden=hidden)

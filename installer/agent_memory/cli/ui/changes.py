@@ -1,0 +1,80 @@
+"""A change, in two steps: its preview (the line's ``--dry-run``: the plan and its diff,
+nothing written) and, once confirmed, the same line applied."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ...commands.runner import Answer
+from ...errors import AgentMemoryError
+from .actions import ACTIONS, Refused, Setting, accept_edited, change, edited_text
+from .browse import Body
+from .html import diff, e, form, link, pre
+
+BACK = {"accept": "/inbox"}
+
+
+def preview_page(
+    root: Path, form_data: Mapping[str, str], setting: Setting, issue: Callable[[], str]
+) -> Body:
+    name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    said = change(name, subject, form_data, root, True, setting)
+    body = [f"<p>{e(' '.join(ACTIONS[name].words))} {e(subject)}: nothing is written yet.</p>"]
+    if said.code != 0:
+        raise _failed(said)
+    body.append(diff(said.out.rstrip("\n")))
+    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
+    if text is not None:
+        body.append(
+            "<p>Then, once it is a fact, <code>fact edit</code> gives it this text (its diff "
+            f"follows the acceptance, which makes the fact):</p>{pre(text)}"
+        )
+    more = ("text", "proposed") if name == "accept" else ()
+    kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields, *more)}
+    kept["seen"] = _digest(said.out)
+    body.append(form("/apply", issue(), [], f"Apply: {ACTIONS[name].label}", hidden=kept))
+    body.append(_back(name, subject))
+    return body
+
+
+def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
+    name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    again = change(name, subject, form_data, root, True, setting)
+    if again.code != 0 or _digest(again.out) != form_data.get("seen"):
+        raise Refused(
+            "the memory changed since the preview, so this change would not be the one shown: "
+            "nothing was written; go back and preview it again"
+        )
+    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
+    if text is not None:
+        done = accept_edited(subject, text, root, setting)
+    else:
+        done = [change(name, subject, form_data, root, False, setting)]
+    if len(done) == 1 and done[0].code != 0:
+        raise _failed(done[0])
+    shown = [
+        f'<div class="notice">{pre(said.out.rstrip())}</div>'
+        if said.code == 0
+        else f'<div class="error">{pre((said.err or said.out).strip())}</div>'
+        for said in done
+    ]
+    return [*shown, _back(name, subject)]
+
+
+def _failed(said: Answer) -> AgentMemoryError | OSError:
+    """The line's own error, for the page's runner to word as the command line does."""
+    return said.error if said.error is not None else Refused(said.out.strip())
+
+
+def _digest(previewed: str) -> str:
+    """What the preview showed, as the apply form carries it back."""
+    return hashlib.sha256(previewed.encode("utf-8")).hexdigest()
+
+
+def _back(name: str, subject: str) -> str:
+    where = BACK.get(name)
+    if where is not None:
+        return f'<p><a href="{link(where)}">Back</a></p>'
+    return f'<p><a href="{link("/fact", {"id": subject})}">Back to {e(subject)}</a></p>'

@@ -1,0 +1,87 @@
+"""Who may ask the server anything: the rules a request passes before any page is made.
+
+The server listens on the loopback address, which every user and every web page of the machine
+can reach. So a request needs the random token (in the address printed once, then an HttpOnly,
+SameSite=Strict cookie); its ``Host`` must be the address served, so a name rebound to
+127.0.0.1 by a hostile page gets nothing (DNS rebinding); a write is a POST whose ``Origin`` (or
+``Referer``) is the server itself and which carries a token issued with the page that holds its
+form, used once.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from http.cookies import CookieError, SimpleCookie
+
+COOKIE = "agent_memory_ui"
+ISSUED_MOST = 2048  # form tokens kept; the oldest goes first
+POLICY = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+HEADERS: Mapping[str, str] = {
+    "Content-Security-Policy": POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+
+
+class Guard:
+    """The secret of one server, the address it serves, and the form tokens it issued."""
+
+    def __init__(self, host: str, port: int, token: str | None = None) -> None:
+        self.token = token or secrets.token_urlsafe(32)
+        self.authority = f"{host}:{port}"
+        self.origin = f"http://{self.authority}"
+        self._issued: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def host_ok(self, host: str | None) -> bool:
+        return host == self.authority
+
+    def token_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+
+    def cookie_token(self, header: str | None) -> str | None:
+        if not header:
+            return None
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(header)
+        except CookieError:
+            return None
+        morsel = jar.get(COOKIE)
+        return morsel.value if morsel is not None else None
+
+    def set_cookie(self) -> str:
+        return f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+
+    def same_origin(self, origin: str | None, referer: str | None) -> bool:
+        """A write comes from a page of this server: its Origin says so, or, from a browser
+        that sends none, its Referer."""
+        if origin is not None:
+            return origin == self.origin
+        return referer is not None and referer.startswith(f"{self.origin}/")
+
+    def issue(self) -> str:
+        """A token for one form of one page."""
+        made = secrets.token_urlsafe(24)
+        with self._lock:
+            self._issued[made] = None
+            while len(self._issued) > ISSUED_MOST:
+                self._issued.popitem(last=False)
+        return made
+
+    def redeem(self, given: str | None) -> bool:
+        """Whether ``given`` was issued and not yet used; it is used now."""
+        if not given:
+            return False
+        with self._lock:
+            return self._issued.pop(given, False) is None

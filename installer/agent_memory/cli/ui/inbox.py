@@ -1,0 +1,58 @@
+"""The inbox: the proposals pending in session logs (``fact accept``'s list), each beside the
+facts it resembles (``fact add``'s duplicate check), to accept or leave."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ...core.facts.duplicates import compare
+from ...shell.load import load
+from .actions import Setting, run
+from .browse import Body, opened
+from .html import e, form, link, text_field
+
+SIMILAR_SHOWN = 3
+# `fact reject` is not a command of this release: the page offers no rule of its own.
+NO_REJECT = (
+    "Reject needs a fact reject command, which this version does not have; a proposal no "
+    "one accepts leaves the inbox when the next review reads its log."
+)
+
+
+def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
+    # --dry-run: the listing reads only, so it takes no lock and rolls no journal back
+    listed = run(("fact", "accept"), root, {"dry_run": True})
+    if listed.error is not None:
+        raise listed.error
+    pending = listed.result.report.summary["pending"] if listed.result is not None else []
+    if not pending:
+        return ['<p class="notice">No proposals pending.</p>']
+    memory = load(opened(root))
+    body = [f"<p>{len(pending)} proposals pending, oldest log first.</p>"]
+    for proposal in pending:
+        body.append(
+            f'<div class="fact"><p>{e(proposal["text"])}</p><p class="meta">'
+            f"{e(proposal['address'])} · {e(proposal['kind'])}</p>"
+        )
+        found = compare(proposal["text"], memory.documents)
+        near = ([found.same] if found.same is not None else []) + list(found.similar)
+        for match in near[:SIMILAR_SHOWN]:
+            body.append(
+                f'<p class="meta">similar ({match.similarity:.0%}): '
+                f'<a href="{link("/fact", {"id": match.id})}">{e(match.id)}</a> '
+                f"{e(match.first_line)}{' (archived)' if match.archived else ''}</p>"
+            )
+        if not setting.read_only:
+            hidden = {
+                "action": "accept",
+                "subject": proposal["address"],
+                "proposed": proposal["text"],
+            }
+            field = text_field("text", "Text (edit it to accept it changed)", proposal["text"])
+            body.append(form("/preview", issue(), [field], "Accept: preview", hidden=hidden))
+            body.append(f'<button disabled title="{e(NO_REJECT)}">Reject</button>')
+        body.append("</div>")
+    if not setting.read_only:
+        body.append(f'<p class="meta">{e(NO_REJECT)}</p>')
+    return body

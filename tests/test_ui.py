@@ -1,0 +1,479 @@
+"""``agent-memory ui``: a real server on 127.0.0.1, asked as a browser and as an attacker would.
+
+Each change the pages make is held to the command line's: the same repo, changed once through the
+page and once through the CLI, ends byte for byte the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import html
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urlencode
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_memory.cli.ui.actions import Setting
+from agent_memory.cli.ui.guard import POLICY, Guard
+from agent_memory.cli.ui.html import diff, e
+from agent_memory.cli.ui.server import Server
+from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.shell.repo import Repo
+from conftest import cli, tree
+from test_report import history
+
+DAY = dt.date(2026, 4, 6)
+TODAY = ["--today", DAY.isoformat()]
+PROPOSAL = "2026-04-05-100000#1"
+SCRIPT = '<script>document.title="owned"</script> & <img src=x onerror=alert(1)>'
+
+
+class Reply(NamedTuple):
+    status: int
+    headers: Mapping[str, str]
+    body: str
+
+
+class Client:
+    """Raw HTTP to the server, so that every header is the test's to choose."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.port = server.server_address[1]
+        self.host = f"127.0.0.1:{self.port}"
+        self.origin = f"http://{self.host}"
+        self.cookie = ""
+
+    def ask(self, method: str, path: str, body: str | None = None, **headers: str) -> Reply:
+        sent = {"Host": self.host, **({"Cookie": self.cookie} if self.cookie else {})}
+        sent.update({k.replace("_", "-"): v for k, v in headers.items()})
+        if body is not None:
+            sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            for name, value in sent.items():
+                connection.putheader(name, value)
+            data = body.encode() if body is not None else None
+            if data is not None:
+                connection.putheader("Content-Length", str(len(data)))
+            connection.endheaders(data)
+            got = connection.getresponse()
+            return Reply(got.status, dict(got.getheaders()), got.read().decode())
+        finally:
+            connection.close()
+
+    def log_in(self) -> None:
+        reply = self.ask("GET", f"/?t={self.server.guard.token}")
+        assert reply.status == 303
+        self.cookie = reply.headers["Set-Cookie"].split(";")[0]
+
+    def post(self, path: str, form: Mapping[str, str], **headers: str) -> Reply:
+        return self.ask("POST", path, urlencode(form), **{"Origin": self.origin, **headers})
+
+    def token_for(self, page: str, action: str) -> str:
+        """The form token the page ``page`` issued with its ``action`` form."""
+        body = self.ask("GET", page).body
+        found = re.search(rf'value="{action}">(?:(?!</form>).)*?name="csrf" value="([^"]+)"', body)
+        assert found is not None, body
+        return found.group(1)
+
+    def change(self, page: str, action: str, subject: str, **fields: str) -> Reply:
+        """Preview ``action`` from ``page``'s form, then apply it from the preview's form."""
+        form = {"action": action, "subject": subject, **fields}
+        preview = self.post("/preview", {**form, "csrf": self.token_for(page, action)})
+        assert preview.status == 200, preview.body
+        return self.post("/apply", applying(preview.body))
+
+
+def applying(preview: str) -> dict[str, str]:
+    """What the preview's Apply button posts: its form's hidden fields, as a browser sends them."""
+    found = re.search(
+        r'<form class="action" method="post" action="/apply">(.*?)</form>', preview, re.S
+    )
+    assert found is not None, preview
+    fields = re.findall(
+        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', found.group(1), re.S
+    )
+    return {name: html.unescape(value) for name, value in fields}
+
+
+@contextlib.contextmanager
+def serving(root: Path, setting: Setting) -> Iterator[Client]:
+    server = Server(root, "repo", setting)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    try:
+        yield Client(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _memory(root: Path) -> Path:
+    history(root)
+    added = cli("fact", "add", SCRIPT, root, "--id", "evil", *TODAY)
+    assert added.exit_code == 0, added.output
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _memory(tmp_path_factory.mktemp("ui") / "repo")
+
+
+@pytest.fixture
+def repo_root(built: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(built, tmp_path / "repo", symlinks=True))
+
+
+@pytest.fixture
+def client(repo_root: Path) -> Iterator[Client]:
+    with serving(repo_root, Setting(DAY)) as served:
+        yield served
+
+
+def test_no_token_no_page_and_the_address_s_token_becomes_a_strict_cookie(client: Client) -> None:
+    for path in ("/", "/fact?id=busy", "/inbox", "/health", "/style.css"):
+        refused = client.ask("GET", path)
+        assert refused.status == 403 and "busy" not in refused.body
+    assert client.ask("GET", "/?t=wrong").status == 403
+    client.cookie = "agent_memory_ui=wrong"
+    assert client.ask("GET", "/").status == 403
+    client.cookie = ""
+    given = client.ask("GET", f"/?t={client.server.guard.token}")
+    assert given.status == 303 and given.headers["Location"] == "/"
+    cookie = given.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    client.log_in()
+    assert "Busy decision" in client.ask("GET", "/").body
+
+
+def test_a_wrong_host_is_refused_even_with_the_cookie(client: Client) -> None:
+    client.log_in()
+    for host in (
+        "evil.example",
+        f"evil.example:{client.port}",
+        f"localhost:{client.port}",
+        "127.0.0.1",
+        f"127.0.0.1:{client.port + 1}",
+    ):
+        reply = client.ask("GET", "/", Host=host)
+        assert reply.status == 403 and "Busy" not in reply.body, host
+
+
+def test_a_cross_origin_post_changes_nothing(client: Client, repo_root: Path) -> None:
+    client.log_in()
+    before = tree(repo_root)
+    form = {"action": "retract", "subject": "busy", "reason": "x"}
+    for origin in (
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": f"http://localhost:{client.port}"},
+    ):
+        token = client.token_for("/fact?id=busy", "retract")
+        assert client.post("/apply", {**form, "csrf": token}, **origin).status == 403
+    # no Origin: the Referer must be a page of this server
+    token = client.token_for("/fact?id=busy", "retract")
+    no_origin = client.ask(
+        "POST", "/apply", urlencode({**form, "csrf": token}), Referer="http://evil.example/"
+    )
+    assert no_origin.status == 403
+    # same origin, but a token never issued, or one used already
+    assert client.post("/apply", {**form, "csrf": "made-up"}).status == 403
+    assert client.post("/apply", form).status == 403
+    assert tree(repo_root) == before
+    token = client.token_for("/fact?id=busy", "retract")
+    assert client.post("/preview", {**form, "csrf": token}).status == 200
+    assert client.post("/apply", {**form, "csrf": token}).status == 403  # used by the preview
+    assert tree(repo_root) == before
+
+
+def test_a_facts_script_is_inert_text_under_a_strict_policy(client: Client) -> None:
+    client.log_in()
+    for path in ("/", "/fact?id=evil", "/?q=owned", "/health"):
+        reply = client.ask("GET", path)
+        assert reply.status == 200, path
+        assert reply.headers["Content-Security-Policy"] == POLICY
+        assert reply.headers["X-Content-Type-Options"] == "nosniff"
+        assert "<script" not in reply.body and "<img" not in reply.body
+    shown = client.ask("GET", "/fact?id=evil").body
+    assert "&lt;script&gt;document.title=&quot;owned&quot;&lt;/script&gt; &amp; &lt;img" in shown
+    assert "script-src" not in POLICY and POLICY.startswith("default-src 'none'")
+
+
+def test_nothing_is_served_but_the_pages_and_their_own_assets(client: Client) -> None:
+    client.log_in()
+    for path in (
+        "/memory/continuity.md",
+        "/../../etc/passwd",
+        "/style.css/../memory",
+        "/%2e%2e/memory/continuity.md",
+        "//etc/passwd",
+        "/static/../../VERSION",
+    ):
+        reply = client.ask("GET", path)
+        assert reply.status == 404 and "id:" not in reply.body, path
+    assert client.ask("GET", "/style.css").headers["Content-Type"].startswith("text/css")
+
+
+def test_read_only_offers_no_change_and_takes_none(repo_root: Path) -> None:
+    before = tree(repo_root)
+    with serving(repo_root, Setting(DAY, read_only=True)) as client:
+        client.log_in()
+        for path in ("/fact?id=busy", "/inbox"):
+            body = client.ask("GET", path).body
+            assert "<form" not in body.replace('<form method="get"', "")
+        form = {"action": "pin", "subject": "busy", "csrf": client.server.guard.issue()}
+        assert client.post("/apply", form).status == 403
+    assert tree(repo_root) == before
+
+
+def test_each_change_writes_what_the_command_line_writes(repo_root: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "twin"
+    shutil.copytree(repo_root, twin)
+    with serving(repo_root, Setting(DAY)) as client:
+        client.log_in()
+        page = "/fact?id=old"
+        assert client.change(page, "edit", "old", text="Old decision,\r\nreworded").status == 200
+        assert client.change(page, "relate", "old", other="freeze").status == 200
+        assert client.change(page, "expire", "old", until="2026-09-30").status == 200
+        assert client.change("/fact?id=freeze", "pin", "freeze").status == 200
+        assert client.change("/fact?id=evil", "cite", "evil", place="src.txt:1-2").status == 200
+        assert client.change("/fact?id=evil", "archive", "evil").status == 200
+        assert client.change("/fact?id=busy", "retract", "busy", reason="gone <now>").status == 200
+        assert client.change("/inbox", "accept", PROPOSAL).status == 200
+    for words in (
+        ("fact", "edit", "old", "Old decision,\nreworded"),
+        ("fact", "relate", "old", "freeze"),
+        ("fact", "expire", "old", "2026-09-30"),
+        ("fact", "pin", "freeze"),
+        ("fact", "cite", "evil", "src.txt:1-2"),
+        ("fact", "archive", "evil"),
+        ("fact", "retract", "busy", "--reason", "gone <now>"),
+        ("fact", "accept", PROPOSAL),
+    ):
+        done = cli(*words, twin, *TODAY)
+        assert done.exit_code == 0, done.output
+    assert tree(repo_root) == tree(twin)
+
+
+def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    twin = Path(shutil.copytree(repo_root, tmp_path / "twin"))
+    second = "2026-04-05-100000#2"
+    with serving(repo_root, Setting(DAY)) as client:
+        client.log_in()
+        form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
+        preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+        assert preview.status == 200 and "two, reworded" in preview.body
+        applied = client.post("/apply", applying(preview.body))
+        assert applied.status == 200 and 'class="error"' not in applied.body
+        unchanged = {**form, "subject": PROPOSAL, "proposed": "one", "text": "one\r\n"}
+        preview = client.post(
+            "/preview", {**unchanged, "csrf": client.token_for("/inbox", "accept")}
+        )
+        assert "fact edit</code>" not in preview.body
+    made = re.search(r"\S+ \u2192 (\S+) ", cli("fact", "accept", second, twin, *TODAY).output)
+    assert made is not None
+    assert cli("fact", "edit", made.group(1), "two, reworded", twin, *TODAY).exit_code == 0
+    assert tree(repo_root) == tree(twin)
+
+
+def test_the_preview_is_the_dry_run_and_writes_nothing(client: Client, repo_root: Path) -> None:
+    client.log_in()
+    before = tree(repo_root)
+    form = {"action": "pin", "subject": "old"}
+    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "pin")})
+    dry = cli("fact", "pin", "old", repo_root, "--dry-run", *TODAY).output
+    assert preview.status == 200 and tree(repo_root) == before
+    shown = re.search(r'<pre class="diff">(.*?)</pre>', preview.body, re.S)
+    assert shown is not None and "+- Old" not in dry
+    assert html.unescape(re.sub(r"</?span[^>]*>", "", shown.group(1))) == dry.rstrip("\n")
+    assert '<span class="add">' in shown.group(1) and '<span class="del">' in shown.group(1)
+
+
+def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    before = tree(repo_root)
+    token = client.token_for("/fact?id=old", "expire")
+    bad = client.post(
+        "/preview", {"action": "expire", "subject": "old", "until": "soon", "csrf": token}
+    )
+    assert bad.status == 422 and "is not a date" in bad.body
+    token = client.token_for("/fact?id=old", "relate")
+    missing = client.post(
+        "/preview", {"action": "relate", "subject": "old", "other": "nope", "csrf": token}
+    )
+    assert "nope" in missing.body and 'class="error"' in missing.body
+    assert tree(repo_root) == before
+
+
+def test_the_memory_page_shows_each_section_by_tier_core_first(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    assert cli("fact", "pin", "evil", repo_root, *TODAY).exit_code == 0
+    body = client.ask("GET", "/").body
+    order = [body.index(f'href="/fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
+    assert order == sorted(order)  # evil, pinned, before the active ones written above it
+    pinned = client.ask("GET", "/?filter=pinned").body
+    assert 'href="/fact?id=evil"' in pinned and 'href="/fact?id=old"' not in pinned
+
+
+def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) -> None:
+    client.log_in()
+    with Repo(client.server.root).locked():
+        for path in ("/", "/fact?id=old", "/inbox", "/health", "/?q=decision"):
+            reply = client.ask("GET", path)
+            assert reply.status == 200 and 'class="error"' not in reply.body, path
+
+
+def test_a_change_is_applied_only_as_previewed(client: Client, repo_root: Path) -> None:
+    client.log_in()
+    form = {"action": "edit", "subject": "old", "text": "Old, as previewed"}
+    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "edit")})
+    assert cli("fact", "relate", "old", "freeze", repo_root, *TODAY).exit_code == 0
+    before = tree(repo_root)
+    stale = client.post("/apply", applying(preview.body))
+    assert stale.status == 422 and "changed since the preview" in stale.body
+    assert tree(repo_root) == before
+
+
+def test_a_change_while_a_command_line_run_holds_the_lock_is_refused(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    before = tree(repo_root)
+    token = client.token_for("/fact?id=old", "pin")
+    preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": token})
+    with Repo(repo_root).locked():
+        held = client.post("/apply", applying(preview.body))
+        assert 'class="error"' in held.body and "lock" in held.body
+        assert "tier: core" not in (repo_root / "memory/continuity.md").read_text()
+    assert {k: v for k, v in tree(repo_root).items() if k != LOCK_FILE} == before
+
+
+def test_ctrl_c_stops_the_server_and_leaves_no_journal_or_lock(repo_root: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_memory", "ui", str(repo_root), "--no-browser", *TODAY],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/\?t=(\S+)", first)
+        assert found is not None, first
+        # a browser's connection, kept open and idle: Ctrl-C does not wait for it
+        connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
+        connection.request("GET", f"/?t={found.group(2)}")
+        reply = connection.getresponse()
+        assert reply.status == 303 and reply.read() == b""
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=20)
+        connection.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert not (repo_root / JOURNAL_DIR).exists() and not (repo_root / LOCK_FILE).exists()
+
+
+def test_a_failed_request_is_one_line_and_a_closed_connection_none(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for raised, said in ((BrokenPipeError(32, "Broken pipe"), ""), (ValueError("bad"), "bad")):
+        try:
+            raise raised
+        except Exception:
+            client.server.handle_error(None, ("127.0.0.1", 1))
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and (said in err if said else err == "")
+        assert err.count("\n") == (1 if said else 0)
+
+
+def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for given in (str(port), "70000"):
+            argv = ["ui", str(repo_root), "--no-browser", "--port", given]
+            done = subprocess.run(
+                [sys.executable, "-m", "agent_memory", *argv],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1, done
+            assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+@given(st.text())
+def test_any_text_is_inert_and_given_back_whole(text: str) -> None:
+    shown = e(text)
+    assert not set("<>\"'") & set(shown)
+    assert html.unescape(shown) == text
+    made = diff(text)
+    inner = made.removeprefix('<pre class="diff">').removesuffix("</pre>")
+    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == text
+    assert "<" not in re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)
+
+
+@given(st.text(), st.text())
+def test_only_the_exact_origin_may_write(origin: str, referer: str) -> None:
+    guard = Guard("127.0.0.1", 8123, "token")
+    assert guard.same_origin(origin, referer) == (origin == "http://127.0.0.1:8123")
+    assert guard.same_origin(None, referer) == referer.startswith("http://127.0.0.1:8123/")
+    assert not guard.token_ok(None) and guard.token_ok("token") and not guard.token_ok("t")
+
+
+@given(st.text())
+def test_any_cookie_header_is_read_without_raising(header: str) -> None:
+    guard = Guard("127.0.0.1", 8123, "token")
+    found = guard.cookie_token(header)
+    assert found is None or isinstance(found, str)
+    assert guard.cookie_token("a=b; agent_memory_ui=token") == "token"
+
+
+def test_closing_waits_for_the_answers_under_way_and_takes_no_new_one(repo_root: Path) -> None:
+    server = Server(repo_root, "repo", Setting(DAY))
+    started, finished = threading.Event(), threading.Event()
+
+    def answer() -> None:
+        with server.working() as open_:
+            assert open_
+            started.set()
+            finished.wait(0.5)  # a change being applied
+            finished.set()
+
+    worker = threading.Thread(target=answer)
+    worker.start()
+    started.wait(10)
+    server.server_close()
+    assert finished.is_set()  # close returned only once the answer was done
+    with server.working() as open_:
+        assert not open_
+    worker.join()
