@@ -115,8 +115,24 @@ FACT_ADD_OUT: Mapping[str, Any] = {
                 "required": ["id", "path", "line", "similarity", "archived", "first_line"],
             },
         },
+        "conflicts": {  # live facts the new one may contradict (DECAY.md § Contradictions)
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "path": {"type": "string"},
+                    "line": {"type": "integer"},
+                    "kind": {"type": "string"},
+                    "detail": {"type": "string"},
+                    "similarity": {"type": "number"},
+                    "first_line": {"type": "string"},
+                },
+                "required": ["id", "path", "line", "kind", "detail", "similarity", "first_line"],
+            },
+        },
     },
-    "required": ["id", "section", "tier", "created", "outcome", "similar"],
+    "required": ["id", "section", "tier", "created", "outcome", "similar", "conflicts"],
 }
 
 _FIELDS: Mapping[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}

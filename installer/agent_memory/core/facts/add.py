@@ -22,6 +22,7 @@ from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
+from .conflicts import Conflict, against
 from .duplicates import Match
 from .elsewhere import Elsewhere, duplicates
 
@@ -36,6 +37,7 @@ class NewFact(NamedTuple):
     tier: str
     after: bytes  # continuity.md with the fact added
     similar: tuple[Match, ...] = ()  # facts that say much the same (DECAY.md § Duplicates)
+    conflicts: tuple[Conflict, ...] = ()  # live facts it may contradict (§ Contradictions)
 
 
 def add_fact(
@@ -77,7 +79,8 @@ def add_fact(
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task, len(continuity.text.lines) >= PLAIN_FROM)
     new_text = append_to_section(CONTINUITY, continuity.text, title, lines, continuity.sections)
-    return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar)
+    contra = tuple(against("\n".join(body), [continuity]))
+    return NewFact(fact_id, title, fields["tier"], new_text.encode(), found.similar, contra)
 
 
 def _same(match: Match) -> DuplicateError:
