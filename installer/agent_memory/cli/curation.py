@@ -68,6 +68,12 @@ def _retract(repo: Repo, v: Values, opts: Options) -> Result:
     return fact_retract(repo, v["fact_id"], v["reason"], opts)
 
 
+def _forget(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.forget import fact_forget
+
+    return fact_forget(repo, v["text"], opts)
+
+
 def _archive(repo: Repo, v: Values, opts: Options) -> Result:
     from ..commands.curate import fact_archive
 
@@ -280,6 +286,21 @@ LINES: tuple[Declared, ...] = (
         _accept,
         tool="Turn a session's proposed fact (address: LOG#N, from its log's Proposed Facts) into "
         "a fact, or every pending one (all: true); with neither, list those pending.",
+    ),
+    Declared(
+        ("fact", "forget"),
+        "Retract the one live fact TEXT describes: it holds 60% of TEXT's words (two at least) "
+        "and scores 1.5x the next (recall's ranking); otherwise list the candidates and change "
+        "nothing.",
+        Command("fact forget", Journal.WRITES),
+        (
+            Param("text", Kind.TEXT, required=True, arg=Arg(bounds=TEXT_BOUNDS)),
+            PATH,
+            *WRITING,
+        ),
+        _writing(_forget),
+        tool="Retract the one live fact a description names (clearly ahead of the next); "
+        "otherwise an error listing the candidates' ids, and nothing changes.",
     ),
     Declared(
         ("fact", "show"),

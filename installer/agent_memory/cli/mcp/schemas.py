@@ -272,7 +272,17 @@ FACT_ACCEPT_OUT: Mapping[str, Any] = {
     "required": ["pending", "accepted", "skipped", "outcome"],
 }
 
-_CURATING = ("edit", "supersede", "retract", "archive", "restore", "pin", "unpin", "expire")
+_CURATING = (
+    "edit",
+    "supersede",
+    "retract",
+    "forget",
+    "archive",
+    "restore",
+    "pin",
+    "unpin",
+    "expire",
+)
 OUTPUTS: Mapping[str, Mapping[str, Any]] = {
     "memory_recall": RECALL_OUT,
     "memory_context": CONTEXT_OUT,

@@ -30,6 +30,7 @@ from ...commands import context as context_command
 from ...commands import curate as curate_command
 from ...commands import explain as explain_command
 from ...commands import fact as fact_command
+from ...commands import forget as forget_command
 from ...commands import recall as recall_command
 from ...commands import reference as reference_command
 from ...commands import status as status_command
@@ -178,6 +179,10 @@ def _fact_accept(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> di
     return _curated(accept_command.fact_accept(repo, address, every, options))
 
 
+def _fact_forget(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    return _curated(forget_command.fact_forget(repo, args["text"], Options(wait=session.wait)))
+
+
 def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cite_command.fact_show(repo, args["id"]).report.summary)
 
@@ -195,6 +200,7 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_edit": _curating(curate_command.fact_edit, "text"),
     "memory_fact_supersede": _fact_supersede,
     "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
+    "memory_fact_forget": _fact_forget,
     "memory_fact_archive": _curating(curate_command.fact_archive),
     "memory_fact_restore": _curating(curate_command.fact_restore),
     "memory_fact_pin": _curating(curate_command.fact_pin),
