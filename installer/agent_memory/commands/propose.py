@@ -9,9 +9,10 @@ import datetime as dt
 
 from .. import resources
 from ..core.agents.gate import with_proposal
+from ..core.agents.inbox import rejected_as, rejections
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
-from ..layout import POLICY, SESSIONS_DIR
+from ..layout import POLICY, REJECTED, SESSIONS_DIR
 from ..parse import policy, proposed
 from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
@@ -42,6 +43,12 @@ def propose(
     """Proposal of ``kind`` in the session's own log (``own_log``, while it is open; else a new
     one); the summary's ``log`` is the log to pass next time and ``address`` its ``LOG#N``."""
     memory, continuity = memory_of(repo, archives=False)
+    said = rejected_as(text, rejections((repo.read(REJECTED) or b"").decode("utf-8", "replace")))
+    if said is not None:
+        raise AgentMemoryError(
+            f"a person rejected this proposal before ({said.address}, {said.day}: {said.reason}); "
+            "it is not proposed again"
+        )
     through = cursor(last_review(continuity), memory.logs)
     mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
     name = mine or new_name(repo, through, now)

@@ -272,6 +272,39 @@ FACT_ACCEPT_OUT: Mapping[str, Any] = {
     "required": ["pending", "accepted", "skipped", "outcome"],
 }
 
+FACT_REJECT_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "address": {"type": "string"},
+        "text": {"type": "string"},
+        "reason": {"type": "string"},
+        "day": {"type": "string"},
+        "outcome": {"type": "string"},
+    },
+    "required": ["address", "text", "reason", "day", "outcome"],
+}
+
+PROPOSALS_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "proposals": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "address": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "text": {"type": "string"},
+                    "log": {"type": "string"},
+                    "similar": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["address", "kind", "text", "log", "similar"],
+            },
+        },
+    },
+    "required": ["proposals"],
+}
+
 _CURATING = (
     "edit",
     "supersede",
@@ -293,4 +326,6 @@ OUTPUTS: Mapping[str, Mapping[str, Any]] = {
     "memory_fact_show": FACT_SHOW_OUT,
     **{f"memory_fact_{words}": CURATED_OUT for words in (*_CURATING, "relate", "cite", "recite")},
     "memory_fact_accept": FACT_ACCEPT_OUT,
+    "memory_fact_reject": FACT_REJECT_OUT,
+    "memory_proposals": PROPOSALS_OUT,
 }

@@ -31,9 +31,11 @@ from ...commands import curate as curate_command
 from ...commands import explain as explain_command
 from ...commands import fact as fact_command
 from ...commands import forget as forget_command
+from ...commands import proposals as proposals_command
 from ...commands import propose as propose_command
 from ...commands import recall as recall_command
 from ...commands import reference as reference_command
+from ...commands import reject as reject_command
 from ...commands import status as status_command
 from ...commands.report import Report, Result
 from ...commands.runner import Answer, Call, Command, Journal, answer
@@ -211,6 +213,15 @@ def _proposed(
     }
 
 
+def _fact_reject(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    options = Options(wait=session.wait)
+    return _curated(reject_command.fact_reject(repo, args["address"], args["reason"], options))
+
+
+def _proposals(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(proposals_command.proposals(repo).report.summary)
+
+
 def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cite_command.fact_show(repo, args["id"]).report.summary)
 
@@ -239,6 +250,8 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_recite": _curating(cite_command.fact_recite),
     "memory_fact_accept": _fact_accept,
     "memory_fact_show": _fact_show,
+    "memory_fact_reject": _fact_reject,
+    "memory_proposals": _proposals,
 }
 
 # The one tool no command line declares: the uses of a session, in its own log.
