@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.cli.mcp.tools import McpSession, call
-from agent_memory.core.facts.conflicts import CANDIDATES, PAIRS, alike, conflicts, differ, read
+from agent_memory.core.facts.conflicts import (
+    CANDIDATES,
+    PAIRS,
+    against,
+    alike,
+    conflicts,
+    differ,
+    read,
+    reading,
+)
 from agent_memory.parse import facts
 from conftest import cli, tree
 
@@ -190,3 +199,22 @@ def test_lint_reports_a_conflict_until_the_pair_is_related(enabled: Path) -> Non
     assert "[conflict] py2 may contradict py " in cli("lint", enabled).stdout
     assert cli("fact", "retract", "py", "--reason", "moved on", enabled).exit_code == 0
     assert "[conflict]" not in cli("lint", enabled).stdout
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=6), min_size=1, max_size=7),
+    st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=6),
+)
+def test_fact_add_finds_what_comparing_every_fact_finds(
+    texts: list[list[str]], new: list[str]
+) -> None:
+    """``against`` reads only the facts that hold a probe, and misses none."""
+    document = doc(*(fact(" ".join(t), f"f-{chr(97 + n)}") for n, t in enumerate(texts)))
+    mine = read(" ".join(new))
+    every = set()
+    for each in document.facts:
+        theirs = reading(document, each)
+        if alike(mine, theirs) is not None and differ(mine, theirs) is not None:
+            every.add(each.id)
+    assert {c.other.id for c in against(" ".join(new), [document])} == every

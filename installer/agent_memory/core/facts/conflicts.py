@@ -15,6 +15,7 @@ The rule is tuned for precision (DECAY.md gives its figures): an advisory nobody
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -62,6 +63,12 @@ _OPPOSITES = {
     "forbidden": "allowed",
 }
 _WORDS = patterns.compile(r"[^\W\d_][^\W_]*")
+# What a fact's raw text holds when it may negate (a negation or an opposite) or lead a value.
+_NEGATED = patterns.compile(
+    r"\b(?:not|no|never|cannot|dont|doesnt|cant|wont|shouldnt|isnt|\w+n['\u2019]t"
+    r"|disabl\w*|disallow\w*|forbid\w*)\b"
+)
+_VALUED = patterns.compile(r"[0-9`]")
 _HASH = patterns.compile(r"[0-9a-f]{7,40}")
 _DIGITS = patterns.compile(r"\d+")
 SCOPE = 3  # tokens: how far after a negation the first word it negates may stand
@@ -221,24 +228,48 @@ def conflicts(docs: Sequence[Document]) -> list[Conflict]:
 
 
 def against(text: str, docs: Sequence[Document]) -> list[Conflict]:
-    """The live facts of ``docs`` a new fact's ``text`` would contradict (``fact add``)."""
+    """The live facts of ``docs`` a new fact's ``text`` would contradict (``fact add``). Only a
+    fact that holds one of the probes (prefix filtering: every alike topic shares one) is read,
+    and each document is searched once per probe rather than fact by fact."""
     mine = read(text)
     if not mine.topic:
         return []
     new = Side("", "", 0, text.strip().splitlines()[0])
     ordered = sorted(mine.topic, key=lambda word: (-len(word), word))
     probed = ordered[: len(ordered) - -(-len(ordered) * NUMERATOR // DENOMINATOR) + 1]
+    probed += [word for word, read_as in _OPPOSITES.items() if read_as in probed]  # disable
     found = []
-    for doc, fact in live(docs):
-        raw = "".join(doc.text.lines[fact.start : fact.end]).casefold()
-        if not any(probe in raw for probe in probed):  # too few shared words to be alike
-            continue
-        theirs = reading(doc, fact)
-        score = alike(mine, theirs)
-        what = differ(mine, theirs) if score is not None else None
-        if score is not None and what is not None:
-            found.append(Conflict(new, _side(doc, fact), *what, round(score, 2)))
+    for doc in docs:
+        for n in sorted(_holding(doc, probed)):
+            fact = doc.facts[n]
+            if fact.id is None or fact.field("tier") == "superseded":
+                continue
+            raw = "".join(doc.text.lines[fact.start : fact.end]).casefold()
+            if not (mine.negated or _NEGATED.search(raw) or (mine.values and _VALUED.search(raw))):
+                continue  # neither side negates, and they cannot both lead a value
+            theirs = reading(doc, fact)
+            score = alike(mine, theirs)
+            what = differ(mine, theirs) if score is not None else None
+            if score is not None and what is not None:
+                found.append(Conflict(new, _side(doc, fact), *what, round(score, 2)))
     return sorted(found, key=lambda c: (-c.similarity, c.other.id))
+
+
+def _holding(doc: Document, probed: Sequence[str]) -> set[int]:
+    """The indexes in ``doc.facts`` of the facts whose lines hold one of ``probed``."""
+    low = "".join(doc.text.lines).casefold()  # casefolding adds or drops no newline
+    starts = [fact.start for fact in doc.facts]
+    held: set[int] = set()
+    for probe in probed:
+        at, line, counted = low.find(probe), 0, 0
+        while at != -1:
+            line += low.count("\n", counted, at)
+            counted = at
+            n = bisect.bisect_right(starts, line) - 1
+            if n >= 0 and line < doc.facts[n].end:
+                held.add(n)
+            at = low.find(probe, at + 1)
+    return held
 
 
 def _pair(
