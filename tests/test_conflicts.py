@@ -54,6 +54,8 @@ def verdict(one: str, two: str) -> tuple[str, str] | None:
          "timeout: 30 / 60"),
         ("The default branch is `main`", "The default branch is `trunk`", "value",
          "branch: main / trunk"),
+        ("Run the tests with `pytest -x`", "Run the tests with `pytest -n 4`", "value",
+         "tests: pytest -x / pytest -n 4"),
     ],
 )  # fmt: skip
 def test_contradictions_are_found(one: str, two: str, kind: str, detail: str) -> None:

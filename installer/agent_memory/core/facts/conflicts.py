@@ -85,7 +85,7 @@ class Conflict(NamedTuple):
     one: Side  # the later fact (in file order)
     other: Side
     kind: str  # "polarity", "number", "version" or "value"
-    detail: str  # what differs: "never: commit generated", "python: 3.11 / 3.12"
+    detail: str  # what differs: "commit generated / not commit generated", "python: 3.11 / 3.12"
     similarity: float  # of their topics
 
 
@@ -95,7 +95,7 @@ class Reading(NamedTuple):
     topic: frozenset[str]
     negated: frozenset[tuple[str, ...]]  # the words a negation governs (one or two)
     plain: frozenset[tuple[str, ...]]  # every word, and every two in a row, not negated
-    values: dict[str, dict[str, str]]  # kind -> {leading word: its values, joined}
+    values: dict[str, dict[str, tuple[str, ...]]]  # kind -> {leading word: its values, sorted}
 
 
 def read(text: str, cited: Iterable[str] = (), named: str = "") -> Reading:
@@ -137,8 +137,8 @@ def read(text: str, cited: Iterable[str] = (), named: str = "") -> Reading:
         if not governed:
             plain.add((word,))
     topic = frozenset(word for word, _ in words) | quoted | {f"cites:{p}" for p in cited}
-    joined = {k: {lead: " ".join(sorted(v)) for lead, v in by.items()} for k, by in values.items()}
-    return Reading(topic, frozenset(negated), frozenset(plain), joined)
+    led = {k: {lead: tuple(sorted(v)) for lead, v in by.items()} for k, by in values.items()}
+    return Reading(topic, frozenset(negated), frozenset(plain), led)
 
 
 def _named(value: str, own: str) -> bool:
@@ -165,8 +165,8 @@ def differ(one: Reading, two: Reading) -> tuple[str, str] | None:
         led, led_too = one.values.get(kind, {}), two.values.get(kind, {})
         for lead in sorted(led.keys() & led_too.keys()):
             a, b = led[lead], led_too[lead]
-            if " " not in a and " " not in b and a != b:  # several values: a list, not a setting
-                return ("value" if kind == "code" else kind), f"{lead}: {a} / {b}"
+            if len(a) == 1 and len(b) == 1 and a != b:  # several values: a list, not a setting
+                return ("value" if kind == "code" else kind), f"{lead}: {a[0]} / {b[0]}"
     return None
 
 
