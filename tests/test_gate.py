@@ -149,3 +149,20 @@ def test_the_session_start_hook_runs_no_review_behind_the_gate(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert memory_bytes(root) == before
     assert cli("review", root, "--check").exit_code == 1  # still due: a person runs it
+
+
+@pytest.mark.parametrize(
+    ("event", "name"),
+    [("pre-compact", "PreCompact"), ("session-end", "SessionEnd"), ("prompt", "UserPromptSubmit")],
+)
+def test_no_other_hook_writes_the_memory_behind_the_gate(
+    gated: Path, event: str, name: str
+) -> None:
+    """The capture hooks write the session's log (its proposals in it), never a fact."""
+    transcript = PROJECT / "tests/fixtures/transcripts/claude/session-basic.jsonl"
+    before = memory_bytes(gated)
+    payload = {"cwd": str(gated), "hook_event_name": name, "session_id": "7d3f2c1e",
+               "transcript_path": str(transcript), "prompt": "builds pin node"}  # fmt: skip
+    done = _hook(event, json.dumps(payload), gated)
+    assert done.returncode == 0, done.stderr
+    assert memory_bytes(gated) == before
