@@ -207,6 +207,7 @@ def test_fact_add_writes_continuity_and_a_bad_id_is_the_cli_line(tmp_path: Path)
                 "created": today(),
                 "outcome": "changed",
                 "similar": [],
+                "conflicts": [],
             }
             error, given = await call(
                 client,

@@ -37,6 +37,8 @@ ARCHIVE_INDEX = "memory/archive/INDEX.md"
 OPEN_THREADS_DIR = "memory/open-threads"
 OPEN_THREADS = "Open Threads"
 VISION = "memory/vision.md"
+# The proposals a person rejected (DECAY.md § The review gate): committed, append-only.
+REJECTED = "memory/rejected.md"
 VISION_SECTION = "Vision"
 # What `agent-memory import` reads (MIGRATE.md § Importing an agent's memory).
 IMPORT_SOURCES = ("claude", "codex", "gemini", "serena", "cline", "context-yaml", "co-cli")

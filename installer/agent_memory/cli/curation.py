@@ -68,6 +68,12 @@ def _retract(repo: Repo, v: Values, opts: Options) -> Result:
     return fact_retract(repo, v["fact_id"], v["reason"], opts)
 
 
+def _forget(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.forget import fact_forget
+
+    return fact_forget(repo, v["text"], opts)
+
+
 def _archive(repo: Repo, v: Values, opts: Options) -> Result:
     from ..commands.curate import fact_archive
 
@@ -114,6 +120,19 @@ def _recite(repo: Repo, v: Values, opts: Options) -> Result:
     from ..commands.cite import fact_recite
 
     return fact_recite(repo, v["fact_id"], opts)
+
+
+def _reject(v: Values, _progress: Progress) -> Built:
+    from ..commands.reject import fact_reject
+
+    address, reason, opts = v["address"], v["reason"], options(v)
+    return v["path"], Call(lambda repo: fact_reject(repo, address, reason, opts), opts)
+
+
+def _proposals(v: Values, _progress: Progress) -> Built:
+    from ..commands.proposals import proposals
+
+    return v["path"], Call(proposals)
 
 
 def _show(v: Values, _progress: Progress) -> Built:
@@ -280,6 +299,60 @@ LINES: tuple[Declared, ...] = (
         _accept,
         tool="Turn a session's proposed fact (address: LOG#N, from its log's Proposed Facts) into "
         "a fact, or every pending one (all: true); with neither, list those pending.",
+    ),
+    Declared(
+        ("fact", "forget"),
+        "Retract the one live fact TEXT describes: it holds 60% of TEXT's words (two at least) "
+        "and scores 1.5x the next (recall's ranking); otherwise list the candidates and change "
+        "nothing.",
+        Command("fact forget", Journal.WRITES),
+        (
+            Param("text", Kind.TEXT, required=True, arg=Arg(bounds=TEXT_BOUNDS)),
+            PATH,
+            *WRITING,
+        ),
+        _writing(_forget),
+        tool="Retract the one live fact a description names (clearly ahead of the next); "
+        "otherwise an error listing the candidates' ids, and nothing changes.",
+    ),
+    Declared(
+        ("fact", "reject"),
+        "Reject proposal LOG#N: recorded at the end of memory/rejected.md (committed, "
+        "append-only), so it waits no more and its text is not proposed again.",
+        Command("fact reject", Journal.WRITES),
+        (
+            Param(
+                "address",
+                Kind.TEXT,
+                required=True,
+                metavar="LOG#N",
+                arg=Arg(bounds={"minLength": 3, "maxLength": 300}),
+            ),
+            Param(
+                "reason",
+                Kind.TEXT,
+                ("--reason",),
+                "Why it is rejected (kept in memory/rejected.md).",
+                required=True,
+                metavar="TEXT",
+                arg=Arg(bounds={"minLength": 1, "maxLength": 300}),
+            ),
+            PATH,
+            *WRITING,
+        ),
+        _reject,
+        tool="Reject a session's proposed fact (address: LOG#N) with a reason; it waits no more "
+        "and its text is not proposed again.",
+    ),
+    Declared(
+        ("proposals",),
+        "List the proposals that wait for a person: in logs no review has read, not accepted, "
+        "not rejected; each with its address, kind, text, log and similar facts.",
+        Command("proposals", Journal.READS),
+        (PATH, JSON),
+        _proposals,
+        tool="The proposals that wait for a person (address LOG#N, kind, text, log, ids of "
+        "similar facts).",
     ),
     Declared(
         ("fact", "show"),

@@ -22,6 +22,7 @@ FAMILIES = MappingProxyType(
         **dict.fromkeys(_SETUP, ("setup",)),
         **dict.fromkeys(_MEMORY, ("memory",)),
         "fact": ("memory", "curation"),
+        "proposals": ("curation",),
         **dict.fromkeys(("session", "check-logs", "merge-file"), ("sessions",)),
         "hook": ("hook",),
         **dict.fromkeys(("replay", "report"), ("insight",)),

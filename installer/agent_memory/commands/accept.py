@@ -12,12 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import resources
+from ..core.agents.inbox import closed_to, rejections
 from ..core.facts import accept as accepting
 from ..core.facts.elsewhere import Elsewhere
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.review.triggers import unread_logs
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY, SESSIONS_DIR
+from ..layout import CONTINUITY, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.lognames import LogNames
@@ -42,10 +43,11 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     if address is not None and every:
         raise AgentMemoryError(f"pass LOG#N or --all, not both ({address!r} and --all)")
     if address is not None:
-        chosen = [_one(repo, names, address)]
+        chosen = [proposal_at(repo, names, address)]
     else:
         unread = unread_logs(last_review(continuity), names)
-        chosen = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins)
+        closed = {**origins, **closed_to(rejections(_text(repo.read(REJECTED))))}
+        chosen = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), closed)
         if not every:
             return _listing(repo, chosen)
     day = review_date(repo.today, names.newest)
@@ -69,7 +71,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
-def _one(repo: Repo, names: LogNames, address: str) -> proposed.Pending:
+def proposal_at(repo: Repo, names: LogNames, address: str) -> proposed.Pending:
     """The proposal ``LOG#N`` names, or a refusal saying what to pass instead."""
     parsed = proposed.parse_address(address)
     if parsed is None:
@@ -106,3 +108,7 @@ def _listing(repo: Repo, pending: Iterable[proposed.Pending]) -> Result:
     }
     report = Report("fact accept", resources.version(), repo.shown, "listed", None, (), summary)
     return Result(report._replace(heading=(*lines, said)), 0)
+
+
+def _text(data: bytes | None) -> str:
+    return data.decode("utf-8", errors="replace") if data else ""

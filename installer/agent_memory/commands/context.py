@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.agents import context as viewing
+from ..core.agents.inbox import closed_to, rejections
 from ..core.agents.relevance import uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
-from ..layout import CONTEXT_BYTES, SESSIONS_DIR
+from ..layout import CONTEXT_BYTES, REJECTED, SESSIONS_DIR
 from ..parse import proposed
 from ..parse.continuity import last_review
 from ..parse.facts import Document
@@ -133,6 +134,9 @@ def pending_proposals(
         for fact in doc.facts
         if (origin := fact.field("origin"))
     }
+    rejected = repo.read(REJECTED)  # a rejected proposal waits no more
+    if rejected:
+        origins |= closed_to(rejections(rejected.decode("utf-8", errors="replace")))
     return len(proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins))
 
 

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.facts.add import NewFact, add_fact, past_until
+from ..core.facts.conflicts import Conflict
 from ..core.facts.duplicates import Match
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
@@ -54,12 +55,13 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         "tier": new.tier,
         "created": day.isoformat(),
         "similar": [match._asdict() for match in new.similar],
+        "conflicts": [conflict_json(c) for c in new.conflicts],
     }
     # Only the id on stdout, so that `id=$(agent-memory fact add "…")` just works.
     report = Report(
         "fact add", resources.version(), repo.shown, settled.outcome, plan, (), summary, (new.id,)
     )
-    notes = similar_lines(new.similar)
+    notes = similar_lines(new.similar) + conflict_lines(new.conflicts)
     if fact.until is not None and fact.until < day:
         notes += (past_until(new.id, fact.until, day) or "",)
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
@@ -83,3 +85,26 @@ def similar_lines(similar: Sequence[Match]) -> tuple[str, ...]:
         + (f" — archived; agent-memory fact restore {m.id} brings it back" if m.archived else "")
         for m in similar
     )
+
+
+def conflict_lines(found: Sequence[Conflict]) -> tuple[str, ...]:
+    """What a person is told of the live facts a new one may contradict (DECAY.md §
+    Contradictions)."""
+    return tuple(
+        f"conflict: {c.other.id} ({c.other.path}:{c.other.line}, {c.kind} {c.detail}): "
+        f"{c.other.first_line}"
+        for c in found
+    )
+
+
+def conflict_json(c: Conflict) -> dict[str, object]:
+    """A conflict of a new fact as ``--json`` and MCP give it: the fact held, and what differs."""
+    return {
+        "id": c.other.id,
+        "path": c.other.path,
+        "line": c.other.line,
+        "kind": c.kind,
+        "detail": c.detail,
+        "similarity": c.similarity,
+        "first_line": c.other.first_line,
+    }

@@ -25,7 +25,7 @@ from ..shell.focus import Asked, ask, drop, focus
 from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from .context import context
-from .due import not_due
+from .due import not_due, nothing_due
 from .hook_payload import answer, event_of, read_payload, where
 from .report import Result
 from .runner import Call, Command, Journal, execute
@@ -55,6 +55,8 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
 
     def check(repo: Repo) -> Result | None:
         asked.setdefault(repo.root, ask(repo.root))
+        if read(repo).policy.agent_writes != "direct":  # the review gate: a person reviews
+            return nothing_due(repo)
         found = not_due(repo, read)
         if found is None:  # the review runs and may write
             kept.clear()

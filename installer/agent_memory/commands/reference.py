@@ -57,7 +57,7 @@ def reference(
         return Result(report._replace(closing=(note,)), 0)
     through = cursor(last_review(continuity), memory.logs)
     mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
-    name = mine or _new_name(repo, through, now)
+    name = mine or new_name(repo, through, now)
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel)
     try:
@@ -104,7 +104,7 @@ def _check_known(ids: Sequence[str], memory: Memory) -> None:
         raise AgentMemoryError(f"no fact has the id {fact_id!r} in the memory's files; {hint}")
 
 
-def _new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:
+def new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:
     """A free name that sorts after the last log a review read, so the next review reads it:
     named by now, or by the second after that log when now is not later (same second, skew)."""
     moment = (now or dt.datetime.now(tz=dt.timezone.utc)).astimezone(dt.timezone.utc)

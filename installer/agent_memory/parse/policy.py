@@ -33,6 +33,9 @@ SWITCHES = MappingProxyType({"enabled": False, "record_first_prompt": True})
 HANDRUN_KEYS = frozenset(
     {"closed_narrative_max_lines", "thread_stale_window", "verify_invariants_every"}
 )
+# Who lands an agent's writes (MCP tools, hooks): the agent, or a person (DECAY.md § The review
+# gate). A value that is neither is an error, and read as the gate closed.
+WRITES = ("direct", "propose")
 # ASCII digits only ("²".isdigit() is true), and few enough for int() (4,301 digits raise).
 _WHOLE = patterns.compile(r"[0-9]{1,9}")
 _DOC_SECTION = "## never decays"  # documentation, not settings (it says "- tier: core")
@@ -49,6 +52,7 @@ class Policy(NamedTuple):
     core_min_uses: int = 12
     core_min_reviews: int = 5
     record_first_prompt: bool = True  # capture keeps the session's first prompt in its log
+    agent_writes: str = "direct"
 
 
 def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
@@ -73,6 +77,10 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
             if raw.lower() not in ("true", "false"):
                 problems.append(_error(number, f"{key}: {raw!r} must be true or false"))
             values[key] = raw.lower() == "true"
+        elif key == "agent_writes":
+            if raw.lower() not in WRITES:
+                problems.append(_error(number, f"agent_writes: {raw!r} must be direct or propose"))
+            values[key] = raw.lower() if raw.lower() in WRITES else "propose"
         elif key in HANDRUN_KEYS:
             continue
         elif key in DEFAULTS:
@@ -83,7 +91,7 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
                 continue
             values[key] = int(raw)
         else:
-            known = ", ".join([*DEFAULTS, *SWITCHES])
+            known = ", ".join([*DEFAULTS, *SWITCHES, "agent_writes"])
             problems.append(
                 Problem(
                     POLICY,

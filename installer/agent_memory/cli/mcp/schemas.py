@@ -115,8 +115,24 @@ FACT_ADD_OUT: Mapping[str, Any] = {
                 "required": ["id", "path", "line", "similarity", "archived", "first_line"],
             },
         },
+        "conflicts": {  # live facts the new one may contradict (DECAY.md § Contradictions)
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "path": {"type": "string"},
+                    "line": {"type": "integer"},
+                    "kind": {"type": "string"},
+                    "detail": {"type": "string"},
+                    "similarity": {"type": "number"},
+                    "first_line": {"type": "string"},
+                },
+                "required": ["id", "path", "line", "kind", "detail", "similarity", "first_line"],
+            },
+        },
     },
-    "required": ["id", "section", "tier", "created", "outcome", "similar"],
+    "required": ["id", "section", "tier", "created", "outcome", "similar", "conflicts"],
 }
 
 _FIELDS: Mapping[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
@@ -256,7 +272,50 @@ FACT_ACCEPT_OUT: Mapping[str, Any] = {
     "required": ["pending", "accepted", "skipped", "outcome"],
 }
 
-_CURATING = ("edit", "supersede", "retract", "archive", "restore", "pin", "unpin", "expire")
+FACT_REJECT_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "address": {"type": "string"},
+        "text": {"type": "string"},
+        "reason": {"type": "string"},
+        "day": {"type": "string"},
+        "outcome": {"type": "string"},
+    },
+    "required": ["address", "text", "reason", "day", "outcome"],
+}
+
+PROPOSALS_OUT: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "proposals": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "address": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "text": {"type": "string"},
+                    "log": {"type": "string"},
+                    "similar": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["address", "kind", "text", "log", "similar"],
+            },
+        },
+    },
+    "required": ["proposals"],
+}
+
+_CURATING = (
+    "edit",
+    "supersede",
+    "retract",
+    "forget",
+    "archive",
+    "restore",
+    "pin",
+    "unpin",
+    "expire",
+)
 OUTPUTS: Mapping[str, Mapping[str, Any]] = {
     "memory_recall": RECALL_OUT,
     "memory_context": CONTEXT_OUT,
@@ -267,4 +326,6 @@ OUTPUTS: Mapping[str, Mapping[str, Any]] = {
     "memory_fact_show": FACT_SHOW_OUT,
     **{f"memory_fact_{words}": CURATED_OUT for words in (*_CURATING, "relate", "cite", "recite")},
     "memory_fact_accept": FACT_ACCEPT_OUT,
+    "memory_fact_reject": FACT_REJECT_OUT,
+    "memory_proposals": PROPOSALS_OUT,
 }

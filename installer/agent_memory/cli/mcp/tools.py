@@ -30,12 +30,17 @@ from ...commands import context as context_command
 from ...commands import curate as curate_command
 from ...commands import explain as explain_command
 from ...commands import fact as fact_command
+from ...commands import forget as forget_command
+from ...commands import proposals as proposals_command
+from ...commands import propose as propose_command
 from ...commands import recall as recall_command
 from ...commands import reference as reference_command
+from ...commands import reject as reject_command
 from ...commands import status as status_command
 from ...commands.report import Report, Result
 from ...commands.runner import Answer, Call, Command, Journal, answer
 from ...commands.settle import Options
+from ...core.agents.gate import kind_of
 from ...core.agents.recall import Index
 from ...errors import AgentMemoryError
 from ...layout import CONTEXT_BYTES  # what memory_context returns at most: --max-bytes's default
@@ -178,6 +183,45 @@ def _fact_accept(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> di
     return _curated(accept_command.fact_accept(repo, address, every, options))
 
 
+def _fact_forget(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    return _curated(forget_command.fact_forget(repo, args["text"], Options(wait=session.wait)))
+
+
+def _proposed(
+    session: McpSession, repo: Repo, name: str, args: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A write held at the review gate: ``memory_fact_add`` proposes its text in the session's
+    own log (its ``id`` is the proposal's address, its ``tier`` "proposed"); any other writing
+    tool is refused."""
+    if name != "memory_fact_add":
+        raise propose_command.refused(name)
+    kind = kind_of(args.get("section"))
+    result = propose_command.propose(repo, args["text"], kind, session.log)
+    summary = result.report.summary
+    session.log = str(summary["log"]).rsplit("/", 1)[-1]
+    address = str(summary["address"])
+    section = args.get("section") or "Key Decisions"
+    return {
+        "id": address,
+        "section": section,
+        "tier": "proposed",
+        "created": session.log[:10],
+        "outcome": "proposed",
+        "similar": [],
+        "conflicts": [],
+        "log": summary["log"],
+    }
+
+
+def _fact_reject(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+    options = Options(wait=session.wait)
+    return _curated(reject_command.fact_reject(repo, args["address"], args["reason"], options))
+
+
+def _proposals(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(proposals_command.proposals(repo).report.summary)
+
+
 def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cite_command.fact_show(repo, args["id"]).report.summary)
 
@@ -195,6 +239,7 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_edit": _curating(curate_command.fact_edit, "text"),
     "memory_fact_supersede": _fact_supersede,
     "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
+    "memory_fact_forget": _fact_forget,
     "memory_fact_archive": _curating(curate_command.fact_archive),
     "memory_fact_restore": _curating(curate_command.fact_restore),
     "memory_fact_pin": _curating(curate_command.fact_pin),
@@ -205,6 +250,8 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_recite": _curating(cite_command.fact_recite),
     "memory_fact_accept": _fact_accept,
     "memory_fact_show": _fact_show,
+    "memory_fact_reject": _fact_reject,
+    "memory_proposals": _proposals,
 }
 
 # The one tool no command line declares: the uses of a session, in its own log.
@@ -253,7 +300,11 @@ def call(session: McpSession, name: str, arguments: object) -> Answer:
         if refused is not None:
             raise AgentMemoryError(refused)
         assert tool is not None and isinstance(arguments, Mapping)
-        summary = tool.run(session, repo, arguments)
+        held = tool.journal is Journal.WRITES and tool is not _REFERENCE
+        if held and propose_command.gated(repo):  # the review gate: before any tool runs
+            summary = _proposed(session, repo, name, arguments)
+        else:
+            summary = tool.run(session, repo, arguments)
         return Result(Report(name, resources.version(), repo.shown, "ok", None, (), summary), 0)
 
     options = Options(wait=session.wait)

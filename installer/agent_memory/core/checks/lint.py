@@ -21,6 +21,7 @@ from ...parse.manifest import parse as parse_manifest
 from ...parse.memory import Memory, known_ids
 from ...parse.sessions import EMPTY, SessionRefs, read_refs, reference_sections
 from ...parse.untrusted import controls_in
+from ..facts import conflicts
 from ..facts.duplicates import pairs
 from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from ..secrets import scan
@@ -61,6 +62,7 @@ def lint(
     found += supersession_problems(docs, known)
     found += see_problems(docs)
     found += pairs(docs[: len(docs) - len(memory.archives)])
+    found += conflicts.problems(docs[: len(docs) - len(memory.archives)])
     found += _section_scopes(docs)
     if code is not None:
         live = docs[: len(docs) - len(memory.archives)]

@@ -23,6 +23,7 @@ from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
 from ..secrets import refuse
+from .conflicts import Conflict, against
 from .duplicates import Match
 from .elsewhere import Elsewhere, duplicates
 
@@ -37,6 +38,7 @@ class NewFact(NamedTuple):
     tier: str
     after: bytes  # continuity.md with the fact added
     similar: tuple[Match, ...] = ()  # facts that say much the same (DECAY.md § Duplicates)
+    conflicts: tuple[Conflict, ...] = ()  # live facts it may contradict (§ Contradictions)
 
 
 def add_fact(
@@ -104,7 +106,8 @@ def draft(
     lines = [marker + body[0], *("  " + line for line in body[1:])]
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task, len(continuity.text.lines) >= PLAIN_FROM)
-    return NewFact(fact_id, title, fields["tier"], b"", found.similar), lines
+    contra = tuple(against("\n".join(body), [continuity]))
+    return NewFact(fact_id, title, fields["tier"], b"", found.similar, contra), lines
 
 
 def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:

@@ -1,0 +1,70 @@
+"""An agent's write held at the review gate (DECAY.md § The review gate): with ``agent_writes:
+propose`` in the policy, ``memory_fact_add`` writes a proposal in the session's own log (the log
+``memory_reference`` writes, by the same rule) instead of a fact; a person lands it with ``fact
+accept LOG#N`` or refuses it with ``fact reject LOG#N``."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .. import resources
+from ..core.agents.gate import with_proposal
+from ..core.agents.inbox import rejected_as, rejections
+from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError
+from ..layout import POLICY, REJECTED, SESSIONS_DIR
+from ..parse import policy, proposed
+from ..parse.continuity import cursor, last_review
+from ..shell.repo import Repo
+from .own_log import still_open
+from .reference import new_name
+from .report import Report, Result
+from .session import fresh_log
+from .settle import Options, memory_of, settle
+
+
+def gated(repo: Repo) -> bool:
+    """Whether an agent's writes are proposals here: ``agent_writes`` is not ``direct`` (a value
+    that is neither is read as ``propose``: the gate fails closed)."""
+    return policy.parse(repo.read(POLICY))[0].agent_writes != "direct"
+
+
+def refused(tool: str) -> AgentMemoryError:
+    return AgentMemoryError(
+        f"{tool} changes the memory, and agent_writes is propose in {POLICY}: an agent's writes "
+        "are proposals a person lands; propose the change with memory_fact_add, or ask a person "
+        "to run the command"
+    )
+
+
+def propose(
+    repo: Repo, text: str, kind: str, own_log: str | None, now: dt.datetime | None = None
+) -> Result:
+    """Proposal of ``kind`` in the session's own log (``own_log``, while it is open; else a new
+    one); the summary's ``log`` is the log to pass next time and ``address`` its ``LOG#N``."""
+    memory, continuity = memory_of(repo, archives=False)
+    said = rejected_as(text, rejections((repo.read(REJECTED) or b"").decode("utf-8", "replace")))
+    if said is not None:
+        raise AgentMemoryError(
+            f"a person rejected this proposal before ({said.address}, {said.day}: {said.reason}); "
+            "it is not proposed again"
+        )
+    through = cursor(last_review(continuity), memory.logs)
+    mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
+    name = mine or new_name(repo, through, now)
+    rel = f"{SESSIONS_DIR}/{name}"
+    before = repo.read(rel)
+    try:
+        log = (before or fresh_log(repo, name)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise AgentMemoryError(
+            "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
+        ) from None
+    after, number = with_proposal(log, kind, text)
+    address = proposed.address(name[:-3], number)
+    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+    edit = FileEdit(rel, before, after.encode(), outcome, f"proposed: {address}")
+    settled = settle(repo, [Plan.of([edit])], Options(), "unchanged")
+    summary = {"log": rel, "address": address, "kind": kind}
+    report = Report("propose", resources.version(), repo.shown, "proposed", None, (), summary)
+    return Result(report, settled.exit_code)

@@ -1,0 +1,48 @@
+"""``agent-memory fact reject LOG#N --reason TEXT``: a proposal refused by a person, recorded at
+the end of ``memory/rejected.md`` (committed, append-only) so that it waits no more and its text
+is not proposed again (DECAY.md § The review gate). The log is never modified."""
+
+from __future__ import annotations
+
+from .. import resources
+from ..core.agents.inbox import Rejection, appended, rejections
+from ..core.plan import FileEdit, Outcome, Plan
+from ..errors import AgentMemoryError
+from ..layout import REJECTED, SESSIONS_DIR
+from ..parse.lognames import LogNames
+from ..parse.untrusted import first_unsafe
+from ..shell.repo import Repo
+from .accept import proposal_at
+from .report import Report, Result
+from .settle import Options, memory_of, review_date, settle
+
+REASON_MAX = 300  # characters, as a retraction's reason
+
+
+def fact_reject(repo: Repo, address: str, reason: str, options: Options) -> Result:
+    memory_of(repo, archives=False)  # refuses a repo that is not enabled
+    why = " ".join(reason.split())
+    unsafe = first_unsafe(why)
+    if not why or len(why) > REASON_MAX or unsafe is not None:
+        raise AgentMemoryError(
+            f"--reason must be plain text of 1 to {REASON_MAX} characters"
+            + (f" (it holds {unsafe})" if unsafe else "")
+        )
+    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    found = proposal_at(repo, names, address)
+    before = repo.read(REJECTED)
+    text = before.decode("utf-8", errors="replace") if before is not None else None
+    done = next((r for r in rejections(text or "") if r.address == found.address), None)
+    if done is not None:
+        raise AgentMemoryError(f"{found.address} was rejected on {done.day}: {done.reason}")
+    day = review_date(repo.today, names.newest).isoformat()
+    rejection = Rejection(found.address, day, found.text, why)
+    after = appended(text, rejection).encode()
+    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+    plan = Plan.of([FileEdit(REJECTED, before, after, outcome, f"rejected: {found.address}")])
+    settled = settle(repo, [plan], options, "unchanged")
+    summary = {"address": found.address, "text": found.text, "reason": why, "day": day}
+    said = f"{found.address} rejected: it waits no more, and its text is not proposed again"
+    report = Report("fact reject", resources.version(), repo.shown, settled.outcome, plan, (),
+                    summary)  # fmt: skip
+    return Result(report._replace(closing=(said,)), settled.exit_code, settled.diff)

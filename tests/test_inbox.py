@@ -1,0 +1,116 @@
+"""The proposals inbox (DECAY.md § The review gate): `agent-memory proposals` lists what waits,
+`fact reject LOG#N --reason` appends to the committed memory/rejected.md, a rejected proposal
+waits no more and its text is not proposed again, and `context` counts what waits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_memory.cli.mcp.tools import McpSession, call
+from agent_memory.core.agents.inbox import Rejection, appended, rejections
+from conftest import cli, tree
+from test_gate import propose
+
+DAY = "2026-03-02"
+
+
+@pytest.fixture
+def waiting(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A gated repo whose agent proposed three facts over MCP, one much like a fact held."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert cli("enable", root, "--today", "2026-03-01").exit_code == 0
+    assert cli("fact", "add", "Use pnpm for every package", "--id", "pnpm", root).exit_code == 0
+    propose(root)
+    session = McpSession(root)
+    addresses = []
+    for text in ("Deploys wait for CI", "Ship on Fridays", "Use pnpm for every package install"):
+        done = call(session, "memory_fact_add", {"text": text})
+        assert done.result is not None, done.err
+        addresses.append(done.result.report.summary["id"])
+    return root, addresses
+
+
+def test_proposals_lists_what_waits_with_similar_facts(waiting: tuple[Path, list[str]]) -> None:
+    root, addresses = waiting
+    listed = json.loads(cli("proposals", root, "--json").stdout)["summary"]["proposals"]
+    assert [p["address"] for p in listed] == addresses
+    assert [p["similar"] for p in listed] == [[], [], ["pnpm"]]
+    assert {p["log"] for p in listed} == {addresses[0].split("#")[0] + ".md"}
+    text = cli("proposals", root).stdout
+    assert f"{addresses[1]}  remember: Ship on Fridays" in text and "3 proposals wait" in text
+    over_mcp = call(McpSession(root), "memory_proposals", {})
+    assert over_mcp.result is not None
+    assert over_mcp.result.report.summary["proposals"] == listed
+    assert "3 proposed facts wait" in cli("context", root).stdout
+
+
+def test_a_rejection_is_appended_and_closes_the_proposal(waiting: tuple[Path, list[str]]) -> None:
+    root, addresses = waiting
+    before = tree(root)
+    dry = cli("fact", "reject", addresses[1], "--reason", "we ship any day", root, "--dry-run")
+    assert dry.exit_code == 0 and tree(root) == before
+    assert cli("fact", "reject", addresses[1], "--reason", "we ship any day", root).exit_code == 0
+    rejected = (root / "memory/rejected.md").read_text()
+    assert f"- {addresses[1]} | " in rejected and "  reason: we ship any day\n" in rejected
+    listed = json.loads(cli("proposals", root, "--json").stdout)["summary"]["proposals"]
+    assert [p["address"] for p in listed] == [addresses[0], addresses[2]]
+    assert "2 proposed facts wait" in cli("context", root).stdout
+    pending = json.loads(cli("fact", "accept", root, "--json").stdout)["summary"]["pending"]
+    assert [p["address"] for p in pending] == [addresses[0], addresses[2]]
+    again = cli("fact", "reject", addresses[1], "--reason", "twice", root)
+    assert again.exit_code == 1 and "was rejected on" in again.output
+    assert cli("fact", "reject", addresses[0], "--reason", "not now", root).exit_code == 0
+    grown = (root / "memory/rejected.md").read_text()
+    assert grown.startswith(rejected)  # append-only
+    refused = call(McpSession(root), "memory_fact_add", {"text": "ship on fridays!"})
+    assert refused.result is None and f"rejected this proposal before ({addresses[1]}" in (
+        refused.err
+    )
+
+
+def test_an_agent_cannot_reject_behind_the_gate(waiting: tuple[Path, list[str]]) -> None:
+    root, addresses = waiting
+    done = call(McpSession(root), "memory_fact_reject", {"address": addresses[0], "reason": "x"})
+    assert done.result is None and "agent_writes is propose" in done.err
+    assert not (root / "memory/rejected.md").exists()
+
+
+def test_reject_refuses_a_bad_address_or_reason(waiting: tuple[Path, list[str]]) -> None:
+    root, addresses = waiting
+    before = tree(root)
+    for args in (["nope", "--reason", "x"], [addresses[0], "--reason", "a\x07b"],
+                 [addresses[0].replace("#1", "#9"), "--reason", "x"]):  # fmt: skip
+        done = cli("fact", "reject", *args, root)
+        assert done.exit_code == 1 and len(done.output.strip().splitlines()) == 1
+    assert tree(root) == before
+
+
+def test_the_rejection_file_is_committed(waiting: tuple[Path, list[str]]) -> None:
+    root, addresses = waiting
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    assert cli("fact", "reject", addresses[0], "--reason", "no", root).exit_code == 0
+    ignored = subprocess.run(["git", "check-ignore", "-q", "memory/rejected.md"], cwd=root)
+    assert ignored.returncode == 1  # not ignored: the team shares it
+
+
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=40), st.text(min_size=1, max_size=40)),
+        max_size=5,
+    )
+)
+def test_rejections_read_back_what_was_appended(items: list[tuple[str, str]]) -> None:
+    text: str | None = None
+    for n, (said, why) in enumerate(items, 1):
+        text = appended(text, Rejection(f"2026-03-01-000000#{n}", DAY, said, why))
+    found = rejections(text or "")
+    assert [r.address for r in found] == [
+        f"2026-03-01-000000#{n}" for n in range(1, len(items) + 1)
+    ]
