@@ -92,19 +92,36 @@ def view(
     """The context of the memory ``docs`` (continuity.md, then the one-file threads and
     vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
     with the ids it shows in full, by name, and not at all (what a replay measures)."""
+    return views(docs, task, paths, (max_bytes,), due, marks)[0]
+
+
+def views(
+    docs: Sequence[Document],
+    task: str,
+    paths: Sequence[str] | None,
+    budgets: Sequence[int],
+    due: Sequence[str] = (),
+    marks: Mapping[str, str] = MappingProxyType({}),
+) -> tuple[View, ...]:
+    """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
+    replays at several budgets)."""
     ranked = rank(docs, task, paths)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
+    return tuple(_laid_out(entries, head, ranked.out_of_scope, budget) for budget in budgets)
+
+
+def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
     fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
     budget = max_bytes - _size(fixed)
-    budget -= _size(_notes(len(entries), len(entries), ranked.out_of_scope))
+    budget -= _size(_notes(len(entries), len(entries), out_of_scope))
     forms = _choose(entries, budget)
     rest = [e for k, e in enumerate(entries) if k not in forms]
     room = budget - sum(_cost(entries[k].piece, whole) for k, whole in forms.items())
     lines = _one_lines(rest, room)
     shown = [(e.group, _form(e.piece, forms[k])) for k, e in enumerate(entries) if k in forms]
     body = head + _sections(shown, lines)
-    body += _notes(len(rest) - len(lines), len(entries), ranked.out_of_scope)
+    body += _notes(len(rest) - len(lines), len(entries), out_of_scope)
     full = [e.id for k, e in enumerate(entries) if forms.get(k) and e.id]
     excerpts = [e.id for k, e in enumerate(entries) if forms.get(k) is False and e.id]
     return View(
