@@ -266,3 +266,39 @@ def test_facts_of_any_size_stay_in_budget_each_shown_once(sizes: list[int], budg
     for fact_id in seen.named:  # by excerpt or by its one line: never its id alone
         assert not re.search(rf"^- `{fact_id}`$", seen.text, re.MULTILINE)
     assert view([doc], "", None, budget) == seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 9), st.sampled_from(["working", "core", "active"])), max_size=8
+    ),
+    st.integers(min_value=300, max_value=4000),
+)
+def test_a_view_after_others_of_the_same_text_is_the_view_of_that_memory_afresh(
+    changes: list[tuple[int, str]], budget: int
+) -> None:
+    """What a fact shows is kept by its document's text (a replay's states share it): a view
+    asked after views of other footers and marks on the same text is the view of that memory
+    parsed afresh, byte for byte."""
+    sizes = [40, 900, 10, 2000, 60, 300, 5, 700, 80, 1200]
+    lines = [
+        f"- Fact {i} about the relay\n  {'word ' * (size // 5)}\n  "
+        f"{FOOT.format(f'fact-{i}', i, 'working')}\n"
+        for i, size in enumerate(sizes)
+    ]
+    first = parse("memory/continuity.md", f"# C\n\n## Key Decisions\n{''.join(lines)}".encode())
+    view([first], "", None, budget, marks={"fact-1": "cites a.py, gone"})
+    for i, tier in changes:
+        lines[i] = (
+            lines[i]
+            .replace("tier: working", f"tier: {tier}")
+            .replace(f"uses: {i} ", f"uses: {i + 7} ")
+        )
+        now = f"# C\n\n## Key Decisions\n{''.join(lines)}".encode()
+        fresh = parse("memory/continuity.md", now)
+        kept = first._replace(facts=fresh.facts)  # the first text, today's footers
+        assert view([kept], "", None, budget) == view([fresh], "", None, budget)
+        assert view([kept], "", None, budget, marks={"fact-3": "stale"}) == view(
+            [fresh], "", None, budget, marks={"fact-3": "stale"}
+        )

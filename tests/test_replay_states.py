@@ -81,15 +81,17 @@ def test_the_states_hand_context_the_memory_as_it_stands_and_read_its_view_as_it
             footer = {**fields, "tier": tier} if tier is not None else fields
             expected[k] = fact._replace(fields=tuple(footer.items()))
         if look_between and step % 3 == 0:
-            states.seen(text, max_bytes)
+            states.seen(text, [max_bytes])
     shown = [
         doc._replace(facts=tuple(expected[k] for k in sorted(expected) if held[k][0] == n))
         for n, doc in enumerate(docs)
         if any(held[k][0] == n for k in expected)
     ]
     assert list(states.memory()) == shown
-    seen = states.seen(text, max_bytes)
-    assert seen.view == view(shown, text, None, max_bytes)
+    budgets = [max_bytes, 2 * max_bytes, max_bytes // 2]  # laid out from one ranking
+    at = states.seen(text, budgets)
+    assert [s.view for s in at] == [view(shown, text, None, b) for b in budgets]
+    seen = at[0]
     assert seen.size == len(seen.view.text.encode())
     for fact_id in IDS:
         got = seen.outcomes([fact_id]).get(fact_id)
@@ -113,10 +115,10 @@ def test_a_view_is_asked_again_only_when_the_memory_or_the_task_changed() -> Non
     states = States([doc], [(0, doc.facts[0])])
     fact = doc.facts[0]
     states.show(0, None, None, dict(fact.fields))
-    first = states.seen("", 8192)
-    assert states.seen("", 8192) is first
+    (first,) = states.seen("", [8192])
+    assert states.seen("", [8192])[0] is first
     states.show(0, None, None, dict(fact.fields))  # the same footer: nothing changed
-    assert states.seen("", 8192) is first
-    assert states.seen("outbox", 8192) is not first
+    assert states.seen("", [8192])[0] is first
+    assert states.seen("outbox", [8192])[0] is not first
     states.show(0, "core", None, dict(fact.fields))
-    assert states.seen("outbox", 8192).view.text != first.view.text
+    assert states.seen("outbox", [8192])[0].view.text != first.view.text

@@ -54,13 +54,31 @@ class View(NamedTuple):
     cut: tuple[str, ...]
 
 
+class _Piece(NamedTuple):
+    """What the view shows of one fact, in each form, with its size: a function of the fact's
+    lines, id, place and mark only (not of its footer's other fields), so it is made once."""
+
+    full: str  # as written, without its footer, id after the first line
+    excerpt: str  # its first paragraph and where the rest is; "" when that is all of it
+    lines: tuple[str, ...]  # its one-line form at each of ``_FIRST_LINE``'s lengths
+    full_size: int
+    excerpt_size: int
+    line_sizes: tuple[int, ...]
+
+
 class _Entry(NamedTuple):
     key: tuple[object, ...]  # relevance's
     group: int
     id: str | None
-    full: str  # as written, without its footer, id after the first line
-    excerpt: str  # its first paragraph and where the rest is; "" when that is all of it
-    first: str  # its first line, for the one-line form
+    piece: _Piece
+
+
+# Pieces already made, by (document path, identity of its text, the fact's place and id, its
+# mark); the text is kept in the value, so its identity stays its own while cached. A replay
+# asks a view for each of thousands of states that differ by one footer: this makes each view
+# rank and choose again, not render again. Cleared when it holds ``_PIECES_KEPT`` pieces.
+_PIECES_KEPT = 1 << 14
+_pieces: dict[tuple[object, ...], tuple[object, _Piece]] = {}
 
 
 def view(
@@ -74,21 +92,38 @@ def view(
     """The context of the memory ``docs`` (continuity.md, then the one-file threads and
     vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
     with the ids it shows in full, by name, and not at all (what a replay measures)."""
+    return views(docs, task, paths, (max_bytes,), due, marks)[0]
+
+
+def views(
+    docs: Sequence[Document],
+    task: str,
+    paths: Sequence[str] | None,
+    budgets: Sequence[int],
+    due: Sequence[str] = (),
+    marks: Mapping[str, str] = MappingProxyType({}),
+) -> tuple[View, ...]:
+    """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
+    replays at several budgets)."""
     ranked = rank(docs, task, paths)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
+    return tuple(_laid_out(entries, head, ranked.out_of_scope, budget) for budget in budgets)
+
+
+def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
     fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
     budget = max_bytes - _size(fixed)
-    budget -= _size(_notes(len(entries), len(entries), ranked.out_of_scope))
+    budget -= _size(_notes(len(entries), len(entries), out_of_scope))
     forms = _choose(entries, budget)
     rest = [e for k, e in enumerate(entries) if k not in forms]
-    room = budget - sum(_size(form) for form in forms.values())
+    room = budget - sum(_cost(entries[k].piece, whole) for k, whole in forms.items())
     lines = _one_lines(rest, room)
-    shown = [(e.group, forms[k]) for k, e in enumerate(entries) if k in forms]
+    shown = [(e.group, _form(e.piece, forms[k])) for k, e in enumerate(entries) if k in forms]
     body = head + _sections(shown, lines)
-    body += _notes(len(rest) - len(lines), len(entries), ranked.out_of_scope)
-    full = [e.id for k, e in enumerate(entries) if forms.get(k) == e.full and e.id]
-    excerpts = [e.id for k, e in enumerate(entries) if k in forms and forms[k] != e.full and e.id]
+    body += _notes(len(rest) - len(lines), len(entries), out_of_scope)
+    full = [e.id for k, e in enumerate(entries) if forms.get(k) and e.id]
+    excerpts = [e.id for k, e in enumerate(entries) if forms.get(k) is False and e.id]
     return View(
         _clip(body, max_bytes),
         tuple(full),
@@ -106,34 +141,53 @@ def review_section(due: Sequence[str]) -> str:
 def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> _Entry:
     fact, doc = offer.fact, docs[offer.doc]
     mark = marks.get(fact.id or "", "")
+    key = (doc.path, id(doc.text), fact.start, fact.end, fact.footer_line, fact.id, mark)
+    kept = _pieces.get(key)
+    if kept is not None and kept[0] is doc.text:
+        return _Entry(offer.key, offer.group, fact.id, kept[1])
     text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
-    return _Entry(
-        offer.key, offer.group, fact.id, text, _excerpt(text, fact.id, doc.path), fact.first_line
+    excerpt = _excerpt(text, fact.id, doc.path)
+    lines = tuple(_one_line(fact.id, fact.first_line, length) for length in _FIRST_LINE)
+    piece = _Piece(
+        text, excerpt, lines, _size(text), _size(excerpt), tuple(_size(line) for line in lines)
     )
+    if len(_pieces) >= _PIECES_KEPT:
+        _pieces.clear()
+    _pieces[key] = (doc.text, piece)
+    return _Entry(offer.key, offer.group, fact.id, piece)
 
 
-def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, str]:
-    """Which entries are shown, and how (their full text or their excerpt). Binding ones first,
-    in order, while in full they take at most their share; then every other in order, in full
-    while it fits beside the index (the shortest one line of every entry left, at most
-    ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they fit."""
-    least = [_size(_one_line(e, _FIRST_LINE[-1])) for e in entries]
+def _form(piece: _Piece, whole: bool) -> str:
+    return piece.full if whole else piece.excerpt
+
+
+def _cost(piece: _Piece, whole: bool) -> int:
+    return piece.full_size if whole else piece.excerpt_size
+
+
+def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
+    """Which entries are shown, and how (True: their full text, False: their excerpt). Binding
+    ones first, in order, while in full they take at most their share; then every other in
+    order, in full while it fits beside the index (the shortest one line of every entry left,
+    at most ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they
+    fit."""
+    least = [e.piece.line_sizes[-1] for e in entries]
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
-    forms: dict[int, str] = {}
+    forms: dict[int, bool] = {}
     used = 0
     binding = [k for k, e in enumerate(entries) if e.group == CORE]
     order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # binding or not
-    phases = ((binding, "full", int(BINDING_SHARE * budget)), (order, "full", budget))
-    for phase, form, limit in (*phases, (order, "excerpt", budget)):
+    phases = ((binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
+    for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
-            text = entries[k].full if form == "full" else entries[k].excerpt
-            cost = _size(text)
-            large = form == "full" and cost > most and entries[k].excerpt
-            if k in forms or not text or used + cost > limit or large:
+            piece = entries[k].piece
+            cost = _cost(piece, whole)
+            large = whole and cost > most and piece.excerpt
+            if k in forms or not _form(piece, whole) or used + cost > limit or large:
                 continue
             if used + cost + min(cap, left - least[k]) <= budget:
-                forms[k] = text
+                forms[k] = whole
                 used += cost
                 left -= least[k]
     return forms
@@ -167,24 +221,23 @@ def _one_lines(rest: Sequence[_Entry], room: int) -> list[tuple[int, str]]:
     """The one-line forms of ``rest`` at the longest first line at which all fit ``room``;
     when even the shortest do not all fit, as many of those as fit, in order."""
     lines: list[tuple[int, str]] = []
-    for length in _FIRST_LINE:
+    for at in range(len(_FIRST_LINE)):
         lines, total = [], 0
         for entry in rest:
-            line = _one_line(entry, length)
-            total += _size(line)
+            total += entry.piece.line_sizes[at]
             if total > room:
                 break
-            lines.append((entry.group, line))
+            lines.append((entry.group, entry.piece.lines[at]))
         else:
             break
     return lines
 
 
-def _one_line(entry: _Entry, length: int) -> str:
-    first = " ".join(entry.first.split())
+def _one_line(fact_id: str | None, first_line: str, length: int) -> str:
+    first = " ".join(first_line.split())
     if len(first) > length:
         first = first[: length - 1].rstrip() + "…"
-    name = f"`{entry.id}`" if entry.id else ""
+    name = f"`{fact_id}`" if fact_id else ""
     return "- " + " — ".join(part for part in (name, first) if part) + "\n"
 
 

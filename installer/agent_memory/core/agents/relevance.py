@@ -70,8 +70,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     for number, doc in enumerate(docs):
         sections = _section_globs(doc) if paths is not None else {}
         for place, fact in enumerate(doc.facts):
-            fields = dict(fact.fields)
-            group = group_of(fact, fields.get("tier"))
+            fields, group, (when, uses), tier = _facets(fact)
             if group is None:
                 continue
             touched = False
@@ -83,7 +82,6 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     out += 1
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
-            when, uses = recall.recency(fields)
             near = -recall.band(score) if score >= TASK_FLOOR else _BELOW
             key = (
                 group != CORE,
@@ -91,7 +89,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                 near,
                 -when,
                 -uses,
-                _RANK.get(fields.get("tier") or "working", len(_RANK)),
+                tier,
                 fact.id or "",
                 number,
                 place,
@@ -100,6 +98,25 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     offers = _lifted(offers)
     offers.sort(key=lambda offer: offer.key)
     return Ranked(offers, out)
+
+
+# What ``rank`` reads of a fact's footer, by the fact: a replay ranks thousands of states that
+# differ by one footer. Cleared when it holds ``_FACETS_KEPT`` facts.
+_FACETS_KEPT = 1 << 14
+_facets_kept: dict[Fact, tuple[Mapping[str, str], int | None, tuple[int, int], int]] = {}
+
+
+def _facets(fact: Fact) -> tuple[Mapping[str, str], int | None, tuple[int, int], int]:
+    """The fact's footer fields, its group, its recency and its tier's rank."""
+    kept = _facets_kept.get(fact)
+    if kept is None:
+        fields = dict(fact.fields)
+        tier = _RANK.get(fields.get("tier") or "working", len(_RANK))
+        kept = (fields, group_of(fact, fields.get("tier")), recall.recency(fields), tier)
+        if len(_facets_kept) >= _FACETS_KEPT:
+            _facets_kept.clear()
+        _facets_kept[fact] = kept
+    return kept
 
 
 def _lifted(offers: list[Offer]) -> list[Offer]:

@@ -112,7 +112,7 @@ def replay(
                 if counted:
                     counted[-1] = (counted[-1][0], run.tier_counts(index))
                 counted.append((now, {}))
-        seen = [run.states.seen(tasks[index], budget) for budget in budgets]
+        seen = run.states.seen(tasks[index], budgets)
         if watch is not None:
             watch(index, seen)
         taken = run.take(index, found)

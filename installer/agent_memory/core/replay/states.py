@@ -60,7 +60,7 @@ class States:
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
-        self.kept: dict[int, tuple[int, str, Seen]] = {}  # budget: (version, task, view)
+        self.kept: tuple[int, str, tuple[int, ...], tuple[Seen, ...]] | None = None  # the last
 
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
@@ -91,13 +91,16 @@ class States:
             self.docs = tuple(self.built[n] for n in sorted(self.built))
         return self.docs
 
-    def seen(self, task: str, max_bytes: int) -> Seen:
-        """``context.view`` of the memory as it stands, for ``task`` (no paths known, no review
-        due, no citation marks) within ``max_bytes``."""
-        kept = self.kept.get(max_bytes)
-        if kept is not None and kept[0] == self.version and kept[1] == task:
-            return kept[2]
-        view = context.view(self.memory(), task, None, max_bytes)
-        found = Seen(view, frozenset(view.full), frozenset(view.named), frozenset(view.cut))
-        self.kept[max_bytes] = (self.version, task, found)
+    def seen(self, task: str, budgets: Sequence[int]) -> tuple[Seen, ...]:
+        """``context``'s view of the memory as it stands, for ``task`` (no paths known, no
+        review due, no citation marks) within each of ``budgets``."""
+        wanted = (self.version, task, tuple(budgets))
+        if self.kept is not None and self.kept[:3] == wanted:
+            return self.kept[3]
+        views = context.views(self.memory(), task, None, budgets)
+        found = tuple(
+            Seen(view, frozenset(view.full), frozenset(view.named), frozenset(view.cut))
+            for view in views
+        )
+        self.kept = (*wanted, found)
         return found
