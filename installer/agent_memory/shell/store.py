@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import hashlib
+import heapq
 import os
 import sqlite3
 import stat
@@ -30,6 +31,7 @@ from typing import TypeVar
 from .. import resources
 from ..core.agents import ranking, recall
 from ..parse import facts
+from ..parse.footer import TIERS
 from ..parse.text import decode
 from .discovery import work_tree_top
 
@@ -40,12 +42,15 @@ T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
 _TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
 _TYPED += "AND typeof(name) = 'text'"
+# ``ranking.order`` in SQL: ids are ASCII (``ID_PATTERN``), so SQLite's byte order is Python's
+_TIER = " ".join(f"WHEN '{tier}' THEN {n}" for n, tier in enumerate(TIERS))
+_ORDER = f"used DESC, uses DESC, CASE tier {_TIER} ELSE {len(TIERS)} END, name, id"
 _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
 # What a stored value that is not what this writes may raise, checked or not: the files are read
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
-_ALONE = 8  # ranking keys read one by one, before all of a file's at once
+_ALONE = 8  # the facts of a band whose ranking keys are read one by one, not sorted in SQL
 # A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
 # ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
 # more than once stands in it.
@@ -209,7 +214,6 @@ class Stored:
         self._lengths = str(row[3])
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
-        self._all: list[tuple[int, int, str, str]] | None = None
         self._lines: tuple[str, ...] | None = None
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
@@ -253,22 +257,32 @@ class Stored:
         return self._norms[1]
 
     def key(self, entry: int) -> tuple[int, int, str, str]:
-        """A fact's ranking key, read alone for the first few facts a search ranks (a rare
-        word), then for all the file's at once (a common one)."""
-        if self._all is not None:
-            return self._all[entry]
-        if len(self._keys) >= _ALONE:
-            found = self.store.rows(_KEY, self.base, self.counted, _TYPED)
-            if len(found) != self.counted:
-                raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")
-            self._all = found  # type: ignore[assignment]  # typed by the query
-            return self._all[entry]  # type: ignore[index]
+        """A fact's ranking key, read alone: a search asks it of the few facts it lists (the
+        many of a common word's band are sorted in SQL: ``first``)."""
         if entry not in self._keys:
             found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
             if len(found) != 1:
                 raise sqlite3.DatabaseError(f"a stored key of {self.path} is not one")
             self._keys[entry] = found[0]  # type: ignore[assignment]
         return self._keys[entry]
+
+    def first(self, entries: Collection[int], count: int) -> list[int]:
+        """As ``ranking.Index.first``; of many facts (a common word's), SQLite sorts the file's
+        rows by the same key and the first ``count`` of ``entries`` are taken as they come."""
+        if len(entries) <= _ALONE or count <= 0:
+            return heapq.nsmallest(count, entries, key=lambda e: (ranking.order(self.key(e)), e))
+        wanted, chosen = set(entries), []
+        query = f"SELECT id, count(*) OVER () FROM facts WHERE id BETWEEN ? AND ? {_TYPED} "
+        span = (self.base, self.base + self.counted - 1)
+        with contextlib.closing(self.store.db.execute(f"{query} ORDER BY {_ORDER}", span)) as rows:
+            for row, held in rows:
+                if held != self.counted:  # a row gone or mistyped: a fact the sort would miss
+                    raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")
+                if _int(row) - self.base in wanted:
+                    chosen.append(row - self.base)
+                    if len(chosen) == count:
+                        break
+        return chosen
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
