@@ -35,16 +35,16 @@ def _archive(n: int, word: str) -> str:
     return f"# Archive\n\n## Facts\n{items}"
 
 
+def _repo_files() -> dict[str, str]:
+    return {
+        "memory/continuity.md": "# Continuity\n\n## Key Decisions\n\n"
+        f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n",
+        "memory/archive/2026-Q1.md": _archive(40, "cats"),
+    }
+
+
 def _repo(tmp_path: Path) -> Path:
-    root = build_tree(
-        tmp_path / "r",
-        {
-            "memory/continuity.md": "# Continuity\n\n## Key Decisions\n\n"
-            f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n",
-            "memory/archive/2026-Q1.md": _archive(40, "cats"),
-        },
-    )
-    return git_init(root)
+    return git_init(build_tree(tmp_path / "r", _repo_files()))
 
 
 def _run(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -263,3 +263,27 @@ def test_a_store_of_files_gone_is_emptied_and_answers_the_same(
     with sqlite3.connect(root / NAME) as db:
         assert db.execute("SELECT count(*) FROM facts").fetchone()[0] == 40
         assert int(db.execute("SELECT value FROM meta WHERE key = 'next'").fetchone()[0]) <= 81
+
+
+def test_a_band_of_many_ties_is_sorted_in_sql_as_in_python(tmp_path: Path) -> None:
+    """A common word ties every fact in one band: the store picks the first of them by last
+    use, uses, tier (one no rule names last) and id in SQL, as the reader's index does in
+    Python, at every limit (each one a different edge of the pick)."""
+    tiers = ("archived", "superseded", "archive-candidate", "retired")
+    items = "".join(
+        f"- Fact about cats\n  <!-- id: z-{(i * 7) % 60} | created: 2026-01-01 | "
+        f"last_used: 2026-01-0{1 + i % 2} | uses: {i % 3 // 2} | tier: {tiers[i // 15]} -->\n"
+        for i in range(60)
+    )
+    data = f"# Archive\n\n## Facts\n{items}".encode()
+    where = tmp_path / "store.sqlite3"
+    store._made(where)
+    kept = store.Store(sqlite3.connect(where, isolation_level=None))
+    made = [kept.index("memory/archive/2026-Q1.md", data)]
+    stored = [kept.index("memory/archive/2026-Q1.md", data)]
+    assert isinstance(stored[0], store.Stored)
+    for limit in range(1, 62):
+        plain = ranking.search("cats", made, limit)
+        assert len(plain) == min(limit, 60)
+        assert ranking.search("cats", stored, limit) == plain
+    kept.db.close()

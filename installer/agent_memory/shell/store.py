@@ -16,9 +16,11 @@ SQLite lacks FTS5, keeps none.
 
 from __future__ import annotations
 
+import array
 import bisect
 import contextlib
 import hashlib
+import heapq
 import os
 import sqlite3
 import stat
@@ -30,29 +32,36 @@ from typing import TypeVar
 from .. import resources
 from ..core.agents import ranking, recall
 from ..parse import facts
+from ..parse.footer import TIERS
 from ..parse.text import decode
 from .discovery import work_tree_top
 
 NAME = ".git/agent-memory/store.sqlite3"
-SCHEMA = 1  # PRAGMA user_version of the tables below
+SCHEMA = 2  # PRAGMA user_version of the tables below
 BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
 _TYPED = "AND typeof(used) = 'integer' AND typeof(uses) = 'integer' AND typeof(tier) = 'text' "
 _TYPED += "AND typeof(name) = 'text'"
+# ``ranking.order`` in SQL: ids are ASCII (``ID_PATTERN``), so SQLite's byte order is Python's
+_TIER = " ".join(f"WHEN '{tier}' THEN {n}" for n, tier in enumerate(TIERS))
+_ORDER = f"used DESC, uses DESC, CASE tier {_TIER} ELSE {len(TIERS)} END, name, id"
 _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
 # What a stored value that is not what this writes may raise, checked or not: the files are read
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
-_ALONE = 8  # ranking keys read one by one, before all of a file's at once
+# Each fact's length in words, packed unsigned: parsing 10,000 numbers cost 2 ms a search, and
+# no stored length can make BM25's length term zero or negative
+_LENGTH = "I"
+_ALONE = 8  # the facts of a band whose ranking keys are read one by one, not sorted in SQL
 # A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
 # ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
 # more than once stands in it.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
-    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths TEXT NOT NULL)",
+    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths BLOB NOT NULL)",
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
     "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
     "start INTEGER NOT NULL, end INTEGER NOT NULL)",
@@ -125,7 +134,7 @@ class Store:
                         if k > 1
                     ],
                 )
-                lengths = " ".join(map(str, made.lengths))
+                lengths = array.array(_LENGTH, made.lengths).tobytes()
                 self.db.execute(
                     "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
                     (path, digest, base, made.counted, made.words, lengths),
@@ -206,10 +215,9 @@ class Stored:
         self.base, self.counted, self.words = (_int(value) for value in row[:3])
         if not 0 <= self.counted <= self.words:  # each fact holds its id: a word at least
             raise sqlite3.DatabaseError(f"the stored counts of {self.path} are not its")
-        self._lengths = str(row[3])
+        self._lengths = row[3]
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
-        self._all: list[tuple[int, int, str, str]] | None = None
         self._lines: tuple[str, ...] | None = None
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
@@ -245,30 +253,38 @@ class Stored:
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
-            lengths = _numbers(self._lengths)
-            if len(lengths) != self.counted:
+            lengths = array.array(_LENGTH)
+            size = self.counted * lengths.itemsize
+            if type(self._lengths) is not bytes or len(self._lengths) != size:
                 raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
+            lengths.frombytes(self._lengths)
             norms = {n: ranking.norm(n, average) for n in set(lengths)}  # lengths repeat
             self._norms = (average, [norms[n] for n in lengths])
         return self._norms[1]
 
     def key(self, entry: int) -> tuple[int, int, str, str]:
-        """A fact's ranking key, read alone for the first few facts a search ranks (a rare
-        word), then for all the file's at once (a common one)."""
-        if self._all is not None:
-            return self._all[entry]
-        if len(self._keys) >= _ALONE:
-            found = self.store.rows(_KEY, self.base, self.counted, _TYPED)
-            if len(found) != self.counted:
-                raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")
-            self._all = found  # type: ignore[assignment]  # typed by the query
-            return self._all[entry]  # type: ignore[index]
+        """A fact's ranking key, read alone: a search asks it of the few facts it lists (the
+        many of a common word's band are sorted in SQL: ``first``)."""
         if entry not in self._keys:
             found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
             if len(found) != 1:
                 raise sqlite3.DatabaseError(f"a stored key of {self.path} is not one")
             self._keys[entry] = found[0]  # type: ignore[assignment]
         return self._keys[entry]
+
+    def first(self, entries: Collection[int], count: int) -> list[int]:
+        """As ``ranking.Index.first``; of many facts (a common word's), SQLite sorts the file's
+        rows by the same key and the first ``count`` of ``entries`` are taken as they come."""
+        if len(entries) <= _ALONE or count <= 0:
+            return heapq.nsmallest(count, entries, key=lambda e: (ranking.order(self.key(e)), e))
+        wanted, span = set(entries), (self.base, self.base + self.counted - 1)
+        held = f"FROM facts WHERE id BETWEEN ? AND ? {_TYPED}"
+        if _number(self.store.db.execute(f"SELECT count(*) {held}", span).fetchone()) != len(self):
+            raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")  # gone
+        # the first ``count`` of ``entries`` are among the first ``count`` plus the others
+        query = f"SELECT id {held} ORDER BY {_ORDER} LIMIT ?"
+        rows = self.store.db.execute(query, (*span, count + len(self) - len(wanted))).fetchall()
+        return [e for (row,) in rows if (e := _int(row) - self.base) in wanted][:count]
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
@@ -289,15 +305,6 @@ class Stored:
         if hit is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
         return hit
-
-
-def _numbers(text: object) -> list[int]:
-    """Stored lengths: decimal digits apart; any other is the store's fault (a negative or
-    other number would make a length term zero, and a division fail)."""
-    found = str(text).split()
-    if not all(number.isascii() and number.isdigit() for number in found):
-        raise sqlite3.DatabaseError("a stored length is not one")
-    return [int(number) for number in found]
 
 
 def _number(row: tuple[object, ...] | None) -> int:

@@ -74,6 +74,7 @@ class Searched(Protocol):
     def prime(self, wanted: Iterable[str]) -> None: ...
     def norms_for(self, average: float) -> list[float]: ...
     def key(self, entry: int) -> tuple[int, int, str, str]: ...
+    def first(self, entries: Collection[int], count: int) -> list[int]: ...
     def hit(self, entry: int, score: float) -> Hit: ...
     def seeing(self) -> dict[str, tuple[str, ...]]: ...
     def find(self, fact_id: str) -> int | None: ...
@@ -188,6 +189,10 @@ class Index:
         when, uses = self.recency[entry]
         return when, uses, self.tiers[entry], self.ids[entry]
 
+    def first(self, entries: Collection[int], count: int) -> list[int]:
+        """The ``count`` facts of ``entries`` that rank first among near-ties (``order``)."""
+        return heapq.nsmallest(count, entries, key=lambda entry: (order(self.key(entry)), entry))
+
     def seeing(self) -> dict[str, tuple[str, ...]]:
         """Each fact's id with the ids its footer relates it to, for those relating any."""
         return {self.ids[e]: see for e, see in enumerate(self.sees) if see}
@@ -236,26 +241,41 @@ def search(query: str, indexes: Sequence[Searched], limit: int, least: float = 0
     floor = band(best[-1]) if best[-1] > 0 else None
     if least > 0:
         floor = max(band(least), floor if floor is not None else band(least))
-    rank = {tier: i for i, tier in enumerate(TIERS)}
     # A score under the floor band's lower edge (less what rounding to 6 places may add) is
     # outside it without taking its logarithm: with a common word most facts score.
     edge = NEAR**floor - 1e-6 if floor is not None else 0.0
-    ranked = []
+    above: list[tuple[int, int, int]] = []  # (band, index, fact) of the few over the floor band
+    tied: list[list[int]] = [[] for _ in indexes]  # the facts in it, per index: maybe thousands
     levels: dict[float, int] = {}  # facts of one length tie on one score: a log each is not
     for k, found in enumerate(accumulated):
-        ix = indexes[k]
         for entry, score in enumerate(found):
             if score <= 0 or score < edge:
                 continue
             level = levels.get(score)
             if level is None:
                 level = levels[score] = band(score)
-            if floor is None or level >= floor:
-                when, uses, tier, fact_id = ix.key(entry)
-                ranked.append((-level, -when, -uses, rank.get(tier, len(rank)), fact_id, k, entry))
+            if floor is None or level > floor:
+                above.append((level, k, entry))
+            elif level == floor:
+                tied[k].append(entry)
+    # Of the floor band, only the first ``limit`` of each index by the near-tie key can make
+    # the list: each index picks them (the store in SQL) rather than every key being read.
+    need = max(limit - len(above), 0)
+    above += [(floor or 0, k, e) for k, ix in enumerate(indexes) for e in ix.first(tied[k], need)]
+    ranked = [(-level, *order(indexes[k].key(e)), k, e) for level, k, e in above]
     # ties in every key: document order, as the facts are read
     best_ranked = heapq.nsmallest(limit, ranked)
     return [indexes[k].hit(e, round(accumulated[k][e], 6)) for *_, k, e in best_ranked]
+
+
+_RANK = {tier: i for i, tier in enumerate(TIERS)}
+
+
+def order(key: tuple[int, int, str, str]) -> tuple[int, int, int, str]:
+    """What ranks a fact among near-ties, smallest first: used last, used most, tier (core
+    first, a tier not known last), id."""
+    when, uses, tier, fact_id = key
+    return -when, -uses, _RANK.get(tier, len(_RANK)), fact_id
 
 
 def scores(query: str, indexes: Sequence[Searched], least: float = 0.0) -> list[list[float]]:
@@ -283,7 +303,8 @@ def scores(query: str, indexes: Sequence[Searched], least: float = 0.0) -> list[
     if len(minor) == len(idfs):
         return accumulated
     major = [term for term in idfs if term not in minor]
-    held = [{e for term in major for e, _ in ix.postings(term)} for ix in indexes]
+    # the facts holding a major word, where a minor one is counted (none: not worked out)
+    held = [{e for t in major for e, _ in ix.postings(t)} if minor else set() for ix in indexes]
     for term, idf in idfs.items():
         for found, ix, some in zip(accumulated, indexes, held, strict=True):
             postings = ix.counts(term, major, some) if term in minor else ix.postings(term)
