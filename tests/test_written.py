@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -131,6 +132,7 @@ def _archive(n: int) -> bytes:
     return f"# Archive 2026-Q1\n\n## Facts\n\n## Completed Threads\n{body}".encode()
 
 
+@pytest.mark.slow  # 1,500 documents: the crash matrix's stage, beside the default suite
 @settings(max_examples=1500, deadline=None)
 @given(documents(odd=True), st.booleans())
 @example(["## Facts", "- A fact", "  <!-- id: a | tier: archived -->"], True)
@@ -225,6 +227,7 @@ COUNT_ODD = [
 ]
 
 
+@pytest.mark.slow  # 1,500 documents: the crash matrix's stage, beside the default suite
 @settings(max_examples=1500, deadline=None)
 @given(
     st.one_of(documents(odd=True), st.lists(st.sampled_from([*COUNT_ODD, *ODD_LINES, "- A"]))),
