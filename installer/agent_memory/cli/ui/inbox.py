@@ -1,5 +1,6 @@
 """The inbox: the proposals pending in session logs (``fact accept``'s list), each beside the
-facts it resembles (``fact add``'s duplicate check), to accept or leave."""
+facts it resembles (``fact add``'s duplicate check), to accept or to reject with a reason
+(``fact reject``)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,6 @@ from .browse import Body, opened
 from .html import e, form, link, text_field
 
 SIMILAR_SHOWN = 3
-# `fact reject` is not a command of this release: the page offers no rule of its own.
-NO_REJECT = (
-    "Reject needs a fact reject command, which this version does not have; a proposal no "
-    "one accepts leaves the inbox when the next review reads its log."
-)
 
 
 def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
@@ -51,8 +47,8 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
             }
             field = text_field("text", "Text (edit it to accept it changed)", proposal["text"])
             body.append(form("/preview", issue(), [field], "Accept: preview", hidden=hidden))
-            body.append(f'<button disabled title="{e(NO_REJECT)}">Reject</button>')
+            why = text_field("reason", "Reason (kept in memory/rejected.md)")
+            hidden = {"action": "reject", "subject": proposal["address"]}
+            body.append(form("/preview", issue(), [why], "Reject: preview", hidden=hidden))
         body.append("</div>")
-    if not setting.read_only:
-        body.append(f'<p class="meta">{e(NO_REJECT)}</p>')
     return body
