@@ -366,6 +366,20 @@ def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=old").body
 
 
+def test_the_inbox_names_the_facts_a_proposal_may_contradict(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    assert cli("fact", "add", "The CI runs Python 3.11", repo_root, "--id", "py11").exit_code == 0
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text("## Proposed Facts\n1. decision: The CI runs Python 3.12\n")
+    body = client.ask("GET", "/inbox").body
+    cards = body.split('<div class="fact">')
+    clash = next(c for c in cards if "2026-04-05-120000#1" in c)
+    assert 'may contradict (version: python: 3.12 / 3.11): <a href="/fact?id=py11">' in clash
+    assert all("may contradict" not in c for c in cards if c is not clash)
+
+
 def test_the_memory_page_shows_each_section_by_tier_core_first(
     client: Client, repo_root: Path
 ) -> None:

@@ -1,5 +1,6 @@
 """The inbox: the proposals pending in session logs (``fact accept``'s list), each beside the
-facts it resembles (``fact add``'s duplicate check), to accept or to reject with a reason
+facts it resembles (``fact add``'s duplicate check) and those it may contradict (its
+contradiction check), to accept or to reject with a reason
 (``fact reject``)."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ...core.facts.conflicts import against
 from ...core.facts.duplicates import compare
 from ...shell.load import load
 from .actions import Setting, run
@@ -25,6 +27,7 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
     if not pending:
         return ['<p class="notice">No proposals pending.</p>']
     memory = load(opened(root))
+    live = memory.documents[: len(memory.documents) - len(memory.archives)]
     body = [f"<p>{len(pending)} proposals pending, oldest log first.</p>"]
     for proposal in pending:
         body.append(
@@ -38,6 +41,12 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
                 f'<p class="meta">similar ({match.similarity:.0%}): '
                 f'<a href="{link("/fact", {"id": match.id})}">{e(match.id)}</a> '
                 f"{e(match.first_line)}{' (archived)' if match.archived else ''}</p>"
+            )
+        for clash in against(proposal["text"], live)[:SIMILAR_SHOWN]:
+            body.append(
+                f'<p class="meta">may contradict ({e(clash.kind)}: {e(clash.detail)}): '
+                f'<a href="{link("/fact", {"id": clash.other.id})}">{e(clash.other.id)}</a> '
+                f"{e(clash.other.first_line)}</p>"
             )
         if not setting.read_only:
             hidden = {
