@@ -1,6 +1,7 @@
 """``agent-memory ui`` as a person uses it: Debian's chromium, driven by playwright, opens the
-printed address, accepts a proposal in the inbox and rejects another with a reason, edits a fact after reading the diff, retracts
-another; the repo then holds what the command line would have written, byte for byte.
+printed address, accepts a proposal in the inbox and rejects another with a reason, edits a fact
+after reading the diff, retracts another; the repo then holds what the command line would have
+written, byte for byte.
 
 Skipped, saying why, where the browser or playwright is missing (as ``test_report_browser``).
 """
