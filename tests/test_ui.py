@@ -364,6 +364,9 @@ def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
     named = page.split("<h2>May contradict</h2>")[1]
     assert 'href="/fact?id=py12"' in named and "The CI runs Python 3.12" in named
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=old").body
+    assert cli("fact", "relate", "py11", "py12", repo_root, *TODAY).exit_code == 0  # see: py12
+    assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=py11").body
+    assert "py11" not in client.ask("GET", "/?filter=conflicting").body
 
 
 def test_the_inbox_names_the_facts_a_proposal_may_contradict(

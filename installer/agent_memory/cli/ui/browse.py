@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ...core.facts.conflicts import Conflict, Side, conflicts
+from ...core.facts.conflicts import Conflict, Side, against, conflicts, linked, live
 from ...core.facts.duplicates import fact_text
 from ...core.facts.relations import related
 from ...errors import AgentMemoryError
@@ -178,7 +178,9 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
         "<h2>Related facts</h2>",
         *([card(d, f) for d, f in related(memory.documents, fact_id)] or ["<p>None.</p>"]),
         "<h2>May contradict</h2>",
-        *_contradicting(memory.documents[: len(memory.documents) - len(memory.archives)], fact_id),
+        *_contradicting(
+            memory.documents[: len(memory.documents) - len(memory.archives)], doc, fact
+        ),
     ]
     if not setting.read_only:
         body.append("<h2>Change it</h2>")
@@ -186,13 +188,23 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
     return body
 
 
-def _contradicting(docs: Sequence[Document], fact_id: str) -> Body:
-    """The live facts this one may contradict (``conflicts``' pairs), each a link and why."""
-    pairs = _opposed(docs).get(fact_id, [])
+def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
+    """The live facts this one may contradict: ``fact add``'s check of its text against the
+    others (one fact's pairs, not every pair of the memory), less itself and the facts linked
+    to it, as ``conflicts`` leaves them out."""
+    others = {f.id: f for _, f in live(docs)}
+    pairs = [
+        pair
+        for pair in against(fact_text(doc, fact), docs)
+        if fact.id in others
+        and pair.other.id in others
+        and pair.other.id != fact.id
+        and not linked(fact, others[pair.other.id])
+    ]
     return [
-        f'<p class="meta"><a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a> '
-        f"{e(side.first_line)} · {e(pair.kind)}: {e(pair.detail)}</p>"
-        for side, pair in pairs
+        f'<p class="meta"><a href="{link("/fact", {"id": pair.other.id})}">{e(pair.other.id)}</a> '
+        f"{e(pair.other.first_line)} · {e(pair.kind)}: {e(pair.detail)}</p>"
+        for pair in pairs
     ] or ["<p>None.</p>"]
 
 
