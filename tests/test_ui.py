@@ -39,6 +39,7 @@ from test_report import history
 DAY = dt.date(2026, 4, 6)
 TODAY = ["--today", DAY.isoformat()]
 PROPOSAL = "2026-04-05-100000#1"
+SECOND = "2026-04-05-100000#2"
 SCRIPT = '<script>document.title="owned"</script> & <img src=x onerror=alert(1)>'
 
 
@@ -258,6 +259,7 @@ def test_each_change_writes_what_the_command_line_writes(repo_root: Path, tmp_pa
         assert client.change("/fact?id=evil", "archive", "evil").status == 200
         assert client.change("/fact?id=busy", "retract", "busy", reason="gone <now>").status == 200
         assert client.change("/inbox", "accept", PROPOSAL).status == 200
+        assert client.change("/inbox", "reject", SECOND, reason="not <ours>").status == 200
     for words in (
         ("fact", "edit", "old", "Old decision,\nreworded"),
         ("fact", "relate", "old", "freeze"),
@@ -267,6 +269,7 @@ def test_each_change_writes_what_the_command_line_writes(repo_root: Path, tmp_pa
         ("fact", "archive", "evil"),
         ("fact", "retract", "busy", "--reason", "gone <now>"),
         ("fact", "accept", PROPOSAL),
+        ("fact", "reject", SECOND, "--reason", "not <ours>"),
     ):
         done = cli(*words, twin, *TODAY)
         assert done.exit_code == 0, done.output
@@ -277,7 +280,7 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
     repo_root: Path, tmp_path: Path
 ) -> None:
     twin = Path(shutil.copytree(repo_root, tmp_path / "twin"))
-    second = "2026-04-05-100000#2"
+    second = SECOND
     with serving(repo_root, Setting(DAY)) as client:
         client.log_in()
         form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
@@ -325,6 +328,59 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
     )
     assert "nope" in missing.body and 'class="error"' in missing.body
     assert tree(repo_root) == before
+
+
+def test_a_reject_without_a_reason_is_one_line_and_writes_nothing(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    before = tree(repo_root)
+    form = {"action": "reject", "subject": PROPOSAL, "reason": " \r\n "}
+    bad = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "reject")})
+    assert bad.status == 422
+    error = re.search(r'<div class="error">(.*?)</div>', bad.body, re.S)
+    assert error is not None and error.group(1).strip() == (
+        "agent-memory: reason is needed to reject a proposal"
+    )
+    assert tree(repo_root) == before
+    assert "No proposals pending" not in client.ask("GET", "/inbox").body
+
+
+def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    for text, fact_id in (("The CI runs Python 3.11", "py11"), ("The CI runs Python 3.12", "py12")):
+        added = cli("fact", "add", text, repo_root, "--id", fact_id, *TODAY)
+        assert added.exit_code == 0, added.output
+    body = client.ask("GET", "/?filter=conflicting").body
+    cards = dict(
+        re.findall(r'<a href="/fact\?id=(\w+)">\1</a> <span.*?may contradict (.*?)</p>', body)
+    )
+    assert set(cards) == {"py11", "py12"}
+    assert 'href="/fact?id=py12"' in cards["py11"] and 'href="/fact?id=py11"' in cards["py12"]
+    assert "3.11" in cards["py11"] and 'href="/fact?id=old"' not in body
+    page = client.ask("GET", "/fact?id=py11").body
+    named = page.split("<h2>May contradict</h2>")[1]
+    assert 'href="/fact?id=py12"' in named and "The CI runs Python 3.12" in named
+    assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=old").body
+    assert cli("fact", "relate", "py11", "py12", repo_root, *TODAY).exit_code == 0  # see: py12
+    assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=py11").body
+    assert "py11" not in client.ask("GET", "/?filter=conflicting").body
+
+
+def test_the_inbox_names_the_facts_a_proposal_may_contradict(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    assert cli("fact", "add", "The CI runs Python 3.11", repo_root, "--id", "py11").exit_code == 0
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text("## Proposed Facts\n1. decision: The CI runs Python 3.12\n")
+    body = client.ask("GET", "/inbox").body
+    cards = body.split('<div class="fact">')
+    clash = next(c for c in cards if "2026-04-05-120000#1" in c)
+    assert 'may contradict (version: python: 3.12 / 3.11): <a href="/fact?id=py11">' in clash
+    assert all("may contradict" not in c for c in cards if c is not clash)
 
 
 def test_the_memory_page_shows_each_section_by_tier_core_first(

@@ -1,6 +1,7 @@
 """``agent-memory ui`` as a person uses it: Debian's chromium, driven by playwright, opens the
-printed address, accepts a proposal in the inbox, edits a fact after reading the diff, retracts
-another; the repo then holds what the command line would have written, byte for byte.
+printed address, accepts a proposal in the inbox and rejects another with a reason, edits a fact
+after reading the diff, retracts another; the repo then holds what the command line would have
+written, byte for byte.
 
 Skipped, saying why, where the browser or playwright is missing (as ``test_report_browser``).
 """
@@ -16,7 +17,7 @@ import pytest
 from agent_memory.cli.ui.actions import Setting
 from conftest import cli, tree
 from test_report_browser import CHROMIUM, FLAGS, _browser
-from test_ui import DAY, PROPOSAL, TODAY, _memory, serving
+from test_ui import DAY, PROPOSAL, SECOND, TODAY, _memory, serving
 
 
 @pytest.fixture
@@ -24,7 +25,9 @@ def root(tmp_path: Path) -> Iterator[Path]:
     yield _memory(tmp_path / "repo")
 
 
-def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: Path) -> None:
+def test_a_person_accepts_rejects_edits_and_retracts_in_chromium(
+    root: Path, tmp_path: Path
+) -> None:
     sync_api = _browser()
     twin = Path(shutil.copytree(root, tmp_path / "twin"))
     errors: list[str] = []
@@ -51,6 +54,16 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
             assert "+- one" in page.inner_text("pre.diff")
             page.click("text=Apply: Accept")
             assert PROPOSAL in page.inner_text("main")
+
+            page.click("text=Back")
+            card = page.locator("div.fact", has_text=SECOND).first
+            card.locator("input[name=reason]").fill("not how we <decide>")
+            card.locator("button", has_text="Reject: preview").click()
+            assert "memory/rejected.md" in page.inner_text("pre.diff")
+            page.click("text=Apply: Reject")
+            assert f"{SECOND} rejected" in page.inner_text("main")
+            page.click("text=Back")
+            assert "No proposals pending" in page.inner_text("main")
 
             page.goto(f"{client.origin}/fact?id=old")
             edit = page.locator("form", has=page.locator("input[value=edit]"))
@@ -79,10 +92,13 @@ def test_a_person_accepts_edits_and_retracts_in_chromium(root: Path, tmp_path: P
             browser.close()
     for words in (
         ("fact", "accept", PROPOSAL),
+        ("fact", "reject", SECOND, "--reason", "not how we <decide>"),
         ("fact", "edit", "old", "Old decision, now <b>bold</b>\nand a second line"),
         ("fact", "retract", "busy", "--reason", "replaced by the queue"),
     ):
         assert cli(*words, twin, *TODAY).exit_code == 0
+    rejected = (root / "memory/rejected.md").read_bytes()
+    assert rejected == (twin / "memory/rejected.md").read_bytes() and SECOND.encode() in rejected
     assert tree(root) == tree(twin)
     assert errors == []
     assert outside == []

@@ -47,6 +47,7 @@ ACTIONS: Mapping[str, Action] = {
     "cite": Action(("fact", "cite"), "fact_id", ("place",), "Cite"),
     "recite": Action(("fact", "recite"), "fact_id", (), "Recite"),
     "accept": Action(("fact", "accept"), "address", (), "Accept"),
+    "reject": Action(("fact", "reject"), "address", ("reason",), "Reject"),
 }
 FACT_ACTIONS = tuple(name for name, action in ACTIONS.items() if action.subject == "fact_id")
 
@@ -90,11 +91,12 @@ def change(
         raise Refused(f"no action {name!r}")
     line = LINES[action.words]
     kinds = {p.name: p.kind for p in line.params}
+    what = "a proposal" if action.subject == "address" else "a fact"
     given: dict[str, Any] = {action.subject: subject}
     for field in action.fields:
         text = form.get(field, "").replace("\r\n", "\n").strip()  # a textarea sends CRLF
         if not text:
-            raise Refused(f"{field} is needed to {name} a fact")
+            raise Refused(f"{field} is needed to {name} {what}")
         given[field] = _typed(kinds[field], field, text)
     given.update(dry_run=preview, today=setting.today, wait=setting.wait)
     return run(action.words, root, given)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ...core.facts.conflicts import Conflict, Side, against, conflicts, linked, live
 from ...core.facts.duplicates import fact_text
 from ...core.facts.relations import related
 from ...errors import AgentMemoryError
@@ -20,6 +21,7 @@ from .html import e, form, link, pre, text_field
 FILTERS = {
     "stale": "stale citations",
     "expiring": "with a valid-until date",
+    "conflicting": "that may contradict another",
     "pinned": "pinned (tier: core)",
     "archived": "archived",
 }
@@ -47,8 +49,9 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
         return body + _hits(root, query)
     memory = load(repo, archives=chosen == "archived")
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
-    stale = stale_marks(repo, live)
-    keep = _filter(chosen, stale)
+    stale = {k: e(v) for k, v in stale_marks(repo, live).items()}
+    notes = _contradicted(live) if chosen == "conflicting" else stale
+    keep = _filter(chosen, notes)
     docs = memory.archives if chosen == "archived" else live
     shown = 0
     for doc in docs:
@@ -58,7 +61,7 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
         shown += len(picked)
         if picked:
             body.append(f"<h2>{e(doc.path)}</h2>")
-            body.extend(_sections(doc, picked, stale))
+            body.extend(_sections(doc, picked, notes))
     if chosen == "archived" and shown >= ARCHIVED_SHOWN:
         body.append(
             f'<p class="notice">The first {ARCHIVED_SHOWN} archived facts; search for '
@@ -69,9 +72,9 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
     return body
 
 
-def _filter(chosen: str, stale: Mapping[str, str]) -> Callable[[Fact], bool]:
-    if chosen == "stale":
-        return lambda f: f.id in stale
+def _filter(chosen: str, notes: Mapping[str, str]) -> Callable[[Fact], bool]:
+    if chosen in ("stale", "conflicting"):
+        return lambda f: f.id in notes
     if chosen == "expiring":
         return lambda f: f.field("valid-until") is not None
     if chosen == "pinned":
@@ -79,14 +82,37 @@ def _filter(chosen: str, stale: Mapping[str, str]) -> Callable[[Fact], bool]:
     return lambda f: True
 
 
-def _sections(doc: Document, picked: Sequence[Fact], stale: Mapping[str, str]) -> Body:
-    """The facts of one file under their sections' titles, each section's by tier."""
+def _opposed(docs: Sequence[Document]) -> dict[str, list[tuple[Side, Conflict]]]:
+    """Each fact in a pair ``conflicts`` finds, with the other side of each of its pairs."""
+    found: dict[str, list[tuple[Side, Conflict]]] = {}
+    for pair in conflicts(docs):
+        found.setdefault(pair.one.id, []).append((pair.other, pair))
+        found.setdefault(pair.other.id, []).append((pair.one, pair))
+    return found
+
+
+def _contradicted(docs: Sequence[Document]) -> dict[str, str]:
+    """The note (HTML) under each fact that may contradict another: a link to each other."""
+    return {
+        fact_id: "may contradict "
+        + ", ".join(
+            f'<a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a> '
+            f"({e(pair.kind)}: {e(pair.detail)})"
+            for side, pair in pairs
+        )
+        for fact_id, pairs in _opposed(docs).items()
+    }
+
+
+def _sections(doc: Document, picked: Sequence[Fact], notes: Mapping[str, str]) -> Body:
+    """The facts of one file under their sections' titles, each section's by tier, each with
+    its note (HTML: a stale citation, or the facts it may contradict)."""
     out: Body = []
     for title in dict.fromkeys(f.section for f in picked):
         out.append(f"<h3>{e(title)}</h3>")
         here = [f for f in picked if f.section == title]
         for fact in sorted(here, key=_tier_order):
-            out.append(card(doc, fact, stale.get(fact.id or "", "")))
+            out.append(card(doc, fact, notes.get(fact.id or "", "")))
     return out
 
 
@@ -100,10 +126,11 @@ def _tier(fact: Fact) -> str:
     return fact.field("tier") or "working"
 
 
-def card(doc: Document, fact: Fact, mark: str = "") -> str:
-    """One fact in a list: its first line, id (a link to its page), tier and place."""
+def card(doc: Document, fact: Fact, note: str = "") -> str:
+    """One fact in a list: its first line, id (a link to its page), tier, place and ``note``
+    (HTML, its parts already escaped)."""
     tier = _tier(fact)
-    said = f" · {e(mark)}" if mark else ""
+    said = f" · {note}" if note else ""
     return (
         f'<div class="fact"><p>{e(fact.first_line)}</p><p class="meta">'
         f'<a href="{link("/fact", {"id": fact.id or ""})}">{e(fact.id)}</a> '
@@ -150,11 +177,35 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
         pre((explained.out or explained.err).rstrip("\n")),
         "<h2>Related facts</h2>",
         *([card(d, f) for d, f in related(memory.documents, fact_id)] or ["<p>None.</p>"]),
+        "<h2>May contradict</h2>",
+        *_contradicting(
+            memory.documents[: len(memory.documents) - len(memory.archives)], doc, fact
+        ),
     ]
     if not setting.read_only:
         body.append("<h2>Change it</h2>")
         body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue))
     return body
+
+
+def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
+    """The live facts this one may contradict: ``fact add``'s check of its text against the
+    others (one fact's pairs, not every pair of the memory), less itself and the facts linked
+    to it, as ``conflicts`` leaves them out."""
+    others = {f.id: f for _, f in live(docs)}
+    pairs = [
+        pair
+        for pair in against(fact_text(doc, fact), docs)
+        if fact.id in others
+        and pair.other.id in others
+        and pair.other.id != fact.id
+        and not linked(fact, others[pair.other.id])
+    ]
+    return [
+        f'<p class="meta"><a href="{link("/fact", {"id": pair.other.id})}">{e(pair.other.id)}</a> '
+        f"{e(pair.other.first_line)} · {e(pair.kind)}: {e(pair.detail)}</p>"
+        for pair in pairs
+    ] or ["<p>None.</p>"]
 
 
 def _forms(fact_id: str, text: str, issue: Callable[[], str]) -> Iterable[str]:

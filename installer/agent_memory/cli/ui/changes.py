@@ -13,7 +13,7 @@ from .actions import ACTIONS, Refused, Setting, accept_edited, change, edited_te
 from .browse import Body
 from .html import diff, e, form, link, pre
 
-BACK = {"accept": "/inbox"}
+BACK = {"accept": "/inbox", "reject": "/inbox"}
 
 
 def preview_page(

@@ -1,11 +1,14 @@
 """The inbox: the proposals pending in session logs (``fact accept``'s list), each beside the
-facts it resembles (``fact add``'s duplicate check), to accept or leave."""
+facts it resembles (``fact add``'s duplicate check) and those it may contradict (its
+contradiction check), to accept or to reject with a reason
+(``fact reject``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+from ...core.facts.conflicts import against
 from ...core.facts.duplicates import compare
 from ...shell.load import load
 from .actions import Setting, run
@@ -13,11 +16,6 @@ from .browse import Body, opened
 from .html import e, form, link, text_field
 
 SIMILAR_SHOWN = 3
-# `fact reject` is not a command of this release: the page offers no rule of its own.
-NO_REJECT = (
-    "Reject needs a fact reject command, which this version does not have; a proposal no "
-    "one accepts leaves the inbox when the next review reads its log."
-)
 
 
 def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
@@ -29,6 +27,7 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
     if not pending:
         return ['<p class="notice">No proposals pending.</p>']
     memory = load(opened(root))
+    live = memory.documents[: len(memory.documents) - len(memory.archives)]
     body = [f"<p>{len(pending)} proposals pending, oldest log first.</p>"]
     for proposal in pending:
         body.append(
@@ -43,6 +42,12 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
                 f'<a href="{link("/fact", {"id": match.id})}">{e(match.id)}</a> '
                 f"{e(match.first_line)}{' (archived)' if match.archived else ''}</p>"
             )
+        for clash in against(proposal["text"], live)[:SIMILAR_SHOWN]:
+            body.append(
+                f'<p class="meta">may contradict ({e(clash.kind)}: {e(clash.detail)}): '
+                f'<a href="{link("/fact", {"id": clash.other.id})}">{e(clash.other.id)}</a> '
+                f"{e(clash.other.first_line)}</p>"
+            )
         if not setting.read_only:
             hidden = {
                 "action": "accept",
@@ -51,8 +56,8 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
             }
             field = text_field("text", "Text (edit it to accept it changed)", proposal["text"])
             body.append(form("/preview", issue(), [field], "Accept: preview", hidden=hidden))
-            body.append(f'<button disabled title="{e(NO_REJECT)}">Reject</button>')
+            why = text_field("reason", "Reason (kept in memory/rejected.md)")
+            hidden = {"action": "reject", "subject": proposal["address"]}
+            body.append(form("/preview", issue(), [why], "Reject: preview", hidden=hidden))
         body.append("</div>")
-    if not setting.read_only:
-        body.append(f'<p class="meta">{e(NO_REJECT)}</p>')
     return body
