@@ -67,6 +67,7 @@ def mode_c(repo: Path) -> None:
 SHAPES: dict[str, Callable[[Path], None]] = {"A": mode_a, "B": mode_b, "C": mode_c}
 
 
+@pytest.mark.slow  # 30 repos enabled, disabled and enabled again: the slow stage of .ci/run
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.sampled_from(sorted(SHAPES)),
