@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from context_bench import widen
-from hook_bench import HELD, archive
+from hook_bench import HELD, committed
 from measure import byte_compile, interleaved
 from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
 
@@ -28,11 +27,7 @@ def main() -> None:
     args = repo_arguments(runs=7)
     byte_compile()
     with reviewed_repo(args.logs, args.facts) as root:
-        widen(root)
-        archive(root, 10_000)
-        for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
-            env = ["-c", "user.name=b", "-c", "user.email=b@b"]
-            subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+        committed(root)
         quarter = root / "memory/archive/2020-Q1.md"
         original = quarter.read_bytes()
         where = {"cwd": str(root), "session_id": "b"}

@@ -17,8 +17,7 @@ import json
 import subprocess
 import sys
 
-from context_bench import widen
-from hook_bench import archive
+from hook_bench import committed
 from measure import byte_compile, interleaved
 from review_bench import TOOL, repo_arguments, reviewed_repo
 
@@ -34,11 +33,7 @@ def main() -> None:
     args = repo_arguments(runs=7)
     byte_compile()
     with reviewed_repo(args.logs, args.facts) as root:
-        widen(root)
-        archive(root, 10_000)
-        for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
-            env = ["-c", "user.name=b", "-c", "user.email=b@b"]
-            subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+        committed(root)
         where = {"cwd": str(root), "session_id": "b"}
         start = {**where, "hook_event_name": "SessionStart"}
         prompt = {**where, "hook_event_name": "UserPromptSubmit", "prompt": "module m4242"}

@@ -49,15 +49,21 @@ def archive(root: Path, count: int) -> None:
     (root / "memory/archive/2020-Q1.md").write_text("# Archive 2020-Q1\n\n## Facts\n" + body)
 
 
+def committed(root: Path) -> None:
+    """The reviewed repo as the hook benchmarks time it: 1,000 live facts, 10,000 archived, and
+    the whole committed (git's paths are a session's focus)."""
+    widen(root)
+    archive(root, 10_000)
+    for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
+        env = ["-c", "user.name=b", "-c", "user.email=b@b"]
+        subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+
+
 def main() -> None:
     args = repo_arguments(runs=11)
     byte_compile()
     with reviewed_repo(args.logs, args.facts) as root:
-        widen(root)
-        archive(root, 10_000)
-        for git in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
-            env = ["-c", "user.name=b", "-c", "user.email=b@b"]
-            subprocess.run(["git", *env, *git], cwd=root, check=True, capture_output=True)
+        committed(root)
         (root / "src.py").write_text("changed\n")  # the session's focus: one new file
         where = {"cwd": str(root), "session_id": "b"}
         # The session came after the last review, as a hook's does (the fixture's dates are

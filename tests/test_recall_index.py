@@ -35,7 +35,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[ranking.H
                 continue
             text = FOOTER.sub(" ", "".join(doc.text.lines[fact.start : fact.end]))
             section = fact.field("from") or fact.section
-            terms = Counter(searching.words(f"{text} {fact.id} {section}"))
+            terms = Counter(ranking.words(f"{text} {fact.id} {section}"))
             tier = fact.field("tier") or "working"
             hit = ranking.Hit(fact.id, tier, doc.path, fact.line, section, fact.first_line, 0.0)
             recency = (
@@ -43,7 +43,7 @@ def plain_recall(query: str, docs: list[Document], limit: int) -> list[ranking.H
                 int(fact.field("uses") or 0),
             )
             entries.append((hit, terms, sum(terms.values()), recency))
-    counted = Counter(searching.words(query))
+    counted = Counter(ranking.words(query))
     if not entries or not counted:
         return []
     average = sum(n for _, _, n, _ in entries) / len(entries)
@@ -99,7 +99,7 @@ def test_the_index_ranks_exactly_as_plain_bm25(
 
 @given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\u212a\u0130\u00e9\u0663"))
 def test_words_are_the_runs_of_a_z_and_0_9_in_the_lowered_text(text: str) -> None:
-    assert searching.words(text) == re.findall("[a-z0-9]+", text.lower())
+    assert ranking.words(text) == re.findall("[a-z0-9]+", text.lower())
 
 
 _LINES = [

@@ -41,7 +41,7 @@ from ...commands.report import Report, Result
 from ...commands.runner import Answer, Call, Command, Journal, answer
 from ...commands.settle import Options
 from ...core.agents.gate import kind_of
-from ...core.agents.recall import Index
+from ...core.agents.ranking import Index
 from ...errors import AgentMemoryError
 from ...layout import CONTEXT_BYTES  # what memory_context returns at most: --max-bytes's default
 from ...parse.dates import parse_date

@@ -12,11 +12,9 @@ from ...errors import InputError
 from ...parse import facts
 from ...parse.facts import Document, Fact
 from ...parse.footer import listed, without_footers
-from .ranking import K1, B, Cited, Hit, Index, band, scores, search, words
+from .ranking import Cited, Hit, Index, search, words
 
-# B to words: the ranking's names relevance, replay and the MCP server ask of this module
-__all__ = ["K1", "B", "Index", "band", "cite", "index", "lines", "read", "scores", "words"]
-__all__ += ["recall", "recency", "terms", "text", "verified"]
+__all__ = ["cite", "index", "lines", "read", "recall", "recency", "terms", "text", "verified"]
 
 
 def index(doc: Document) -> Index:

@@ -18,7 +18,7 @@ from ...parse import cites, scopes
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ..review.tiers import INVARIANTS
-from . import recall
+from . import ranking, recall
 
 CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
 # The BM25 score (``recall``'s) from which a task moves a fact ahead of the recency order.
@@ -82,7 +82,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     out += 1
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
-            near = -recall.band(score) if score >= TASK_FLOOR else _BELOW
+            near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
             key = (
                 group != CORE,
                 not (touched or fact.id in named),
@@ -163,12 +163,12 @@ def _scores(docs: Sequence[Document], task: str) -> Mapping[tuple[int, str | Non
     if not task.strip():
         return {}
     places = [(n, f) for n, doc in enumerate(docs) for f in doc.facts if f.id is not None]
-    found = recall.Index(
+    found = ranking.Index(
         "",  # only the words are read
         [
             ("", "", "", 0, "", recall.terms(docs[n].text.lines, f, f.section), (), (0, 0))
             for n, f in places
         ],
     )
-    column = recall.scores(task, [found])[0]
+    column = ranking.scores(task, [found])[0]
     return {(n, f.id): s for (n, f), s in zip(places, column, strict=True) if s > 0}
