@@ -37,6 +37,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "memory_fact_recite": {"id": "node"},
     "memory_fact_accept": {"all": True},
     "memory_fact_reject": {"address": "2026-03-01-000000#1", "reason": "no"},
+    "memory_fact_share": {"id": "node"},
 }
 
 

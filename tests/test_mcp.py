@@ -202,6 +202,7 @@ def test_fact_add_writes_continuity_and_a_bad_id_is_the_cli_line(tmp_path: Path)
             assert not error and conforms("memory_fact_add", added)
             assert added == {
                 "id": "builds-pin-node-20-via-nvmrc",
+                "path": "memory/continuity.md",
                 "section": "Key Decisions",
                 "tier": "working",
                 "created": today(),

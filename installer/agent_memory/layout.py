@@ -39,6 +39,8 @@ OPEN_THREADS = "Open Threads"
 VISION = "memory/vision.md"
 # The proposals a person rejected (DECAY.md § The review gate): committed, append-only.
 REJECTED = "memory/rejected.md"
+# One person's own facts (DECAY.md § Personal facts): continuity.md's grammar, never committed.
+PERSONAL = "memory/personal.md"
 VISION_SECTION = "Vision"
 # What `agent-memory import` reads (MIGRATE.md § Importing an agent's memory).
 IMPORT_SOURCES = ("claude", "codex", "gemini", "serena", "cline", "context-yaml", "co-cli")
@@ -62,7 +64,7 @@ JOURNAL_DIR = ".agent-memory.journal"
 TMP_SUFFIX = ".agent-memory-tmp"  # temp files: .<name>.<random>.agent-memory-tmp beside <name>
 
 # Enable lists the transient files in .gitignore, inside a block of ours (DESIGN §15): a lock or a
-# journal that was never committed cannot reach a clone.
+# journal that was never committed cannot reach a clone; nor can a person's own facts (§27).
 GITIGNORE = ".gitignore"
 GITIGNORE_MARKERS = ("# agent-memory:begin", "# agent-memory:end")
 GITIGNORE_BLOCK = (
@@ -71,6 +73,8 @@ GITIGNORE_BLOCK = (
     f"/{LOCK_FILE}\n"
     f"/{JOURNAL_DIR}/\n"
     f"*{TMP_SUFFIX}\n"
+    "# one person's own facts, never shared (DECAY.md § Personal facts)\n"
+    f"/{PERSONAL}\n"
     f"{GITIGNORE_MARKERS[1]}\n"
 )
 

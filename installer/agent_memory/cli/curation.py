@@ -68,6 +68,12 @@ def _retract(repo: Repo, v: Values, opts: Options) -> Result:
     return fact_retract(repo, v["fact_id"], v["reason"], opts)
 
 
+def _share(repo: Repo, v: Values, opts: Options) -> Result:
+    from ..commands.personal import fact_share
+
+    return fact_share(repo, v["fact_id"], opts)
+
+
 def _forget(repo: Repo, v: Values, opts: Options) -> Result:
     from ..commands.forget import fact_forget
 
@@ -232,6 +238,12 @@ LINES: tuple[Declared, ...] = (
         "Undo `fact archive ID`, or move an archived fact back where it came from.",
         "Undo an archive by hand, or bring an archived fact back where it came from.",
         _writing(_restore),
+    ),
+    _line(
+        "share",
+        "Move personal fact ID into continuity.md, for the team (a duplicate is refused).",
+        "Move one of the user's personal facts into the team's memory (continuity.md).",
+        _writing(_share),
     ),
     _line(
         "pin",

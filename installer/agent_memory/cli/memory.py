@@ -92,7 +92,7 @@ def _fact_add(v: Values, _progress: Progress) -> Built:
 
     fact = FactOptions(
         v["text"], v["section"], v["fact_id"], v["thread"], v["new_section"], v["cite"], v["until"],
-        tuple(v["paths"]),
+        tuple(v["paths"]), v["personal"],
     )  # fmt: skip
     opts = options(v)
     return v["path"], Call(lambda repo: fact_add(repo, fact, opts), opts)
@@ -101,8 +101,8 @@ def _fact_add(v: Values, _progress: Progress) -> Built:
 def _import(v: Values, _progress: Progress) -> Built:
     from ..commands.imports import import_memory
 
-    kind, given, opts = v["source"], v["from_place"], options(v)
-    return v["path"], Call(lambda repo: import_memory(repo, kind, given, opts), opts)
+    kind, given, mine, opts = v["source"], v["from_place"], v["personal"], options(v)
+    return v["path"], Call(lambda repo: import_memory(repo, kind, given, opts, mine), opts)
 
 
 LINES: tuple[Declared, ...] = (
@@ -323,6 +323,14 @@ LINES: tuple[Declared, ...] = (
                 multiple=True,
                 metavar="GLOB",
             ),
+            Param(
+                "personal",
+                Kind.FLAG,
+                ("--personal",),
+                "Yours only: in memory/personal.md, which git ignores (default section: User "
+                "Preferences); shown to your sessions, never shared.",
+                arg=Arg(),
+            ),
             *WRITING,
         ),
         _fact_add,
@@ -345,6 +353,13 @@ LINES: tuple[Declared, ...] = (
                 "Read the source here (its folder, or its file) instead of where the agent keeps "
                 "it.",
                 metavar="DIR|FILE",
+            ),
+            Param(
+                "personal",
+                Kind.FLAG,
+                ("--personal",),
+                "Into memory/personal.md, yours only (git ignores it): an entry the team's "
+                "memory already says is skipped.",
             ),
             *WRITING,
         ),

@@ -32,7 +32,7 @@ _TOP = "paths are relative to the repo's top, as `git ls-files --full-name` show
 def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Result:
     """Cite ``FILE[:A-B]`` as it is in the work tree now."""
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     citation = cite_now(repo, place_text)
     same = {c.path for c in footers.cited(place)} & {citation.path}
     stale = [s.citation.place for s in statuses(place.fact, work_tree(repo, same)) if s.stale]
@@ -68,7 +68,7 @@ def fact_recite(repo: Repo, fact_id: str, options: Options) -> Result:
     """Citations whose block moved follow it; any other stale one is refused, naming what to
     do (lines that changed need a person to check the fact)."""
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     cited = footers.cited(place)
     if not cited:
         raise AgentMemoryError(
@@ -94,10 +94,10 @@ def fact_recite(repo: Repo, fact_id: str, options: Options) -> Result:
 def fact_show(repo: Repo, fact_id: str) -> Result:
     """The fact as written (footer included), where it lives, its citations, its relations."""
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     cited = footers.cited(place)
     found = statuses(place.fact, work_tree(repo, {c.path for c in cited})) if cited else []
-    near = related(with_related(repo, memory.documents, fact_id), fact_id)
+    near = related(with_related(repo, memory.curated, fact_id), fact_id)
     summary = _summary(place, found)
     summary["related"] = [
         {

@@ -21,7 +21,7 @@ from ..parse import proposed
 from ..parse.continuity import last_review
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
-from ..shell.load import Live, extras, load_live
+from ..shell.load import Live, extras, load_live, load_personal
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import not_enabled
@@ -79,8 +79,9 @@ def lay_out(
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy, (), repo.today)
     found = extras(repo) if found is None else found
-    marks = _stale_marks(repo, (live.continuity, *found))
-    docs = (live.continuity, *found)
+    mine = load_personal(repo)
+    docs = (live.continuity, *found, *((mine,) if mine is not None else ()))
+    marks = _stale_marks(repo, docs)
     if callable(paths):
         paths = paths() if uses_paths(docs) else None
     pending = pending_proposals(repo, live.continuity, live.sessions, found)

@@ -28,10 +28,11 @@ from ..core.plan import FileEdit, Plan
 from ..core.review import moves
 from ..core.review.edits import apply_edits
 from ..core.review.supersede import BY
+from ..core.review.tiers import at_birth
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts
-from ..parse.memory import Memory
+from ..parse.memory import Memory, known_ids
 from ..parse.text import Text
 from ..shell.load import load, load_archives
 from ..shell.repo import Repo
@@ -56,7 +57,7 @@ def memory_read(repo: Repo, *named: str) -> Memory:
     memory = load(repo, archives=not named)
     if memory.continuity is None:
         raise not_enabled(repo)
-    if named and not set(named) <= memory.known_ids:
+    if named and not set(named) <= known_ids(memory.curated):
         return memory._replace(archives=load_archives(repo))
     return memory
 
@@ -102,7 +103,7 @@ def footer_command(
     """A command that only rewrites one fact's footer (``change`` may look at the memory, at the
     fact itself and at those of ``also``)."""
     memory = memory_read(repo, fact_id, *also)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     done = change(place, memory)
     edits = rewrite(
         [(place, done.fields)], f"fact {name}: {fact_id}", memory.archives, index_of(memory)
@@ -132,19 +133,23 @@ def fact_expire(repo: Repo, fact_id: str, until: dt.date, options: Options) -> R
 
 def fact_relate(repo: Repo, fact_id: str, other_id: str, options: Options) -> Result:
     def relate(place: Place, memory: Memory) -> footers.Change:
-        return footers.relate(place, locate(memory.documents, other_id))
+        return footers.relate(place, locate(memory.curated, other_id))
 
     return footer_command(repo, "relate", fact_id, options, relate, (other_id,))
 
 
 def _tier(repo: Repo, memory: Memory, place: Place, day: dt.date, without: list[str]) -> str:
-    """The tier the review's rules give the fact once its footer lacks ``without``."""
+    """The tier the review's rules give the fact once its footer lacks ``without``; a personal
+    fact, which no log counts, the tier it had at birth."""
+    if place.doc.path == PERSONAL:
+        fields = {k: v for k, v in place.fields.items() if k not in without}
+        return at_birth(fields, place.fact.section, place.fact.task)
     return recomputed_tier(judged(repo, memory, place.id, False, day)[1], place, without)
 
 
 def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     tier = place.fields.get("tier", "")
     if tier == "core":
         tier = _tier(repo, memory, place, _day(repo, memory), ["tier"])
@@ -159,7 +164,7 @@ def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
     """Undo ``fact archive`` (the review has not moved it yet), or move an archived fact back
     where the review's reactivation would, when the rules then keep it there."""
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     day = _day(repo, memory)
     footers.refuse_restore(place, day.isoformat())
     if not place.archived:
@@ -195,7 +200,7 @@ def _destination(place: Place) -> str:
 
 def fact_edit(repo: Repo, fact_id: str, text: str, options: Options) -> Result:
     memory = memory_read(repo, fact_id)
-    place = locate(memory.documents, fact_id)
+    place = locate(memory.curated, fact_id)
     after = edit_text(place, text)
     texts: dict[str, tuple[facts.Document | None, Text]] = {place.doc.path: (place.doc, after)}
     edits = file_edits(texts, f"fact edit: {fact_id}", memory.archives, index_of(memory))
@@ -209,9 +214,9 @@ def fact_supersede(
     """What the log line ``- Superseded: old → new`` does, now; ``successor``: write the new
     fact first (in the old one's section)."""
     memory = memory_read(repo, old_id, new_id) if new_id is not None else memory_read(repo)
-    if new_id is not None and BY in locate(memory.documents, new_id).fields:
+    if new_id is not None and BY in locate(memory.curated, new_id).fields:
         memory = memory_read(repo)  # the chain of successors runs through the archive too
-    docs = memory.documents
+    docs = memory.curated
     old = locate(docs, old_id)
     if (new_id is None) == (successor is None):
         raise AgentMemoryError(

@@ -7,15 +7,18 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .. import resources
+from ..core.facts import personal
 from ..core.facts.add import NewFact, add_fact, past_until
 from ..core.facts.conflicts import Conflict
 from ..core.facts.duplicates import Match
+from ..core.facts.personal import template
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts, scopes
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
+from .personal import private_or_refuse
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -29,28 +32,37 @@ class FactOptions(NamedTuple):
     cites: tuple[str, ...] = ()  # FILE[:A-B], each cited as the work tree has it
     until: dt.date | None = None  # valid-until
     paths: tuple[str, ...] = ()  # the globs of its scope
+    personal: bool = False  # in memory/personal.md (DECAY.md § Personal facts)
 
 
 def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
-    continuity = facts.parse(CONTINUITY, raw)
+    path, section = CONTINUITY, fact.section
+    if fact.personal:
+        private_or_refuse(repo)
+        path, raw = PERSONAL, repo.read(PERSONAL) or template()
+        section = section or (None if fact.thread else personal.DEFAULT_SECTION)
+    continuity = facts.parse(path, raw)
     day = review_date(repo.today, newest_log(repo))
+    beside = elsewhere(repo, CONTINUITY if fact.personal else PERSONAL)
     new = add_fact(
-        continuity, elsewhere(repo), fact.text, fact.section, fact.id, fact.thread, day,
-        fact.new_section,
-    )  # fmt: skip
+        continuity, beside, fact.text, section, fact.id, fact.thread, day, fact.new_section
+    )
     if fact.paths and (wrong := scopes.problem(", ".join(fact.paths))) is not None:
         raise AgentMemoryError(f"--paths: {wrong.removeprefix('paths: ')}")
     if fact.cites or fact.until is not None or fact.paths:
         new = new._replace(after=_with_fields(repo, new, fact))
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
-    edit = FileEdit(CONTINUITY, continuity.render(), new.after, Outcome.UPDATED, reason)
+    before = continuity.render() if repo.exists(path) else None
+    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
+    edit = FileEdit(path, before, new.after, outcome, reason)
     plan = Plan.of([edit])
     settled = settle(repo, [plan], options, "unchanged")
     summary: dict[str, object] = {
         "id": new.id,
+        "path": path,
         "section": new.section,
         "tier": new.tier,
         "created": day.isoformat(),

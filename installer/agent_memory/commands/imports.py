@@ -18,10 +18,11 @@ from ..core.facts.add import NewFact
 from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere, duplicates
 from ..core.facts.imports import Entry, entries
+from ..core.facts.personal import template
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.secrets import scan
 from ..errors import AgentMemoryError, InputError
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts
 from ..parse.facts import Document
 from ..parse.footer import safe_value
@@ -30,15 +31,23 @@ from ..shell import sources
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .fact import similar_lines
+from .personal import private_or_refuse
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
 
-def import_memory(repo: Repo, kind: str, given: str | None, options: Options) -> Result:
-    """``given``: the source's folder or file (None: where its agent keeps it)."""
+def import_memory(
+    repo: Repo, kind: str, given: str | None, options: Options, personal: bool = False
+) -> Result:
+    """``given``: the source's folder or file (None: where its agent keeps it); ``personal``:
+    into the personal file (DECAY.md § Personal facts), an entry the team has skipped."""
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
+    path = CONTINUITY
+    if personal:
+        private_or_refuse(repo)
+        path, raw = PERSONAL, repo.read(PERSONAL) or template()
     day = review_date(repo.today, newest_log(repo))
     source = sources.read(kind, repo, given, os.environ)
     _refuse_secrets(source)
@@ -49,9 +58,12 @@ def import_memory(repo: Repo, kind: str, given: str | None, options: Options) ->
         inside = exc.path and kind in sources.FOLDERS
         where = f"{source.shown}/{exc.path}" if inside else source.shown
         raise InputError(where, exc.line, exc.wrong, _FIX) from None
-    before = facts.parse(CONTINUITY, raw)
-    after, added, skipped = _add_all(before, elsewhere(repo), found, day, source.shown)
-    edit = FileEdit(CONTINUITY, raw, after.render(), Outcome.UPDATED, _reason(kind, added))
+    before = facts.parse(path, raw)
+    beside = elsewhere(repo, CONTINUITY if personal else PERSONAL)
+    after, added, skipped = _add_all(before, beside, found, day, source.shown)
+    outcome = Outcome.UPDATED if repo.exists(path) else Outcome.CREATED
+    old = raw if outcome is Outcome.UPDATED else None
+    edit = FileEdit(path, old, after.render(), outcome, _reason(kind, added))
     plan = Plan.of([edit] if added else [])
     settled = settle(repo, [plan], options, "unchanged")
     summary: dict[str, Any] = {

@@ -19,12 +19,15 @@ from collections.abc import Sequence
 from .. import resources
 from ..core.agents import hooks, jsontext, mcp_config
 from ..core.agents.references import add_references
+from ..core.facts.curate import locate
+from ..core.facts.personal import used
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
-from ..layout import SESSION_NAME, SESSIONS_DIR
+from ..layout import PERSONAL, SESSION_NAME, SESSIONS_DIR
+from ..parse import facts
 from ..parse.continuity import cursor, last_review
 from ..parse.footer import nearest_id
-from ..parse.memory import Memory
+from ..parse.memory import Memory, known_ids
 from ..parse.newlog import log_name
 from ..shell.repo import Repo
 from ..shell.wiring import hooks_run
@@ -50,6 +53,14 @@ def reference(
     (``capturing``), when they do: the ids are checked and nothing is written."""
     memory, continuity = memory_of(repo)
     _check_known(ids, memory)
+    personal = _personal_ids(memory, ids)
+    if personal:  # counted in their own footers, never named in a log (DECAY.md § Personal facts)
+        _used(repo, memory, personal)
+        ids = [fact_id for fact_id in ids if fact_id not in personal]
+        if not ids:
+            summary = {"log": "", "label": label, "ids": [], "outcome": "personal"}
+            report = Report("reference", resources.version(), repo.shown, "personal", None, ())
+            return Result(report._replace(summary=summary), 0)
     if captured is not None:
         note = f"the session's capture writes them to its log (the hooks in {captured})"
         summary = {"log": "", "label": label, "ids": list(ids), "outcome": "captured"}
@@ -94,8 +105,26 @@ def capturing(repo: Repo, client: str) -> str | None:
     return path if found and hooks_run(repo, agent) else None
 
 
+def _personal_ids(memory: Memory, ids: Sequence[str]) -> list[str]:
+    """Those of ``ids`` only the personal file holds."""
+    if memory.personal is None:
+        return []
+    team = memory.known_ids
+    return [i for i in ids if i in known_ids([memory.personal]) and i not in team]
+
+
+def _used(repo: Repo, memory: Memory, ids: Sequence[str]) -> None:
+    """One more use of each personal fact, today, in its own footer."""
+    assert memory.personal is not None
+    doc = memory.personal
+    for fact_id in ids:
+        doc = facts.parse(PERSONAL, used(locate([doc], fact_id), repo.today).encode())
+    edit = FileEdit(PERSONAL, memory.personal.render(), doc.render(), Outcome.UPDATED, "used")
+    settle(repo, [Plan.of([edit])], Options(), "unchanged")
+
+
 def _check_known(ids: Sequence[str], memory: Memory) -> None:
-    known = memory.known_ids
+    known = known_ids(memory.curated)
     for fact_id in ids:
         if fact_id in known:
             continue

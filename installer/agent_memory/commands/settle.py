@@ -11,13 +11,14 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
+from ..core.facts.personal import leak, leak_line
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
 from ..layout import SESSIONS_DIR
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.discovery import search
-from ..shell.load import load
+from ..shell.load import load, load_personal
 from ..shell.repo import Repo
 
 
@@ -45,20 +46,30 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
     Each plan is applied before the next is computed, so a run killed in between keeps the ones
     before it (the ladder records each rung in the manifest it writes); ``idle`` names a no-op.
     """
+    personal = load_personal(repo)
     if options.check or options.dry_run:
         whole = Plan.chain(list(plans))
         if not whole.writes:
             return Settled(whole, idle, 0, "")
+        _refuse_leak(whole, personal)
         repo.check_writes(whole)  # what the real run would refuse, refused now
         if options.check:
             return Settled(whole, "would change", 1, "")
         return Settled(whole, "would change", 0, whole.diff())
     applied = []
     for plan in plans:
+        _refuse_leak(plan, personal)
         repo.apply(plan, options.wait)
         applied.append(plan)
     whole = Plan.chain(applied)
     return Settled(whole, "changed" if whole.writes else idle, 0, "")
+
+
+def _refuse_leak(plan: Plan, personal: Document | None) -> None:
+    """Nothing personal reaches a shared file (DECAY.md § Personal facts), whatever the command."""
+    found = leak(plan.writes, personal) if personal is not None else None
+    if found is not None:
+        raise AgentMemoryError(leak_line(*found))
 
 
 def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:

@@ -21,6 +21,7 @@ class Memory(NamedTuple):
     sessions: LogNames  # the names in memory/sessions/
     threads: tuple[Document, ...] = ()  # memory/open-threads/*.md, in file-name order
     vision: Document | None = None  # memory/vision.md
+    personal: Document | None = None  # memory/personal.md: never in ``documents`` (no review)
 
     @property
     def logs(self) -> tuple[str, ...]:
@@ -35,6 +36,11 @@ class Memory(NamedTuple):
         if self.vision is not None:
             docs.append(self.vision)
         return (*docs, *self.archives)
+
+    @property
+    def curated(self) -> tuple[Document, ...]:
+        """``documents`` and the personal file: what a curation command finds a fact in."""
+        return (*self.documents, *((self.personal,) if self.personal is not None else ()))
 
     @property
     def known_ids(self) -> frozenset[str]:

@@ -167,7 +167,7 @@ def introduced(root: Path, fact_id: str, paths: Sequence[str]) -> Introduced | N
     ``fact_id`` (pickaxe: the count of ``id: <fact_id>`` in a file changed), or None: no such
     commit, no history, no git, or an id that is not one (it becomes a regular expression).
     Diff and text-conversion drivers are not run; bounded in time."""
-    if _NOT_AN_ID.search(fact_id) or (not (root / ".git").exists() and not _in_work_tree(root)):
+    if _NOT_AN_ID.search(fact_id) or not in_work_tree(root):
         return None
     pattern = "id:[[:space:]]*" + fact_id.replace(".", "[.]") + "([^a-z0-9.-]|$)"
     args = [
@@ -219,8 +219,10 @@ def line_dates(root: Path, paths: Sequence[str]) -> dict[str, str] | None:
     return found
 
 
-def _in_work_tree(root: Path) -> bool:
-    return any((folder / ".git").exists() for folder in root.parents)
+def in_work_tree(root: Path) -> bool:
+    """Whether ``root`` is in a git work tree (its own or a parent's ``.git``): else no git
+    process need start."""
+    return any((folder / ".git").exists() for folder in (root, *root.parents))
 
 
 def _run(
@@ -259,7 +261,7 @@ def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
 def recorded(root: Path, rel: str) -> bool:
     """Whether git holds ``rel``: in the commit HEAD names or staged for the next one (a staged
     file is what the next commit records). False outside git, and for a file git does not know."""
-    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
+    if not in_work_tree(root):
         return False  # not in a work tree: no process to start (the MCP server asks often)
     try:  # --with-tree: a file staged for removal still counts as HEAD's
         args = ["--literal-pathspecs", "ls-files", "--error-unmatch", "--with-tree=HEAD"]
@@ -276,7 +278,7 @@ def ignore_rules(root: Path, rels: Sequence[str]) -> dict[str, str]:
     """The rule that keeps each of ``rels`` out of git, as ``source:line: pattern``, for those
     git ignores (and does not track): a file we write for the team there never reaches it.
     Empty outside a work tree or without git."""
-    if not rels or not any((folder / ".git").exists() for folder in (root, *root.parents)):
+    if not rels or not in_work_tree(root):
         return {}
     args = ["check-ignore", "-v", "-z", "--stdin"]  # paths on stdin: never an option
     try:

@@ -15,6 +15,7 @@ from ..layout import (
     ARCHIVE_INDEX,
     CONTINUITY,
     OPEN_THREADS_DIR,
+    PERSONAL,
     POLICY,
     SESSIONS_DIR,
     VISION,
@@ -64,7 +65,14 @@ def load(repo: Repo, *, archives: bool = True) -> Memory:
         names,
         tuple(doc for doc in found if doc.path != VISION),
         next((doc for doc in found if doc.path == VISION), None),
+        load_personal(repo),
     )
+
+
+def load_personal(repo: Repo) -> facts.Document | None:
+    """memory/personal.md, parsed; None when this clone has none (DECAY.md § Personal facts)."""
+    raw = repo.read(PERSONAL)
+    return facts.parse(PERSONAL, raw) if raw is not None else None
 
 
 def extras(repo: Repo) -> tuple[facts.Document, ...]:
@@ -97,10 +105,13 @@ def archive_files(repo: Repo) -> list[tuple[str, bytes]]:
     return [(path, repo.read(path) or b"") for path in archive_paths(repo)]
 
 
-def elsewhere(repo: Repo) -> Elsewhere:
-    """The files beside continuity.md a new fact is checked against, unparsed: the archive's
-    quarters, then the one-file threads and vision.md."""
-    return Elsewhere([*archive_files(repo), *extra_files(repo)])
+def elsewhere(repo: Repo, also: str | None = PERSONAL) -> Elsewhere:
+    """The files beside the one a new fact goes to, unparsed, that it is checked against: the
+    archive's quarters, the one-file threads and vision.md, and ``also``: the personal file
+    beside continuity.md, continuity.md beside the personal file (DECAY.md § Personal facts)."""
+    data = repo.read(also) if also is not None else None
+    extra = [(also, data)] if also is not None and data else []
+    return Elsewhere([*archive_files(repo), *extra_files(repo), *extra])
 
 
 def load_archives(repo: Repo) -> tuple[facts.Document, ...]:

@@ -96,6 +96,7 @@ FACT_ADD_OUT: Mapping[str, Any] = {
     "type": "object",
     "properties": {
         "id": {"type": "string"},
+        "path": {"type": "string"},  # continuity.md, or memory/personal.md
         "section": {"type": "string"},
         "tier": {"type": "string"},
         "created": {"type": "string"},
@@ -307,6 +308,7 @@ PROPOSALS_OUT: Mapping[str, Any] = {
 
 _CURATING = (
     "edit",
+    "share",
     "supersede",
     "retract",
     "forget",

@@ -31,6 +31,7 @@ from ...commands import curate as curate_command
 from ...commands import explain as explain_command
 from ...commands import fact as fact_command
 from ...commands import forget as forget_command
+from ...commands import personal as personal_command
 from ...commands import proposals as proposals_command
 from ...commands import propose as propose_command
 from ...commands import recall as recall_command
@@ -129,6 +130,7 @@ def _fact_add(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[
         args.get("section"),
         args.get("id"),
         new_section=args.get("new_section", False),
+        personal=args.get("personal", False),
     )
     result = fact_command.fact_add(repo, fact, Options(wait=session.wait))
     return {**result.report.summary, "outcome": result.report.outcome}
@@ -240,6 +242,7 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_supersede": _fact_supersede,
     "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
     "memory_fact_forget": _fact_forget,
+    "memory_fact_share": _curating(personal_command.fact_share),
     "memory_fact_archive": _curating(curate_command.fact_archive),
     "memory_fact_restore": _curating(curate_command.fact_restore),
     "memory_fact_pin": _curating(curate_command.fact_pin),
@@ -301,6 +304,7 @@ def call(session: McpSession, name: str, arguments: object) -> Answer:
             raise AgentMemoryError(refused)
         assert tool is not None and isinstance(arguments, Mapping)
         held = tool.journal is Journal.WRITES and tool is not _REFERENCE
+        held = held and not arguments.get("personal")  # the user's own file: no team review
         if held and propose_command.gated(repo):  # the review gate: before any tool runs
             summary = _proposed(session, repo, name, arguments)
         else:

@@ -2,7 +2,8 @@
 
 The budget goes to what sessions use (HOOKS.md § Session start). Facts come in ``relevance``'s
 order. Binding facts (core, invariants) first, in full while they take at most
-``BINDING_SHARE`` of the budget; then every fact not yet shown, in full while it fits beside the
+``BINDING_SHARE`` of the budget; then the user's personal facts, while both take at most
+``BINDING_SHARE + PERSONAL_SHARE``; then every fact not yet shown, in full while it fits beside the
 index; then, for the facts too large for what was left, their first paragraph and the command
 that prints the rest (an excerpt); last, one line each (id and first words) for the others, as
 far as the budget goes. A pure function of the memory, the task and the paths.
@@ -15,12 +16,15 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
+from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse import footer
 from ...parse.facts import Document, Fact
-from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
+from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, rank
 
 # The most of the budget binding facts take in full before the others are offered.
 BINDING_SHARE = 0.2
+# The most of the budget personal facts take in full after them, before the others.
+PERSONAL_SHARE = 0.2
 # The most of the budget kept for the one-line index while facts are chosen in full.
 INDEX_SHARE = 0.05
 # The largest share of the budget one fact takes in full; a larger one is shown by its excerpt.
@@ -31,6 +35,7 @@ EXCERPT_BYTES = 480
 _FIRST_LINE = (120, 90, 60, 40)
 GROUPS = {
     CORE: "Core and invariants",
+    PERSONAL: f"Personal (yours only: {PERSONAL_FILE}, never shared)",
     THREADS: "Open threads",
     FACTS: "Facts",
     CLOSED: "Recently closed threads",
@@ -112,7 +117,9 @@ def views(
 
 
 def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
-    fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
+    mine = any(e.group == PERSONAL for e in entries)  # the heading only a personal file has
+    titles = [title for group, title in GROUPS.items() if group != PERSONAL or mine]
+    fixed = head + "".join(_heading(title) for title in (*titles, INDEX))
     budget = max_bytes - _size(fixed)
     budget -= _size(_notes(len(entries), len(entries), out_of_scope))
     forms = _choose(entries, budget)
@@ -177,8 +184,13 @@ def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
     forms: dict[int, bool] = {}
     used = 0
     binding = [k for k, e in enumerate(entries) if e.group == CORE]
-    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # binding or not
-    phases = ((binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
+    personal = [k for k, e in enumerate(entries) if e.group == PERSONAL]
+    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # of any group
+    phases = (
+        (binding, True, int(BINDING_SHARE * budget)),
+        (personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * budget)),
+        (order, True, budget),
+    )
     for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
             piece = entries[k].piece

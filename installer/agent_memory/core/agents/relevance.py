@@ -1,12 +1,13 @@
 """The order in which ``context`` offers facts: what a session is likely to use first.
 
-Binding facts (core, Architectural Invariants) come first; then every other fact still in the
-memory files — open threads, active, working, unreviewed, decaying and checked threads — in one
-order. Each part is ordered the same way: a fact that cites or is scoped to a path the session
-touches, or whose id the task names, first; then a fact the task matches strongly (BM25, as
-``recall`` scores it, of at least ``TASK_FLOOR``, in its near-tie bands); then the fact used
-last, used most, by tier, by id. Below the floor a task changes nothing: the order is recency of
-use. A fact scoped to paths the session does not touch is left out when the paths are known.
+Binding facts (core, Architectural Invariants) come first; then the user's personal facts
+(DECAY.md § Personal facts); then every other fact still in the memory files — open threads,
+active, working, unreviewed, decaying and checked threads — in one order. Each part is ordered
+the same way: a fact that cites or is scoped to a path the session touches, or whose id the task
+names, first; then a fact the task matches strongly (BM25, as ``recall`` scores it, of at least
+``TASK_FLOOR``, in its near-tie bands); then the fact used last, used most, by tier, by id.
+Below the floor a task changes nothing: the order is recency of use. A fact scoped to paths the
+session does not touch is left out when the paths are known.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse import cites, scopes
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ..review.tiers import INVARIANTS
 from . import ranking, recall
 
-CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
+CORE, PERSONAL, THREADS, FACTS, CLOSED = range(5)  # the groups of the view, in its order
 # The BM25 score (``recall``'s) from which a task moves a fact ahead of the recency order.
 TASK_FLOOR = 6.0
 # The most facts a task moves ahead: the best matches, not every fact that shares a word.
@@ -73,6 +75,8 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
             fields, group, (when, uses), tier = _facets(fact)
             if group is None:
                 continue
+            if doc.path == PERSONAL_FILE:
+                group = PERSONAL  # after the binding facts, marked as the user's own
             touched = False
             if paths is not None:  # scopes and citations count only when paths are known
                 scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
@@ -84,7 +88,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
             near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
             key = (
-                group != CORE,
+                min(group, THREADS),  # binding, personal, then the rest
                 not (touched or fact.id in named),
                 near,
                 -when,

@@ -52,23 +52,24 @@ def lint(
 ) -> list[Problem]:
     """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts;
     ``today`` is the date a fact's ``valid-until`` is compared with (none: no fact expired)."""
-    found: list[Problem] = list(memory.problems)
+    mine = (memory.personal,) if memory.personal is not None else ()  # the same checks
+    found: list[Problem] = [*memory.problems, *(p for doc in mine for p in doc.problems)]
     found += _manifest(*manifest)
     for path, data in texts:
         found += conflict_markers(path, data.decode("utf-8", errors="replace"))
     docs = memory.documents
     known = known_ids(docs)
-    found += _facts(docs)
-    found += supersession_problems(docs, known)
-    found += see_problems(docs)
-    found += pairs(docs[: len(docs) - len(memory.archives)])
-    found += conflicts.problems(docs[: len(docs) - len(memory.archives)])
-    found += _section_scopes(docs)
+    live = (*docs[: len(docs) - len(memory.archives)], *mine)
+    found += _facts((*docs, *mine))
+    found += supersession_problems((*docs, *mine), known_ids((*docs, *mine)))
+    found += see_problems((*docs, *mine))
+    found += pairs(live)
+    found += conflicts.problems(live)
+    found += _section_scopes((*docs, *mine))
     if code is not None:
-        live = docs[: len(docs) - len(memory.archives)]
         found += stale_problems(live, code.cited, code.at)
         found += missing_paths(code.mentioned, code.existing)
-    for doc in docs:
+    for doc in (*docs, *mine):
         found += secrets(doc.path, doc.text.body)
         found += controls(doc.path, doc.text.body)
     unread: dict[str, SessionRefs] = {}

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ... import resources
 from ...errors import AgentMemoryError, DuplicateError, refuse_errors
-from ...layout import CONTINUITY, USER_DATA
+from ...layout import CONTINUITY, PERSONAL, USER_DATA
 from ...parse import facts, footer
 from ...parse.facts import PLAIN_FROM, PROJECT_STATE, Document, parse_text
 from ...parse.memory import id_places
@@ -124,6 +124,12 @@ def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:
 
 def _same(match: Match) -> DuplicateError:
     where = f"{match.path}:{match.line}"
+    if match.path == PERSONAL:
+        return DuplicateError(
+            f"the same fact is your personal {match.id} ({where}); agent-memory fact share "
+            f"{match.id} makes it the team's",
+            match.id,
+        )
     if match.archived:
         return DuplicateError(
             f"the same fact is archived as {match.id} ({where}); bring it back with "

@@ -1,5 +1,6 @@
-"""The memory files beside continuity.md, unparsed: the archive's quarters, the one-file threads
-and vision.md, asked only what a new fact needs of them.
+"""The memory files beside the one a new fact goes to, unparsed: the archive's quarters, the
+one-file threads, vision.md, and continuity.md or the personal file, asked only what a new fact
+needs of them.
 
 The archive may hold 10,000 facts. A new fact needs two answers of it: whether an id is taken
 (found by searching for the id, as ``footer.ids_in`` would find it) and which facts say what
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...layout import ARCHIVE_DIR, VISION
+from ...layout import ARCHIVE_DIR, OPEN_THREADS_DIR, VISION
 from ...parse import facts
 from ...parse.facts import Document
 from ...parse.footer import place_of
@@ -64,12 +65,13 @@ class Elsewhere:
 
 
 _ARCHIVE = ARCHIVE_DIR + "/"
+_THREADS = OPEN_THREADS_DIR + "/"
 
 
 def _parse(path: str, data: bytes) -> Document:
     if path == VISION:
         return parse_vision(data)
-    return facts.parse(path, data) if path.startswith(_ARCHIVE) else parse_thread(path, data)
+    return parse_thread(path, data) if path.startswith(_THREADS) else facts.parse(path, data)
 
 
 def duplicates(text: str, continuity: Document, elsewhere: Elsewhere) -> Found:

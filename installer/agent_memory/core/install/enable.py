@@ -178,10 +178,10 @@ def _install(
 
 
 def _ignore_transients(files: Files) -> Changes:
-    """The .gitignore block that lists our lock, journal and temp files."""
+    """The .gitignore block: our lock, journal and temp files, and the personal memory file."""
     template = GITIGNORE_BLOCK.encode()
     after, outcome = upsert_block(GITIGNORE, files.get(GITIGNORE), template, GITIGNORE_MARKERS)
-    reason = "agent-memory's transient files" + (
+    reason = "agent-memory's transient files, personal facts" + (
         "" if outcome is Outcome.CREATED else "; your lines are untouched"
     )
     return {GITIGNORE: Change(after, outcome, reason)}

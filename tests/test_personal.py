@@ -1,0 +1,221 @@
+"""Personal facts (DECAY.md § Personal facts): one person's own facts in the git-ignored
+memory/personal.md, shown at session start, curated by id, shared on purpose — and never named
+in a file the team shares, checked with real git after every command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent_memory.cli.mcp.tools import McpSession, call
+from conftest import build_tree, cli, git_init, tree
+from test_gate import propose
+from test_import import CLAUDE
+
+DAY = ("--today", "2026-03-02")
+MINE = "I like short commit messages in the imperative mood"
+MINE_ID = "i-like-short-commit-messages-in"
+TEAM = "Builds pin Node 20 via nvmrc"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def commit_all(root: Path, message: str) -> None:
+    """What a user does after every command: take everything git does not ignore."""
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", message)  # fmt: skip
+
+
+@pytest.fixture
+def enabled(tmp_path: Path) -> Path:
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-03-01").exit_code == 0
+    assert cli("fact", "add", TEAM, "--id", "node", root, *DAY).exit_code == 0
+    commit_all(root, "enable")
+    return root
+
+
+def add_mine(root: Path, text: str = MINE, *more: str) -> str:
+    done = cli("fact", "add", "--personal", text, root, *more, *DAY)
+    assert done.exit_code == 0, done.output
+    return done.output.strip()
+
+
+def test_enable_makes_git_ignore_the_personal_file_and_says_so(tmp_path: Path) -> None:
+    root = git_init(tmp_path / "repo")
+    done = cli("enable", root, "--today", "2026-03-01")
+    assert "personal facts" in done.output
+    assert "/memory/personal.md\n" in (root / ".gitignore").read_text()
+    (root / "memory/personal.md").write_text("# Personal\n")
+    assert git(root, "check-ignore", "memory/personal.md").strip() == "memory/personal.md"
+
+
+def test_nothing_personal_reaches_a_commit(enabled: Path) -> None:
+    """Every command a user runs with a personal fact, each followed by `git add -A && git
+    commit`: no commit holds the fact's id, its text or its count."""
+    root = enabled
+    fact_id = add_mine(root)
+    build_tree(root, {"memory/sessions/2026-03-02-120000.md": (
+        "# Session\n\n## Memory References\n- Referenced: node\n"
+    )})  # fmt: skip
+    commit_all(root, "add")
+    steps = [
+        ("context", root),
+        ("fact", "pin", fact_id, root, *DAY),
+        ("fact", "unpin", fact_id, root, *DAY),
+        ("fact", "edit", fact_id, MINE + " always", root, *DAY),
+        ("fact", "relate", fact_id, "node", root, *DAY),
+        ("fact", "show", fact_id, root),
+        ("lint", root),
+        ("review", root, *DAY),
+        ("status", root),
+        ("fact", "archive", fact_id, root, *DAY),
+        ("fact", "restore", fact_id, root, *DAY),
+        ("review", root, "--full", *DAY),
+    ]
+    for step in steps:
+        done = cli(*step)
+        assert done.exit_code == 0, (step, done.output)
+        commit_all(root, " ".join(map(str, step[:2])))
+    session = McpSession(root)
+    used = call(session, "memory_reference", {"ids": [fact_id, "node"]})
+    assert used.result is not None, used.err
+    commit_all(root, "reference")
+    history = git(root, "log", "-p", "--all", "--format=%H %s")
+    assert "node" in history and "Node 20" in history  # the team's fact is there
+    for secret in (fact_id, "short commit messages", "imperative"):
+        assert secret not in history, secret
+    mine = (root / "memory/personal.md").read_text()
+    assert "uses: 2" in mine  # the use counted where it stays: the fact's own footer
+    assert "see: node" in mine
+    assert git(root, "status", "--porcelain") == ""  # nothing left over, and nothing tracked
+
+
+def test_a_shared_file_never_names_a_personal_id_and_the_refusal_writes_nothing(
+    enabled: Path,
+) -> None:
+    root = enabled
+    fact_id = add_mine(root)
+    before = tree(root)
+    for step in (
+        ("fact", "relate", "node", fact_id, root, *DAY),
+        ("fact", "supersede", "node", fact_id, root, *DAY),
+        ("fact", "supersede", fact_id, "--text", "Long commit messages now", root, *DAY),
+    ):
+        done = cli(*step)
+        assert done.exit_code == 1, step
+        assert f"would name your personal fact {fact_id!r}" in done.output
+        assert tree(root) == before
+
+
+def test_the_view_shows_personal_facts_after_the_binding_ones_marked_as_yours(
+    enabled: Path,
+) -> None:
+    root = enabled
+    assert cli("fact", "add", "Never force-push main", "--section", "Architectural Invariants",
+               root, *DAY).exit_code == 0  # fmt: skip
+    add_mine(root)
+    text = cli("context", root).output
+    core = text.index("## Core and invariants")
+    mine = text.index("## Personal (yours only: memory/personal.md, never shared)")
+    facts = text.index("## Facts")
+    assert core < mine < facts
+    assert MINE in text[mine:facts] and TEAM in text[facts:]
+    view = json.loads(cli("context", root, "--json").output)["summary"]["markdown"]
+    assert MINE in view
+
+
+def test_share_moves_a_personal_fact_into_the_team_memory_through_the_plan(
+    enabled: Path,
+) -> None:
+    root = enabled
+    fact_id = add_mine(root, MINE, "--until", "2027-01-01")
+    dry = cli("fact", "share", fact_id, root, "--dry-run", *DAY)
+    assert dry.exit_code == 0 and "+- " + MINE in dry.output
+    assert MINE not in (root / "memory/continuity.md").read_text()
+    done = cli("fact", "share", fact_id, root, *DAY)
+    assert done.exit_code == 0, done.output
+    team = (root / "memory/continuity.md").read_text()
+    assert f"- {MINE}\n  <!-- id: {fact_id} | created: 2026-03-02" in team
+    assert "valid-until: 2027-01-01" in team
+    assert team.index("## User Preferences") < team.index(MINE)
+    assert fact_id not in (root / "memory/personal.md").read_text()
+    commit_all(root, "share")  # shared on purpose: now it is the team's
+    assert fact_id in git(root, "show", "HEAD:memory/continuity.md")
+
+
+def test_duplicates_across_the_two_memories_are_refused_with_the_other_id(
+    enabled: Path,
+) -> None:
+    root = enabled
+    before = tree(root)
+    done = cli("fact", "add", "--personal", TEAM, root, *DAY)
+    assert done.exit_code == 1 and "already node" in done.output
+    assert tree(root) == before
+    fact_id = add_mine(root)
+    done = cli("fact", "add", MINE, root, *DAY)
+    assert done.exit_code == 1
+    assert f"your personal {fact_id}" in done.output and f"fact share {fact_id}" in done.output
+    taken = cli("fact", "add", "Other words", "--id", fact_id, root, *DAY)
+    assert taken.exit_code == 1 and "is taken (at memory/personal.md:" in taken.output
+
+
+@pytest.mark.parametrize("how", ["tracked", "not ignored"])
+def test_a_personal_file_git_would_take_is_refused(enabled: Path, how: str) -> None:
+    root = enabled
+    if how == "tracked":
+        build_tree(root, {"memory/personal.md": "# Personal\n\n## User Preferences\n"})
+        git(root, "add", "-f", "memory/personal.md")
+    else:
+        ignore = root / ".gitignore"
+        ignore.write_text(ignore.read_text().replace("/memory/personal.md\n", ""))
+    before = tree(root)
+    done = cli("fact", "add", "--personal", MINE, root, *DAY)
+    assert done.exit_code == 1
+    assert done.output.startswith("agent-memory: memory/personal.md: git ")
+    assert "Traceback" not in done.output
+    assert tree(root) == before
+
+
+def test_import_personal_lands_in_the_personal_file_only(enabled: Path, tmp_path: Path) -> None:
+    root = enabled
+    source = build_tree(tmp_path / "claude", CLAUDE)
+    team = (root / "memory/continuity.md").read_bytes()
+    done = cli("import", "claude", root, "--from", source, "--personal", *DAY)
+    assert done.exit_code == 0, done.output
+    assert (root / "memory/continuity.md").read_bytes() == team
+    assert "Integration tests must hit a real database" in (root / "memory/personal.md").read_text()
+    commit_all(root, "import")
+    assert "real database" not in git(root, "log", "-p", "--all")
+
+
+def test_mcp_adds_a_personal_fact_directly_even_behind_the_gate(enabled: Path) -> None:
+    """The gate holds the team's memory for review; the user's own file is not the team's."""
+    root = enabled
+    propose(root)
+    team = (root / "memory/continuity.md").read_bytes()
+    done = call(McpSession(root), "memory_fact_add", {"text": MINE, "personal": True})
+    assert done.result is not None, done.err
+    summary = done.result.report.summary
+    assert summary["path"] == "memory/personal.md" and summary["tier"] == "working"
+    assert (root / "memory/continuity.md").read_bytes() == team
+    assert not list((root / "memory/sessions").glob("*.md"))  # no proposal in a log
+    assert call(McpSession(root), "memory_fact_share", {"id": summary["id"]}).result is None
+
+
+def test_lint_checks_the_personal_file(enabled: Path) -> None:
+    root = enabled
+    build_tree(root, {"memory/personal.md": (
+        "# Personal\n\n## User Preferences\n- Mine\n  <!-- id: node | created: 2026-03-02 | "
+        "last_used: 2026-03-02 | uses: 1 | tier: working -->\n"
+    )})  # fmt: skip
+    done = cli("lint", root)
+    assert done.exit_code == 1
+    assert "memory/personal.md:5" in done.output and "node" in done.output
