@@ -219,3 +219,15 @@ def test_lint_checks_the_personal_file(enabled: Path) -> None:
     done = cli("lint", root)
     assert done.exit_code == 1
     assert "memory/personal.md:5" in done.output and "node" in done.output
+
+
+@pytest.mark.parametrize("remove", [False, True])
+def test_disable_refuses_while_a_personal_file_would_lose_its_ignore_rule(
+    enabled: Path, remove: bool
+) -> None:
+    add_mine(enabled)
+    before = tree(enabled)
+    done = cli("disable", enabled, *(["--remove-memory"] if remove else []), "--today", DAY[1])
+    assert done.exit_code == 1
+    assert done.output.startswith("agent-memory: memory/personal.md: one person's own facts")
+    assert tree(enabled) == before

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import resources
 from ..core.install.disable import backup_dir, migrated, plan_disable, probe_paths
 from ..errors import RefusedError
-from ..layout import CONTINUITY, MERGE_DRIVER_KEY
+from ..layout import CONTINUITY, MERGE_DRIVER_KEY, PERSONAL
 from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
 from ..shell.walk import files_under
@@ -16,6 +16,13 @@ from .settle import Options, settle
 
 def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result:
     path = repo.shown
+    if repo.exists(PERSONAL):  # its ignore rule goes with our block (ENABLE.md § Disable)
+        raise RefusedError(
+            "one person's own facts, which git would take once disable removes their ignore "
+            "rule; share what the team should keep (agent-memory fact share ID), move the file "
+            "out of the repo, then disable again",
+            PERSONAL,
+        )
     folder = backup_dir(repo.today, repo.exists)
     files, links = repo.read_known(probe_paths())
     memory = {} if keep_memory else _memory(repo)
