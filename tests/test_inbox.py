@@ -100,6 +100,35 @@ def test_the_rejection_file_is_committed(waiting: tuple[Path, list[str]]) -> Non
     assert ignored.returncode == 1  # not ignored: the team shares it
 
 
+def test_rejections_on_two_branches_merge_without_a_conflict(
+    waiting: tuple[Path, list[str]],
+) -> None:
+    """memory/rejected.md is append-only: git's union driver (the .gitattributes block) keeps
+    both branches' lines."""
+    root, addresses = waiting
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=root, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+    git("init", "-q", "-b", "main")
+    assert cli("fact", "reject", addresses[0], "--reason", "first", root).exit_code == 0
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "other")
+    assert cli("fact", "reject", addresses[1], "--reason", "theirs", root).exit_code == 0
+    git("commit", "-qam", "other")
+    git("checkout", "-q", "main")
+    assert cli("fact", "reject", addresses[2], "--reason", "ours", root).exit_code == 0
+    git("commit", "-qam", "main")
+    merged = git("merge", "-q", "other", "-m", "merge")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    found = [r.address for r in rejections((root / "memory/rejected.md").read_text())]
+    assert sorted(found) == sorted(addresses)
+
+
 @given(
     st.lists(
         st.tuples(st.text(min_size=1, max_size=40), st.text(min_size=1, max_size=40)),
