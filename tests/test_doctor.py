@@ -122,7 +122,8 @@ def test_the_command_off_path_and_5_0_0_entries_would_not_run(
 def test_a_bad_settings_file_is_one_finding_never_a_traceback(
     enabled: Path, tmp_path: Path
 ) -> None:
-    for rel, bad in ((".claude/settings.json", "{"), (".mcp.json", "[1]")):
+    for rel, bad in ((".claude/settings.json", "{"), (".mcp.json", "[1]"),
+                     (".gemini/settings.json", "{bad")):  # fmt: skip
         path = enabled / rel
         path.parent.mkdir(exist_ok=True)
         path.write_text(bad)
@@ -135,6 +136,12 @@ def test_a_bad_settings_file_is_one_finding_never_a_traceback(
     assert done.returncode == 1 and "Traceback" not in done.stderr + done.stdout
     assert "error: claude: .claude/settings.json cannot be read" in done.stdout
     assert "error: claude: .mcp.json " in done.stdout
+    # Gemini CLI keeps hooks and MCP servers in one file: said once, told once to fix it
+    gemini = [line for line in done.stdout.splitlines() if ".gemini/settings.json" in line]
+    assert [line.split(" cannot")[0] for line in gemini if "JSON" in line] == [
+        "error: gemini: .gemini/settings.json"
+    ]
+    assert "run again — fix the file" not in done.stdout
 
 
 def test_json_is_one_document_with_every_finding(enabled: Path, tmp_path: Path) -> None:

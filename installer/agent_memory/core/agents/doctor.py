@@ -138,7 +138,10 @@ def _mcp(agent: str, wired: Wired, machine: Machine) -> list[Finding]:
             Finding(agent, OK, "no MCP entry (opt-in)", f"agent-memory mcp install --agent {agent}")
         ]
     if wired.mcp != "registered":
-        return [Finding(agent, ERROR, f"{path} {wired.mcp}", "fix the file")]
+        if path == hooks.AGENTS[agent].path and wired.hooks.startswith("cannot be read"):
+            return []  # one file for both (Gemini CLI's settings): the hooks' line says it
+        said = wired.mcp.removesuffix("; fix it, then run again")
+        return [Finding(agent, ERROR, f"{path} {said}", "fix the file")]
     if not machine.sdk:
         return [
             Finding(
