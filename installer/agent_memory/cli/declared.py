@@ -136,6 +136,6 @@ GROUPS: Mapping[tuple[str, ...], str] = {
     ("fact",): "Facts in memory/continuity.md.",
     ("session",): "Session logs: the memory's event log.",
     ("mcp",): "Serve the memory to agents as MCP tools (needs the mcp extra, installed as the "
-    "tool was: from a clone, pipx install --force '.[mcp]').\n\n`agent-memory mcp [PATH]` runs "
-    "the stdio server; MCP.md lists its tools.",
+    "tool was: from a clone, pipx install --force '.[mcp]').\n\n`agent-memory mcp [--wait SECONDS] "
+    "[PATH]` runs the stdio server (`mcp serve --help`); MCP.md lists its tools.",
 }
