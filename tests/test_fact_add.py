@@ -311,3 +311,20 @@ def test_a_schema_section_missing_from_the_file_is_made_without_asking(tmp_path:
     result = cli("fact", "add", "Tabs, not spaces", tmp_path, "--section", "conventions")
     assert result.exit_code == 0, result.output
     assert "\n## Conventions\n- Tabs, not spaces\n" in continuity(tmp_path)
+
+
+def test_a_fact_of_several_paragraphs_keeps_one_blank_line_between_them(enabled: Path) -> None:
+    text = "Release steps\n\n\n   First tag the commit.\nThen push.  \n\n"
+    done = cli("fact", "add", text, enabled, "--today", "2026-03-02")
+    assert done.exit_code == 0, done.output
+    continuity = (enabled / "memory/continuity.md").read_text()
+    assert "- Release steps\n\n  First tag the commit.\n  Then push.\n  <!-- id: release-steps" in (
+        continuity
+    )
+    edited = cli("fact", "edit", "release-steps", "Steps\n\nTag\n\nPush", enabled)
+    assert edited.exit_code == 0, edited.output
+    continuity = (enabled / "memory/continuity.md").read_text()
+    assert "- Steps\n\n  Tag\n\n  Push\n  <!-- id: release-steps" in continuity
+    shown = cli("fact", "show", "release-steps", enabled).output
+    assert "Tag" in shown and "Push" in shown
+    assert cli("lint", enabled).exit_code == 0

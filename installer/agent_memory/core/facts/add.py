@@ -103,7 +103,7 @@ def draft(
     fields |= {"uses": "1", **(imported or {}), **({"done": today.isoformat()} if checked else {})}
     fields["tier"] = fields.get("tier") or at_birth(fields, title, task)
     marker = f"- [{task}] " if task else "- "
-    lines = [marker + body[0], *("  " + line for line in body[1:])]
+    lines = [marker + body[0], *("  " + line if line else "" for line in body[1:])]
     lines.append("  " + footer.render(fields))
     _check_readable(title, lines, fact_id, task, len(continuity.text.lines) >= PLAIN_FROM)
     contra = tuple(against("\n".join(body), [continuity]))
@@ -150,8 +150,10 @@ def _refuse_errors(continuity: Document) -> None:
 
 
 def body_lines(text: str) -> list[str]:
+    """The fact's lines, blanks inside a line made single; a run of blank lines between two
+    paragraphs kept as one empty line (written without indentation)."""
     lines = [" ".join(line.split()) for line in text.strip().splitlines()]
-    lines = [line for line in lines if line]
+    lines = [line for n, line in enumerate(lines) if line or lines[n - 1]]
     if not lines:
         raise AgentMemoryError("the fact's text is empty; pass the fact as TEXT")
     unsafe = first_unsafe("".join(lines))

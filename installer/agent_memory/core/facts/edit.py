@@ -38,7 +38,7 @@ def edit_text(place: Place, text: str) -> Text:
         raise AgentMemoryError(f"{place.id!r} is not a bullet with a footer", doc.path)
     prefix, indent = bullet[: match.end()], match.group("indent") + "  "
     ending = lines[fact.start][len(bullet) :] or doc.text.newline
-    written = [prefix + body[0], *(indent + line for line in body[1:])]
+    written = [prefix + body[0], *(indent + line if line else "" for line in body[1:])]
     if fact.footer_line == fact.start:  # the footer ends the bullet line: it stays there
         start = fact.footer_span[0]
         before = bullet[match.end() : start]
