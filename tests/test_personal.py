@@ -9,8 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from agent_memory.cli.mcp.tools import McpSession, call
+from agent_memory.core.facts.personal import leak
+from agent_memory.core.plan import FileEdit, Outcome
+from agent_memory.parse import facts
 from conftest import build_tree, cli, git_init, tree
 from test_gate import propose
 from test_import import CLAUDE
@@ -231,3 +236,36 @@ def test_disable_refuses_while_a_personal_file_would_lose_its_ignore_rule(
     assert done.exit_code == 1
     assert done.output.startswith("agent-memory: memory/personal.md: one person's own facts")
     assert tree(enabled) == before
+
+
+def test_a_personal_id_of_one_word_blocks_only_where_it_names_the_fact(enabled: Path) -> None:
+    """`--id tabs` is a word too: a team fact about tabs is not a leak; naming it is."""
+    root = enabled
+    add_mine(root, "Tabs in my scratch scripts", "--id", "tabs")
+    done = cli("fact", "add", "Use tabs, not spaces, in Makefiles", root, *DAY)
+    assert done.exit_code == 0, done.output
+    relate = cli("fact", "relate", "node", "tabs", root, *DAY)
+    assert relate.exit_code == 1 and "would name your personal fact 'tabs'" in relate.output
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    fact_id=st.from_regex(r"\A[a-z0-9]{1,8}([.-][a-z0-9]{1,8}){0,3}\Z"),
+    prose=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60),
+)
+def test_leak_finds_a_personal_id_newly_named_and_nothing_already_there(
+    fact_id: str, prose: str
+) -> None:
+    assume(fact_id not in prose)
+    footer = f"<!-- id: {fact_id} | tier: working -->"
+    mine = facts.parse(
+        "memory/personal.md", f"# P\n\n## User Preferences\n- x\n  {footer}\n".encode()
+    )
+    before = f"# Continuity\n\n{prose}\n".encode()
+    named = before + f"- y\n  <!-- id: other | see: {fact_id} -->\n".encode()
+    edit = FileEdit("memory/continuity.md", before, named, Outcome.UPDATED, "")
+    assert leak([edit], mine) == ("memory/continuity.md", fact_id)
+    same = FileEdit("memory/continuity.md", named, named + b"\n", Outcome.UPDATED, "")
+    assert leak([same], mine) is None  # already there: not new
+    moved = FileEdit("memory/personal.md", b"", b"# Personal\n", Outcome.UPDATED, "")
+    assert leak([edit, moved], mine) is None  # shared in the same plan: no longer personal

@@ -50,9 +50,26 @@ def leak(edits: Sequence[FileEdit], personal: Document) -> tuple[str, str] | Non
         if edit.path == PERSONAL or edit.after is None:
             continue
         for fact_id, pattern in wanted:
-            if pattern.search(edit.after) and not pattern.search(edit.before or b""):
+            word = not any(mark in fact_id for mark in ".-")
+            if _named(edit.after, pattern, word) and not _named(edit.before or b"", pattern, word):
                 return edit.path, fact_id
     return None
+
+
+# Where an id of one word (``tabs``) names a fact rather than a thing: a footer or another HTML
+# comment, a Memory References line. An id of several words is named wherever it stands.
+_ID_PLACE = re.compile(rb"<!--|^\s*[-*+]\s*(?:Referenced|Created|Reactivated|Superseded)\b")
+
+
+def _named(data: bytes, pattern: re.Pattern[bytes], word: bool) -> bool:
+    for found in pattern.finditer(data):
+        if not word:
+            return True
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        end = data.find(b"\n", found.end())
+        if _ID_PLACE.search(data[start : end if end != -1 else len(data)]):
+            return True
+    return False
 
 
 def leak_line(path: str, fact_id: str) -> str:
