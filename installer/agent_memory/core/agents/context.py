@@ -10,6 +10,7 @@ far as the budget goes. A pure function of the memory, the task and the paths.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
@@ -17,7 +18,7 @@ from typing import NamedTuple
 from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
 from ...parse import footer
 from ...parse.facts import Document, Fact
-from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, rank
+from .relevance import CLOSED, CORE, FACTS, THREADS, Offer, offer, rank
 
 # The most of the budget binding facts take in full before the others are offered.
 BINDING_SHARE = 0.2
@@ -105,25 +106,71 @@ def views(
 ) -> tuple[View, ...]:
     """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
     replays at several budgets)."""
-    ranked = rank(docs, task, paths)
-    entries = [_entry(docs, offer, marks) for offer in ranked.offers]
-    head = _INTRO + "\n" + review_section(due)
-    return tuple(_laid_out(entries, head, ranked.out_of_scope, budget) for budget in budgets)
+    return Entries(docs, task, paths, marks).views(budgets, due)
+
+
+class Entries:
+    """The facts a view offers, in ``relevance``'s order, each with its forms made: what a view
+    lays out at each budget. ``views`` makes one and lays it out once. A replay keeps one made
+    with no task and no paths, where a fact's key is its own alone, and tells it each fact
+    that changed between two states (``put``): a state then costs its changed facts and the
+    layout, not ranking and rendering every fact again."""
+
+    def __init__(
+        self,
+        docs: Sequence[Document],
+        task: str = "",
+        paths: Sequence[str] | None = None,
+        marks: Mapping[str, str] = MappingProxyType({}),
+    ) -> None:
+        ranked = rank(docs, task, paths)
+        self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
+        self.keys = [offer.key for offer in ranked.offers]  # in order: sorted
+        self.entries = [_entry(docs, offer, marks) for offer in ranked.offers]
+        self.placed = {(offer.doc, offer.place): offer.key for offer in ranked.offers}
+
+    def put(self, number: int, place: int, fact: Fact | None) -> None:
+        """The ``place``-th fact of document ``number`` is now ``fact`` (None: gone from the
+        memory); places order a document's facts (only their order counts). Only for entries
+        made with no task and no paths: a task's scores weigh every fact."""
+        old = self.placed.pop((number, place), None)
+        if old is not None:
+            at = bisect_left(self.keys, old)
+            del self.keys[at], self.entries[at]
+        found = offer(number, place, fact) if fact is not None else None
+        if found is not None:
+            at = bisect_left(self.keys, found.key)
+            self.keys.insert(at, found.key)
+            self.entries.insert(at, _entry(self.docs, found, self.marks))
+            self.placed[number, place] = found.key
+
+    def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
+        """The view of these entries within each of ``budgets``, ``due`` the reasons a review
+        is due."""
+        head = _INTRO + "\n" + review_section(due)
+        return tuple(_laid_out(self.entries, head, self.out_of_scope, b) for b in budgets)
 
 
 def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
     fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
     budget = max_bytes - _size(fixed)
     budget -= _size(_notes(len(entries), len(entries), out_of_scope))
-    forms = _choose(entries, budget)
-    rest = [e for k, e in enumerate(entries) if k not in forms]
-    room = budget - sum(_cost(entries[k].piece, whole) for k, whole in forms.items())
-    lines = _one_lines(rest, room)
-    shown = [(e.group, _form(e.piece, forms[k])) for k, e in enumerate(entries) if k in forms]
+    forms, used = _choose(entries, budget)
+    shown: list[tuple[int, str]] = []
+    full: list[str] = []
+    excerpts: list[str] = []
+    rest: list[_Entry] = []
+    for k, entry in enumerate(entries):
+        whole = forms.get(k)
+        if whole is None:
+            rest.append(entry)
+            continue
+        shown.append((entry.group, entry.piece.full if whole else entry.piece.excerpt))
+        if entry.id:
+            (full if whole else excerpts).append(entry.id)
+    lines = _one_lines(rest, budget - used)
     body = head + _sections(shown, lines)
     body += _notes(len(rest) - len(lines), len(entries), out_of_scope)
-    full = [e.id for k, e in enumerate(entries) if forms.get(k) and e.id]
-    excerpts = [e.id for k, e in enumerate(entries) if forms.get(k) is False and e.id]
     return View(
         _clip(body, max_bytes),
         tuple(full),
@@ -157,40 +204,39 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     return _Entry(offer.key, offer.group, fact.id, piece)
 
 
-def _form(piece: _Piece, whole: bool) -> str:
-    return piece.full if whole else piece.excerpt
-
-
-def _cost(piece: _Piece, whole: bool) -> int:
-    return piece.full_size if whole else piece.excerpt_size
-
-
-def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
-    """Which entries are shown, and how (True: their full text, False: their excerpt). Binding
-    ones first, in order, while in full they take at most their share; then every other in
-    order, in full while it fits beside the index (the shortest one line of every entry left,
-    at most ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they
-    fit."""
-    least = [e.piece.line_sizes[-1] for e in entries]
+def _choose(entries: Sequence[_Entry], budget: int) -> tuple[dict[int, bool], int]:
+    """Which entries are shown, and how (True: their full text, False: their excerpt), and the
+    bytes they take. Binding ones first, in order, while in full they take at most their share;
+    then every other in order, in full while it fits beside the index (the shortest one line
+    of every entry left, at most ``INDEX_SHARE`` of the budget); then the excerpts of those
+    left, in order, as they fit."""
+    pieces = [e.piece for e in entries]
+    least = [piece.line_sizes[-1] for piece in pieces]
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
     forms: dict[int, bool] = {}
     used = 0
     binding = [k for k, e in enumerate(entries) if e.group == CORE]
-    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # binding or not
+    after = [e.key[1:] for e in entries]  # binding or not
+    order = sorted(range(len(entries)), key=after.__getitem__)
     phases = ((binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
     for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
-            piece = entries[k].piece
-            cost = _cost(piece, whole)
+            if k in forms:
+                continue
+            piece = pieces[k]
+            if whole:
+                cost, form = piece.full_size, piece.full
+            else:
+                cost, form = piece.excerpt_size, piece.excerpt
             large = whole and cost > most and piece.excerpt
-            if k in forms or not _form(piece, whole) or used + cost > limit or large:
+            if not form or used + cost > limit or large:
                 continue
             if used + cost + min(cap, left - least[k]) <= budget:
                 forms[k] = whole
                 used += cost
                 left -= least[k]
-    return forms
+    return forms, used
 
 
 def _excerpt(text: str, fact_id: str | None, path: str) -> str:
@@ -244,14 +290,13 @@ def _one_line(fact_id: str | None, first_line: str, length: int) -> str:
 def _sections(shown: Sequence[tuple[int, str]], lines: Sequence[tuple[int, str]]) -> str:
     """Each group holds what it shows (in full or by excerpt); binding groups then their one
     lines; the one lines of the others close the view."""
-    out = []
-    for group, title in GROUPS.items():
-        parts = [text for where, text in shown if where == group]
-        if group <= THREADS:
-            parts += [line for where, line in lines if where == group]
-        if parts:
-            out.append(_heading(title) + "".join(parts))
-    index = [line for where, line in lines if where > THREADS]
+    parts: dict[int, list[str]] = {group: [] for group in GROUPS}
+    index: list[str] = []
+    for group, text in shown:
+        parts[group].append(text)
+    for group, line in lines:
+        (parts[group] if group <= THREADS else index).append(line)
+    out = [_heading(GROUPS[group]) + "".join(texts) for group, texts in parts.items() if texts]
     if index:
         out.append(_heading(INDEX) + "".join(index))
     return "".join(out)

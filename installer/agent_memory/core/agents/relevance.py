@@ -38,6 +38,7 @@ class Offer(NamedTuple):
     key: tuple[object, ...]
     group: int
     doc: int  # the document's place in the memory given
+    place: int  # the fact's place in its document
     fact: Fact
 
 
@@ -70,7 +71,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     for number, doc in enumerate(docs):
         sections = _section_globs(doc) if paths is not None else {}
         for place, fact in enumerate(doc.facts):
-            fields, group, (when, uses), tier = _facets(fact)
+            fields, group, _, _ = _facets(fact)
             if group is None:
                 continue
             touched = False
@@ -82,22 +83,37 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     out += 1
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
-            near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
-            key = (
-                group != CORE,
-                not (touched or fact.id in named),
-                near,
-                -when,
-                -uses,
-                tier,
-                fact.id or "",
-                number,
-                place,
-            )
-            offers.append(Offer(key, group, number, fact))
+            found = offer(number, place, fact, touched or fact.id in named, score)
+            if found is not None:
+                offers.append(found)
     offers = _lifted(offers)
     offers.sort(key=lambda offer: offer.key)
     return Ranked(offers, out)
+
+
+def offer(
+    number: int, place: int, fact: Fact, ahead: bool = False, score: float = 0.0
+) -> Offer | None:
+    """How the view offers ``fact``, the ``place``-th of document ``number`` (None: not at all,
+    archived or retracted). ``ahead``: it touches a path the session touches or the task names
+    it; ``score``: the task's BM25 score of it. With no task and no paths a fact's key is its
+    own alone, so a replay changes one fact's offer without ranking the others again."""
+    _, group, (when, uses), tier = _facets(fact)
+    if group is None:
+        return None
+    near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
+    key = (
+        group != CORE,
+        not ahead,
+        near,
+        -when,
+        -uses,
+        tier,
+        fact.id or "",
+        number,
+        place,
+    )
+    return Offer(key, group, number, place, fact)
 
 
 # What ``rank`` reads of a fact's footer, by the fact: a replay ranks thousands of states that

@@ -21,19 +21,17 @@ SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted
 
 
 class Seen(NamedTuple):
-    """A view, and the ids it shows in full, names and cuts, as sets."""
+    """A view, as the replay reads it."""
 
     view: View
-    full: frozenset[str]
-    named: frozenset[str]
-    cut: frozenset[str]
 
     def outcomes(self, wanted: Collection[str]) -> dict[str, str]:
         """Where each of ``wanted`` fell: the first of in full, named, cut that one of its
         facts got (an id the view leaves out: absent)."""
         found = {}
+        view = self.view
         for fact_id in wanted:
-            for outcome, ids in ((SHOWN, self.full), (NAMED, self.named), (CUT, self.cut)):
+            for outcome, ids in ((SHOWN, view.full), (NAMED, view.named), (CUT, view.cut)):
                 if fact_id in ids:
                     found[fact_id] = outcome
                     break
@@ -57,6 +55,8 @@ class States:
         for k, (number, _) in enumerate(facts):
             self.members.setdefault(number, []).append(k)
         self.built: dict[int, Document] = {}  # the documents that hold a fact
+        # the view's entries, each fact's changed as it changes (no task, no paths known)
+        self.entries = context.Entries([doc._replace(facts=()) for doc in documents])
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
@@ -76,6 +76,7 @@ class States:
             return
         self.held[k] = fact
         self.changed.add(self.facts[k][0])
+        self.entries.put(self.facts[k][0], k, fact)
         self.version += 1
 
     def memory(self) -> tuple[Document, ...]:
@@ -97,10 +98,10 @@ class States:
         wanted = (self.version, task, tuple(budgets))
         if self.kept is not None and self.kept[:3] == wanted:
             return self.kept[3]
-        views = context.views(self.memory(), task, None, budgets)
-        found = tuple(
-            Seen(view, frozenset(view.full), frozenset(view.named), frozenset(view.cut))
-            for view in views
-        )
+        if task.split():  # its scores weigh every fact: the memory is ranked again
+            views = context.views(self.memory(), task, None, budgets)
+        else:
+            views = self.entries.views(budgets)
+        found = tuple(Seen(view) for view in views)
         self.kept = (*wanted, found)
         return found
