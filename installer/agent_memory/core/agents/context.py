@@ -68,7 +68,6 @@ class _Piece(NamedTuple):
 
 
 class _Entry(NamedTuple):
-    key: tuple[object, ...]  # relevance's
     group: int
     id: str | None
     piece: _Piece
@@ -125,9 +124,13 @@ class Entries:
     ) -> None:
         ranked = rank(docs, task, paths)
         self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
-        self.keys = [offer.key for offer in ranked.offers]  # in order: sorted
-        self.entries = [_entry(docs, offer, marks) for offer in ranked.offers]
-        self.placed = {(offer.doc, offer.place): offer.key for offer in ranked.offers}
+        # In the order the budget is handed out: relevance's, binding or not (its key less its
+        # first part). The view's order, binding first, is that order's binding entries and
+        # then the others.
+        keyed = sorted((_handed_out(offer), offer) for offer in ranked.offers)  # keys differ
+        self.keys = [key for key, _ in keyed]
+        self.entries = [_entry(docs, offer, marks) for _, offer in keyed]
+        self.placed = {(offer.doc, offer.place): key for key, offer in keyed}
 
     def put(self, number: int, place: int, fact: Fact | None) -> None:
         """The ``place``-th fact of document ``number`` is now ``fact`` (None: gone from the
@@ -139,29 +142,55 @@ class Entries:
             del self.keys[at], self.entries[at]
         found = offer(number, place, fact) if fact is not None else None
         if found is not None:
-            at = bisect_left(self.keys, found.key)
-            self.keys.insert(at, found.key)
+            key = _handed_out(found)
+            at = bisect_left(self.keys, key)
+            self.keys.insert(at, key)
             self.entries.insert(at, _entry(self.docs, found, self.marks))
-            self.placed[number, place] = found.key
+            self.placed[number, place] = key
 
     def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
         """The view of these entries within each of ``budgets``, ``due`` the reasons a review
         is due."""
         head = _INTRO + "\n" + review_section(due)
-        return tuple(_laid_out(self.entries, head, self.out_of_scope, b) for b in budgets)
+        lineup = _lineup(self.entries)
+        return tuple(_laid_out(lineup, head, self.out_of_scope, b) for b in budgets)
 
 
-def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
+def _handed_out(offer: Offer) -> tuple[object, ...]:
+    """The order in which ``_choose`` hands the budget out: relevance's, binding or not."""
+    return offer.key[1:]
+
+
+class _Lineup(NamedTuple):
+    """What the layout at every budget reads of the entries, read once for them all."""
+
+    entries: Sequence[_Entry]  # in the order the budget is handed out
+    pieces: list[_Piece]
+    least: list[int]  # each one's shortest one line
+    binding: list[int]  # the binding ones, in order
+    ranked: list[int]  # the view's order: the binding ones, then the others
+
+
+def _lineup(entries: Sequence[_Entry]) -> _Lineup:
+    pieces = [e.piece for e in entries]
+    binding = [k for k, e in enumerate(entries) if e.group == CORE]
+    others = [k for k, e in enumerate(entries) if e.group != CORE]
+    least = [p.line_sizes[-1] for p in pieces]
+    return _Lineup(entries, pieces, least, binding, binding + others)
+
+
+def _laid_out(lineup: _Lineup, head: str, out_of_scope: int, max_bytes: int) -> View:
+    entries = lineup.entries
     fixed = head + "".join(_heading(title) for title in (*GROUPS.values(), INDEX))
     budget = max_bytes - _size(fixed)
     budget -= _size(_notes(len(entries), len(entries), out_of_scope))
-    forms, used = _choose(entries, budget)
+    forms, used = _choose(lineup, budget)
     shown: list[tuple[int, str]] = []
     full: list[str] = []
     excerpts: list[str] = []
     rest: list[_Entry] = []
-    for k, entry in enumerate(entries):
-        whole = forms.get(k)
+    for k in lineup.ranked:
+        entry, whole = entries[k], forms.get(k)
         if whole is None:
             rest.append(entry)
             continue
@@ -191,7 +220,7 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     key = (doc.path, id(doc.text), fact.start, fact.end, fact.footer_line, fact.id, mark)
     kept = _pieces.get(key)
     if kept is not None and kept[0] is doc.text:
-        return _Entry(offer.key, offer.group, fact.id, kept[1])
+        return _Entry(offer.group, fact.id, kept[1])
     text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
     excerpt = _excerpt(text, fact.id, doc.path)
     lines = tuple(_one_line(fact.id, fact.first_line, length) for length in _FIRST_LINE)
@@ -201,25 +230,22 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     if len(_pieces) >= _PIECES_KEPT:
         _pieces.clear()
     _pieces[key] = (doc.text, piece)
-    return _Entry(offer.key, offer.group, fact.id, piece)
+    return _Entry(offer.group, fact.id, piece)
 
 
-def _choose(entries: Sequence[_Entry], budget: int) -> tuple[dict[int, bool], int]:
+def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
     """Which entries are shown, and how (True: their full text, False: their excerpt), and the
     bytes they take. Binding ones first, in order, while in full they take at most their share;
     then every other in order, in full while it fits beside the index (the shortest one line
     of every entry left, at most ``INDEX_SHARE`` of the budget); then the excerpts of those
     left, in order, as they fit."""
-    pieces = [e.piece for e in entries]
-    least = [piece.line_sizes[-1] for piece in pieces]
+    pieces, least = lineup.pieces, lineup.least
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
     forms: dict[int, bool] = {}
     used = 0
-    binding = [k for k, e in enumerate(entries) if e.group == CORE]
-    after = [e.key[1:] for e in entries]  # binding or not
-    order = sorted(range(len(entries)), key=after.__getitem__)
-    phases = ((binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
+    order = range(len(pieces))
+    phases = ((lineup.binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
     for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
             if k in forms:

@@ -55,8 +55,10 @@ class States:
         for k, (number, _) in enumerate(facts):
             self.members.setdefault(number, []).append(k)
         self.built: dict[int, Document] = {}  # the documents that hold a fact
-        # the view's entries, each fact's changed as it changes (no task, no paths known)
+        # the view's entries with no task and no paths known, and the facts changed since
+        # they were last laid out (a view with a task ranks the memory again)
         self.entries = context.Entries([doc._replace(facts=()) for doc in documents])
+        self.pending: dict[int, Fact | None] = {}
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
@@ -76,7 +78,7 @@ class States:
             return
         self.held[k] = fact
         self.changed.add(self.facts[k][0])
-        self.entries.put(self.facts[k][0], k, fact)
+        self.pending[k] = fact
         self.version += 1
 
     def memory(self) -> tuple[Document, ...]:
@@ -101,6 +103,9 @@ class States:
         if task.split():  # its scores weigh every fact: the memory is ranked again
             views = context.views(self.memory(), task, None, budgets)
         else:
+            for k, fact in self.pending.items():
+                self.entries.put(self.facts[k][0], k, fact)
+            self.pending.clear()
             views = self.entries.views(budgets)
         found = tuple(Seen(view) for view in views)
         self.kept = (*wanted, found)
