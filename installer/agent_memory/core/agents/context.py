@@ -75,8 +75,9 @@ class _Entry(NamedTuple):
 
 # Pieces already made, by (document path, identity of its text, the fact's place and id, its
 # mark); the text is kept in the value, so its identity stays its own while cached. A replay
-# asks a view for each of thousands of states that differ by one footer: this makes each view
-# rank and choose again, not render again. Cleared when it holds ``_PIECES_KEPT`` pieces.
+# asks a view for each of thousands of states that differ by a few footers: a fact its entries
+# are told of, or every fact of a state ranked again for a task, is not rendered again.
+# Cleared when it holds ``_PIECES_KEPT`` pieces.
 _PIECES_KEPT = 1 << 14
 _pieces: dict[tuple[object, ...], tuple[object, _Piece]] = {}
 
@@ -124,9 +125,7 @@ class Entries:
     ) -> None:
         ranked = rank(docs, task, paths)
         self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
-        # In the order the budget is handed out: relevance's, binding or not (its key less its
-        # first part). The view's order, binding first, is that order's binding entries and
-        # then the others.
+        # in the order the budget is handed out (the view's: its binding ones, then the others)
         keyed = sorted((_handed_out(offer), offer) for offer in ranked.offers)  # keys differ
         self.keys = [key for key, _ in keyed]
         self.entries = [_entry(docs, offer, marks) for _, offer in keyed]
@@ -149,16 +148,14 @@ class Entries:
             self.placed[number, place] = key
 
     def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
-        """The view of these entries within each of ``budgets``, ``due`` the reasons a review
-        is due."""
+        """The view within each of ``budgets``; ``due``: why a review is due."""
         head = _INTRO + "\n" + review_section(due)
         lineup = _lineup(self.entries)
         return tuple(_laid_out(lineup, head, self.out_of_scope, b) for b in budgets)
 
 
 def _handed_out(offer: Offer) -> tuple[object, ...]:
-    """The order in which ``_choose`` hands the budget out: relevance's, binding or not."""
-    return offer.key[1:]
+    return offer.key[1:]  # the order ``_choose`` hands the budget out in: binding or not
 
 
 class _Lineup(NamedTuple):

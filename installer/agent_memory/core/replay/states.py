@@ -3,9 +3,10 @@
 The replay changes the memory one fact at a time (``show``, ``hide``): a fact's footer
 and tier as a review just before the log would have written them, its lines today's. What a
 session start showed is what ``context.view`` lays out for those files (DESIGN §25: one layout),
-so nothing here knows how a view is laid out. Between two logs only a few facts change: only
-their documents are made again, and a view is asked again only when the memory or the task
-changed since the last one (a view is a pure function of them).
+so nothing here knows how a view is laid out. Between two logs only a few facts change: with
+no task, the ``context.Entries`` kept here are told those facts and laid out again; with a task,
+only their documents are made again and ranked. A view is asked again only when the memory or
+the task changed since the last one (a view is a pure function of them).
 """
 
 from __future__ import annotations
