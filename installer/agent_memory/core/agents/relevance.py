@@ -116,8 +116,8 @@ def offer(
     return Offer(key, group, number, place, fact)
 
 
-# What ``rank`` reads of a fact's footer, by the fact: a replay ranks thousands of states that
-# differ by one footer. Cleared when it holds ``_FACETS_KEPT`` facts.
+# What ``offer`` reads of a fact's footer, by the fact: a replay with a task ranks thousands of
+# states that differ by a few footers. Cleared when it holds ``_FACETS_KEPT`` facts.
 _FACETS_KEPT = 1 << 14
 _facets_kept: dict[Fact, tuple[Mapping[str, str], int | None, tuple[int, int], int]] = {}
 
