@@ -4,7 +4,7 @@ the whole file's parse gives (an archive quarter of thousands of facts is not pa
 from __future__ import annotations
 
 from agent_memory.core.agents import prompt_recall
-from agent_memory.core.agents.context import fact_text
+from agent_memory.core.agents.forms import fact_text
 from agent_memory.core.agents.recall import index
 from agent_memory.parse.facts import parse
 from conftest import PROJECT

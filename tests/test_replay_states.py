@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.core.agents.context import view
+from agent_memory.core.agents.context import Entries, view
 from agent_memory.core.replay.states import CUT, NAMED, SHOWN, States
 from agent_memory.parse import facts
 
@@ -122,3 +122,36 @@ def test_a_view_is_asked_again_only_when_the_memory_or_the_task_changed() -> Non
     assert states.seen("outbox", [8192])[0] is not first
     states.show(0, "core", None, dict(fact.fields))
     assert states.seen("outbox", [8192])[0].view.text != first.view.text
+
+
+@settings(max_examples=150, deadline=None)
+@given(MEMORY, st.integers(256, 3000), st.lists(MOVE, max_size=40))
+def test_entries_changed_one_fact_at_a_time_lay_out_what_entries_made_afresh_do(
+    memory: list[list[tuple[int, list[tuple]]]], max_bytes: int, moves: list[tuple[int, str]]
+) -> None:
+    """``context.Entries`` told each fact that came, changed or went (``put``) lays out, at
+    every step, what entries made from the memory as it then stands lay out."""
+    paths = ["memory/continuity.md"] + [f"memory/open-threads/t{n}.md" for n in range(3)]
+    docs = [_document(paths[n], sections) for n, sections in enumerate(memory)]
+    held = [(n, place, fact) for n, doc in enumerate(docs) for place, fact in enumerate(doc.facts)]
+    entries = Entries(docs)  # every fact in, then moved
+    now: dict[int, facts.Fact] = {k: fact for k, (_, _, fact) in enumerate(held)}
+    for index, move in moves:
+        if not held:
+            break
+        k = index % len(held)
+        number, place, fact = held[k]
+        if move == "hide":
+            now.pop(k, None)
+        else:
+            tier = fact.field("tier") if move == "own" else "core"
+            fields = dict(fact.fields) if move == "own" else {"last_used": "2026-02-01"}
+            footer = {**fields, "tier": tier} if tier is not None else fields
+            now[k] = fact._replace(fields=tuple(footer.items()))
+        entries.put(number, place, now.get(k))
+        standing = [
+            doc._replace(facts=tuple(now[k] for k in sorted(now) if held[k][0] == n))
+            for n, doc in enumerate(docs)
+        ]
+        assert entries.views([max_bytes]) == Entries(standing).views([max_bytes])
+        assert entries.views([max_bytes])[0] == view(standing, "", None, max_bytes)

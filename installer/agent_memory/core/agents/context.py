@@ -11,15 +11,16 @@ far as the budget goes. A pure function of the memory, the task and the paths.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
 from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
 from ...layout import PERSONAL as PERSONAL_FILE
-from ...parse import footer
 from ...parse.facts import Document, Fact
-from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, rank
+from .forms import FIRST_LINE, excerpt, fact_text, one_line, size, vision_text
+from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, offer, rank
 
 # The most of the budget binding facts take in full before the others are offered.
 BINDING_SHARE = 0.2
@@ -29,10 +30,6 @@ PERSONAL_SHARE = 0.2
 INDEX_SHARE = 0.05
 # The largest share of the budget one fact takes in full; a larger one is shown by its excerpt.
 FACT_SHARE = 0.4
-# The most bytes of a fact's first paragraph an excerpt shows.
-EXCERPT_BYTES = 480
-# The first-line lengths a one-line form tries, longest first: never fewer words than the last.
-_FIRST_LINE = (120, 90, 60, 40)
 GROUPS = {
     CORE: "Core and invariants",
     PERSONAL: f"Personal (yours only: {PERSONAL_FILE}, never shared)",
@@ -65,14 +62,13 @@ class _Piece(NamedTuple):
 
     full: str  # as written, without its footer, id after the first line
     excerpt: str  # its first paragraph and where the rest is; "" when that is all of it
-    lines: tuple[str, ...]  # its one-line form at each of ``_FIRST_LINE``'s lengths
+    lines: tuple[str, ...]  # its one-line form at each of ``FIRST_LINE``'s lengths
     full_size: int
     excerpt_size: int
     line_sizes: tuple[int, ...]
 
 
 class _Entry(NamedTuple):
-    key: tuple[object, ...]  # relevance's
     group: int
     id: str | None
     piece: _Piece
@@ -80,8 +76,9 @@ class _Entry(NamedTuple):
 
 # Pieces already made, by (document path, identity of its text, the fact's place and id, its
 # mark); the text is kept in the value, so its identity stays its own while cached. A replay
-# asks a view for each of thousands of states that differ by one footer: this makes each view
-# rank and choose again, not render again. Cleared when it holds ``_PIECES_KEPT`` pieces.
+# asks a view for each of thousands of states that differ by a few footers: a fact its entries
+# are told of, or every fact of a state ranked again for a task, is not rendered again.
+# Cleared when it holds ``_PIECES_KEPT`` pieces.
 _PIECES_KEPT = 1 << 14
 _pieces: dict[tuple[object, ...], tuple[object, _Piece]] = {}
 
@@ -110,27 +107,101 @@ def views(
 ) -> tuple[View, ...]:
     """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
     replays at several budgets)."""
-    ranked = rank(docs, task, paths)
-    entries = [_entry(docs, offer, marks) for offer in ranked.offers]
-    head = _INTRO + "\n" + review_section(due)
-    return tuple(_laid_out(entries, head, ranked.out_of_scope, budget) for budget in budgets)
+    return Entries(docs, task, paths, marks).views(budgets, due)
 
 
-def _laid_out(entries: Sequence[_Entry], head: str, out_of_scope: int, max_bytes: int) -> View:
-    mine = any(e.group == PERSONAL for e in entries)  # the heading only a personal file has
-    titles = [title for group, title in GROUPS.items() if group != PERSONAL or mine]
+class Entries:
+    """The facts a view offers, in ``relevance``'s order, each with its forms made: what a view
+    lays out at each budget. ``views`` makes one and lays it out once. A replay keeps one made
+    with no task and no paths, where a fact's key is its own alone, and tells it each fact
+    that changed between two states (``put``): a state then costs its changed facts and the
+    layout, not ranking and rendering every fact again."""
+
+    def __init__(
+        self,
+        docs: Sequence[Document],
+        task: str = "",
+        paths: Sequence[str] | None = None,
+        marks: Mapping[str, str] = MappingProxyType({}),
+    ) -> None:
+        ranked = rank(docs, task, paths)
+        self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
+        # in the order the budget is handed out (the view's: its binding ones, then the others)
+        keyed = sorted((_handed_out(offer), offer) for offer in ranked.offers)  # keys differ
+        self.keys = [key for key, _ in keyed]
+        self.entries = [_entry(docs, offer, marks) for _, offer in keyed]
+        self.placed = {(offer.doc, offer.place): key for key, offer in keyed}
+
+    def put(self, number: int, place: int, fact: Fact | None) -> None:
+        """The ``place``-th fact of document ``number`` is now ``fact`` (None: gone from the
+        memory); places order a document's facts (only their order counts). Only for entries
+        made with no task and no paths: a task's scores weigh every fact."""
+        old = self.placed.pop((number, place), None)
+        if old is not None:
+            at = bisect_left(self.keys, old)
+            del self.keys[at], self.entries[at]
+        found = offer(number, place, fact) if fact is not None else None
+        if found is not None:
+            key = _handed_out(found)
+            at = bisect_left(self.keys, key)
+            self.keys.insert(at, key)
+            self.entries.insert(at, _entry(self.docs, found, self.marks))
+            self.placed[number, place] = key
+
+    def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
+        """The view within each of ``budgets``; ``due``: why a review is due."""
+        head = _INTRO + "\n" + review_section(due)
+        lineup = _lineup(self.entries)
+        return tuple(_laid_out(lineup, head, self.out_of_scope, b) for b in budgets)
+
+
+def _handed_out(offer: Offer) -> tuple[object, ...]:
+    return offer.key[1:]  # the order ``_choose`` hands the budget out in: binding or not
+
+
+class _Lineup(NamedTuple):
+    """What the layout at every budget reads of the entries, read once for them all."""
+
+    entries: Sequence[_Entry]  # in the order the budget is handed out
+    pieces: list[_Piece]
+    least: list[int]  # each one's shortest one line
+    binding: list[int]  # the binding ones, in order
+    personal: list[int]  # the personal ones, in order
+    ranked: list[int]  # the view's order: the binding ones, then the others
+
+
+def _lineup(entries: Sequence[_Entry]) -> _Lineup:
+    pieces = [e.piece for e in entries]
+    binding = [k for k, e in enumerate(entries) if e.group == CORE]
+    personal = [k for k, e in enumerate(entries) if e.group == PERSONAL]
+    others = [k for k, e in enumerate(entries) if e.group != CORE]
+    least = [p.line_sizes[-1] for p in pieces]
+    return _Lineup(entries, pieces, least, binding, personal, binding + others)
+
+
+def _laid_out(lineup: _Lineup, head: str, out_of_scope: int, max_bytes: int) -> View:
+    entries = lineup.entries
+    # the personal heading only where there is a personal file
+    titles = [t for group, t in GROUPS.items() if group != PERSONAL or lineup.personal]
     fixed = head + "".join(_heading(title) for title in (*titles, INDEX))
-    budget = max_bytes - _size(fixed)
-    budget -= _size(_notes(len(entries), len(entries), out_of_scope))
-    forms = _choose(entries, budget)
-    rest = [e for k, e in enumerate(entries) if k not in forms]
-    room = budget - sum(_cost(entries[k].piece, whole) for k, whole in forms.items())
-    lines = _one_lines(rest, room)
-    shown = [(e.group, _form(e.piece, forms[k])) for k, e in enumerate(entries) if k in forms]
+    budget = max_bytes - size(fixed)
+    budget -= size(_notes(len(entries), len(entries), out_of_scope))
+    forms, used = _choose(lineup, budget)
+    shown: list[tuple[int, str]] = []
+    full: list[str] = []
+    excerpts: list[str] = []
+    rest: list[_Entry] = []
+    for k in lineup.ranked:
+        entry, whole = entries[k], forms.get(k)
+        if whole is None:
+            rest.append(entry)
+            continue
+        shown.append((entry.group, entry.piece.full if whole else entry.piece.excerpt))
+        if entry.id:
+            (full if whole else excerpts).append(entry.id)
+    lines = _one_lines(rest, budget - used)
     body = head + _sections(shown, lines)
     body += _notes(len(rest) - len(lines), len(entries), out_of_scope)
-    full = [e.id for k, e in enumerate(entries) if forms.get(k) and e.id]
-    excerpts = [e.id for k, e in enumerate(entries) if forms.get(k) is False and e.id]
     return View(
         _clip(body, max_bytes),
         tuple(full),
@@ -151,89 +222,58 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     key = (doc.path, id(doc.text), fact.start, fact.end, fact.footer_line, fact.id, mark)
     kept = _pieces.get(key)
     if kept is not None and kept[0] is doc.text:
-        return _Entry(offer.key, offer.group, fact.id, kept[1])
+        return _Entry(offer.group, fact.id, kept[1])
     text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
-    excerpt = _excerpt(text, fact.id, doc.path)
-    lines = tuple(_one_line(fact.id, fact.first_line, length) for length in _FIRST_LINE)
-    piece = _Piece(
-        text, excerpt, lines, _size(text), _size(excerpt), tuple(_size(line) for line in lines)
-    )
+    first = excerpt(text, fact.id, doc.path)
+    lines = tuple(one_line(fact.id, fact.first_line, length) for length in FIRST_LINE)
+    piece = _Piece(text, first, lines, size(text), size(first), tuple(size(line) for line in lines))
     if len(_pieces) >= _PIECES_KEPT:
         _pieces.clear()
     _pieces[key] = (doc.text, piece)
-    return _Entry(offer.key, offer.group, fact.id, piece)
+    return _Entry(offer.group, fact.id, piece)
 
 
-def _form(piece: _Piece, whole: bool) -> str:
-    return piece.full if whole else piece.excerpt
-
-
-def _cost(piece: _Piece, whole: bool) -> int:
-    return piece.full_size if whole else piece.excerpt_size
-
-
-def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
-    """Which entries are shown, and how (True: their full text, False: their excerpt). Binding
-    ones first, in order, while in full they take at most their share; then every other in
-    order, in full while it fits beside the index (the shortest one line of every entry left,
-    at most ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they
-    fit."""
-    least = [e.piece.line_sizes[-1] for e in entries]
+def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
+    """Which entries are shown, and how (True: their full text, False: their excerpt), and the
+    bytes they take. Binding ones first, in order, while in full they take at most their share;
+    then every other in order, in full while it fits beside the index (the shortest one line
+    of every entry left, at most ``INDEX_SHARE`` of the budget); then the excerpts of those
+    left, in order, as they fit."""
+    pieces, least = lineup.pieces, lineup.least
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
     forms: dict[int, bool] = {}
     used = 0
-    binding = [k for k, e in enumerate(entries) if e.group == CORE]
-    personal = [k for k, e in enumerate(entries) if e.group == PERSONAL]
-    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # of any group
+    order = range(len(pieces))
     phases = (
-        (binding, True, int(BINDING_SHARE * budget)),
-        (personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * budget)),
+        (lineup.binding, True, int(BINDING_SHARE * budget)),
+        (lineup.personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * budget)),
         (order, True, budget),
     )
     for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
-            piece = entries[k].piece
-            cost = _cost(piece, whole)
+            if k in forms:
+                continue
+            piece = pieces[k]
+            if whole:
+                cost, form = piece.full_size, piece.full
+            else:
+                cost, form = piece.excerpt_size, piece.excerpt
             large = whole and cost > most and piece.excerpt
-            if k in forms or not _form(piece, whole) or used + cost > limit or large:
+            if not form or used + cost > limit or large:
                 continue
             if used + cost + min(cap, left - least[k]) <= budget:
                 forms[k] = whole
                 used += cost
                 left -= least[k]
-    return forms
-
-
-def _excerpt(text: str, fact_id: str | None, path: str) -> str:
-    """The first paragraph of ``text`` (a fact in full), at most ``EXCERPT_BYTES``, and where
-    the rest is; "" when the text is no longer than that."""
-    if fact_id is None or _size(text) <= EXCERPT_BYTES:
-        return ""
-    lines = text.splitlines()
-    first, size = [lines[0]], _size(lines[0])
-    for line in lines[1:]:
-        size += _size(line) + 1
-        if size > EXCERPT_BYTES or not line.startswith("  ") or line.lstrip().startswith("#"):
-            break
-        first.append(line)
-    where = f"read {path}" if path == VISION else f"`agent-memory fact show {fact_id}` prints it"
-    if len(first) == 1 and _size(first[0]) > EXCERPT_BYTES:
-        first[0] = _cut(first[0], EXCERPT_BYTES) + f" `{fact_id}`"
-    return "\n".join(first) + f"\n  _(first paragraph; the rest: {where})_\n"
-
-
-def _cut(line: str, most: int) -> str:
-    """``line`` cut at a word to at most ``most`` bytes, ending in an ellipsis."""
-    data = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
-    return data.rsplit(" ", 1)[0].rstrip() + " …"
+    return forms, used
 
 
 def _one_lines(rest: Sequence[_Entry], room: int) -> list[tuple[int, str]]:
     """The one-line forms of ``rest`` at the longest first line at which all fit ``room``;
     when even the shortest do not all fit, as many of those as fit, in order."""
     lines: list[tuple[int, str]] = []
-    for at in range(len(_FIRST_LINE)):
+    for at in range(len(FIRST_LINE)):
         lines, total = [], 0
         for entry in rest:
             total += entry.piece.line_sizes[at]
@@ -245,25 +285,16 @@ def _one_lines(rest: Sequence[_Entry], room: int) -> list[tuple[int, str]]:
     return lines
 
 
-def _one_line(fact_id: str | None, first_line: str, length: int) -> str:
-    first = " ".join(first_line.split())
-    if len(first) > length:
-        first = first[: length - 1].rstrip() + "…"
-    name = f"`{fact_id}`" if fact_id else ""
-    return "- " + " — ".join(part for part in (name, first) if part) + "\n"
-
-
 def _sections(shown: Sequence[tuple[int, str]], lines: Sequence[tuple[int, str]]) -> str:
     """Each group holds what it shows (in full or by excerpt); binding groups then their one
     lines; the one lines of the others close the view."""
-    out = []
-    for group, title in GROUPS.items():
-        parts = [text for where, text in shown if where == group]
-        if group <= THREADS:
-            parts += [line for where, line in lines if where == group]
-        if parts:
-            out.append(_heading(title) + "".join(parts))
-    index = [line for where, line in lines if where > THREADS]
+    parts: dict[int, list[str]] = {group: [] for group in GROUPS}
+    index: list[str] = []
+    for group, text in shown:
+        parts[group].append(text)
+    for group, line in lines:
+        (parts[group] if group <= THREADS else index).append(line)
+    out = [_heading(GROUPS[group]) + "".join(texts) for group, texts in parts.items() if texts]
     if index:
         out.append(_heading(INDEX) + "".join(index))
     return "".join(out)
@@ -287,45 +318,6 @@ def _notes(hidden: int, total: int, out_of_scope: int) -> str:
 
 def _facts(count: int) -> str:
     return f"{count} fact" if count == 1 else f"{count} facts"
-
-
-def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
-    """The fact's lines without its footer comment, and its id in backticks after the bullet
-    (and ``mark``, a stale citation, after the id)."""
-    lines = []
-    for index in range(fact.start, fact.end):
-        line = doc.text.lines[index]
-        if index == fact.footer_line and (found := footer.find(line)) is not None:
-            line = line[: found.start] + line[found.end :]
-        line = line.rstrip()
-        if line.strip():
-            lines.append(line)
-    if not lines:
-        return ""
-    if fact.id is not None:
-        lines[0] += f" `{fact.id}`"
-    if mark:
-        lines[0] += f" _({mark})_"
-    return "\n".join(lines) + "\n"
-
-
-def vision_text(doc: Document, fact: Fact) -> str:
-    """vision.md as one fact: its title and id, then its other lines (the footer's line and
-    blank lines left out) indented under it, so that its headings stay inside the fact."""
-    lines: list[str] = []
-    for index, line in enumerate(doc.text.lines):
-        line = line.rstrip()
-        if index == fact.footer_line or not line.strip() or line.strip() == ">":
-            continue
-        if not lines and line.startswith("# "):
-            continue  # the title, which the first line holds
-        lines.append("  " + line)
-    name = f" `{fact.id}`" if fact.id is not None else ""
-    return f"- **Vision:** {fact.first_line}{name}\n" + "".join(f"{line}\n" for line in lines)
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
 
 
 def _clip(text: str, max_bytes: int) -> str:

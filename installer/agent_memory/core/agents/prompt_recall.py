@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from ...layout import ARCHIVE_DIR, VISION
 from ...parse.facts import Document, parse
 from ...parse.sidefiles import parse_vision
-from .context import fact_text, vision_text
+from .forms import fact_text, vision_text
 from .ranking import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare

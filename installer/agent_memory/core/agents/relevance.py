@@ -40,6 +40,7 @@ class Offer(NamedTuple):
     key: tuple[object, ...]
     group: int
     doc: int  # the document's place in the memory given
+    place: int  # the fact's place in its document
     fact: Fact
 
 
@@ -72,11 +73,9 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
     for number, doc in enumerate(docs):
         sections = _section_globs(doc) if paths is not None else {}
         for place, fact in enumerate(doc.facts):
-            fields, group, (when, uses), tier = _facets(fact)
+            fields, group, _, _ = _facets(fact)
             if group is None:
                 continue
-            if doc.path == PERSONAL_FILE:
-                group = PERSONAL  # after the binding facts, marked as the user's own
             touched = False
             if paths is not None:  # scopes and citations count only when paths are known
                 scope = scopes.globs(fields["paths"]) if "paths" in fields else ()
@@ -86,26 +85,50 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     out += 1
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
-            near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
-            key = (
-                min(group, THREADS),  # binding, personal, then the rest
-                not (touched or fact.id in named),
-                near,
-                -when,
-                -uses,
-                tier,
-                fact.id or "",
-                number,
-                place,
-            )
-            offers.append(Offer(key, group, number, fact))
+            mine = doc.path == PERSONAL_FILE
+            found = offer(number, place, fact, touched or fact.id in named, score, mine)
+            if found is not None:
+                offers.append(found)
     offers = _lifted(offers)
     offers.sort(key=lambda offer: offer.key)
     return Ranked(offers, out)
 
 
-# What ``rank`` reads of a fact's footer, by the fact: a replay ranks thousands of states that
-# differ by one footer. Cleared when it holds ``_FACETS_KEPT`` facts.
+def offer(
+    number: int,
+    place: int,
+    fact: Fact,
+    ahead: bool = False,
+    score: float = 0.0,
+    personal: bool = False,
+) -> Offer | None:
+    """How the view offers ``fact``, the ``place``-th of document ``number`` (None: not at all,
+    archived or retracted). ``ahead``: it touches a path the session touches or the task names
+    it; ``score``: the task's BM25 score of it; ``personal``: it is the user's own, shown after
+    the binding facts. With no task and no paths a fact's key is its own alone, so a replay
+    changes one fact's offer without ranking the others again."""
+    _, group, (when, uses), tier = _facets(fact)
+    if group is None:
+        return None
+    if personal:
+        group = PERSONAL
+    near = -ranking.band(score) if score >= TASK_FLOOR else _BELOW
+    key = (
+        min(group, THREADS),  # binding, personal, then the rest
+        not ahead,
+        near,
+        -when,
+        -uses,
+        tier,
+        fact.id or "",
+        number,
+        place,
+    )
+    return Offer(key, group, number, place, fact)
+
+
+# What ``offer`` reads of a fact's footer, by the fact: a replay with a task ranks thousands of
+# states that differ by a few footers. Cleared when it holds ``_FACETS_KEPT`` facts.
 _FACETS_KEPT = 1 << 14
 _facets_kept: dict[Fact, tuple[Mapping[str, str], int | None, tuple[int, int], int]] = {}
 

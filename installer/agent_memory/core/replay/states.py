@@ -3,9 +3,10 @@
 The replay changes the memory one fact at a time (``show``, ``hide``): a fact's footer
 and tier as a review just before the log would have written them, its lines today's. What a
 session start showed is what ``context.view`` lays out for those files (DESIGN §25: one layout),
-so nothing here knows how a view is laid out. Between two logs only a few facts change: only
-their documents are made again, and a view is asked again only when the memory or the task
-changed since the last one (a view is a pure function of them).
+so nothing here knows how a view is laid out. Between two logs only a few facts change: with
+no task, the ``context.Entries`` kept here are told those facts and laid out again; with a task,
+only their documents are made again and ranked. A view is asked again only when the memory or
+the task changed since the last one (a view is a pure function of them).
 """
 
 from __future__ import annotations
@@ -21,19 +22,17 @@ SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted
 
 
 class Seen(NamedTuple):
-    """A view, and the ids it shows in full, names and cuts, as sets."""
+    """A view, as the replay reads it."""
 
     view: View
-    full: frozenset[str]
-    named: frozenset[str]
-    cut: frozenset[str]
 
     def outcomes(self, wanted: Collection[str]) -> dict[str, str]:
         """Where each of ``wanted`` fell: the first of in full, named, cut that one of its
         facts got (an id the view leaves out: absent)."""
         found = {}
+        view = self.view
         for fact_id in wanted:
-            for outcome, ids in ((SHOWN, self.full), (NAMED, self.named), (CUT, self.cut)):
+            for outcome, ids in ((SHOWN, view.full), (NAMED, view.named), (CUT, view.cut)):
                 if fact_id in ids:
                     found[fact_id] = outcome
                     break
@@ -57,6 +56,10 @@ class States:
         for k, (number, _) in enumerate(facts):
             self.members.setdefault(number, []).append(k)
         self.built: dict[int, Document] = {}  # the documents that hold a fact
+        # the view's entries with no task and no paths known, and the facts changed since
+        # they were last laid out (a view with a task ranks the memory again)
+        self.entries = context.Entries([doc._replace(facts=()) for doc in documents])
+        self.pending: dict[int, Fact | None] = {}
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
@@ -76,6 +79,7 @@ class States:
             return
         self.held[k] = fact
         self.changed.add(self.facts[k][0])
+        self.pending[k] = fact
         self.version += 1
 
     def memory(self) -> tuple[Document, ...]:
@@ -97,10 +101,13 @@ class States:
         wanted = (self.version, task, tuple(budgets))
         if self.kept is not None and self.kept[:3] == wanted:
             return self.kept[3]
-        views = context.views(self.memory(), task, None, budgets)
-        found = tuple(
-            Seen(view, frozenset(view.full), frozenset(view.named), frozenset(view.cut))
-            for view in views
-        )
+        if task.split():  # its scores weigh every fact: the memory is ranked again
+            views = context.views(self.memory(), task, None, budgets)
+        else:
+            for k, fact in self.pending.items():
+                self.entries.put(self.facts[k][0], k, fact)
+            self.pending.clear()
+            views = self.entries.views(budgets)
+        found = tuple(Seen(view) for view in views)
         self.kept = (*wanted, found)
         return found

@@ -1,0 +1,85 @@
+"""The forms in which the session-start view shows a fact: in full (as written, without its
+footer, its id after the first line), by an excerpt (its first paragraph and where the rest
+is), or by one line (its id and first words). Each is a function of the fact's lines alone."""
+
+from __future__ import annotations
+
+from ...layout import VISION
+from ...parse import footer
+from ...parse.facts import Document, Fact
+
+# The most bytes of a fact's first paragraph an excerpt shows.
+EXCERPT_BYTES = 480
+# The first-line lengths a one-line form tries, longest first: never fewer words than the last.
+FIRST_LINE = (120, 90, 60, 40)
+
+
+def excerpt(text: str, fact_id: str | None, path: str) -> str:
+    """The first paragraph of ``text`` (a fact in full), at most ``EXCERPT_BYTES``, and where
+    the rest is; "" when the text is no longer than that."""
+    if fact_id is None or size(text) <= EXCERPT_BYTES:
+        return ""
+    lines = text.splitlines()
+    first, taken = [lines[0]], size(lines[0])
+    for line in lines[1:]:
+        taken += size(line) + 1
+        if taken > EXCERPT_BYTES or not line.startswith("  ") or line.lstrip().startswith("#"):
+            break
+        first.append(line)
+    where = f"read {path}" if path == VISION else f"`agent-memory fact show {fact_id}` prints it"
+    if len(first) == 1 and size(first[0]) > EXCERPT_BYTES:
+        first[0] = cut(first[0], EXCERPT_BYTES) + f" `{fact_id}`"
+    return "\n".join(first) + f"\n  _(first paragraph; the rest: {where})_\n"
+
+
+def cut(line: str, most: int) -> str:
+    """``line`` cut at a word to at most ``most`` bytes, ending in an ellipsis."""
+    data = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
+    return data.rsplit(" ", 1)[0].rstrip() + " …"
+
+
+def one_line(fact_id: str | None, first_line: str, length: int) -> str:
+    first = " ".join(first_line.split())
+    if len(first) > length:
+        first = first[: length - 1].rstrip() + "…"
+    name = f"`{fact_id}`" if fact_id else ""
+    return "- " + " — ".join(part for part in (name, first) if part) + "\n"
+
+
+def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
+    """The fact's lines without its footer comment, and its id in backticks after the bullet
+    (and ``mark``, a stale citation, after the id)."""
+    lines = []
+    for index in range(fact.start, fact.end):
+        line = doc.text.lines[index]
+        if index == fact.footer_line and (found := footer.find(line)) is not None:
+            line = line[: found.start] + line[found.end :]
+        line = line.rstrip()
+        if line.strip():
+            lines.append(line)
+    if not lines:
+        return ""
+    if fact.id is not None:
+        lines[0] += f" `{fact.id}`"
+    if mark:
+        lines[0] += f" _({mark})_"
+    return "\n".join(lines) + "\n"
+
+
+def vision_text(doc: Document, fact: Fact) -> str:
+    """vision.md as one fact: its title and id, then its other lines (the footer's line and
+    blank lines left out) indented under it, so that its headings stay inside the fact."""
+    lines: list[str] = []
+    for index, line in enumerate(doc.text.lines):
+        line = line.rstrip()
+        if index == fact.footer_line or not line.strip() or line.strip() == ">":
+            continue
+        if not lines and line.startswith("# "):
+            continue  # the title, which the first line holds
+        lines.append("  " + line)
+    name = f" `{fact.id}`" if fact.id is not None else ""
+    return f"- **Vision:** {fact.first_line}{name}\n" + "".join(f"{line}\n" for line in lines)
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
