@@ -203,7 +203,7 @@ def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: P
 
 def _seen(ix: ranking.Index) -> tuple[object, ...]:
     """All a search can read of an index."""
-    terms = {term for entry in range(len(ix)) for term in ix._terms[entry]}
+    terms = {term for entry in range(len(ix)) for term in ix.terms[entry]}
     postings = {term: ix.postings(term) for term in sorted(terms)}
     return [ix.hit(entry, 0.0) for entry in range(len(ix))], ix.lengths, ix.words, postings
 

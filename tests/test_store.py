@@ -287,3 +287,24 @@ def test_a_band_of_many_ties_is_sorted_in_sql_as_in_python(tmp_path: Path) -> No
         assert len(plain) == min(limit, 60)
         assert ranking.search("cats", stored, limit) == plain
     kept.db.close()
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_a_hit_read_from_the_file_s_bytes_is_the_reader_s(bom: bytes, end: bytes) -> None:
+    """A stored hit is read again from its lines alone, without decoding the whole file: a BOM,
+    CRLF endings and a last line without its newline read as the reader reads them."""
+    items = [f"- Fact {i} about cats{end.decode()}  {FOOT.format(f'c-{i}', 1, 'archived')}"
+             for i in range(3)]  # fmt: skip
+    first = [f"- Cats first{end.decode()}  {FOOT.format('c-top', 2, 'archived')}"]
+    for head in (["## Facts"], ["# Archive", "", "## Facts"]):
+        data = bom + end.join(s.encode() for s in [*head, *first, *items])
+        where = Path(tempfile.mkdtemp()) / "store.sqlite3"
+        store._made(where)
+        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        made = [kept.index("memory/archive/2026-Q1.md", data)]
+        stored = [kept.index("memory/archive/2026-Q1.md", data)]
+        assert isinstance(stored[0], store.Stored)
+        plain = ranking.search("cats", made, 10)
+        assert len(plain) == 4 and ranking.search("cats", stored, 10) == plain
+        kept.db.close()
