@@ -308,3 +308,26 @@ def test_a_hit_read_from_the_file_s_bytes_is_the_reader_s(bom: bytes, end: bytes
         plain = ranking.search("cats", made, 10)
         assert len(plain) == 4 and ranking.search("cats", stored, 10) == plain
         kept.db.close()
+
+
+def test_a_word_held_once_twice_or_more_counts_as_in_the_reader(tmp_path: Path) -> None:
+    """How often a fact holds a word (its id may repeat its text's) is kept in the store as the
+    reader counts it, once, twice or more: BM25's ranking from either is the same."""
+    items = "".join(
+        f"- Fact {' '.join(['cats'] * n)} and dogs\n  {FOOT.format(f'cats-{n}', 1, 'archived')}\n"
+        for n in range(1, 6)
+    )
+    data = f"# Archive\n\n## Facts\n{items}- Dogs alone\n  {FOOT.format('d', 1, 'archived')}\n"
+    where = tmp_path / "store.sqlite3"
+    store._made(where)
+    kept = store.Store(sqlite3.connect(where, isolation_level=None))
+    made = [kept.index("memory/archive/2026-Q1.md", data.encode())]
+    stored = [kept.index("memory/archive/2026-Q1.md", data.encode())]
+    assert isinstance(stored[0], store.Stored)
+    for query in ("cats", "cats dogs", "dogs", "fact cats cats"):
+        assert stored[0].postings("cats") == made[0].postings("cats")
+        for least in (0.0, 1.0):
+            plain = ranking.search(query, made, 10, least)
+            assert ranking.search(query, stored, 10, least) == plain
+    assert [n for _, n in made[0].postings("cats")] == [2, 3, 4, 5, 6]
+    kept.db.close()

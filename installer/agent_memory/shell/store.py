@@ -49,14 +49,15 @@ _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
-# Each fact's length in words, and its place in its file's near-tie order, packed unsigned:
-# parsing 10,000 numbers cost 2 ms a search, and no stored length can make BM25's length term
-# zero or negative
+# Each fact's length in words, and its place in its file's near-tie order, packed unsigned: parsing
+# 10,000 numbers cost 2 ms a search, and no length can make BM25's length term zero or negative
 _PACKED = "I"
 # A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
-# ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
-# more than once stands in it; a file's ``ranks`` are each fact's place when its facts are sorted
-# by the near-tie key (``_ORDER``), so that a band of thousands is not sorted again per search.
+# ``next``); ``terms`` holds each fact's distinct words, ``twice`` those it holds twice, and
+# ``repeats`` how often one it holds more often stands in it (a row per word held twice cost a
+# first run 20 ms when each fact's id repeated two words of its text); a file's ``ranks`` are
+# each fact's place when its facts are sorted by the near-tie key (``_ORDER``), so that a band
+# of thousands is not sorted again per search.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
@@ -65,6 +66,7 @@ _TABLES = (
     "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
     "start INTEGER NOT NULL, end INTEGER NOT NULL)",
     "CREATE VIRTUAL TABLE terms USING fts5(words, content='', detail=none, columnsize=0)",
+    "CREATE VIRTUAL TABLE twice USING fts5(words, content='', detail=none, columnsize=0)",
     "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
@@ -117,40 +119,46 @@ class Store:
                     "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(base + n, *_row(made, n)) for n in range(len(made))],
                 )
-                # a fact's distinct words, in order; counted only where one repeats
-                held = [dict.fromkeys(terms) for terms in made.terms]
-                self.db.executemany(
-                    "INSERT INTO terms (rowid, words) VALUES (?, ?)",
-                    [(base + n, " ".join(words)) for n, words in enumerate(held)],
-                )
-                self.db.executemany(
-                    "INSERT INTO repeats VALUES (?, ?, ?)",
-                    [
-                        (t, base + n, k)
-                        for n, terms in enumerate(made.terms)
-                        if len(terms) != len(held[n])
-                        for t, k in Counter(terms).items()
-                        if k > 1
-                    ],
-                )
-                span = (base, base + len(made) - 1)
-                ranks = array.array(_PACKED, bytes(len(made) * array.array(_PACKED).itemsize))
-                query = f"SELECT id FROM facts WHERE id BETWEEN ? AND ? ORDER BY {_ORDER}"
-                for place, (row,) in enumerate(self.db.execute(query, span)):
-                    ranks[row - base] = place
+                self._words(base, made.terms)
+                ranks = self._ranks(base, len(made))
                 lengths = array.array(_PACKED, made.lengths).tobytes()
                 self.db.execute(
                     "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (path, digest, base, made.counted, made.words, lengths, ranks.tobytes()),
+                    (path, digest, base, made.counted, made.words, lengths, ranks),
                 )
                 next_id = str(base + len(made))
                 self.db.execute("UPDATE meta SET value = ? WHERE key = 'next'", (next_id,))
         except sqlite3.Error:
             pass  # busy, read-only, full: this run searches what it read
 
+    def _words(self, base: int, terms: Sequence[list[str]]) -> None:
+        """Each fact's words (``terms``, from id ``base``): distinct, held twice, held more."""
+        counted = [Counter(held) for held in terms]
+        self.db.executemany(
+            "INSERT INTO terms (rowid, words) VALUES (?, ?)",
+            [(base + n, " ".join(c)) for n, c in enumerate(counted)],
+        )
+        twice = [(base + n, [t for t, k in c.items() if k == 2]) for n, c in enumerate(counted)]
+        self.db.executemany(
+            "INSERT INTO twice (rowid, words) VALUES (?, ?)",
+            [(row, " ".join(held)) for row, held in twice if held],
+        )
+        self.db.executemany(
+            "INSERT INTO repeats VALUES (?, ?, ?)",
+            [(t, base + n, k) for n, c in enumerate(counted) for t, k in c.items() if k > 2],
+        )
+
+    def _ranks(self, base: int, count: int) -> bytes:
+        """Each of a file's facts' place in the near-tie order, packed (sorted by SQLite)."""
+        ranks = array.array(_PACKED, bytes(count * array.array(_PACKED).itemsize))
+        query = f"SELECT id FROM facts WHERE id BETWEEN ? AND ? ORDER BY {_ORDER}"
+        for place, (row,) in enumerate(self.db.execute(query, (base, base + count - 1))):
+            ranks[row - base] = place
+        return ranks.tobytes()
+
     def _drop(self, path: str) -> None:
-        """Takes out a file's rows; its words stay in ``terms`` (contentless: a row of it cannot
-        be deleted), under ids no file has any more, until ``purged``."""
+        """Takes out a file's rows; its words stay in ``terms`` and ``twice`` (contentless: a row
+        of them cannot be deleted), under ids no file has any more, until ``purged``."""
         old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
         if old is not None:
             span = (old[0], old[0] + old[1] - 1)
@@ -167,7 +175,8 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
                 for table in ("files", "facts", "repeats"):
                     self.db.execute(f"DELETE FROM {table}")
-                self.db.execute("INSERT INTO terms (terms) VALUES ('delete-all')")
+                for table in ("terms", "twice"):
+                    self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
                 self.db.execute("UPDATE meta SET value = '1' WHERE key = 'next'")
         return self
 
@@ -181,12 +190,17 @@ class Store:
         if among:
             match += " AND (" + " OR ".join(f'"{other}"' for other in sorted(among)) + ")"
         span = (base, base + count - 1)
-        query = "SELECT group_concat(rowid - ?, ' ') FROM terms WHERE terms MATCH ? "
-        held = self.db.execute(f"{query} AND rowid BETWEEN ? AND ?", (base, match, *span))
-        entries = sorted(map(int, str(held.fetchone()[0] or "").split()))
+        entries = self._rows_of("terms", match, base, span)
+        twice = set(self._rows_of("twice", f'"{term}"', base, span))
         query = "SELECT id - ?, n FROM repeats WHERE term = ? AND id BETWEEN ? AND ?"
         more = dict(self.db.execute(query, (base, term, *span)))
-        return [(e, more.get(e, 1)) for e in entries]
+        return [(e, more.get(e, 2 if e in twice else 1)) for e in entries]
+
+    def _rows_of(self, table: str, match: str, base: int, span: tuple[int, int]) -> list[int]:
+        """The facts of a file (ids from ``base``) that ``match`` finds in ``table``, in order."""
+        query = f"SELECT group_concat(rowid - ?, ' ') FROM {table} WHERE {table} MATCH ? "
+        held = self.db.execute(f"{query} AND rowid BETWEEN ? AND ?", (base, match, *span))
+        return sorted(map(int, str(held.fetchone()[0] or "").split()))
 
     def count(self, term: str, base: int, count: int) -> int:
         """How many of a file's facts hold ``term``."""
@@ -265,8 +279,7 @@ class Stored:
         return numbers
 
     def key(self, entry: int) -> tuple[int, int, str, str]:
-        """A fact's ranking key, read alone: a search asks it of the few facts it lists (the
-        many of a common word's band are sorted in SQL: ``first``)."""
+        """A fact's ranking key, read alone: a search asks it of the few facts it lists."""
         if entry not in self._keys:
             found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
             if len(found) != 1:
@@ -344,7 +357,8 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
         try:
             ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
             ours = ours and _master(db) == list(expected)
-            if ours and _version(db) == resources.version():
+            version = ours and db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if version == (resources.version(),):
                 return Store(db).purged()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -354,11 +368,6 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
         path.unlink()
         _made(path)
     return None
-
-
-def _version(db: sqlite3.Connection) -> str | None:
-    found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    return found[0] if found is not None else None
 
 
 def _made(path: Path) -> None:
