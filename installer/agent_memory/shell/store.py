@@ -116,8 +116,7 @@ class Store:
                 self._drop(path)
                 base = _number(self.db.execute(_NEXT).fetchone())
                 self.db.executemany(
-                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(base + n, *_row(made, n)) for n in range(len(made))],
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", _rows(base, made)
                 )
                 self._words(base, made.terms)
                 ranks = self._ranks(base, len(made))
@@ -215,12 +214,13 @@ class Store:
         return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
 
 
-def _row(made: ranking.Index, n: int) -> tuple[object, ...]:
-    see = made.sees[n]
-    if see and any(_APART in fact_id for fact_id in see):
+def _rows(base: int, made: ranking.Index) -> list[tuple[object, ...]]:
+    """The fact rows of a file's index, its facts' ids from ``base``."""
+    if any(_APART in fact_id for see in made.sees for fact_id in see):
         raise sqlite3.DataError("an id of a relation holds the separator")  # not stored
-    when, uses = made.recency[n]
-    return made.ids[n], made.tiers[n], when, uses, _APART.join(see), *made.places[n]
+    see = [_APART.join(ids) for ids in made.sees]
+    columns = zip(made.ids, made.tiers, made.recency, see, made.places, strict=True)
+    return [(base + n, i, t, *r, s, *p) for n, (i, t, r, s, p) in enumerate(columns)]
 
 
 class Stored:
