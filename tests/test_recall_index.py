@@ -214,3 +214,10 @@ def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
         parse("m.md", data)
     with pytest.raises(AgentMemoryError, match="lines"):
         searching.read("m.md", data)
+
+
+@given(st.lists(st.sampled_from(["a", "b", "old", "4242", "module"]), max_size=30))
+def test_a_fact_s_words_are_counted_as_counter_counts_them(terms: list[str]) -> None:
+    """What the store keeps of how often a fact holds each word, in the order it first holds it."""
+    found = ranking.counted(terms)
+    assert found == Counter(terms) and list(found) == list(Counter(terms))

@@ -23,7 +23,6 @@ import heapq
 import os
 import sqlite3
 import stat
-from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -132,7 +131,7 @@ class Store:
 
     def _words(self, base: int, terms: Sequence[list[str]]) -> None:
         """Each fact's words (``terms``, from id ``base``): distinct, held twice, held more."""
-        counted = [Counter(held) for held in terms]
+        counted = [ranking.counted(held) for held in terms]
         self.db.executemany(
             "INSERT INTO terms (rowid, words) VALUES (?, ?)",
             [(base + n, " ".join(c)) for n, c in enumerate(counted)],

