@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from agent_memory.core.review.tiers import RULES
-from conftest import PROJECT, build_tree, cli, tree
+from conftest import PROJECT, build_tree, cli, run_console, tree
 
 EXAMPLE = PROJECT / "examples/evolving-memory-example/before"
 DAY = "2026-05-08"
@@ -229,3 +229,69 @@ def test_a_commit_subject_is_shown_on_one_line(tmp_path: Path) -> None:
     last = out.splitlines()[-1]
     assert last.startswith("introduced: ") and "\x1b" not in last and "\\x1b[31mred" in last
     assert out.count("\n") == len(out.splitlines())
+
+
+def _pickaxe_in(root: Path, fact_id: str, locale: str) -> str | None:
+    """What the pickaxe ``introduced`` asks gives in ``locale`` (the command line of 5.1.0): the
+    oldest commit, or None."""
+    import os
+    import subprocess
+
+    pattern = "id:[[:space:]]*" + fact_id.replace(".", "[.]") + "([^a-z0-9.-]|$)"
+    done = subprocess.run(
+        ["git", "--literal-pathspecs", "log", "--no-ext-diff", "--no-textconv", "--no-color",
+         "--pickaxe-regex", f"-S{pattern}", "--format=%H", "--", "memory/continuity.md",
+         "memory/archive", "memory/open-threads", "memory/vision.md"],
+        cwd=root, capture_output=True, check=True, env={**os.environ, "LC_ALL": locale},
+    )  # fmt: skip
+    return done.stdout.split()[-1].decode() if done.stdout.split() else None
+
+
+def test_the_commit_that_introduced_a_footer_is_the_same_in_every_locale(tmp_path: Path) -> None:
+    """A real history (facts added, archived, restored, edited, with non-ASCII text and ids
+    that are prefixes of others): the commit ``explain`` names for each fact is the one git's
+    pickaxe finds in a UTF-8 locale; and a footer whose "id:" is followed by a space outside
+    ASCII (which glibc's UTF-8 locales count as one, the C locale not) does not make the answer
+    depend on the user's locale: the expression is read byte by byte."""
+    from agent_memory.shell.git import introduced
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    _git(root, "config", "user.email", "ann@example.com")
+    _git(root, "config", "user.name", "Ann Ångström")
+    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "enable")
+    steps = [
+        ("fact", "add", "Déploiement le vendredi, naïvement", "--id", "ship"),
+        ("fact", "add", "Ship via the blue pipeline", "--id", "ship-2"),
+        ("fact", "add", "Dots are ids too", "--id", "ship.v1"),
+        ("fact", "archive", "ship"),
+        ("fact", "add", "Another about shipping — ünïcödé", "--id", "shipx"),
+        ("fact", "restore", "ship"),
+        ("fact", "edit", "ship-2", "Ship via the green pipeline"),
+        ("fact", "archive", "ship.v1"),
+    ]
+    for day, step in enumerate(steps, 2):
+        assert cli(*step, root, "--today", f"2026-01-{day:02d}").exit_code == 0, step
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"step {day}", GIT_AUTHOR_DATE=f"2026-01-{day:02d}T10:00:00")
+    continuity = root / "memory/continuity.md"
+    text = continuity.read_text()
+    odd = FOOT.format("spaced", "working").replace("id: ", "id:\u2003")
+    continuity.write_text(text.replace("## Key Decisions\n", f"## Key Decisions\n- Odd\n  {odd}\n"))
+    _git(root, "commit", "-qam", "an odd footer")
+    paths = ("memory/continuity.md", "memory/archive", "memory/open-threads", "memory/vision.md")
+    for fact_id in ("ship", "ship-2", "ship.v1", "shipx", "ship-3"):
+        found = introduced(root, fact_id, paths)
+        assert (found.commit if found else None) == _pickaxe_in(root, fact_id, "C.UTF-8"), fact_id
+    assert introduced(root, "ship", paths) is not None
+    assert _pickaxe_in(root, "spaced", "C") is None
+    assert introduced(root, "spaced", paths) is None
+    shown = {
+        locale: run_console("explain", "spaced", root, "--today", "2026-02-01", cwd=root,
+                            LC_ALL=locale).stdout
+        for locale in ("C", "C.UTF-8")
+    }  # fmt: skip
+    assert shown["C"] == shown["C.UTF-8"] and "spaced" in shown["C"]

@@ -203,7 +203,7 @@ def test_a_fifo_where_a_memory_file_belongs_is_refused_not_waited_on(tmp_path: P
 
 def _seen(ix: ranking.Index) -> tuple[object, ...]:
     """All a search can read of an index."""
-    terms = {term for entry in range(len(ix)) for term in ix._terms[entry]}
+    terms = {term for entry in range(len(ix)) for term in ix.terms[entry]}
     postings = {term: ix.postings(term) for term in sorted(terms)}
     return [ix.hit(entry, 0.0) for entry in range(len(ix))], ix.lengths, ix.words, postings
 
@@ -214,3 +214,10 @@ def test_a_file_too_long_to_parse_is_refused_either_way() -> None:
         parse("m.md", data)
     with pytest.raises(AgentMemoryError, match="lines"):
         searching.read("m.md", data)
+
+
+@given(st.lists(st.sampled_from(["a", "b", "old", "4242", "module"]), max_size=30))
+def test_a_fact_s_words_are_counted_as_counter_counts_them(terms: list[str]) -> None:
+    """What the store keeps of how often a fact holds each word, in the order it first holds it."""
+    found = ranking.counted(terms)
+    assert found == Counter(terms) and list(found) == list(Counter(terms))

@@ -287,3 +287,47 @@ def test_a_band_of_many_ties_is_sorted_in_sql_as_in_python(tmp_path: Path) -> No
         assert len(plain) == min(limit, 60)
         assert ranking.search("cats", stored, limit) == plain
     kept.db.close()
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_a_hit_read_from_the_file_s_bytes_is_the_reader_s(bom: bytes, end: bytes) -> None:
+    """A stored hit is read again from its lines alone, without decoding the whole file: a BOM,
+    CRLF endings and a last line without its newline read as the reader reads them."""
+    items = [f"- Fact {i} about cats{end.decode()}  {FOOT.format(f'c-{i}', 1, 'archived')}"
+             for i in range(3)]  # fmt: skip
+    first = [f"- Cats first{end.decode()}  {FOOT.format('c-top', 2, 'archived')}"]
+    for head in (["## Facts"], ["# Archive", "", "## Facts"]):
+        data = bom + end.join(s.encode() for s in [*head, *first, *items])
+        where = Path(tempfile.mkdtemp()) / "store.sqlite3"
+        store._made(where)
+        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        made = [kept.index("memory/archive/2026-Q1.md", data)]
+        stored = [kept.index("memory/archive/2026-Q1.md", data)]
+        assert isinstance(stored[0], store.Stored)
+        plain = ranking.search("cats", made, 10)
+        assert len(plain) == 4 and ranking.search("cats", stored, 10) == plain
+        kept.db.close()
+
+
+def test_a_word_held_once_twice_or_more_counts_as_in_the_reader(tmp_path: Path) -> None:
+    """How often a fact holds a word (its id may repeat its text's) is kept in the store as the
+    reader counts it, once, twice or more: BM25's ranking from either is the same."""
+    items = "".join(
+        f"- Fact {' '.join(['cats'] * n)} and dogs\n  {FOOT.format(f'cats-{n}', 1, 'archived')}\n"
+        for n in range(1, 6)
+    )
+    data = f"# Archive\n\n## Facts\n{items}- Dogs alone\n  {FOOT.format('d', 1, 'archived')}\n"
+    where = tmp_path / "store.sqlite3"
+    store._made(where)
+    kept = store.Store(sqlite3.connect(where, isolation_level=None))
+    made = [kept.index("memory/archive/2026-Q1.md", data.encode())]
+    stored = [kept.index("memory/archive/2026-Q1.md", data.encode())]
+    assert isinstance(stored[0], store.Stored)
+    for query in ("cats", "cats dogs", "dogs", "fact cats cats"):
+        assert stored[0].postings("cats") == made[0].postings("cats")
+        for least in (0.0, 1.0):
+            plain = ranking.search(query, made, 10, least)
+            assert ranking.search(query, stored, 10, least) == plain
+    assert [n for _, n in made[0].postings("cats")] == [2, 3, 4, 5, 6]
+    kept.db.close()

@@ -17,14 +17,12 @@ SQLite lacks FTS5, keeps none.
 from __future__ import annotations
 
 import array
-import bisect
 import contextlib
 import hashlib
 import heapq
 import os
 import sqlite3
 import stat
-from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -33,11 +31,10 @@ from .. import resources
 from ..core.agents import ranking, recall
 from ..parse import facts
 from ..parse.footer import TIERS
-from ..parse.text import decode
 from .discovery import work_tree_top
 
 NAME = ".git/agent-memory/store.sqlite3"
-SCHEMA = 2  # PRAGMA user_version of the tables below
+SCHEMA = 3  # PRAGMA user_version of the tables below
 BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
@@ -51,21 +48,24 @@ _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
-# Each fact's length in words, packed unsigned: parsing 10,000 numbers cost 2 ms a search, and
-# no stored length can make BM25's length term zero or negative
-_LENGTH = "I"
-_ALONE = 8  # the facts of a band whose ranking keys are read one by one, not sorted in SQL
+# Each fact's length in words, and its place in its file's near-tie order, packed unsigned: parsing
+# 10,000 numbers cost 2 ms a search, and no length can make BM25's length term zero or negative
+_PACKED = "I"
 # A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
-# ``next``); ``terms`` holds each fact's distinct words, ``repeats`` how often a word it holds
-# more than once stands in it.
+# ``next``); ``terms`` holds each fact's distinct words, ``twice`` those it holds twice, and
+# ``repeats`` how often one it holds more often stands in it (a row per word held twice cost a
+# first run 20 ms when each fact's id repeated two words of its text); a file's ``ranks`` are
+# each fact's place when its facts are sorted by the near-tie key (``_ORDER``), so that a band
+# of thousands is not sorted again per search.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
-    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths BLOB NOT NULL)",
+    "facts INTEGER NOT NULL, words INTEGER NOT NULL, lengths BLOB NOT NULL, ranks BLOB NOT NULL)",
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
     "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
     "start INTEGER NOT NULL, end INTEGER NOT NULL)",
     "CREATE VIRTUAL TABLE terms USING fts5(words, content='', detail=none, columnsize=0)",
+    "CREATE VIRTUAL TABLE twice USING fts5(words, content='', detail=none, columnsize=0)",
     "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
@@ -88,17 +88,16 @@ def _expected() -> list[tuple[str, ...]] | None:
 
 
 class Store:
-    """An open store: the rows of each file read this run, and the postings asked for."""
+    """An open store: the rows of each file read this run."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
-        self._postings: dict[str, list[tuple[int, int]]] = {}
 
     def index(self, path: str, data: bytes) -> ranking.Index | Stored:
         """The search index of the memory file ``path`` holding ``data``: its stored rows when
         they are of these bytes, else the reader's, then stored (best effort)."""
         digest = hashlib.sha256(data).hexdigest()
-        query = "SELECT base, facts, words, lengths FROM files WHERE path = ? AND digest = ?"
+        query = "SELECT base, facts, words, lengths, ranks FROM files WHERE path = ? AND digest = ?"
         try:
             row = self.db.execute(query, (path, digest)).fetchone()
         except sqlite3.Error:
@@ -115,39 +114,49 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
                 self._drop(path)
                 base = _number(self.db.execute(_NEXT).fetchone())
-                cited = [made.cited(n) for n in range(len(made))]
                 self.db.executemany(
-                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(base + n, *_row(c, made.places[n])) for n, c in enumerate(cited)],
+                    "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", _rows(base, made)
                 )
-                counted = [Counter(c[5]) for c in cited]
-                self.db.executemany(
-                    "INSERT INTO terms (rowid, words) VALUES (?, ?)",
-                    [(base + n, " ".join(held)) for n, held in enumerate(counted)],
-                )
-                self.db.executemany(
-                    "INSERT INTO repeats VALUES (?, ?, ?)",
-                    [
-                        (t, base + n, k)
-                        for n, c in enumerate(counted)
-                        for t, k in c.items()
-                        if k > 1
-                    ],
-                )
-                lengths = array.array(_LENGTH, made.lengths).tobytes()
+                self._words(base, made.terms)
+                ranks = self._ranks(base, len(made))
+                lengths = array.array(_PACKED, made.lengths).tobytes()
                 self.db.execute(
-                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                    (path, digest, base, made.counted, made.words, lengths),
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (path, digest, base, made.counted, made.words, lengths, ranks),
                 )
                 next_id = str(base + len(made))
                 self.db.execute("UPDATE meta SET value = ? WHERE key = 'next'", (next_id,))
         except sqlite3.Error:
             pass  # busy, read-only, full: this run searches what it read
-        self._postings.clear()
+
+    def _words(self, base: int, terms: Sequence[list[str]]) -> None:
+        """Each fact's words (``terms``, from id ``base``): distinct, held twice, held more."""
+        counted = [ranking.counted(held) for held in terms]
+        self.db.executemany(
+            "INSERT INTO terms (rowid, words) VALUES (?, ?)",
+            [(base + n, " ".join(c)) for n, c in enumerate(counted)],
+        )
+        twice = [(base + n, [t for t, k in c.items() if k == 2]) for n, c in enumerate(counted)]
+        self.db.executemany(
+            "INSERT INTO twice (rowid, words) VALUES (?, ?)",
+            [(row, " ".join(held)) for row, held in twice if held],
+        )
+        self.db.executemany(
+            "INSERT INTO repeats VALUES (?, ?, ?)",
+            [(t, base + n, k) for n, c in enumerate(counted) for t, k in c.items() if k > 2],
+        )
+
+    def _ranks(self, base: int, count: int) -> bytes:
+        """Each of a file's facts' place in the near-tie order, packed (sorted by SQLite)."""
+        ranks = array.array(_PACKED, bytes(count * array.array(_PACKED).itemsize))
+        query = f"SELECT id FROM facts WHERE id BETWEEN ? AND ? ORDER BY {_ORDER}"
+        for place, (row,) in enumerate(self.db.execute(query, (base, base + count - 1))):
+            ranks[row - base] = place
+        return ranks.tobytes()
 
     def _drop(self, path: str) -> None:
-        """Takes out a file's rows; its words stay in ``terms`` (contentless: a row of it cannot
-        be deleted), under ids no file has any more, until ``purged``."""
+        """Takes out a file's rows; its words stay in ``terms`` and ``twice`` (contentless: a row
+        of them cannot be deleted), under ids no file has any more, until ``purged``."""
         old = self.db.execute("SELECT base, facts FROM files WHERE path = ?", (path,)).fetchone()
         if old is not None:
             span = (old[0], old[0] + old[1] - 1)
@@ -164,27 +173,32 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
                 for table in ("files", "facts", "repeats"):
                     self.db.execute(f"DELETE FROM {table}")
-                self.db.execute("INSERT INTO terms (terms) VALUES ('delete-all')")
+                for table in ("terms", "twice"):
+                    self.db.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
                 self.db.execute("UPDATE meta SET value = '1' WHERE key = 'next'")
         return self
 
-    def postings(self, term: str) -> list[tuple[int, int]]:
-        """(fact id, occurrences) of every stored fact whose words hold ``term``, in id order."""
-        found = self._postings.get(term)
-        if found is None:
-            query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
-            held = self.db.execute(query, (f'"{term}"',)).fetchall()  # a-z 0-9: one token
-            more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
-            found = self._postings[term] = [(row, more.get(row, 1)) for (row,) in held]
-        return found
+    def postings(
+        self, term: str, base: int, count: int, among: Collection[str] = ()
+    ) -> list[tuple[int, int]]:
+        """(fact, occurrences) of each of a file's facts (ids from ``base``) whose words hold
+        ``term`` (and one of ``among``, when given), in order. The ids come as one string: a
+        row each, for a word most facts hold, cost twice as much."""
+        match = f'"{term}"'  # a-z 0-9: one token
+        if among:
+            match += " AND (" + " OR ".join(f'"{other}"' for other in sorted(among)) + ")"
+        span = (base, base + count - 1)
+        entries = self._rows_of("terms", match, base, span)
+        twice = set(self._rows_of("twice", f'"{term}"', base, span))
+        query = "SELECT id - ?, n FROM repeats WHERE term = ? AND id BETWEEN ? AND ?"
+        more = dict(self.db.execute(query, (base, term, *span)))
+        return [(e, more.get(e, 2 if e in twice else 1)) for e in entries]
 
-    def some(self, term: str, among: Collection[str]) -> list[tuple[int, int]]:
-        """``postings(term)`` of the facts that also hold a word of ``among``, in id order."""
-        either = " OR ".join(f'"{other}"' for other in sorted(among))
-        query = "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid"
-        held = self.db.execute(query, (f'"{term}" AND ({either})',)).fetchall()
-        more = dict(self.db.execute("SELECT id, n FROM repeats WHERE term = ?", (term,)))
-        return [(row, more.get(row, 1)) for (row,) in held]
+    def _rows_of(self, table: str, match: str, base: int, span: tuple[int, int]) -> list[int]:
+        """The facts of a file (ids from ``base``) that ``match`` finds in ``table``, in order."""
+        query = f"SELECT group_concat(rowid - ?, ' ') FROM {table} WHERE {table} MATCH ? "
+        held = self.db.execute(f"{query} AND rowid BETWEEN ? AND ?", (base, match, *span))
+        return sorted(map(int, str(held.fetchone()[0] or "").split()))
 
     def count(self, term: str, base: int, count: int) -> int:
         """How many of a file's facts hold ``term``."""
@@ -199,11 +213,13 @@ class Store:
         return self.db.execute(query, (base, base + count - 1, *args)).fetchall()
 
 
-def _row(cited: ranking.Cited, place: ranking.Place) -> tuple[object, ...]:
-    fact_id, tier, _, _, _, _, see, (when, uses) = cited
-    if any(_APART in fact_id for fact_id in see):
+def _rows(base: int, made: ranking.Index) -> list[tuple[object, ...]]:
+    """The fact rows of a file's index, its facts' ids from ``base``."""
+    if any(_APART in fact_id for see in made.sees for fact_id in see):
         raise sqlite3.DataError("an id of a relation holds the separator")  # not stored
-    return fact_id, tier, when, uses, _APART.join(see), *place
+    see = [_APART.join(ids) for ids in made.sees]
+    columns = zip(made.ids, made.tiers, made.recency, see, made.places, strict=True)
+    return [(base + n, i, t, *r, s, *p) for n, (i, t, r, s, p) in enumerate(columns)]
 
 
 class Stored:
@@ -213,12 +229,13 @@ class Stored:
     def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
         self.store, self.path, self.data = store, path, data
         self.base, self.counted, self.words = (_int(value) for value in row[:3])
+        self._span = (self.base, self.counted)
         if not 0 <= self.counted <= self.words:  # each fact holds its id: a word at least
             raise sqlite3.DatabaseError(f"the stored counts of {self.path} are not its")
-        self._lengths = row[3]
+        self._lengths, self._ranks = row[3], row[4]
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
-        self._lines: tuple[str, ...] | None = None
+        self._lines: list[bytes] | None = None
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
     def __len__(self) -> int:
@@ -227,7 +244,7 @@ class Stored:
     def postings(self, term: str) -> list[tuple[int, int]]:
         found = self._postings.get(term)
         if found is None:
-            found = self._postings[term] = self._of_file(self.store.postings(term))
+            found = self._postings[term] = self.store.postings(term, *self._span)
         return found
 
     def counts(
@@ -235,36 +252,33 @@ class Stored:
     ) -> list[tuple[int, int]]:
         if term in self._postings:
             return [(e, n) for e, n in self._postings[term] if e in entries]
-        return self._of_file(self.store.some(term, among))
-
-    def _of_file(self, rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Those of ``rows`` (fact id, occurrences; in id order) that are this file's facts."""
-        first = bisect.bisect_left(rows, (self.base, 0))
-        last = bisect.bisect_left(rows, (self.base + self.counted, 0))
-        return [(row - self.base, n) for row, n in rows[first:last]]
+        return self.store.postings(term, *self._span, among)
 
     def frequency(self, term: str) -> int:
         if term in self._postings:
             return len(self._postings[term])
-        return self.store.count(term, self.base, self.counted)
+        return self.store.count(term, *self._span)
 
     def prime(self, wanted: object) -> None:
         """Nothing to do: a term's postings are one query."""
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
-            lengths = array.array(_LENGTH)
-            size = self.counted * lengths.itemsize
-            if type(self._lengths) is not bytes or len(self._lengths) != size:
-                raise sqlite3.DatabaseError(f"the stored lengths of {self.path} are not its")
-            lengths.frombytes(self._lengths)
+            lengths = self._packed(self._lengths, "lengths")
             norms = {n: ranking.norm(n, average) for n in set(lengths)}  # lengths repeat
             self._norms = (average, [norms[n] for n in lengths])
         return self._norms[1]
 
+    def _packed(self, value: object, what: str) -> array.array[int]:
+        """A packed column of the file's row: one number per fact."""
+        numbers = array.array(_PACKED)
+        if type(value) is not bytes or len(value) != self.counted * numbers.itemsize:
+            raise sqlite3.DatabaseError(f"the stored {what} of {self.path} are not its")
+        numbers.frombytes(value)
+        return numbers
+
     def key(self, entry: int) -> tuple[int, int, str, str]:
-        """A fact's ranking key, read alone: a search asks it of the few facts it lists (the
-        many of a common word's band are sorted in SQL: ``first``)."""
+        """A fact's ranking key, read alone: a search asks it of the few facts it lists."""
         if entry not in self._keys:
             found = self.store.rows(_KEY, self.base + entry, 1, _TYPED)
             if len(found) != 1:
@@ -273,18 +287,9 @@ class Stored:
         return self._keys[entry]
 
     def first(self, entries: Collection[int], count: int) -> list[int]:
-        """As ``ranking.Index.first``; of many facts (a common word's), SQLite sorts the file's
-        rows by the same key and the first ``count`` of ``entries`` are taken as they come."""
-        if len(entries) <= _ALONE or count <= 0:
-            return heapq.nsmallest(count, entries, key=lambda e: (ranking.order(self.key(e)), e))
-        wanted, span = set(entries), (self.base, self.base + self.counted - 1)
-        held = f"FROM facts WHERE id BETWEEN ? AND ? {_TYPED}"
-        if _number(self.store.db.execute(f"SELECT count(*) {held}", span).fetchone()) != len(self):
-            raise sqlite3.DatabaseError(f"the stored keys of {self.path} are not its")  # gone
-        # the first ``count`` of ``entries`` are among the first ``count`` plus the others
-        query = f"SELECT id {held} ORDER BY {_ORDER} LIMIT ?"
-        rows = self.store.db.execute(query, (*span, count + len(self) - len(wanted))).fetchall()
-        return [e for (row,) in rows if (e := _int(row) - self.base) in wanted][:count]
+        """As ``ranking.Index.first``, by each fact's place in the file's near-tie order (sorted
+        in SQL when its rows were made): a common word's band may hold thousands."""
+        return heapq.nsmallest(count, entries, key=self._packed(self._ranks, "ranks").__getitem__)
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
@@ -300,7 +305,7 @@ class Stored:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is gone")
         name, *where = found[0]
         if self._lines is None:
-            self._lines = decode(self.path, self.data).lines
+            self._lines = self.data.split(b"\n")
         hit = recall.verified(self.path, self._lines, str(name), where, score)
         if hit is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
@@ -351,7 +356,8 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
         try:
             ours = db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA
             ours = ours and _master(db) == list(expected)
-            if ours and _version(db) == resources.version():
+            version = ours and db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if version == (resources.version(),):
                 return Store(db).purged()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -361,11 +367,6 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
         path.unlink()
         _made(path)
     return None
-
-
-def _version(db: sqlite3.Connection) -> str | None:
-    found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    return found[0] if found is not None else None
 
 
 def _made(path: Path) -> None:

@@ -32,22 +32,21 @@ def _heading(doc: Document, starts: Sequence[int], fact: Fact) -> int:
 
 
 def verified(
-    path: str, lines: Sequence[str], fact_id: str, place: Sequence[object], score: float
+    path: str, pieces: Sequence[bytes], fact_id: str, place: Sequence[object], score: float
 ) -> Hit | None:
-    """The hit of the fact ``fact_id`` said to stand at ``place`` in the file of ``lines`` (as
-    ``decode`` splits its bytes), read by the reader from those lines alone (its section's
-    heading, then the fact's lines): what a hit shows never comes from a derived store. None
-    when they hold no such fact."""
+    """The hit of the fact ``fact_id`` said to stand at ``place`` (its section's heading line,
+    its first and end lines) in the file whose bytes split at each newline are ``pieces``, read
+    by the reader from those lines alone: what a hit shows never comes from a derived store,
+    and the rest of the file is not decoded. None when they hold no such fact."""
     if len(place) != 3 or not all(type(n) is int for n in place):
         return None
     heading, start, end = (int(n) for n in place)  # type: ignore[call-overload]
-    if not (-1 <= heading < start < end <= len(lines)):
+    if not (-1 <= heading < start < end <= len(pieces) - (not pieces[-1])):
         return None
-    head = [lines[heading]] if heading >= 0 else []
+    head = [pieces[heading]] if heading >= 0 else []
+    ending = b"\n" if end < len(pieces) else b""  # the file's last line may have none
     try:
-        part = facts.parse(
-            path, "".join([*head, *lines[start:end]]).encode("utf-8", "surrogatepass")
-        )
+        part = facts.parse(path, b"\n".join([*head, *pieces[start:end]]) + ending)
     except InputError:
         return None
     if [s.heading for s in part.sections] != ([0] if head else []) or len(part.facts) != 1:
