@@ -9,9 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.app import main
 from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.facts.personal import leak
 from agent_memory.core.plan import FileEdit, Outcome
@@ -269,3 +271,16 @@ def test_leak_finds_a_personal_id_newly_named_and_nothing_already_there(
     assert leak([same], mine) is None  # already there: not new
     moved = FileEdit("memory/personal.md", b"", b"# Personal\n", Outcome.UPDATED, "")
     assert leak([edit, moved], mine) is None  # shared in the same plan: no longer personal
+
+
+def test_recall_and_the_prompt_hook_find_personal_facts(enabled: Path) -> None:
+    root = enabled
+    fact_id = add_mine(root)
+    found = json.loads(cli("recall", "imperative commit messages", root, "--json").output)
+    hits = found["summary"]["hits"]
+    assert hits and hits[0]["id"] == fact_id and hits[0]["path"] == "memory/personal.md"
+    payload = {"cwd": str(root), "session_id": "s", "hook_event_name": "UserPromptSubmit"}
+    payload["prompt"] = "write the commit messages in the imperative mood please"
+    done = CliRunner().invoke(main, ["hook", "prompt"], input=json.dumps(payload))
+    assert done.exit_code == 0
+    assert fact_id not in done.output  # shown in full at the start already: not again

@@ -1,4 +1,4 @@
-"""``agent-memory recall``: find facts in continuity.md and the archive."""
+"""``agent-memory recall``: find facts in continuity.md, the personal file and the archive."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TypeVar
 from .. import resources
 from ..core.agents import ranking
 from ..core.agents import recall as searching
-from ..layout import CONTINUITY
+from ..layout import CONTINUITY, PERSONAL
 from ..parse.facts import Document
 from ..shell.load import archive_paths, extras
 from ..shell.repo import Repo
@@ -61,10 +61,11 @@ def in_memory(
     found: Sequence[Document] | None = None,
     index_of: Indexer | None = None,
 ) -> T:
-    """``search`` over the index of every file a search reads: continuity.md, the archive (from
-    ``index_of``, else the derived store), the side files (``found``, else read: few, small)."""
+    """``search`` over the index of every file a search reads: continuity.md, the personal file,
+    the archive (from ``index_of``, else the derived store), the side files (``found``, else
+    read: few, small)."""
     side = [searching.index(doc) for doc in (extras(repo) if found is None else found)]
-    paths = (CONTINUITY, *archive_paths(repo))
+    paths = (CONTINUITY, PERSONAL, *archive_paths(repo))
     if index_of is not None:
         given = [index_of(repo, rel) for rel in paths]
         return search([*(ix for ix in given if ix is not None), *side])
