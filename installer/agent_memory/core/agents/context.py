@@ -10,7 +10,7 @@ far as the budget goes. A pure function of the memory, the task and the paths.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -88,11 +88,13 @@ def view(
     max_bytes: int = CONTEXT_BYTES,
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
+    recent: Sequence[Collection[str]] = (),
 ) -> View:
     """The context of the memory ``docs`` (continuity.md, then the one-file threads and
-    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
-    with the ids it shows in full, by name, and not at all (what a replay measures)."""
-    return views(docs, task, paths, (max_bytes,), due, marks)[0]
+    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``,
+    ``recent`` the ids the latest sessions used (newest first); with the ids it shows in full,
+    by name, and not at all (what a replay measures)."""
+    return views(docs, task, paths, (max_bytes,), due, marks, recent)[0]
 
 
 def views(
@@ -102,10 +104,11 @@ def views(
     budgets: Sequence[int],
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
+    recent: Sequence[Collection[str]] = (),
 ) -> tuple[View, ...]:
     """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
     replays at several budgets)."""
-    ranked = rank(docs, task, paths)
+    ranked = rank(docs, task, paths, recent)
     entries = [_entry(docs, offer, marks) for offer in ranked.offers]
     head = _INTRO + "\n" + review_section(due)
     return tuple(_laid_out(entries, head, ranked.out_of_scope, budget) for budget in budgets)
@@ -169,21 +172,22 @@ def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
     """Which entries are shown, and how (True: their full text, False: their excerpt). Binding
     ones first, in order, while in full they take at most their share; then every other in
     order, in full while it fits beside the index (the shortest one line of every entry left,
-    at most ``INDEX_SHARE`` of the budget); then the excerpts of those left, in order, as they
-    fit."""
+    at most ``INDEX_SHARE`` of the budget) — among the facts the latest sessions used, the most
+    weight per byte first (what fills a budget with the most likely uses); then the excerpts of
+    those left, in order, as they fit."""
     least = [e.piece.line_sizes[-1] for e in entries]
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
     forms: dict[int, bool] = {}
     used = 0
     binding = [k for k, e in enumerate(entries) if e.group == CORE]
-    order = sorted(range(len(entries)), key=lambda k: entries[k].key[1:])  # binding or not
+    order = sorted(range(len(entries)), key=lambda k: _per_byte(entries[k]))  # binding or not
     phases = ((binding, True, int(BINDING_SHARE * budget)), (order, True, budget))
     for phase, whole, limit in (*phases, (order, False, budget)):
         for k in phase:
             piece = entries[k].piece
             cost = _cost(piece, whole)
-            large = whole and cost > most and piece.excerpt
+            large = whole and cost > most and piece.excerpt and not entries[k].key[3]
             if k in forms or not _form(piece, whole) or used + cost > limit or large:
                 continue
             if used + cost + min(cap, left - least[k]) <= budget:
@@ -191,6 +195,14 @@ def _choose(entries: Sequence[_Entry], budget: int) -> dict[int, bool]:
                 used += cost
                 left -= least[k]
     return forms
+
+
+def _per_byte(entry: _Entry) -> tuple[object, ...]:
+    """``entry``'s place in the order of every fact: relevance's key, binding aside, with the
+    weight of recent use taken per byte of its text."""
+    weight = entry.key[3]
+    assert isinstance(weight, float)
+    return (*entry.key[1:3], weight / max(entry.piece.full_size, 1), *entry.key[4:])
 
 
 def _excerpt(text: str, fact_id: str | None, path: str) -> str:

@@ -4,14 +4,16 @@ Binding facts (core, Architectural Invariants) come first; then every other fact
 memory files — open threads, active, working, unreviewed, decaying and checked threads — in one
 order. Each part is ordered the same way: a fact that cites or is scoped to a path the session
 touches, or whose id the task names, first; then a fact the task matches strongly (BM25, as
-``recall`` scores it, of at least ``TASK_FLOOR``, in its near-tie bands); then the fact used
-last, used most, by tier, by id. Below the floor a task changes nothing: the order is recency of
-use. A fact scoped to paths the session does not touch is left out when the paths are known.
+``recall`` scores it, of at least ``TASK_FLOOR``, in its near-tie bands); then the facts the
+latest sessions used, by their weight (each use halves every ``HALF_LIFE`` sessions back: the
+last session predicts the next better than a day's date, which many sessions share); then the
+fact used last, used most, by tier, by id. Below the floor a task changes nothing. A fact scoped
+to paths the session does not touch is left out when the paths are known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ...parse import cites, scopes
@@ -25,6 +27,10 @@ CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
 TASK_FLOOR = 6.0
 # The most facts a task moves ahead: the best matches, not every fact that shares a word.
 TASK_LIFTS = 2
+# The sessions back over which a use's weight halves, and how many of the latest sessions count
+# (older ones weigh under 1/256).
+HALF_LIFE = 1
+RECENT_SESSIONS = 16
 _BELOW = 1 << 30  # the band of a fact the task does not move
 _HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
@@ -58,10 +64,27 @@ def group_of(fact: Fact, tier: str | None) -> int | None:
     return FACTS if fact.task is None else CLOSED
 
 
-def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ranked:
+def recent_weights(recent: Sequence[Collection[str]]) -> dict[str, float]:
+    """Each id's weight from the ids the latest sessions used (``recent``, newest first): a use
+    weighs 1 in the last session, half as much ``HALF_LIFE`` sessions before, and so on."""
+    weights: dict[str, float] = {}
+    for back, ids in enumerate(recent[:RECENT_SESSIONS]):
+        for fact_id in ids:
+            weights[fact_id] = weights.get(fact_id, 0.0) + 0.5 ** (back / HALF_LIFE)
+    return weights
+
+
+def rank(
+    docs: Sequence[Document],
+    task: str,
+    paths: Sequence[str] | None,
+    recent: Sequence[Collection[str]] = (),
+) -> Ranked:
     """Every fact of ``docs`` the view may show, best first. ``paths`` None: nothing is known
-    about the paths the session touches."""
+    about the paths the session touches; ``recent``: the ids the latest sessions used, newest
+    first."""
     scored = _scores(docs, task)
+    weights = recent_weights(recent)
     if paths is not None:
         paths = tuple(path.removeprefix("./") for path in paths)
     named = frozenset(word.strip(_AROUND) for word in task.lower().split())
@@ -87,6 +110,7 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                 group != CORE,
                 not (touched or fact.id in named),
                 near,
+                -weights.get(fact.id or "", 0.0),
                 -when,
                 -uses,
                 tier,
