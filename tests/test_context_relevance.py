@@ -16,7 +16,7 @@ from agent_memory.core.agents import relevance
 from agent_memory.core.agents.relevance import uses_paths
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts
-from conftest import build_tree, cli, run_console
+from conftest import PROJECT, build_tree, cli, run_console
 from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: 1 | tier: {}{} -->"
@@ -209,3 +209,9 @@ def test_what_the_latest_sessions_used_comes_first_by_weight_per_byte(tmp_path: 
         "a": 1 + 0.5 ** (1 / relevance.HALF_LIFE),
         "b": 0.5 ** (1 / relevance.HALF_LIFE),
     }
+
+
+def test_hooks_md_names_the_recent_use_constants_as_the_code_has_them() -> None:
+    doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
+    assert f"the newest {relevance.RECENT_SESSIONS} session logs (`RECENT_SESSIONS`" in doc
+    assert f"(`HALF_LIFE`, {relevance.HALF_LIFE} session)" in doc

@@ -27,10 +27,10 @@ CORE, THREADS, FACTS, CLOSED = range(4)  # the groups of the view, in its order
 TASK_FLOOR = 6.0
 # The most facts a task moves ahead: the best matches, not every fact that shares a word.
 TASK_LIFTS = 2
-# The sessions back over which a use's weight halves, and how many of the latest sessions count
-# (older ones weigh under 1/256).
+# The sessions back over which a use's weight halves, and how many of the latest sessions count:
+# those whose uses weigh at least 1/256.
 HALF_LIFE = 1
-RECENT_SESSIONS = 16
+RECENT_SESSIONS = 8 * HALF_LIFE
 _BELOW = 1 << 30  # the band of a fact the task does not move
 _HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
