@@ -93,7 +93,7 @@ def lay_out(
 
 def recent_uses(repo: Repo, sessions: LogNames) -> tuple[frozenset[str], ...]:
     """The ids each of the latest ``RECENT_SESSIONS`` logs lists as used, newest first."""
-    latest = reversed(sessions.logs[-RECENT_SESSIONS:])
+    latest = sessions.latest(RECENT_SESSIONS)
     return tuple(read_refs(data).used for _, data in repo.read_each(SESSIONS_DIR, latest))
 
 

@@ -5,7 +5,8 @@ order. Binding facts (core, invariants) first, in full while they take at most
 ``BINDING_SHARE`` of the budget; then every fact not yet shown, in full while it fits beside the
 index; then, for the facts too large for what was left, their first paragraph and the command
 that prints the rest (an excerpt); last, one line each (id and first words) for the others, as
-far as the budget goes. A pure function of the memory, the task and the paths.
+far as the budget goes. A pure function of the memory, the task, the paths and what the latest
+sessions used.
 """
 
 from __future__ import annotations
