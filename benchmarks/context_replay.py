@@ -5,9 +5,10 @@
 
 CLONE is a git clone of a repo that keeps its memory in memory/ (full history). For each session
 log, in the order history added them, the memory is read as it stood in the commit before the
-one that added the log (continuity.md, the one-file threads, vision.md and the archive, straight
-from git: nothing is written), and the context is rendered at --max-bytes with the task
---query gives, from what a session start could know:
+one that added the log (continuity.md, the one-file threads, vision.md and the archive, and what
+the latest logs then in memory/sessions/ used, straight from git: nothing is written), and the
+context is rendered at --max-bytes with the task --query gives, from what a session start could
+know:
   none       no task (the default)
   firstline  the log's first body line with every fact id removed: a stand-in for a one-line
              prompt written before the session
@@ -35,9 +36,11 @@ from typing import NamedTuple
 from agent_memory.core.agents import context as viewing
 from agent_memory.core.agents import prompt_recall
 from agent_memory.core.agents import recall as searching
+from agent_memory.core.agents.relevance import RECENT_SESSIONS
 from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, VISION
 from agent_memory.parse import facts
+from agent_memory.parse.lognames import sorted_logs
 from agent_memory.parse.sessions import read_refs
 from agent_memory.parse.sidefiles import parse_thread, parse_vision
 
@@ -102,6 +105,7 @@ def logs_in_order(git: Git) -> list[tuple[str, str]]:
 class State(NamedTuple):
     live: tuple[facts.Document, ...]  # continuity.md, then the one-file threads and vision.md
     archive: tuple[facts.Document, ...]
+    recent: tuple[frozenset[str], ...]  # the ids the latest logs used, newest first
 
 
 def state_at(git: Git, commit: str) -> State | None:
@@ -122,7 +126,9 @@ def state_at(git: Git, commit: str) -> State | None:
         for p in sorted(paths)
         if p.startswith("memory/archive/") and p.endswith(".md") and not p.endswith("INDEX.md")
     ]
-    return State(tuple(live), tuple(archive))
+    logs = sorted_logs(p.removeprefix(SESSIONS) for p in paths if p.startswith(SESSIONS))
+    recent = tuple(read_refs(read(SESSIONS + n)).used for n in reversed(logs[-RECENT_SESSIONS:]))
+    return State(tuple(live), tuple(archive), recent)
 
 
 def first_line(text: str, known: set[str]) -> str:
@@ -158,7 +164,7 @@ def replay(clone: Path, budget: int, query: str, recall: bool) -> Iterator[dict[
         text = data.decode("utf-8", "replace")
         prompt = first_line(text, {i.lower() for i in known})
         task = {"log": text, "none": "", "firstline": prompt}[query]
-        seen = viewing.view(state.live, task, None, budget)
+        seen = viewing.view(state.live, task, None, budget, recent=state.recent)
         full = set(seen.full)
         row: dict[str, object] = {
             "log": path.rsplit("/", 1)[-1],

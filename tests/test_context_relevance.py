@@ -16,7 +16,7 @@ from agent_memory.core.agents import relevance
 from agent_memory.core.agents.relevance import uses_paths
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts
-from conftest import build_tree, cli, run_console
+from conftest import PROJECT, build_tree, cli, run_console
 from test_written import documents
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: 1 | tier: {}{} -->"
@@ -179,3 +179,39 @@ def test_the_paths_change_the_view_only_through_a_scope_or_a_citation(
         return
     if not uses_paths(docs):
         assert viewing.view(docs, "", tuple(paths)) == viewing.view(docs, "", None)
+
+
+def _log(used: str) -> str:
+    return f"# Session\n\nWork.\n\n## Memory References\n- Referenced: {used}\n"
+
+
+def test_what_the_latest_sessions_used_comes_first_by_weight_per_byte(tmp_path: Path) -> None:
+    """A date is shared by many sessions; the logs say which facts the last ones used. Those
+    lead the order by their weight (halving each ``HALF_LIFE`` sessions back) per byte, ahead
+    of a fact with a later ``last_used``; a log of another fact moves the order with it."""
+    build_tree(tmp_path, {"memory/continuity.md": _memory()})
+    before = _sections(cli("context", tmp_path).output)["Facts"]
+    assert "Note on billing number 0: " not in before  # used on the first day: last
+    logs = {
+        "memory/sessions/2026-01-20-090000.md": _log("`note-1`"),
+        "memory/sessions/2026-01-20-100000.md": _log("`note-0`, `note-5`"),
+    }
+    build_tree(tmp_path, logs)
+    out = cli("context", tmp_path).output
+    shown = _sections(out)["Facts"]
+    assert shown.index("Note on billing number 0: ") < shown.index("Note on exports number 9: ")
+    assert "Note on webhook retries number 1: " in shown  # the session before: half the weight
+    assert cli("context", tmp_path).output == out
+    docs = [facts.parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())]
+    ranked = [o.fact.id for o in relevance.rank(docs, "", None, [{"note-0"}, {"note-1"}]).offers]
+    assert ranked[12:14] == ["note-0", "note-1"]  # after the twelve binding facts
+    assert relevance.recent_weights([{"a"}, {"a", "b"}]) == {
+        "a": 1 + 0.5 ** (1 / relevance.HALF_LIFE),
+        "b": 0.5 ** (1 / relevance.HALF_LIFE),
+    }
+
+
+def test_hooks_md_names_the_recent_use_constants_as_the_code_has_them() -> None:
+    doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
+    assert f"the newest {relevance.RECENT_SESSIONS} session logs (`RECENT_SESSIONS`" in doc
+    assert f"(`HALF_LIFE`, {relevance.HALF_LIFE} session)" in doc

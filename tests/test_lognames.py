@@ -41,6 +41,9 @@ def test_logs_and_strays_are_the_sorted_matches(names: list[str], rng: object) -
         sorted(n for n in names if not n.startswith(".") and n not in expected)
     )
     assert found.newest == (expected[-1] if expected else None)
+    count = rng.randrange(0, 6)  # type: ignore[attr-defined]
+    assert LogNames(listed).latest(count) == tuple(reversed(expected))[:count]
+    assert found.latest(count) == tuple(reversed(expected))[:count]  # the sorted logs known
 
 
 @given(st.lists(st.one_of(logs, strays), unique=True), marks, st.integers(0, 12), st.booleans())

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent_memory import resources
 from agent_memory.core.agents.context import view
+from agent_memory.core.agents.relevance import RECENT_SESSIONS
 from agent_memory.core.replay.run import GONE, replay, subjects
 from agent_memory.core.review.inputs import Inputs
 from agent_memory.core.review.verdicts import verdicts
@@ -173,7 +174,7 @@ def _expected_outcomes(
 ) -> list[tuple[tuple[tuple[str, str], ...], int]]:
     """Each log's outcomes and its view's bytes the slow way: a full review over the logs
     before it, and context's own view of the facts it leaves live, with the footers it writes,
-    for the log's text."""
+    for the log's text, ranked by what the latest logs before it used."""
     found = []
     created = {f.id: f.field("created") or "" for f in doc.facts}
     for end, name in enumerate(logs):
@@ -187,7 +188,8 @@ def _expected_outcomes(
             for f in doc.facts
             if judged[f.id].tier not in GONE and (created[f.id] <= day or f.id in named)
         )
-        seen = view((doc._replace(facts=live),), texts[end], None, max_bytes)
+        latest = [r.used for r in reversed(refs[max(0, end - RECENT_SESSIONS) : end])]
+        seen = view((doc._replace(facts=live),), texts[end], None, max_bytes, recent=latest)
         outcomes = []
         for fact_id in sorted(refs[end].used):
             if fact_id not in judged:

@@ -169,8 +169,8 @@ LINES: tuple[Declared, ...] = (
         ("context",),
         "Print what an agent should read at session start: core facts and invariants, open\n"
         "threads, active and working facts, and whether a review is due.\n\n"
-        "Facts come in full by relevance (to --task and --paths, else by last use) while they\n"
-        "fit; every other fact keeps one line (HOOKS.md).",
+        "Facts come in full by relevance (to --task and --paths, else by recent use) while\n"
+        "they fit; every other fact keeps one line (HOOKS.md).",
         Command("context", Journal.READS),
         (
             PATH,

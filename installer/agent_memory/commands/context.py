@@ -1,9 +1,9 @@
 """``agent-memory context``: what an agent reads at session start.
 
 It runs at every session start, so it reads only what it needs: continuity.md, the policy, the
-one-file threads, vision.md, the session logs' names and the logs no review has read (for the
-proposals pending). No lock: every write the tool makes is an atomic rename, so an unlocked read
-sees a whole file.
+one-file threads, vision.md, the personal file, the session logs' names, the latest logs (what
+they used ranks the view) and the logs no review has read (for the proposals pending). No lock:
+every write the tool makes is an atomic rename, so an unlocked read sees a whole file.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import NamedTuple
 from .. import resources
 from ..core.agents import context as viewing
 from ..core.agents.inbox import closed_to, rejections
-from ..core.agents.relevance import uses_paths
+from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
 from ..layout import CONTEXT_BYTES, REJECTED, SESSIONS_DIR
 from ..parse import proposed
 from ..parse.continuity import last_review
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
+from ..parse.sessions import read_refs
 from ..shell.load import Live, extras, load_live, load_personal
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -86,8 +87,15 @@ def lay_out(
         paths = paths() if uses_paths(docs) else None
     pending = pending_proposals(repo, live.continuity, live.sessions, found)
     note = _pending_note(pending)
-    view = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks)
+    recent = recent_uses(repo, live.sessions)
+    view = viewing.view(docs, task, paths, max_bytes - len(note.encode()), due, marks, recent)
     return Laid(view, due, pending, note)
+
+
+def recent_uses(repo: Repo, sessions: LogNames) -> tuple[frozenset[str], ...]:
+    """The ids each of the latest ``RECENT_SESSIONS`` logs lists as used, newest first."""
+    latest = sessions.latest(RECENT_SESSIONS)
+    return tuple(read_refs(data).used for _, data in repo.read_each(SESSIONS_DIR, latest))
 
 
 def listed_at_start(

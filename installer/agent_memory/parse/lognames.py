@@ -9,6 +9,7 @@ own cost at 10,000 logs) happens only when a caller needs the whole ordered list
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Iterable
 from itertools import compress
 
@@ -72,6 +73,15 @@ class LogNames:
         if greatest is None or SESSION_NAME.match(greatest):
             return greatest
         return self.logs[-1] if self.logs else None
+
+    def latest(self, count: int) -> tuple[str, ...]:
+        """The ``count`` newest logs, newest first: the greatest names when they are all logs
+        (a stray among them takes the long way), without sorting or matching every name."""
+        if self._logs is None:
+            top = heapq.nlargest(count, self._listed)
+            if all(map(SESSION_NAME.match, top)):
+                return tuple(top)
+        return self.logs[::-1][:count]
 
     def after(self, name: str) -> tuple[str, ...]:
         """The logs sorting after ``name``, in order, each name compared once."""

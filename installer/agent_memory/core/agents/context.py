@@ -12,7 +12,7 @@ far as the budget goes. A pure function of the memory, the task and the paths.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -20,7 +20,7 @@ from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
 from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse.facts import Document, Fact
 from .forms import FIRST_LINE, excerpt, fact_text, one_line, size, vision_text
-from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, offer, rank
+from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, offer, rank, recent_weights
 
 # The most of the budget binding facts take in full before the others are offered.
 BINDING_SHARE = 0.2
@@ -72,6 +72,7 @@ class _Entry(NamedTuple):
     group: int
     id: str | None
     piece: _Piece
+    recent: bool = False  # a session of the latest ones used it
 
 
 # Pieces already made, by (document path, identity of its text, the fact's place and id, its
@@ -90,11 +91,13 @@ def view(
     max_bytes: int = CONTEXT_BYTES,
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
+    recent: Sequence[Collection[str]] = (),
 ) -> View:
     """The context of the memory ``docs`` (continuity.md, then the one-file threads and
-    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``;
-    with the ids it shows in full, by name, and not at all (what a replay measures)."""
-    return views(docs, task, paths, (max_bytes,), due, marks)[0]
+    vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``,
+    ``recent`` the ids the latest sessions used (newest first); with the ids it shows in full,
+    by name, and not at all (what a replay measures)."""
+    return views(docs, task, paths, (max_bytes,), due, marks, recent)[0]
 
 
 def views(
@@ -104,10 +107,11 @@ def views(
     budgets: Sequence[int],
     due: Sequence[str] = (),
     marks: Mapping[str, str] = MappingProxyType({}),
+    recent: Sequence[Collection[str]] = (),
 ) -> tuple[View, ...]:
     """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
     replays at several budgets)."""
-    return Entries(docs, task, paths, marks).views(budgets, due)
+    return Entries(docs, task, paths, marks, recent).views(budgets, due)
 
 
 class Entries:
@@ -123,14 +127,18 @@ class Entries:
         task: str = "",
         paths: Sequence[str] | None = None,
         marks: Mapping[str, str] = MappingProxyType({}),
+        recent: Sequence[Collection[str]] = (),
     ) -> None:
-        ranked = rank(docs, task, paths)
+        ranked = rank(docs, task, paths, recent)
         self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
+        self.weights = recent_weights(recent)
         # in the order the budget is handed out (the view's: its binding ones, then the others)
-        keyed = sorted((_handed_out(offer), offer) for offer in ranked.offers)  # keys differ
+        made = [(offer, _entry(docs, offer, marks)) for offer in ranked.offers]
+        keyed = sorted((_handed_out(o, e), k) for k, (o, e) in enumerate(made))  # keys differ
         self.keys = [key for key, _ in keyed]
-        self.entries = [_entry(docs, offer, marks) for _, offer in keyed]
-        self.placed = {(offer.doc, offer.place): key for key, offer in keyed}
+        self.entries = [made[k][1] for _, k in keyed]
+        self.placed = {(made[k][0].doc, made[k][0].place): key for key, k in keyed}
+        self.held: dict[tuple[int, int], Fact] = {}  # the facts ``put`` placed, by their place
 
     def put(self, number: int, place: int, fact: Fact | None) -> None:
         """The ``place``-th fact of document ``number`` is now ``fact`` (None: gone from the
@@ -140,13 +148,28 @@ class Entries:
         if old is not None:
             at = bisect_left(self.keys, old)
             del self.keys[at], self.entries[at]
-        found = offer(number, place, fact) if fact is not None else None
-        if found is not None:
-            key = _handed_out(found)
+        weight = self.weights.get(fact.id or "", 0.0) if fact is not None else 0.0
+        found = offer(number, place, fact, weight=weight) if fact is not None else None
+        self.held.pop((number, place), None)
+        if found is not None and fact is not None:
+            entry = _entry(self.docs, found, self.marks)
+            key = _handed_out(found, entry)
             at = bisect_left(self.keys, key)
             self.keys.insert(at, key)
-            self.entries.insert(at, _entry(self.docs, found, self.marks))
+            self.entries.insert(at, entry)
             self.placed[number, place] = key
+            self.held[number, place] = fact
+
+    def reweigh(self, recent: Sequence[Collection[str]]) -> None:
+        """The latest sessions are now ``recent``: the facts whose weight changed are placed
+        again (a replay's next state; only those the latest logs name can change)."""
+        weights = recent_weights(recent)
+        changed = {i for i in {*weights, *self.weights} if weights.get(i) != self.weights.get(i)}
+        self.weights = weights
+        if changed:
+            for where, fact in list(self.held.items()):
+                if fact.id in changed:
+                    self.put(*where, fact)
 
     def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
         """The view within each of ``budgets``; ``due``: why a review is due."""
@@ -155,8 +178,13 @@ class Entries:
         return tuple(_laid_out(lineup, head, self.out_of_scope, b) for b in budgets)
 
 
-def _handed_out(offer: Offer) -> tuple[object, ...]:
-    return offer.key[1:]  # the order ``_choose`` hands the budget out in: binding or not
+def _handed_out(offer: Offer, entry: _Entry) -> tuple[object, ...]:
+    """The order ``_choose`` hands the budget out in, binding or not: relevance's key, with the
+    weight of recent use taken per byte of the fact's text (what fills a budget with the most
+    likely uses)."""
+    key, weight = offer.key, offer.key[3]
+    assert isinstance(weight, float)
+    return (*key[1:3], weight / max(entry.piece.full_size, 1), *key[4:])
 
 
 class _Lineup(NamedTuple):
@@ -222,7 +250,7 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     key = (doc.path, id(doc.text), fact.start, fact.end, fact.footer_line, fact.id, mark)
     kept = _pieces.get(key)
     if kept is not None and kept[0] is doc.text:
-        return _Entry(offer.group, fact.id, kept[1])
+        return _Entry(offer.group, fact.id, kept[1], offer.key[3] != 0.0)
     text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
     first = excerpt(text, fact.id, doc.path)
     lines = tuple(one_line(fact.id, fact.first_line, length) for length in FIRST_LINE)
@@ -230,15 +258,15 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     if len(_pieces) >= _PIECES_KEPT:
         _pieces.clear()
     _pieces[key] = (doc.text, piece)
-    return _Entry(offer.group, fact.id, piece)
+    return _Entry(offer.group, fact.id, piece, offer.key[3] != 0.0)
 
 
 def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
     """Which entries are shown, and how (True: their full text, False: their excerpt), and the
     bytes they take. Binding ones first, in order, while in full they take at most their share;
     then every other in order, in full while it fits beside the index (the shortest one line
-    of every entry left, at most ``INDEX_SHARE`` of the budget); then the excerpts of those
-    left, in order, as they fit."""
+    of every entry left, at most ``INDEX_SHARE`` of the budget), one over ``FACT_SHARE`` only
+    when a latest session used it; then the excerpts of those left, in order, as they fit."""
     pieces, least = lineup.pieces, lineup.least
     cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
     left = sum(least)
@@ -259,7 +287,7 @@ def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
                 cost, form = piece.full_size, piece.full
             else:
                 cost, form = piece.excerpt_size, piece.excerpt
-            large = whole and cost > most and piece.excerpt
+            large = whole and cost > most and piece.excerpt and not lineup.entries[k].recent
             if not form or used + cost > limit or large:
                 continue
             if used + cost + min(cap, left - least[k]) <= budget:

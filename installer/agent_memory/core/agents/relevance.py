@@ -5,14 +5,16 @@ Binding facts (core, Architectural Invariants) come first; then the user's perso
 active, working, unreviewed, decaying and checked threads — in one order. Each part is ordered
 the same way: a fact that cites or is scoped to a path the session touches, or whose id the task
 names, first; then a fact the task matches strongly (BM25, as ``recall`` scores it, of at least
-``TASK_FLOOR``, in its near-tie bands); then the fact used last, used most, by tier, by id.
-Below the floor a task changes nothing: the order is recency of use. A fact scoped to paths the
+``TASK_FLOOR``, in its near-tie bands); then the facts the latest sessions used, by their
+weight (each use halves every ``HALF_LIFE`` sessions back: the last session predicts the next
+better than a day's date, which many sessions share); then the fact used last, used most, by
+tier, by id. Below the floor a task changes nothing. A fact scoped to paths the
 session does not touch is left out when the paths are known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ...layout import PERSONAL as PERSONAL_FILE
@@ -27,6 +29,10 @@ CORE, PERSONAL, THREADS, FACTS, CLOSED = range(5)  # the groups of the view, in 
 TASK_FLOOR = 6.0
 # The most facts a task moves ahead: the best matches, not every fact that shares a word.
 TASK_LIFTS = 2
+# The sessions back over which a use's weight halves, and how many of the latest sessions count:
+# those whose uses weigh at least 1/256.
+HALF_LIFE = 1
+RECENT_SESSIONS = 8 * HALF_LIFE
 _BELOW = 1 << 30  # the band of a fact the task does not move
 _HIDDEN = frozenset({"archived", "superseded"})  # gone from the view: recall finds them
 _RANK = {tier: i for i, tier in enumerate(TIERS)}
@@ -61,10 +67,27 @@ def group_of(fact: Fact, tier: str | None) -> int | None:
     return FACTS if fact.task is None else CLOSED
 
 
-def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ranked:
+def recent_weights(recent: Sequence[Collection[str]]) -> dict[str, float]:
+    """Each id's weight from the ids the latest sessions used (``recent``, newest first): a use
+    weighs 1 in the last session, half as much ``HALF_LIFE`` sessions before, and so on."""
+    weights: dict[str, float] = {}
+    for back, ids in enumerate(recent[:RECENT_SESSIONS]):
+        for fact_id in ids:
+            weights[fact_id] = weights.get(fact_id, 0.0) + 0.5 ** (back / HALF_LIFE)
+    return weights
+
+
+def rank(
+    docs: Sequence[Document],
+    task: str,
+    paths: Sequence[str] | None,
+    recent: Sequence[Collection[str]] = (),
+) -> Ranked:
     """Every fact of ``docs`` the view may show, best first. ``paths`` None: nothing is known
-    about the paths the session touches."""
+    about the paths the session touches; ``recent``: the ids the latest sessions used, newest
+    first."""
     scored = _scores(docs, task)
+    weights = recent_weights(recent)
     if paths is not None:
         paths = tuple(path.removeprefix("./") for path in paths)
     named = frozenset(word.strip(_AROUND) for word in task.lower().split())
@@ -86,7 +109,8 @@ def rank(docs: Sequence[Document], task: str, paths: Sequence[str] | None) -> Ra
                     continue
             score = scored.get((number, fact.id), 0.0) if fact.id is not None else 0.0
             mine = doc.path == PERSONAL_FILE
-            found = offer(number, place, fact, touched or fact.id in named, score, mine)
+            weight = weights.get(fact.id or "", 0.0)
+            found = offer(number, place, fact, touched or fact.id in named, score, mine, weight)
             if found is not None:
                 offers.append(found)
     offers = _lifted(offers)
@@ -101,12 +125,14 @@ def offer(
     ahead: bool = False,
     score: float = 0.0,
     personal: bool = False,
+    weight: float = 0.0,
 ) -> Offer | None:
     """How the view offers ``fact``, the ``place``-th of document ``number`` (None: not at all,
     archived or retracted). ``ahead``: it touches a path the session touches or the task names
     it; ``score``: the task's BM25 score of it; ``personal``: it is the user's own, shown after
-    the binding facts. With no task and no paths a fact's key is its own alone, so a replay
-    changes one fact's offer without ranking the others again."""
+    the binding facts; ``weight``: its weight of recent use (``recent_weights``). With no task
+    and no paths a fact's key is its own (and its weight) alone, so a replay changes one fact's
+    offer without ranking the others again."""
     _, group, (when, uses), tier = _facets(fact)
     if group is None:
         return None
@@ -117,6 +143,7 @@ def offer(
         min(group, THREADS),  # binding, personal, then the rest
         not ahead,
         near,
+        -weight,
         -when,
         -uses,
         tier,

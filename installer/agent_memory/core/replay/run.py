@@ -26,6 +26,7 @@ from typing import NamedTuple
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
+from ..agents.relevance import RECENT_SESSIONS
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
 from . import periods, stored
@@ -112,7 +113,8 @@ def replay(
                 if counted:
                     counted[-1] = (counted[-1][0], run.tier_counts(index))
                 counted.append((now, {}))
-        seen = run.states.seen(tasks[index], budgets)
+        latest = refs[max(0, index - RECENT_SESSIONS) : index]
+        seen = run.states.seen(tasks[index], budgets, [r.used for r in reversed(latest)])
         if watch is not None:
             watch(index, seen)
         taken = run.take(index, found)

@@ -63,7 +63,7 @@ class States:
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
-        self.kept: tuple[int, str, tuple[int, ...], tuple[Seen, ...]] | None = None  # the last
+        self.kept: tuple[tuple[object, ...], tuple[Seen, ...]] | None = None  # the last
 
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
@@ -95,19 +95,23 @@ class States:
             self.docs = tuple(self.built[n] for n in sorted(self.built))
         return self.docs
 
-    def seen(self, task: str, budgets: Sequence[int]) -> tuple[Seen, ...]:
+    def seen(
+        self, task: str, budgets: Sequence[int], recent: Sequence[frozenset[str]] = ()
+    ) -> tuple[Seen, ...]:
         """``context``'s view of the memory as it stands, for ``task`` (no paths known, no
-        review due, no citation marks) within each of ``budgets``."""
-        wanted = (self.version, task, tuple(budgets))
-        if self.kept is not None and self.kept[:3] == wanted:
-            return self.kept[3]
+        review due, no citation marks) within each of ``budgets``, ``recent`` the ids the
+        latest logs used (newest first)."""
+        wanted = (self.version, task, tuple(budgets), tuple(recent))
+        if self.kept is not None and self.kept[0] == wanted:
+            return self.kept[1]
         if task.split():  # its scores weigh every fact: the memory is ranked again
-            views = context.views(self.memory(), task, None, budgets)
+            views = context.views(self.memory(), task, None, budgets, recent=recent)
         else:
+            self.entries.reweigh(recent)
             for k, fact in self.pending.items():
                 self.entries.put(self.facts[k][0], k, fact)
             self.pending.clear()
             views = self.entries.views(budgets)
         found = tuple(Seen(view) for view in views)
-        self.kept = (*wanted, found)
+        self.kept = (wanted, found)
         return found
