@@ -26,6 +26,7 @@ FILTERS = {
     "archived": "archived",
 }
 ARCHIVED_SHOWN = 500  # an archive of 10,000 facts is searched, not read down
+NOTED = 5  # the facts a card's note names that it may contradict; its page lists every one
 Body = list[str]
 
 
@@ -92,16 +93,19 @@ def _opposed(docs: Sequence[Document]) -> dict[str, list[tuple[Side, Conflict]]]
 
 
 def _contradicted(docs: Sequence[Document]) -> dict[str, str]:
-    """The note (HTML) under each fact that may contradict another: a link to each other."""
-    return {
-        fact_id: "may contradict "
-        + ", ".join(
-            f'<a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a> '
-            f"({e(pair.kind)}: {e(pair.detail)})"
-            for side, pair in pairs
-        )
-        for fact_id, pairs in _opposed(docs).items()
-    }
+    """The note (HTML) under each fact that may contradict another: a link to each other, the
+    first ``NOTED`` of them (a fact like a thousand others would make a page of megabytes)."""
+    anchors: dict[str, str] = {}  # one link per fact, however many notes name it
+    notes = {}
+    for fact_id, pairs in _opposed(docs).items():
+        named = []
+        for side, pair in pairs[:NOTED]:
+            if side.id not in anchors:
+                anchors[side.id] = f'<a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a>'
+            named.append(f"{anchors[side.id]} ({e(pair.kind)}: {e(pair.detail)})")
+        more = f" and {len(pairs) - NOTED} more (its page lists them)" if len(pairs) > NOTED else ""
+        notes[fact_id] = "may contradict " + ", ".join(named) + more
+    return notes
 
 
 def _sections(doc: Document, picked: Sequence[Fact], notes: Mapping[str, str]) -> Body:

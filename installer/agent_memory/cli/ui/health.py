@@ -29,9 +29,7 @@ def health_page(root: Path, setting: Setting, kept: Kept) -> Body:
         f"({e(so_far)}), and this page reloads itself until it is ready.</p>",
     ]
     if last is not None and last.said.error is None:
-        body.append(
-            '<p class="notice">Until then, the report as it was last worked out:</p>'
-        )
+        body.append('<p class="notice">Until then, the report as it was last worked out:</p>')
         body.extend(_report(last.said))
     return body
 
