@@ -388,6 +388,24 @@ def test_a_note_names_the_first_few_a_fact_may_contradict_and_counts_the_rest(
     assert all(f'href="/fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
 
 
+def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
+    client: Client, repo_root: Path
+) -> None:
+    """The page reads the archive files that hold the fact or a fact related to it, as
+    ``explain`` does, not the whole archive."""
+    client.log_in()
+    assert "id: gone |" in (repo_root / "memory/archive/2026-Q2.md").read_text()  # archived
+    gone = client.ask("GET", "/fact?id=gone")
+    assert gone.status == 200 and "Never needed again" in gone.body
+    assert "Restore: preview" in gone.body
+    assert cli("fact", "relate", "old", "gone", repo_root, *TODAY).exit_code == 0
+    related = client.ask("GET", "/fact?id=old").body.split("<h2>Related facts</h2>")[1]
+    assert 'href="/fact?id=gone"' in related.split("<h2>")[0]
+    back = client.ask("GET", "/fact?id=gone").body.split("<h2>Related facts</h2>")[1]
+    assert 'href="/fact?id=old"' in back.split("<h2>")[0]
+    assert client.ask("GET", "/fact?id=nothing").status == 422
+
+
 def test_the_inbox_names_the_facts_a_proposal_may_contradict(
     client: Client, repo_root: Path
 ) -> None:

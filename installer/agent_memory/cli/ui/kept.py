@@ -64,6 +64,9 @@ class Kept:
         long ago the one being worked out started. When the last is not the report of now, one
         is started (unless one is under way): the key is taken here, so a memory that cannot
         be read is this page's error."""
+        since = self._since
+        if since is not None:  # a report is under way: the last is not the files' of now
+            return self._last, False, time.monotonic() - since
         started = time.time_ns()
         today = clock.today(setting.today)
         memory = _memory_stamps(repo.root)
