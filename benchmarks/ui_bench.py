@@ -25,6 +25,7 @@ asks are the kept page.
 from __future__ import annotations
 
 import argparse
+import gc
 import http.client
 import resource
 import statistics
@@ -189,6 +190,7 @@ def main() -> None:
     parser.add_argument("--histories", nargs="*", default=[], metavar="CLONE")
     args = parser.parse_args()
     byte_compile()
+    gc.disable()  # as in the process `agent-memory ui` serves from (cli.entry)
     with reviewed_repo(args.logs, args.facts) as root:
         committed(root)
         cont = root / "memory/continuity.md"

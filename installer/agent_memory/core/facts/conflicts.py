@@ -162,10 +162,11 @@ def differ(one: Reading, two: Reading) -> tuple[str, str] | None:
     """What two readings of the same thing disagree on, as (kind, detail), or None: the first
     phrase (in sorted order) one negates and the other says plainly, else the first leading
     word (sorted) of a version, a number or a code span whose one value differs."""
-    for mine, theirs, shown in ((one, two, "not {0} / {0}"), (two, one, "{0} / not {0}")):
-        opposed = (mine.negated & theirs.plain) - theirs.negated if mine.negated else None
-        if opposed:
-            return "polarity", shown.format(" ".join(min(opposed)))
+    if one.negated or two.negated:
+        for mine, theirs, shown in ((one, two, "not {0} / {0}"), (two, one, "{0} / not {0}")):
+            opposed = (mine.negated & theirs.plain) - theirs.negated if mine.negated else None
+            if opposed:
+                return "polarity", shown.format(" ".join(min(opposed)))
     if not (one.values and two.values):
         return None
     for kind in ("version", "number", "code"):
