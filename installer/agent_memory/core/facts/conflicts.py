@@ -213,7 +213,9 @@ def conflicts(docs: Sequence[Document]) -> list[Conflict]:
     a topic word among each fact's rarest (prefix filtering, as lint's duplicates); bounded for
     a hostile file: a fact is compared with at most ``CANDIDATES`` earlier ones (the first met,
     word by word of its prefix) and paired with at most ``PAIRS``."""
-    facts = [_Held(doc, fact, reading(doc, fact), joined(fact)) for doc, fact in live(docs)]
+    facts = [
+        _Held(fact, _side(doc, fact), reading(doc, fact), joined(fact)) for doc, fact in live(docs)
+    ]
     counts = Counter(word for held in facts for word in held.reading.topic)
     index: dict[str, list[int]] = {}
     found_pairs: list[Conflict] = []
@@ -283,20 +285,22 @@ def _holding(doc: Document, probed: Sequence[str]) -> set[int]:
 
 
 class _Held(NamedTuple):
-    doc: Document
     fact: Fact
+    side: Side
     reading: Reading
     joined: frozenset[str]  # ``joined(fact)``
 
 
 def _pair(one: _Held, two: _Held) -> Conflict | None:
-    score = alike(one.reading, two.reading)
-    if score is None or two.fact.id in one.joined or one.fact.id in two.joined:  # ``linked``
-        return None
+    """The two facts' conflict, or None. What they differ on is asked first: most pairs of a
+    memory neither negate nor both lead a value, which ``differ`` sees at once."""
     what = differ(one.reading, two.reading)
     if what is None:
         return None
-    return Conflict(_side(one.doc, one.fact), _side(two.doc, two.fact), *what, round(score, 2))
+    score = alike(one.reading, two.reading)
+    if score is None or two.fact.id in one.joined or one.fact.id in two.joined:  # ``linked``
+        return None
+    return Conflict(one.side, two.side, *what, round(score, 2))
 
 
 def _side(doc: Document, fact: Fact) -> Side:
