@@ -149,8 +149,17 @@ def _named(value: str, own: str) -> bool:
     return len(digits) > 1 and digits in own
 
 
+def _sized_alike(one: Reading, two: Reading) -> bool:
+    """Whether the two topics' sizes let them be alike: sharing every word of the smaller, they
+    would be; else no words they share could make them so."""
+    small, large = sorted((len(one.topic), len(two.topic)))
+    return small * DENOMINATOR >= large * NUMERATOR
+
+
 def alike(one: Reading, two: Reading) -> float | None:
     """The similarity of two topics when they are the same thing, else None."""
+    if not _sized_alike(one, two):
+        return None
     shared = len(one.topic & two.topic)
     union = len(one.topic) + len(two.topic) - shared
     if not union or shared * DENOMINATOR < union * NUMERATOR:
@@ -292,8 +301,11 @@ class _Held(NamedTuple):
 
 
 def _pair(one: _Held, two: _Held) -> Conflict | None:
-    """The two facts' conflict, or None. What they differ on is asked first: most pairs of a
-    memory neither negate nor both lead a value, which ``differ`` sees at once."""
+    """The two facts' conflict, or None. Their sizes and what they differ on are asked first:
+    most pairs of a memory differ much in size, or neither negate nor both lead a value, which
+    ``_sized_alike`` and ``differ`` see at once."""
+    if not _sized_alike(one.reading, two.reading):
+        return None
     what = differ(one.reading, two.reading)
     if what is None:
         return None
