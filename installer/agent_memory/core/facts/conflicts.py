@@ -16,6 +16,7 @@ The rule is tuned for precision (DECAY.md gives its figures): an advisory nobody
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,7 @@ from .duplicates import fact_text
 # The same thing: shared topic words / all topic words >= NUMERATOR / DENOMINATOR.
 NUMERATOR, DENOMINATOR = 1, 2
 CANDIDATES, PAIRS = 200, 20  # per fact: earlier facts compared with, pairs kept
+READINGS_KEPT = 4096  # facts' readings a process keeps (``_reading``)
 _TOKEN = patterns.compile(
     r"`(?P<code>[^`\n]{1,80})`"
     r'|(?P<quote>"[^"\n]{0,300}")'
@@ -212,9 +214,16 @@ def live(docs: Sequence[Document]) -> list[tuple[Document, Fact]]:
 
 
 def reading(doc: Document, fact: Fact) -> Reading:
-    cites = fact.field("cites")
+    return _reading(fact_text(doc, fact), fact.field("cites") or "", fact.id or "")
+
+
+@functools.lru_cache(maxsize=READINGS_KEPT)
+def _reading(text: str, cites: str, named: str) -> Reading:
+    """``read`` of a fact, kept by everything it reads: a server (``agent-memory ui``) asks for
+    the same facts page after page, and real facts are long (1,000 of them, 150 ms to read); a
+    command reads each once. A reading is shared: nothing changes one."""
     paths = (c.path for c in parse_value(cites)[0]) if cites else ()
-    return read(fact_text(doc, fact), paths, fact.id or "")
+    return read(text, paths, named)
 
 
 def conflicts(docs: Sequence[Document]) -> list[Conflict]:
