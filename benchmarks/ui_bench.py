@@ -133,9 +133,10 @@ def _a_live_fact(root: Path) -> str:
 Samples = dict[str, list[tuple[float, float]]]  # name -> (wall, CPU) of each run
 
 
-def timed(root: Path, runs: int) -> tuple[Samples, dict[str, int], float]:
-    """Each page's times and sizes, `status`'s and the CLI report's times, and the seconds the
-    health page took to show its first report."""
+def timed(root: Path, runs: int) -> tuple[Samples, dict[str, tuple[int, float]], float]:
+    """Each page's times, its size and the CPU time of its first ask (what the process keeps,
+    the facts' readings, is made then), `status`'s and the CLI report's times, and the seconds
+    the health page took to show its first report."""
     server = Timed(root, str(root), Setting())
     thread = threading.Thread(target=server.serve_forever)
     thread.start()
@@ -149,7 +150,8 @@ def timed(root: Path, runs: int) -> tuple[Samples, dict[str, int], float]:
         while WAITING in _ask(server, "/health", cookie)[2]:
             time.sleep(0.5)  # the page itself reloads every 2 s
         cold = time.perf_counter() - started
-        sizes = {name: len(_ask(server, path, cookie)[2]) for name, path in paths.items()}
+        first = {name: _ask(server, path, cookie) for name, path in paths.items()}
+        sizes = {name: (len(body), cpu) for name, (_, cpu, body) in first.items()}
         subprocess.run(status, check=True, capture_output=True)
         took: Samples = {n: [] for n in ["status", *paths, "report (the CLI)"]}
         for _ in range(runs):
@@ -166,15 +168,15 @@ def timed(root: Path, runs: int) -> tuple[Samples, dict[str, int], float]:
     return took, sizes, cold
 
 
-def show(took: Samples, sizes: dict[str, int], cold: float) -> None:
+def show(took: Samples, sizes: dict[str, tuple[int, float]], cold: float) -> None:
     wall = statistics.median(w for w, _ in took["status"])
     cpu = statistics.median(c for _, c in took["status"])
-    print(f"{'':32} {'wall':>9} {'/status':>8} {'CPU':>9} {'/status':>8} {'bytes':>9}")
+    print(f"{'':32} {'wall':>9} {'/status':>8} {'CPU':>9} {'/status':>8} {'bytes':>9} first CPU")
     for name, samples in took.items():
         seconds = statistics.median(w for w, _ in samples)
         used = statistics.median(c for _, c in samples)
         flag = "" if name not in PAGES or used < BUDGET else "  over 300 ms of CPU"
-        size = f"{sizes[name]:9,}" if name in sizes else ""
+        size = f"{sizes[name][0]:9,} {sizes[name][1]:8.4f}s" if name in sizes else ""
         print(
             f"{name:<32} {seconds:8.4f}s {seconds / wall:7.2f}x {used:8.4f}s {used / cpu:7.2f}x "
             f"{size}{flag}"
