@@ -24,7 +24,6 @@ from typing import NamedTuple
 
 from ...commands.runner import Answer
 from ...core.checks.citations import cited_paths
-from ...errors import AgentMemoryError
 from ...layout import MEMORY_DIR
 from ...parse.cites import path_problem
 from ...shell import clock
@@ -145,17 +144,17 @@ def _memory_stamps(root: Path) -> tuple[Stamp, ...]:
 
 
 def _source_stamps(repo: Repo, paths: Sequence[str]) -> tuple[Stamp, ...]:
-    """What ``stat`` says of each cited path; one that is not a path inside the repo, or leads
-    out of it, is never looked at (as ``shell/cited`` never reads it)."""
+    """What ``stat`` says of each cited path, through its links (as the report reads it); one
+    that is not a path inside the repo is never looked at (as ``shell/cited`` never reads it)."""
     found: list[Stamp] = []
     for path in paths:
         if path_problem(path) is not None:
             found.append((path, "not inside"))
             continue
         try:
-            key = repo.stat_key(path)
-        except AgentMemoryError as exc:
-            found.append((path, exc.message))
+            info = (repo.root / path).stat()
+        except OSError as exc:
+            found.append((path, exc.errno))
             continue
-        found.append((path, None) if key is None else (path, key.size, key.mtime_ns, key.inode))
+        found.append((path, info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode))
     return tuple(found)
