@@ -19,6 +19,8 @@ from agent_memory.core.facts.conflicts import (
     alike,
     conflicts,
     differ,
+    linked,
+    live,
     read,
     reading,
 )
@@ -156,6 +158,39 @@ def test_file_order_does_not_change_which_pairs(texts: list[list[str]], rnd: obj
     shuffled = list(lines)
     rnd.shuffle(shuffled)  # type: ignore[attr-defined]
     assert {frozenset((c.one.id, c.other.id)) for c in conflicts([doc(*shuffled)])} == pairs
+
+
+def every_pair(document: facts.Document) -> list[tuple[str, str, str, str, float]]:
+    """The rule itself, on every pair of live facts, later fact first: what ``conflicts`` finds
+    when its bounds do not bite."""
+    held = [(f, reading(d, f)) for d, f in live([document])]
+    found = []
+    for n, (one, mine) in enumerate(held):
+        for other, theirs in held[:n]:
+            score, what = alike(mine, theirs), differ(mine, theirs)
+            if score is not None and what is not None and not linked(one, other):
+                found.append((one.id or "", other.id or "", *what, round(score, 2)))
+    return sorted(found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=6),
+            st.sampled_from(["", " | see: f-a", " | supersedes: f-b", " | superseded-by: f-c"]),
+        ),
+        min_size=2,
+        max_size=PAIRS,
+    )
+)
+def test_the_candidates_miss_no_pair_of_the_rule(texts: list[tuple[list[str], str]]) -> None:
+    """Below its bounds (fewer facts than PAIRS), ``conflicts`` finds exactly the pairs the rule
+    finds comparing every pair: the shared-word index loses none."""
+    lines = [fact(" ".join(t), f"f-{chr(97 + n)}", extra) for n, (t, extra) in enumerate(texts)]
+    document = doc(*lines)
+    found = [(c.one.id, c.other.id, c.kind, c.detail, c.similarity) for c in conflicts([document])]
+    assert sorted(found) == every_pair(document)
 
 
 @pytest.fixture

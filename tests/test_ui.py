@@ -28,6 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_memory.cli.ui.actions import Setting
+from agent_memory.cli.ui.browse import NOTED
 from agent_memory.cli.ui.guard import POLICY, Guard
 from agent_memory.cli.ui.html import diff, e
 from agent_memory.cli.ui.server import Server
@@ -367,6 +368,42 @@ def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
     assert cli("fact", "relate", "py11", "py12", repo_root, *TODAY).exit_code == 0  # see: py12
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=py11").body
     assert "py11" not in client.ask("GET", "/?filter=conflicting").body
+
+
+def test_a_note_names_the_first_few_a_fact_may_contradict_and_counts_the_rest(
+    client: Client, repo_root: Path
+) -> None:
+    """A fact like a thousand others would make a page of megabytes: its card names NOTED of
+    them; its own page lists every one."""
+    client.log_in()
+    for n in range(NOTED + 3):
+        text = f"The worker pool size is {10 + n}"
+        assert cli("fact", "add", text, repo_root, "--id", f"pool{n}", *TODAY).exit_code == 0
+    body = client.ask("GET", "/?filter=conflicting").body
+    first = re.search(r'<a href="/fact\?id=pool0">pool0</a> <span.*?may contradict (.*?)</p>', body)
+    assert first is not None
+    assert first.group(1).count('<a href="/fact?id=pool') == NOTED
+    assert first.group(1).endswith(" and 2 more (its page lists them)")
+    page = client.ask("GET", "/fact?id=pool0").body.split("<h2>May contradict</h2>")[1]
+    assert all(f'href="/fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
+
+
+def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
+    client: Client, repo_root: Path
+) -> None:
+    """The page reads the archive files that hold the fact or a fact related to it, as
+    ``explain`` does, not the whole archive."""
+    client.log_in()
+    assert "id: gone |" in (repo_root / "memory/archive/2026-Q2.md").read_text()  # archived
+    gone = client.ask("GET", "/fact?id=gone")
+    assert gone.status == 200 and "Never needed again" in gone.body
+    assert "Restore: preview" in gone.body
+    assert cli("fact", "relate", "old", "gone", repo_root, *TODAY).exit_code == 0
+    related = client.ask("GET", "/fact?id=old").body.split("<h2>Related facts</h2>")[1]
+    assert 'href="/fact?id=gone"' in related.split("<h2>")[0]
+    back = client.ask("GET", "/fact?id=gone").body.split("<h2>Related facts</h2>")[1]
+    assert 'href="/fact?id=old"' in back.split("<h2>")[0]
+    assert client.ask("GET", "/fact?id=nothing").status == 422
 
 
 def test_the_inbox_names_the_facts_a_proposal_may_contradict(

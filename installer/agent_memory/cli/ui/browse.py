@@ -13,7 +13,7 @@ from ...errors import AgentMemoryError
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ...shell.cited import stale_marks
-from ...shell.load import load
+from ...shell.load import load, with_related
 from ...shell.repo import Repo
 from .actions import ACTIONS, FACT_ACTIONS, Setting, run
 from .html import e, form, link, pre, text_field
@@ -26,6 +26,7 @@ FILTERS = {
     "archived": "archived",
 }
 ARCHIVED_SHOWN = 500  # an archive of 10,000 facts is searched, not read down
+NOTED = 5  # the facts a card's note names that it may contradict; its page lists every one
 Body = list[str]
 
 
@@ -92,16 +93,19 @@ def _opposed(docs: Sequence[Document]) -> dict[str, list[tuple[Side, Conflict]]]
 
 
 def _contradicted(docs: Sequence[Document]) -> dict[str, str]:
-    """The note (HTML) under each fact that may contradict another: a link to each other."""
-    return {
-        fact_id: "may contradict "
-        + ", ".join(
-            f'<a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a> '
-            f"({e(pair.kind)}: {e(pair.detail)})"
-            for side, pair in pairs
-        )
-        for fact_id, pairs in _opposed(docs).items()
-    }
+    """The note (HTML) under each fact that may contradict another: a link to each other, the
+    first ``NOTED`` of them (a fact like a thousand others would make a page of megabytes)."""
+    anchors: dict[str, str] = {}  # one link per fact, however many notes name it
+    notes = {}
+    for fact_id, pairs in _opposed(docs).items():
+        named = []
+        for side, pair in pairs[:NOTED]:
+            if side.id not in anchors:
+                anchors[side.id] = f'<a href="{link("/fact", {"id": side.id})}">{e(side.id)}</a>'
+            named.append(f"{anchors[side.id]} ({e(pair.kind)}: {e(pair.detail)})")
+        more = f" and {len(pairs) - NOTED} more (its page lists them)" if len(pairs) > NOTED else ""
+        notes[fact_id] = "may contradict " + ", ".join(named) + more
+    return notes
 
 
 def _sections(doc: Document, picked: Sequence[Fact], notes: Mapping[str, str]) -> Body:
@@ -158,10 +162,10 @@ def _hits(root: Path, query: str) -> Body:
 
 def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], str]) -> Body:
     repo = opened(root)
-    memory = load(repo)
-    place = next(
-        ((d, f) for d in memory.documents for f in d.facts if f.id == fact_id and fact_id), None
-    )
+    live_docs = load(repo, archives=False).documents
+    # the archive files that hold the fact or a fact related to it, as ``explain`` reads them
+    docs = with_related(repo, live_docs, fact_id) if fact_id else live_docs
+    place = next(((d, f) for d in docs for f in d.facts if f.id == fact_id and fact_id), None)
     if place is None:
         raise AgentMemoryError(f"no fact {fact_id!r} in this memory")
     doc, fact = place
@@ -176,11 +180,9 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
         "<h2>Explain</h2>",
         pre((explained.out or explained.err).rstrip("\n")),
         "<h2>Related facts</h2>",
-        *([card(d, f) for d, f in related(memory.documents, fact_id)] or ["<p>None.</p>"]),
+        *([card(d, f) for d, f in related(docs, fact_id)] or ["<p>None.</p>"]),
         "<h2>May contradict</h2>",
-        *_contradicting(
-            memory.documents[: len(memory.documents) - len(memory.archives)], doc, fact
-        ),
+        *_contradicting(live_docs, doc, fact),
     ]
     if not setting.read_only:
         body.append("<h2>Change it</h2>")

@@ -1,5 +1,7 @@
 """Health: what ``agent-memory report`` says (its content, as the report's JSON carries it),
-with each fact it names linked to the fact's page."""
+with each fact it names linked to the fact's page. The report replays every session log, so it
+is worked out in the background and kept while its inputs stay the same (``kept``): until it is
+ready, the page says so and reloads itself."""
 
 from __future__ import annotations
 
@@ -7,13 +9,33 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .actions import Setting, run
-from .browse import Body
+from ...commands.runner import Answer
+from .actions import Setting
+from .browse import Body, opened
 from .html import e, link
+from .kept import Kept
+
+RELOAD = 2  # seconds between the reloads of a page waiting for its report
 
 
-def health_page(root: Path, setting: Setting) -> Body:
-    said = run(("report",), root, {"today": setting.today})
+def health_page(root: Path, setting: Setting, kept: Kept) -> Body:
+    last, now, waited = kept.get(opened(root), setting)
+    if now and last is not None:
+        return _report(last.said)
+    so_far = f"{waited:.0f} s so far" + (f", {last.seconds:.0f} s last time" if last else "")
+    body = [
+        f'<meta http-equiv="refresh" content="{RELOAD}">',  # no script: the browser reloads
+        '<p class="notice">The report replays every session log: it is being worked out '
+        f"({e(so_far)}), and this page reloads itself until it is ready.</p>",
+    ]
+    if last is not None and last.said.error is None:
+        body.append('<p class="notice">Until then, the report as it was last worked out:</p>')
+        body.extend(_report(last.said))
+    return body
+
+
+def _report(said: Answer) -> Body:
+    """The report's content, or the one line it stopped on."""
     if said.error is not None:
         raise said.error
     data: Mapping[str, Any] = said.result.report.summary if said.result is not None else {}

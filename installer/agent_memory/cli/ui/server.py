@@ -27,6 +27,7 @@ from .guard import HEADERS, Guard
 from .health import health_page
 from .html import ASSETS, e, page
 from .inbox import inbox_page
+from .kept import Kept
 
 HOST = "127.0.0.1"
 # Each page: the pages that read refuse while a journal waits (``browse.opened``), and each
@@ -50,6 +51,7 @@ class Server(ThreadingHTTPServer):
         self.shown = shown
         self.setting = setting
         self.guard = Guard(HOST, self.server_address[1])
+        self.kept = Kept()  # health's report, worked out in the background
 
     @contextlib.contextmanager
     def working(self) -> Iterator[bool]:
@@ -111,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
                 lambda: fact_page(root, query.get("id", ""), setting, issue),
             ),
             "/inbox": ("Inbox", lambda: inbox_page(root, setting, issue)),
-            "/health": ("Health", lambda: health_page(root, setting)),
+            "/health": ("Health", lambda: health_page(root, setting, self.server.kept)),
         }
         if url.path not in pages:
             self._refuse(HTTPStatus.NOT_FOUND, "no such page")

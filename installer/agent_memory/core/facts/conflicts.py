@@ -16,6 +16,9 @@ The rule is tuned for precision (DECAY.md gives its figures): an advisory nobody
 from __future__ import annotations
 
 import bisect
+import functools
+import itertools
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -29,6 +32,7 @@ from .duplicates import fact_text
 # The same thing: shared topic words / all topic words >= NUMERATOR / DENOMINATOR.
 NUMERATOR, DENOMINATOR = 1, 2
 CANDIDATES, PAIRS = 200, 20  # per fact: earlier facts compared with, pairs kept
+READINGS_KEPT = 4096  # facts' readings a process keeps (``_reading``)
 _TOKEN = patterns.compile(
     r"`(?P<code>[^`\n]{1,80})`"
     r'|(?P<quote>"[^"\n]{0,300}")'
@@ -71,6 +75,7 @@ _NEGATED = patterns.compile(
 _VALUED = patterns.compile(r"[0-9`]")
 _HASH = patterns.compile(r"[0-9a-f]{7,40}")
 _DIGITS = patterns.compile(r"\d+")
+_JOINS = ("supersedes", "superseded-by", "see")
 SCOPE = 3  # tokens: how far after a negation the first word it negates may stand
 
 
@@ -146,23 +151,39 @@ def _named(value: str, own: str) -> bool:
     return len(digits) > 1 and digits in own
 
 
+def _sized_alike(one: Reading, two: Reading) -> bool:
+    """Whether the two topics' sizes let them be alike: sharing every word of the smaller, they
+    would be; else no words they share could make them so."""
+    small, large = sorted((len(one.topic), len(two.topic)))
+    return small * DENOMINATOR >= large * NUMERATOR
+
+
 def alike(one: Reading, two: Reading) -> float | None:
     """The similarity of two topics when they are the same thing, else None."""
-    union = len(one.topic | two.topic)
+    if not _sized_alike(one, two):
+        return None
     shared = len(one.topic & two.topic)
+    union = len(one.topic) + len(two.topic) - shared
     if not union or shared * DENOMINATOR < union * NUMERATOR:
         return None
     return shared / union
 
 
 def differ(one: Reading, two: Reading) -> tuple[str, str] | None:
-    """What two readings of the same thing disagree on, as (kind, detail), or None."""
-    for mine, theirs, shown in ((one, two, "not {0} / {0}"), (two, one, "{0} / not {0}")):
-        for phrase in sorted(mine.negated):
-            if phrase in theirs.plain and phrase not in theirs.negated:
-                return "polarity", shown.format(" ".join(phrase))
+    """What two readings of the same thing disagree on, as (kind, detail), or None: the first
+    phrase (in sorted order) one negates and the other says plainly, else the first leading
+    word (sorted) of a version, a number or a code span whose one value differs."""
+    if one.negated or two.negated:
+        for mine, theirs, shown in ((one, two, "not {0} / {0}"), (two, one, "{0} / not {0}")):
+            opposed = (mine.negated & theirs.plain) - theirs.negated if mine.negated else None
+            if opposed:
+                return "polarity", shown.format(" ".join(min(opposed)))
+    if not (one.values and two.values):
+        return None
     for kind in ("version", "number", "code"):
-        led, led_too = one.values.get(kind, {}), two.values.get(kind, {})
+        led, led_too = one.values.get(kind), two.values.get(kind)
+        if not (led and led_too):
+            continue
         for lead in sorted(led.keys() & led_too.keys()):
             a, b = led[lead], led_too[lead]
             if len(a) == 1 and len(b) == 1 and a != b:  # several values: a list, not a setting
@@ -172,11 +193,14 @@ def differ(one: Reading, two: Reading) -> tuple[str, str] | None:
 
 def linked(one: Fact, two: Fact) -> bool:
     """Whether a ``supersedes``, ``superseded-by`` or ``see`` field joins the two facts."""
-    for mine, theirs in ((one, two), (two, one)):
-        for key in ("supersedes", "superseded-by", "see"):
-            if theirs.id in listed(mine.field(key)):
-                return True
-    return False
+    return two.id in joined(one) or one.id in joined(two)
+
+
+def joined(fact: Fact) -> frozenset[str]:
+    """The ids ``fact``'s ``supersedes``, ``superseded-by`` and ``see`` fields name."""
+    return frozenset(
+        i for key in ("supersedes", "superseded-by", "see") for i in listed(fact.field(key))
+    )
 
 
 def live(docs: Sequence[Document]) -> list[tuple[Document, Fact]]:
@@ -190,38 +214,44 @@ def live(docs: Sequence[Document]) -> list[tuple[Document, Fact]]:
 
 
 def reading(doc: Document, fact: Fact) -> Reading:
-    cites = fact.field("cites")
+    return _reading(fact_text(doc, fact), fact.field("cites") or "", fact.id or "")
+
+
+@functools.lru_cache(maxsize=READINGS_KEPT)
+def _reading(text: str, cites: str, named: str) -> Reading:
+    """``read`` of a fact, kept by everything it reads: a server (``agent-memory ui``) asks for
+    the same facts page after page, and real facts are long (1,000 of them, 150 ms to read); a
+    command reads each once. A reading is shared: nothing changes one."""
     paths = (c.path for c in parse_value(cites)[0]) if cites else ()
-    return read(fact_text(doc, fact), paths, fact.id or "")
+    return read(text, paths, named)
 
 
 def conflicts(docs: Sequence[Document]) -> list[Conflict]:
     """Each pair of live facts of ``docs`` that contradict, later fact first. Candidates share
     a topic word among each fact's rarest (prefix filtering, as lint's duplicates); bounded for
-    a hostile file: a fact is compared with at most ``CANDIDATES`` earlier ones and paired with
-    at most ``PAIRS``."""
-    facts = [(doc, fact, reading(doc, fact)) for doc, fact in live(docs)]
-    counts: dict[str, int] = {}
-    for *_, each in facts:
-        for word in each.topic:
-            counts[word] = counts.get(word, 0) + 1
+    a hostile file: a fact is compared with at most ``CANDIDATES`` earlier ones (the first met,
+    word by word of its prefix) and paired with at most ``PAIRS``."""
+    facts = [
+        _Held(fact, _side(doc, fact), reading(doc, fact), joined(fact)) for doc, fact in live(docs)
+    ]
+    counts = Counter(word for held in facts for word in held.reading.topic)
     index: dict[str, list[int]] = {}
     found_pairs: list[Conflict] = []
-    for n, (doc, fact, mine) in enumerate(facts):
-        ordered = sorted(mine.topic, key=lambda word: (counts[word], word))
+    for n, held in enumerate(facts):
+        ordered = sorted(held.reading.topic, key=lambda word: (counts[word], word))
         prefix = ordered[: len(ordered) - -(-len(ordered) * NUMERATOR // DENOMINATOR) + 1]
         seen: set[int] = set()
         kept = 0
-        for word in prefix:
-            for m in index.get(word, ()):
-                if m in seen or len(seen) == CANDIDATES or kept == PAIRS:
-                    continue
-                seen.add(m)
-                other_doc, other, theirs = facts[m]
-                found = _pair((doc, fact, mine), (other_doc, other, theirs))
-                if found is not None:
-                    kept += 1
-                    found_pairs.append(found)
+        for m in itertools.chain.from_iterable(index.get(word, ()) for word in prefix):
+            if m in seen:
+                continue
+            if len(seen) == CANDIDATES or kept == PAIRS:
+                break
+            seen.add(m)
+            found = _pair(held, facts[m])
+            if found is not None:
+                kept += 1
+                found_pairs.append(found)
         for word in prefix:
             index.setdefault(word, []).append(n)
     return found_pairs
@@ -272,16 +302,26 @@ def _holding(doc: Document, probed: Sequence[str]) -> set[int]:
     return held
 
 
-def _pair(
-    one: tuple[Document, Fact, Reading], two: tuple[Document, Fact, Reading]
-) -> Conflict | None:
-    score = alike(one[2], two[2])
-    if score is None or linked(one[1], two[1]):
+class _Held(NamedTuple):
+    fact: Fact
+    side: Side
+    reading: Reading
+    joined: frozenset[str]  # ``joined(fact)``
+
+
+def _pair(one: _Held, two: _Held) -> Conflict | None:
+    """The two facts' conflict, or None. Their sizes and what they differ on are asked first:
+    most pairs of a memory differ much in size, or neither negate nor both lead a value, which
+    ``_sized_alike`` and ``differ`` see at once."""
+    if not _sized_alike(one.reading, two.reading):
         return None
-    what = differ(one[2], two[2])
+    what = differ(one.reading, two.reading)
     if what is None:
         return None
-    return Conflict(_side(one[0], one[1]), _side(two[0], two[1]), *what, round(score, 2))
+    score = alike(one.reading, two.reading)
+    if score is None or two.fact.id in one.joined or one.fact.id in two.joined:  # ``linked``
+        return None
+    return Conflict(one.side, two.side, *what, round(score, 2))
 
 
 def _side(doc: Document, fact: Fact) -> Side:
