@@ -570,3 +570,24 @@ def test_closing_waits_for_the_answers_under_way_and_takes_no_new_one(repo_root:
     with server.working() as open_:
         assert not open_
     worker.join()
+
+
+def test_the_personal_filter_shows_the_user_s_own_facts_and_shares_one_as_the_cli(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    mine = "I review diffs side by side"
+    added = cli("fact", "add", "--personal", mine, "--id", "side", repo_root, *TODAY)
+    assert added.exit_code == 0, added.output
+    twin = Path(shutil.copytree(repo_root, tmp_path / "twin", symlinks=True))
+    with serving(repo_root, Setting(DAY)) as client:
+        client.log_in()
+        page = client.ask("GET", "/?filter=personal").body
+        assert mine in page and "memory/personal.md" in page and "Old decision" not in page
+        assert mine in client.ask("GET", "/").body  # among every live fact too
+        fact = client.ask("GET", "/fact?id=side").body
+        assert "Share with the team: preview" in fact and "Supersede" not in fact
+        assert "personal" in fact.split("<h2>Explain</h2>")[1].split("<h2>")[0]
+        assert "Share with the team" not in client.ask("GET", "/fact?id=old").body
+        assert client.change("/fact?id=side", "share", "side").status == 200
+    assert cli("fact", "share", "side", twin, *TODAY).exit_code == 0
+    assert tree(repo_root) == tree(twin)

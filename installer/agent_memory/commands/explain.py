@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import resources
 from ..core.checks.citations import citations, mark, statuses
+from ..core.facts.curate import Place, locate
 from ..core.facts.explain import explain as explaining
 from ..core.facts.explain import lines
 from ..core.facts.relations import line, related
@@ -11,7 +12,7 @@ from ..layout import ARCHIVE_DIR, CONTINUITY, OPEN_THREADS_DIR, VISION
 from ..parse.untrusted import one_line
 from ..shell.cited import work_tree
 from ..shell.git import Introduced, introduced
-from ..shell.load import with_related
+from ..shell.load import load_personal, with_related
 from ..shell.repo import Repo
 from .report import Report, Result
 from .review_inputs import judged
@@ -22,6 +23,9 @@ def explain(repo: Repo, fact_id: str, full: bool) -> Result:
     """By default only the logs the last review has not read are read (the footer holds the
     rest); ``full`` reads every log and lists each one that names the fact. Its tier is judged
     on the run's date (``--today``: ``Repo.today``)."""
+    mine = load_personal(repo)
+    if mine is not None and any(f.id == fact_id for f in mine.facts):
+        return _personal(repo, locate([mine], fact_id))
     memory, inputs = judged(repo, memory_of(repo, archives=False)[0], fact_id, full, repo.today)
     found = explaining(inputs, fact_id)
     verdict = found.verdict
@@ -59,6 +63,33 @@ def explain(repo: Repo, fact_id: str, full: bool) -> Result:
     report = Report(
         "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(text)
     )
+    return Result(report, 0)
+
+
+def _personal(repo: Repo, place: Place) -> Result:
+    """A personal fact: no log names it and no review reads its file (DECAY.md § Personal
+    facts); its footer is all there is to say."""
+    fields = place.fields
+    tier = fields.get("tier", "working")
+    rule = "personal: the review does not read memory/personal.md; its tier is as written"
+    summary = {
+        "id": place.id,
+        "path": place.doc.path,
+        "line": place.fact.line,
+        "section": place.fact.section,
+        "tier": tier,
+        "rule": rule,
+        "footer": fields,
+        "recomputed": fields,
+        "events": [],
+        "related": [f.id for _doc, f in related([place.doc], place.id)],
+    }
+    text = (
+        f"{place.id}: {tier} (personal, {place.where})",
+        f"  {rule}; uses {fields.get('uses', '1')}, last used {fields.get('last_used', '?')},"
+        " counted in its own footer",
+    )
+    report = Report("explain", resources.version(), repo.shown, "ok", None, (), summary, text)
     return Result(report, 0)
 
 

@@ -46,6 +46,7 @@ ACTIONS: Mapping[str, Action] = {
     "relate": Action(("fact", "relate"), "fact_id", ("other",), "Relate"),
     "cite": Action(("fact", "cite"), "fact_id", ("place",), "Cite"),
     "recite": Action(("fact", "recite"), "fact_id", (), "Recite"),
+    "share": Action(("fact", "share"), "fact_id", (), "Share with the team"),
     "accept": Action(("fact", "accept"), "address", (), "Accept"),
     "reject": Action(("fact", "reject"), "address", ("reason",), "Reject"),
 }

@@ -10,6 +10,7 @@ from ...core.facts.conflicts import Conflict, Side, against, conflicts, linked, 
 from ...core.facts.duplicates import fact_text
 from ...core.facts.relations import related
 from ...errors import AgentMemoryError
+from ...layout import PERSONAL
 from ...parse.facts import Document, Fact
 from ...parse.footer import TIERS
 from ...shell.cited import stale_marks
@@ -23,6 +24,7 @@ FILTERS = {
     "expiring": "with a valid-until date",
     "conflicting": "that may contradict another",
     "pinned": "pinned (tier: core)",
+    "personal": "personal (yours only)",
     "archived": "archived",
 }
 ARCHIVED_SHOWN = 500  # an archive of 10,000 facts is searched, not read down
@@ -49,11 +51,12 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
     if query:
         return body + _hits(root, query)
     memory = load(repo, archives=chosen == "archived")
-    live = memory.documents[: len(memory.documents) - len(memory.archives)]
+    mine = (memory.personal,) if memory.personal is not None else ()
+    live = (*memory.documents[: len(memory.documents) - len(memory.archives)], *mine)
     stale = {k: e(v) for k, v in stale_marks(repo, live).items()}
     notes = _contradicted(live) if chosen == "conflicting" else stale
     keep = _filter(chosen, notes)
-    docs = memory.archives if chosen == "archived" else live
+    docs = memory.archives if chosen == "archived" else mine if chosen == "personal" else live
     shown = 0
     for doc in docs:
         picked = [f for f in doc.facts if f.id is not None and keep(f)]
@@ -162,7 +165,7 @@ def _hits(root: Path, query: str) -> Body:
 
 def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], str]) -> Body:
     repo = opened(root)
-    live_docs = load(repo, archives=False).documents
+    live_docs = load(repo, archives=False).curated  # the personal file's facts too
     # the archive files that hold the fact or a fact related to it, as ``explain`` reads them
     docs = with_related(repo, live_docs, fact_id) if fact_id else live_docs
     place = next(((d, f) for d in docs for f in d.facts if f.id == fact_id and fact_id), None)
@@ -186,7 +189,8 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
     ]
     if not setting.read_only:
         body.append("<h2>Change it</h2>")
-        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue))
+        mine = doc.path == PERSONAL
+        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue, mine))
     return body
 
 
@@ -210,11 +214,17 @@ def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
     ] or ["<p>None.</p>"]
 
 
-def _forms(fact_id: str, text: str, issue: Callable[[], str]) -> Iterable[str]:
-    """One form per action, each posting to its preview (the plan's diff, nothing written)."""
+def _forms(
+    fact_id: str, text: str, issue: Callable[[], str], personal: bool = False
+) -> Iterable[str]:
+    """One form per action, each posting to its preview (the plan's diff, nothing written). A
+    personal fact may be shared, not superseded (its successor would be the team's); a team
+    fact, the other way round."""
     labels = {"text": "Text", "reason": "Reason", "until": "Valid until (YYYY-MM-DD)"}
     labels |= {"other": "Related fact's id", "place": "File[:A-B]"}
     for name in FACT_ACTIONS:
+        if name == ("supersede" if personal else "share"):
+            continue
         action = ACTIONS[name]
         fields = [
             text_field(f, labels[f], text if name == "edit" else "", area=f == "text")
