@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -15,6 +16,12 @@ from click.testing import CliRunner, Result
 from agent_memory.cli.app import main
 
 PROJECT = Path(__file__).resolve().parents[1]
+
+# A shell without job control starts a background command with SIGINT ignored, and every process
+# it starts inherits that: a suite run so (as CI may run it) would see the ui's Ctrl-C test wait
+# in vain. The test processes take Python's own handler back, so the commands they start do too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
