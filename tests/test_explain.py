@@ -150,6 +150,16 @@ def _git(root: Path, *args: str, **env: str) -> None:
     )
 
 
+def _enabled_in_git(top: Path, root: Path, author: str) -> None:
+    """``root`` enabled on 2026-01-01 in the git work tree ``top``, committed by ``author``."""
+    _git(top, "init", "-q")
+    _git(top, "config", "user.email", "ann@example.com")
+    _git(top, "config", "user.name", author)
+    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    _git(top, "add", "-A")
+    _git(top, "commit", "-qm", "enable")
+
+
 def test_explain_names_the_origin_and_the_commit_that_introduced_the_footer(
     tmp_path: Path,
 ) -> None:
@@ -158,12 +168,7 @@ def test_explain_names_the_origin_and_the_commit_that_introduced_the_footer(
     top = tmp_path / "work"  # the enabled repo is a folder of a bigger work tree
     root = top / "service"
     root.mkdir(parents=True)
-    _git(top, "init", "-q")
-    _git(top, "config", "user.email", "ann@example.com")
-    _git(top, "config", "user.name", "Ann Author")
-    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
-    _git(top, "add", "-A")
-    _git(top, "commit", "-qm", "enable")
+    _enabled_in_git(top, root, "Ann Author")
     for text, fact_id in (("Releases are cut on Fridays", "ship.v1"), ("Other", "shipxv1-2")):
         cli("fact", "add", text, root, "--id", fact_id, "--today", "2026-01-02")
         when = "2026-01-02T10:00:00+00:00" if fact_id == "ship.v1" else "2026-01-03T10:00:00+00:00"
@@ -257,12 +262,7 @@ def test_the_commit_that_introduced_a_footer_is_the_same_in_every_locale(tmp_pat
 
     root = tmp_path / "repo"
     root.mkdir()
-    _git(root, "init", "-q")
-    _git(root, "config", "user.email", "ann@example.com")
-    _git(root, "config", "user.name", "Ann Ångström")
-    assert cli("enable", root, "--today", "2026-01-01", "--vendor", "none").exit_code == 0
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "enable")
+    _enabled_in_git(root, root, "Ann Ångström")
     steps = [
         ("fact", "add", "Déploiement le vendredi, naïvement", "--id", "ship"),
         ("fact", "add", "Ship via the blue pipeline", "--id", "ship-2"),
