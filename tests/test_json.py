@@ -133,6 +133,7 @@ def test_every_command_prints_one_valid_document(enabled: Path, tmp_path: Path) 
         ("mcp", "remove"): ("mcp", "remove", enabled, "--agent", "claude"),
         ("doctor",): ("doctor", enabled),
         ("fact", "forget"): ("fact", "forget", "Node 24", enabled),
+        ("fact", "share"): ("fact", "share", "pin-node-20", enabled),
         ("fact", "reject"): ("fact", "reject", "2026-03-02-100000#1", "--reason", "no", enabled),
         ("proposals",): ("proposals", enabled),
         ("disable",): ("disable", enabled, "--today", "2026-03-02"),  # last: it takes it all out

@@ -52,6 +52,7 @@ SAMPLES: dict[tuple[str, ...], list[str]] = {
     ("import",): ["context-yaml", "--from", "CONTEXT.yaml", "--today", TODAY],
     ("fact", "accept"): ["--all", "--today", TODAY],
     ("fact", "forget"): ["outbox writes table", "--today", TODAY],
+    ("fact", "share"): ["outbox-writes", "--today", TODAY],  # the team's: refused alike
     ("fact", "reject"): ["2026-05-09-090000#1", "--reason", "not now", "--today", TODAY],
     ("proposals",): [],
     ("session", "new"): ["--now", "2026-05-09T10:00:00"],
