@@ -167,3 +167,19 @@ def test_no_other_hook_writes_the_memory_behind_the_gate(
     done = _hook(event, json.dumps(payload), gated)
     assert done.returncode == 0, done.stderr
     assert memory_bytes(gated) == before
+
+
+def test_review_if_due_reviews_nothing_behind_the_gate(tmp_path: Path) -> None:
+    """5.0.0's hooks, and any a team wrote, run `review --if-due` themselves: behind the gate it
+    says a review is due and writes nothing; a person's `review` still reviews."""
+    root = tmp_path / "example"
+    shutil.copytree(PROJECT / "examples/evolving-memory-example/before", root)
+    propose(root)
+    before = memory_bytes(root)
+    done = cli("review", root, "--if-due", "--json")
+    assert done.exit_code == 0
+    summary = json.loads(done.output)["summary"]
+    assert summary["due"] and summary["held"] == "agent_writes is propose"
+    assert memory_bytes(root) == before
+    assert cli("review", root).exit_code == 0
+    assert memory_bytes(root) != before

@@ -83,3 +83,12 @@ def nothing_due(repo: Repo) -> Result:
     """What ``review --if-due`` answers when no review is due, by either way of finding it."""
     report = Report("review", resources.version(), repo.shown, "not due", Plan(()), (), {"due": []})
     return Result(report, 0)
+
+
+def held(repo: Repo, reasons: Sequence[str]) -> Result:
+    """What ``review --if-due`` answers behind the review gate (``agent_writes: propose``, DECAY.md
+    § The review gate): a review is due, and a person runs it; nothing is written."""
+    summary = {"due": list(reasons), "held": "agent_writes is propose"}
+    report = Report("review", resources.version(), repo.shown, "held", Plan(()), (), summary)
+    said = "review due (" + "; ".join(reasons) + "): agent_writes is propose, so a person runs it"
+    return Result(report._replace(closing=(said + ": agent-memory review",)), 0)

@@ -16,7 +16,7 @@ from ..layout import MANIFEST, SESSIONS_DIR
 from ..parse.manifest import parse as parse_manifest
 from ..parse.text import decode
 from ..shell.repo import Repo
-from .due import nothing_due, why_due
+from .due import held, nothing_due, why_due
 from .report import Report, Result
 from .review_inputs import read_logs, review_inputs
 from .settle import Options, memory_of, review_date, settle
@@ -37,6 +37,8 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
         return nothing_due(repo)
+    if review_options.if_due and memory.policy.agent_writes != "direct":
+        return held(repo, reasons)  # the review gate: what runs unattended reviews nothing
     day = review_date(repo.today, memory.sessions.newest)
     logs = read_logs(repo, memory, continuity, review_options.full, early, options.progress)
     inputs = review_inputs(repo, memory, continuity, logs, day, options.progress)
