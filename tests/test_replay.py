@@ -438,13 +438,16 @@ def test_a_fact_is_born_with_the_log_that_made_it_and_not_before_its_day() -> No
     """``late`` is dated the day before the log that lists it under Created (a writer's local
     date, a log named in UTC): the session before that log, the same day, did not have it, and
     the log that made it counts it as new. ``dangling`` was named before any file held it: it
-    is new until its created day, and out of every view before it."""
+    is new until its created day, and out of every view before it. ``taken`` came from a
+    proposal of the second log: it was there from the log after it."""
     doc = facts.parse(
         "memory/continuity.md",
         b"## Key Decisions\n\n"
         b"- Late fact\n  <!-- id: late | created: 2026-01-01 -->\n"
         b"- Old fact\n  <!-- id: old | created: 2025-12-01 -->\n"
-        b"- Dangling fact\n  <!-- id: dangling | created: 2026-01-05 -->\n",
+        b"- Dangling fact\n  <!-- id: dangling | created: 2026-01-05 -->\n"
+        b"- Accepted fact\n"
+        b"  <!-- id: taken | created: 2026-01-01 | origin: 2026-01-02-040000#1 -->\n",
     )
     logs = [
         ("2026-01-02-010000.md", "- Referenced: old, dangling\n"),
@@ -472,3 +475,4 @@ def test_a_fact_is_born_with_the_log_that_made_it_and_not_before_its_day() -> No
     ]
     assert "Late fact" not in views[0] + views[1] and "Late fact" in views[2]
     assert "Dangling fact" not in views[2] and "Dangling fact" in views[3]
+    assert "Accepted fact" not in views[1] and "Accepted fact" in views[2]

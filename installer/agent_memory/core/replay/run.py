@@ -148,25 +148,36 @@ def births(
     subjects: Sequence[Subject], logs: Sequence[str], refs: Sequence[SessionRefs]
 ) -> list[int]:
     """The index of the first log whose session start each fact was in the memory files for
-    (past the last log: never). The log that made it says when it was born, where the first
-    log naming it lists it under ``Created`` (its ``created`` day is the writer's, not the log
-    name's, and a session that starts later that day did not have it); else its ``created`` day
-    (from that day's first log); with neither, the first log naming it made it."""
+    (past the last log: never). The log that made it says when it was born: the log its
+    ``origin`` names, else the first log naming it where that log lists it under ``Created``
+    (a ``created`` day is the writer's, not the log name's, and a session that started before,
+    that day, did not have it); else its ``created`` day (from that day's first log); with
+    neither, the first log naming it made it."""
     first: dict[str, int] = {}
     for index, found in enumerate(refs):
         for fact_id in found.used:
             first.setdefault(fact_id, index)
+    stems = {name.removesuffix(".md"): index for index, name in enumerate(logs)}
     found_at = []
     for subject in subjects:
         named = first.get(subject.id) if subject.id else None
         created = subject.fields.get("created")
-        if named is not None and (not created or subject.id in refs[named].created):
+        origin = stems.get(_stem(subject.fields.get("origin", "")))
+        if origin is not None:
+            found_at.append(origin + 1)
+        elif named is not None and (not created or subject.id in refs[named].created):
             found_at.append(named + 1)
         elif created:
             found_at.append(bisect_left(logs, created))
         else:
             found_at.append(len(logs) + 1)
     return found_at
+
+
+def _stem(origin: str) -> str:
+    """The log an ``origin`` names (``LOG``, ``sessions/LOG.md``, a proposal's ``LOG#N``), by
+    its name without ``.md``; another origin (an imported file) names none."""
+    return origin.removeprefix("sessions/").split("#", 1)[0].removesuffix(".md")
 
 
 class _Run:
