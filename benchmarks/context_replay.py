@@ -1,7 +1,8 @@
 """How much of what each real session used its start showed in full, over a repo's history.
 
     python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query none|firstline|log]
-                                              [--prompt-recall] [--json]
+                                              [--prompt-recall] [--first-of-commit] [--replay]
+                                              [--json]
 
 CLONE is a git clone of a repo that keeps its memory in memory/ (full history). For each session
 log, in the order history added them, the memory is read as it stood in the commit before the
@@ -19,6 +20,11 @@ existed then:
   full     the fact's text is in the view (``View.full``: an excerpt or one line is not)
   named    the view names it (in full, by excerpt or by its one line)
   prompt   in full in the view or in the prompt hook's lines (--prompt-recall)
+--first-of-commit counts only the first log each commit adds: a commit that adds several logs
+holds the state before the first session only (the later ones started from memory files that
+sessions before them, in the same commit, had changed, which git never saw). --replay also runs
+``agent-memory replay``'s own count on the clone's work tree (enabled, at the version of this
+checkout) and gives its in full on the same logs, and its headline over all of them.
 Nothing of the clone is written or kept.
 """
 
@@ -33,16 +39,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from agent_memory.commands.replay import replayed
+from agent_memory.commands.settle import memory_of
 from agent_memory.core.agents import context as viewing
 from agent_memory.core.agents import prompt_recall
 from agent_memory.core.agents import recall as searching
 from agent_memory.core.agents.relevance import RECENT_SESSIONS
+from agent_memory.core.replay import tally
 from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, VISION
 from agent_memory.parse import facts
 from agent_memory.parse.lognames import sorted_logs
 from agent_memory.parse.sessions import read_refs
 from agent_memory.parse.sidefiles import parse_thread, parse_vision
+from agent_memory.shell.repo import Repo
 
 SESSIONS = "memory/sessions/"
 _LOG = re.compile(r"^memory/sessions/\d{4}-\d{2}-\d{2}-\d{6}(?:-[^/]*)?\.md$")
@@ -141,10 +151,16 @@ def first_line(text: str, known: set[str]) -> str:
     return ""
 
 
-def replay(clone: Path, budget: int, query: str, recall: bool) -> Iterator[dict[str, object]]:
+def replay(
+    clone: Path, budget: int, query: str, recall: bool, first: bool = False
+) -> Iterator[dict[str, object]]:
     git = Git(clone)
     cache: dict[str, State | None] = {}
+    done: set[str] = set()  # the commits whose first log was read
     for commit, path in logs_in_order(git):
+        if first and commit in done:
+            continue
+        done.add(commit)
         parent = git.run("rev-list", "--parents", "-n1", commit).split()[1:2]
         if not parent:
             continue
@@ -180,6 +196,16 @@ def replay(clone: Path, budget: int, query: str, recall: bool) -> Iterator[dict[
         yield row
 
 
+def replayed_in_full(clone: Path, budget: int, logs: set[str]) -> tuple[int, int, float | None]:
+    """``agent-memory replay``'s count on the clone's work tree, no task: the uses in full and
+    of facts that existed then over ``logs``, and its headline over every log."""
+    repo = Repo(clone)
+    memory, _ = memory_of(repo)
+    steps = replayed(repo, memory, [memory.policy], [budget], "none")[0][0].steps
+    counted = tally.totals(tuple(step for step in steps if step.log in logs))
+    return counted.outcomes[tally.SHOWN], counted.existing, tally.totals(steps).in_full_rate
+
+
 def prompt_hook(
     prompt: str, docs: Sequence[facts.Document], full: frozenset[str]
 ) -> tuple[set[str], int]:
@@ -198,9 +224,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-bytes", type=int, default=8192)
     parser.add_argument("--query", choices=("none", "firstline", "log"), default="none")
     parser.add_argument("--prompt-recall", action="store_true")
+    parser.add_argument("--first-of-commit", action="store_true")
+    parser.add_argument("--replay", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = list(replay(args.clone, args.max_bytes, args.query, args.prompt_recall))
+    rows = list(
+        replay(args.clone, args.max_bytes, args.query, args.prompt_recall, args.first_of_commit)
+    )
     used = sum(len(r["used"]) for r in rows)  # type: ignore[arg-type]
     totals = {
         key: sum(len(r[key]) for r in rows if key in r)  # type: ignore[arg-type]
@@ -217,6 +247,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         **{k: round(100 * v / used, 1) if used else 0.0 for k, v in totals.items()},
         "median_bytes": sizes[len(sizes) // 2] if sizes else 0,
     }
+    if args.replay:
+        full, existing, headline = replayed_in_full(
+            args.clone, args.max_bytes, {str(r["log"]) for r in rows}
+        )
+        summary["replay_used"] = existing
+        summary["replay_full"] = round(100 * full / existing, 1) if existing else 0.0
+        summary["replay_headline"] = round(100 * headline, 1) if headline is not None else 0.0
     if args.json:
         json.dump({"summary": summary, "sessions": rows}, sys.stdout, indent=1)
     else:

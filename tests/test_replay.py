@@ -177,16 +177,28 @@ def _expected_outcomes(
     for the log's text, ranked by what the latest logs before it used."""
     found = []
     created = {f.id: f.field("created") or "" for f in doc.facts}
+    first: dict[str, int] = {}  # the first log naming each id
+    for n, r in enumerate(refs):
+        for i in r.used:
+            first.setdefault(i, n)
+
+    def existed(fact_id: str, end: int, day: str) -> bool:
+        """Whether the fact was there at log ``end``'s start: after the log that made it where
+        the first log naming it says so, else from its created day."""
+        n = first.get(fact_id)
+        if n is not None and fact_id in refs[n].created:
+            return end > n
+        return created[fact_id] <= day
+
     for end, name in enumerate(logs):
         day = name[:10]
-        named = {i for r in refs[:end] for i in r.used}
         judged = {
             v.id: v for v in verdicts(_full_review(doc, logs, refs, end, policy, day)).every()
         }
         live = tuple(
             f._replace(fields=tuple(judged[f.id].fields.items()))
             for f in doc.facts
-            if judged[f.id].tier not in GONE and (created[f.id] <= day or f.id in named)
+            if judged[f.id].tier not in GONE and existed(f.id, end, day)
         )
         latest = [r.used for r in reversed(refs[max(0, end - RECENT_SESSIONS) : end])]
         seen = view((doc._replace(facts=live),), texts[end], None, max_bytes, recent=latest)
@@ -194,9 +206,7 @@ def _expected_outcomes(
         for fact_id in sorted(refs[end].used):
             if fact_id not in judged:
                 outcomes.append((fact_id, "unknown"))
-            elif fact_id not in named and (
-                created[fact_id] > day or (created[fact_id] == day and fact_id in refs[end].created)
-            ):
+            elif not existed(fact_id, end, day):
                 outcomes.append((fact_id, "new"))
             elif judged[fact_id].tier in GONE:
                 outcomes.append((fact_id, "archived"))
@@ -422,3 +432,47 @@ def test_the_replay_s_summary_follows_its_schema_and_compares_budgets(tmp_path: 
         done = run_console("replay", root, "--max-bytes", bad, cwd=tmp_path)
         assert done.returncode == 1 and done.stdout == "", (bad, done.stdout)
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_fact_is_born_with_the_log_that_made_it_and_not_before_its_day() -> None:
+    """``late`` is dated the day before the log that lists it under Created (a writer's local
+    date, a log named in UTC): the session before that log, the same day, did not have it, and
+    the log that made it counts it as new. ``dangling`` was named before any file held it: it
+    is new until its created day, and out of every view before it. ``taken`` came from a
+    proposal of the second log: it was there from the log after it."""
+    doc = facts.parse(
+        "memory/continuity.md",
+        b"## Key Decisions\n\n"
+        b"- Late fact\n  <!-- id: late | created: 2026-01-01 -->\n"
+        b"- Old fact\n  <!-- id: old | created: 2025-12-01 -->\n"
+        b"- Dangling fact\n  <!-- id: dangling | created: 2026-01-05 -->\n"
+        b"- Accepted fact\n"
+        b"  <!-- id: taken | created: 2026-01-01 | origin: 2026-01-02-040000#1 -->\n",
+    )
+    logs = [
+        ("2026-01-02-010000.md", "- Referenced: old, dangling\n"),
+        ("2026-01-02-040000.md", "- Referenced: old\n- Created: late\n"),
+        ("2026-01-03-100000.md", "- Referenced: late, dangling\n"),
+        ("2026-01-06-100000.md", "- Referenced: dangling\n"),
+    ]
+    refs = [read_refs(f"## Memory References\n{text}".encode()) for _, text in logs]
+    views: dict[int, str] = {}
+    run = replay(
+        (doc,),
+        subjects((doc,), 0),
+        [name for name, _ in logs],
+        refs,
+        [""] * len(logs),
+        Policy(),
+        (8192,),
+        watch=lambda i, seen: views.update({i: seen[0].view.text}),
+    )[0]
+    assert [s.uses for s in run.steps] == [
+        (("dangling", "new"), ("old", "shown")),
+        (("late", "new"), ("old", "shown")),
+        (("dangling", "new"), ("late", "shown")),
+        (("dangling", "shown"),),
+    ]
+    assert "Late fact" not in views[0] + views[1] and "Late fact" in views[2]
+    assert "Dangling fact" not in views[2] and "Dangling fact" in views[3]
+    assert "Accepted fact" not in views[1] and "Accepted fact" in views[2]

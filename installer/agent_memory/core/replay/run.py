@@ -101,7 +101,7 @@ def replay(
     view) over ``subjects``, the facts of ``memory``, the view at each of ``budgets`` (one
     replay each); ``period``: the periods at whose end the facts per tier are counted.
     ``watch`` is told each log's views (by its index), as ``context`` lays them out."""
-    run = _Run(memory, subjects, logs, policy)
+    run = _Run(memory, subjects, logs, policy, births(subjects, logs, refs))
     steps: list[list[Step]] = [[] for _ in budgets]
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
@@ -144,6 +144,42 @@ def replay(
     )
 
 
+def births(
+    subjects: Sequence[Subject], logs: Sequence[str], refs: Sequence[SessionRefs]
+) -> list[int]:
+    """The index of the first log whose session start each fact was in the memory files for
+    (past the last log: never). The log that made it says when it was born: the log its
+    ``origin`` names, else the first log naming it where that log lists it under ``Created``
+    (a ``created`` day is the writer's, not the log name's, and a session that started before,
+    that day, did not have it); else its ``created`` day (from that day's first log); with
+    neither, the first log naming it made it."""
+    first: dict[str, int] = {}
+    for index, found in enumerate(refs):
+        for fact_id in found.used:
+            first.setdefault(fact_id, index)
+    stems = {name.removesuffix(".md"): index for index, name in enumerate(logs)}
+    found_at = []
+    for subject in subjects:
+        named = first.get(subject.id) if subject.id else None
+        created = subject.fields.get("created")
+        origin = stems.get(_stem(subject.fields.get("origin", "")))
+        if origin is not None:
+            found_at.append(origin + 1)
+        elif named is not None and (not created or subject.id in refs[named].created):
+            found_at.append(named + 1)
+        elif created:
+            found_at.append(bisect_left(logs, created))
+        else:
+            found_at.append(len(logs) + 1)
+    return found_at
+
+
+def _stem(origin: str) -> str:
+    """The log an ``origin`` names (``LOG``, ``sessions/LOG.md``, a proposal's ``LOG#N``), by
+    its name without ``.md``; another origin (an imported file) names none."""
+    return origin.removeprefix("sessions/").split("#", 1)[0].removesuffix(".md")
+
+
 class _Run:
     """The replay's state between logs: each fact's events so far, tier and footer."""
 
@@ -153,8 +189,10 @@ class _Run:
         subjects: Sequence[Subject],
         logs: Sequence[str],
         policy: Policy,
+        born: Sequence[int],
     ) -> None:
         self.documents, self.subjects, self.logs, self.policy = memory, subjects, logs, policy
+        self.born = born  # the first log whose start each fact was there for (``births``)
         # the memory files as the view is handed them: each fact's footer and box as a review
         # would have left them, from its birth while it is out of the archive
         self.states = States(memory, [(s.doc, s.fact) for s in subjects])
@@ -185,12 +223,11 @@ class _Run:
         # count of the tiers looks at them alone).
         self.lazy: dict[int, int] = {}
         for k, subject in enumerate(subjects):
-            created = subject.fields.get("created")
             if not subject.id:
                 fields = subject.fields
                 self.states.show(k, fields.get("tier"), subject.fact.task, fields)
-            elif created:
-                self._at(bisect_left(logs, created), k)
+            else:
+                self._at(born[k], k)
 
     def after(self, day: str) -> int:
         """The index of the first log dated after ``day`` (logs sort by date)."""
@@ -303,7 +340,6 @@ class _Run:
             self.count,
         )
         latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
-        created = found.created
         found_outcomes = []
         for fact_id in sorted(found.used):
             k = known.get(fact_id)
@@ -312,20 +348,16 @@ class _Run:
                 continue
             if k in lazy and lazy[k] <= index:  # out of the memory files, due to move
                 self._judge(index, k)
-            now = tier[k]
-            if not count[k]:  # its first use: the session made it unless it was born before
-                born = self.subjects[k].fields.get("created", "")
-                if not born or born > day or (born == day and fact_id in created):
-                    now = None
+            now = tier[k] if index >= self.born[k] else None  # None: the session made it
             outcome = NEW if now is None else ARCHIVED if now in GONE else LIVE
             found_outcomes.append((fact_id, outcome))
             count[k] += 1
             latest[k] = day
-            by_log[k] = by_log[k] or fact_id in created
+            by_log[k] = by_log[k] or fact_id in found.created
             cached[k] = points[k] = None
             if k in lazy:
                 del lazy[k]
-            self._at(index + 1, k)  # judged again before the next log
+            self._at(max(index + 1, self.born[k]), k)  # judged again before the next log
         for old, _new in found.superseded:
             k = known.get(old)
             if k is not None and not self.replaced[k]:
