@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agent_memory.cli.app import main
 from agent_memory.cli.mcp.tools import McpSession, call
-from agent_memory.core.facts.leaks import leak
+from agent_memory.core.facts.personal import leak
 from agent_memory.core.plan import FileEdit, Outcome
 from agent_memory.parse import facts
 from conftest import build_tree, cli, git_init, tree

@@ -105,9 +105,9 @@ def test_the_hooks_an_agent_runs_each_turn_load_no_library_they_do_not_use(
     assert _loaded(["hook", event], payload) & (HEAVY - allowed) == set()
 
 
-# Our own modules a read loads only to write: the curation commands' and the review's verdicts
-# (about 7 ms of imports, a tenth of a session start, when every plan's leak check pulled them in).
-_WRITERS = ("agent_memory.core.facts.curate", "agent_memory.core.review.verdicts")
+# Our own modules only the curation commands and the review need (about 7 ms of imports, a tenth
+# of a session start, when every plan's leak check and fact add's personal file pulled them in).
+_CURATION = ("agent_memory.core.facts.curate", "agent_memory.core.review.verdicts")
 _OURS = """
 import sys
 from agent_memory.cli import entry
@@ -123,10 +123,16 @@ print(" ".join(sorted(name for name in sys.modules if name.startswith("agent_mem
 
 @pytest.mark.parametrize(
     "command",
-    [["context"], ["status"], ["review", "--if-due"], ["hook", "session-start"]],
+    [
+        ["context"],
+        ["status"],
+        ["review", "--if-due"],
+        ["hook", "session-start"],
+        ["fact", "add", "A new fact", "--today", "2026-06-01"],
+    ],
     ids=" ".join,
 )
-def test_the_session_start_commands_load_none_of_the_writers_modules(
+def test_the_daily_commands_load_none_of_the_curation_modules(
     tmp_path: Path, command: list[str]
 ) -> None:
     repo = tmp_path / "repo"
@@ -137,4 +143,4 @@ def test_the_session_start_commands_load_none_of_the_writers_modules(
         [sys.executable, "-c", _OURS, *args], input=payload, capture_output=True, text=True
     )
     assert ran.returncode == 0, ran.stderr
-    assert set(ran.stderr.splitlines()[-1].split()) & set(_WRITERS) == set()
+    assert set(ran.stderr.splitlines()[-1].split()) & set(_CURATION) == set()

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from ..core.facts.leaks import leak, leak_line
+from ..core.facts.personal import leak, leak_line
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
 from ..layout import SESSIONS_DIR
