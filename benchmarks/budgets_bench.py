@@ -9,13 +9,22 @@ no review is due, with an archive quarter of 10,000 more facts (hook_bench's), c
 Budgets: each command <= 1.5x; `first` (a prompt naming an archived fact right after the archive
 changed: its rows of the derived store made again) <= 5x. Medians of CPU time (user + system of
 the child), the commands run in turn.
+
+With BEFORE=DIR in the environment (DIR: the ``installer`` folder of another checkout, say the
+code before a change), each command also runs with DIR first on PYTHONPATH, in the same rounds:
+``name`` is this code, ``name~`` that one, each against its own ``version``, both from
+PYTHONPATH.
 """
 
 from __future__ import annotations
 
+import compileall
 import json
+import os
 import subprocess
+from pathlib import Path
 
+import agent_memory
 from hook_bench import HELD, committed
 from measure import byte_compile, interleaved
 from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
@@ -63,16 +72,35 @@ def main() -> None:
         def prepare(name: str) -> None:
             # ``first`` runs last in each round, after its quarter changed by one byte: its
             # rows are made again (and put back at the round's start, made again once more)
-            if name == "first":
+            if name.startswith("first"):
                 quarter.write_bytes(original + (b"\n" if quarter.read_bytes() == original else b""))
 
-        _, cpu = interleaved(commands, args.runs, prepare, stdin)
-    base = cpu["version"]
+        before = os.environ.get("BEFORE")
+        if before:
+            compileall.compile_dir(before, quiet=1)  # as pip installs it, like this code
+            both, given, env = paired(commands, stdin, before)
+            _, cpu = interleaved(both, args.runs, prepare, given, env)
+        else:
+            _, cpu = interleaved(commands, args.runs, prepare, stdin)
     print(f"{'command':<34} {'cpu':>8}   {'ratio':>6}   budget")
     for name, used in cpu.items():
-        budget = FIRST if name == "first" else BUDGET
-        mark = "" if name == "version" or used / base <= budget else "  MISSED"
+        budget = FIRST if name.startswith("first") else BUDGET
+        base = cpu["version~" if name.endswith("~") else "version"]
+        mark = "" if name.startswith("version") or used / base <= budget else "  MISSED"
         print(f"{name:<34} {used:7.4f}s   {used / base:5.2f}x   {budget}x{mark}")
+
+
+def paired(
+    commands: dict[str, list[str]], stdin: dict[str, bytes], before: str
+) -> tuple[dict[str, list[str]], dict[str, bytes], dict[str, dict[str, str]]]:
+    """Each command twice, this code's (``name``) and ``before``'s (``name~``), both from
+    PYTHONPATH so that both run alike (a folder there is looked in by every import)."""
+    here = str(Path(agent_memory.__file__).parent.parent)
+    both = {f"{name}{mark}": command for name, command in commands.items() for mark in ("", "~")}
+    given = {f"{name}{mark}": data for name, data in stdin.items() for mark in ("", "~")}
+    env = {name: {**os.environ, "PYTHONPATH": before if name.endswith("~") else here}
+           for name in both}  # fmt: skip
+    return both, given, env
 
 
 if __name__ == "__main__":

@@ -55,12 +55,14 @@ def interleaved(
     runs: int,
     prepare: Callable[[str], object] | None = None,
     stdin: dict[str, bytes] | None = None,
+    env: dict[str, dict[str, str]] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Median wall time and median CPU time (user + system) of each command, the commands run
     in turn ``runs`` times: a burst of load from elsewhere then slows every command alike
     instead of the one that happened to be running. ``prepare(name)`` runs, untimed, before
     each run of a command (a writing command's files put back); ``stdin[name]`` is what a
-    command reads on stdin (a hook's payload)."""
+    command reads on stdin (a hook's payload); ``env[name]``, its environment (the code before
+    a change, put first on PYTHONPATH)."""
     import resource
 
     wall: dict[str, list[float]] = {name: [] for name in commands}
@@ -72,7 +74,8 @@ def interleaved(
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             given = (stdin or {}).get(name)
-            subprocess.run(command, check=True, capture_output=True, input=given)
+            environment = (env or {}).get(name)
+            subprocess.run(command, check=True, capture_output=True, input=given, env=environment)
             wall[name].append(time.perf_counter() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime

@@ -15,6 +15,7 @@ from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.errors import AgentMemoryError, LockedError, RefusedError
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.parse import transcripts
+from agent_memory.shell.files import read_regular
 from agent_memory.shell.repo import Repo
 from agent_memory.shell.stream import lines
 from conftest import PROJECT, build_tree, cli, run_console, tree
@@ -267,3 +268,14 @@ def test_a_rollback_that_fails_too_says_so_and_keeps_the_journal(
     assert (tmp_path / JOURNAL_DIR).exists() and (tmp_path / "a.md").read_text() == "new a\n"
     assert cli("recover", tmp_path).exit_code == 0
     assert tree(tmp_path) == {"a.md": b"old a\n", "b.md": b"old b\n"}
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 3 << 20])
+def test_a_file_of_any_size_reads_as_its_bytes(tmp_path: Path, size: int) -> None:
+    """One read returns a small file; a larger one is read again from its start, whole."""
+    data = bytes(i * 7 % 251 for i in range(size))
+    (tmp_path / "f.md").write_bytes(data)
+    assert read_regular(tmp_path / "f.md", "f.md") == data
+    if size > 1:
+        with pytest.raises(RefusedError, match="larger than"):
+            read_regular(tmp_path / "f.md", "f.md", limit=size - 1)

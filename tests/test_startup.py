@@ -103,3 +103,44 @@ def test_the_hooks_an_agent_runs_each_turn_load_no_library_they_do_not_use(
     shutil.copytree(EXAMPLE, repo)
     payload = f'{{"cwd": "{repo}", "prompt": "nothing of note", "hook_event_name": "x"}}'
     assert _loaded(["hook", event], payload) & (HEAVY - allowed) == set()
+
+
+# Our own modules only the curation commands and the review need (about 7 ms of imports, a tenth
+# of a session start, when every plan's leak check and fact add's personal file pulled them in).
+_CURATION = ("agent_memory.core.facts.curate", "agent_memory.core.review.verdicts")
+_OURS = """
+import sys
+from agent_memory.cli import entry
+sys.argv = ["agent-memory", *sys.argv[1:]]
+try:
+    entry()
+except SystemExit:
+    pass
+print(" ".join(sorted(name for name in sys.modules if name.startswith("agent_memory."))),
+      file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["context"],
+        ["status"],
+        ["review", "--if-due"],
+        ["hook", "session-start"],
+        ["fact", "add", "A new fact", "--today", "2026-06-01"],
+    ],
+    ids=" ".join,
+)
+def test_the_daily_commands_load_none_of_the_curation_modules(
+    tmp_path: Path, command: list[str]
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    payload = f'{{"cwd": "{repo}", "hook_event_name": "SessionStart"}}'
+    args = command if command[0] == "hook" else [*command, str(repo)]
+    ran = subprocess.run(
+        [sys.executable, "-c", _OURS, *args], input=payload, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert set(ran.stderr.splitlines()[-1].split()) & set(_CURATION) == set()

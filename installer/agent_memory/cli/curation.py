@@ -69,7 +69,7 @@ def _retract(repo: Repo, v: Values, opts: Options) -> Result:
 
 
 def _share(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.personal import fact_share
+    from ..commands.share import fact_share
 
     return fact_share(repo, v["fact_id"], opts)
 

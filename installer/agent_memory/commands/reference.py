@@ -20,7 +20,7 @@ from .. import resources
 from ..core.agents import hooks, jsontext, mcp_config
 from ..core.agents.references import add_references
 from ..core.facts.curate import locate
-from ..core.facts.personal import used
+from ..core.facts.personal_edits import used
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import PERSONAL, SESSION_NAME, SESSIONS_DIR

@@ -31,12 +31,12 @@ from ...commands import curate as curate_command
 from ...commands import explain as explain_command
 from ...commands import fact as fact_command
 from ...commands import forget as forget_command
-from ...commands import personal as personal_command
 from ...commands import proposals as proposals_command
 from ...commands import propose as propose_command
 from ...commands import recall as recall_command
 from ...commands import reference as reference_command
 from ...commands import reject as reject_command
+from ...commands import share as share_command
 from ...commands import status as status_command
 from ...commands.report import Report, Result
 from ...commands.runner import Answer, Call, Command, Journal, answer
@@ -242,7 +242,7 @@ _RUNS: Mapping[str, Run] = {
     "memory_fact_supersede": _fact_supersede,
     "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
     "memory_fact_forget": _fact_forget,
-    "memory_fact_share": _curating(personal_command.fact_share),
+    "memory_fact_share": _curating(share_command.fact_share),
     "memory_fact_archive": _curating(curate_command.fact_archive),
     "memory_fact_restore": _curating(curate_command.fact_restore),
     "memory_fact_pin": _curating(curate_command.fact_pin),
