@@ -131,7 +131,9 @@ def test_the_view_shows_personal_facts_after_the_binding_ones_marked_as_yours(
     add_mine(root)
     text = cli("context", root).output
     core = text.index("## Core and invariants")
-    mine = text.index("## Personal (yours only: memory/personal.md, never shared)")
+    mine = text.index(
+        "## Personal (yours only: memory/personal.md; never shared, never named in a log)"
+    )
     facts = text.index("## Facts")
     assert core < mine < facts
     assert MINE in text[mine:facts] and TEAM in text[facts:]
@@ -284,3 +286,78 @@ def test_recall_and_the_prompt_hook_find_personal_facts(enabled: Path) -> None:
     done = CliRunner().invoke(main, ["hook", "prompt"], input=json.dumps(payload))
     assert done.exit_code == 0
     assert fact_id not in done.output  # shown in full at the start already: not again
+
+
+def test_a_long_personal_file_never_pushes_the_team_s_facts_out_of_the_view(
+    enabled: Path,
+) -> None:
+    root = enabled
+    notes = "".join(
+        f"- My note number {n} about the way I like to work on things\n  <!-- id: note-{n} | "
+        "created: 2026-03-02 | last_used: 2026-03-02 | uses: 9 | tier: working -->\n"
+        for n in range(130)
+    )
+    build_tree(root, {"memory/personal.md": f"# Personal\n\n## User Preferences\n{notes}"})
+    for size in ("3000", "8192"):
+        view = json.loads(cli("context", root, "--json", "--max-bytes", size).output)
+        text = view["summary"]["markdown"]
+        assert TEAM in text, size  # the team's fact is in full or named
+        assert len(text.encode()) <= int(size)
+        full = text.split("## Personal")[1].split("\n## ")[0].count("<!--")  # none: no footer
+        assert not full and text.count("`note-") >= 1  # personal ones named with what is left
+
+
+def test_lint_reads_what_a_personal_fact_cites(enabled: Path) -> None:
+    root = enabled
+    build_tree(root, {"README.md": "# r\n"})
+    fact_id = add_mine(root)
+    assert cli("fact", "cite", fact_id, "README.md", root, *DAY).exit_code == 0
+    done = cli("lint", root)
+    assert "no longer exists" not in done.output and done.exit_code == 0, done.output
+
+
+def test_a_proposal_that_says_a_personal_fact_is_never_written_or_accepted(enabled: Path) -> None:
+    root = enabled
+    fact_id = add_mine(root)
+    build_tree(root, {"memory/sessions/2026-03-02-120000.md": (
+        f"# Session\n\n## Proposed Facts\n\n1. remember: {MINE}\n"
+    )})  # fmt: skip
+    commit_all(root, "a log that proposes it")
+    team = (root / "memory/continuity.md").read_bytes()
+    done = cli("fact", "accept", "2026-03-02-120000#1", root, *DAY)
+    assert done.exit_code == 1 and f"your personal {fact_id}" in done.output
+    assert (root / "memory/continuity.md").read_bytes() == team
+    propose(root)
+    held = call(McpSession(root), "memory_fact_add", {"text": MINE})
+    assert held.result is None and f"your personal {fact_id}" in held.err
+
+
+def test_prose_that_holds_a_personal_id_is_no_leak_and_a_team_id_of_the_same_name_is_the_team_s(
+    enabled: Path,
+) -> None:
+    root = enabled
+    add_mine(root, "I like my editor dark", "--id", "dark-mode")
+    assert cli("fact", "add", "We enable dark-mode by default", root, *DAY).exit_code == 0
+    assert cli("fact", "add", "Styles", root, "--paths", "src/dark-mode/**", *DAY).exit_code == 0
+    add_mine(root, "My shared-x preference", "--id", "shared-x")
+    continuity = root / "memory/continuity.md"  # a pull brings a team fact of the same id
+    continuity.write_text(continuity.read_text().replace(
+        "## Conventions\n",
+        "## Conventions\n- Team x\n  <!-- id: shared-x | created: 2026-03-02 | last_used: "
+        "2026-03-02 | uses: 1 | tier: working -->\n",
+    ))  # fmt: skip
+    used = call(McpSession(root), "memory_reference", {"ids": ["shared-x"]})
+    assert used.result is not None, used.err
+
+
+def test_every_write_of_the_personal_file_needs_git_to_ignore_it(enabled: Path) -> None:
+    root = enabled
+    fact_id = add_mine(root)
+    ignore = root / ".gitignore"
+    ignore.write_text(ignore.read_text() + "!memory/personal.md\n")
+    before = tree(root)
+    for step in (("fact", "pin", fact_id), ("fact", "edit", fact_id, "Other words entirely")):
+        done = cli(*step, root, *DAY)
+        assert done.exit_code == 1 and "git does not ignore it" in done.output, step
+    assert call(McpSession(root), "memory_reference", {"ids": [fact_id]}).result is None
+    assert tree(root) == before

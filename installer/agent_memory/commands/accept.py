@@ -18,7 +18,7 @@ from ..core.facts.elsewhere import Elsewhere
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.review.triggers import unread_logs
 from ..errors import AgentMemoryError
-from ..layout import CONTINUITY, REJECTED, SESSIONS_DIR
+from ..layout import CONTINUITY, PERSONAL, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.lognames import LogNames
@@ -51,7 +51,9 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
         if not every:
             return _listing(repo, chosen)
     day = review_date(repo.today, names.newest)
-    done = accepting.accept(continuity, Elsewhere(others), chosen, origins, day, address is None)
+    mine = repo.read(PERSONAL)  # a proposal that says a personal fact is refused, never copied
+    beside = Elsewhere([*others, *([(PERSONAL, mine)] if mine else [])])
+    done = accepting.accept(continuity, beside, chosen, origins, day, address is None)
     reason = f"proposals accepted: {len(done.accepted)}"
     edit = FileEdit(CONTINUITY, continuity.render(), done.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit] if done.accepted else [])

@@ -130,7 +130,10 @@ def _capture(
     reopened = resume.reopened
     name = reopened.name if reopened else _new_name(read.agent, session, memory)
     told = session if memory.policy.record_first_prompt else session._replace(first_prompt=None)
-    log = capturing.render(read.agent, told, name, files, found, proposals.render(read.proposed))
+    wanted = read.proposed
+    if memory.personal is not None:  # one person's fact is never proposed in a committed log
+        wanted = proposals.leaving_out(wanted, memory.personal)
+    log = capturing.render(read.agent, told, name, files, found, proposals.render(wanted))
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel) if reopened else None
     if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it

@@ -18,7 +18,6 @@ from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts, scopes
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
-from .personal import private_or_refuse
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -41,7 +40,6 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         raise not_enabled(repo)
     path, section = CONTINUITY, fact.section
     if fact.personal:
-        private_or_refuse(repo)
         path, raw = PERSONAL, repo.read(PERSONAL) or template()
         section = section or (None if fact.thread else personal.DEFAULT_SECTION)
     continuity = facts.parse(path, raw)

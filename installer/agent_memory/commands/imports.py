@@ -31,7 +31,6 @@ from ..shell import sources
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .fact import similar_lines
-from .personal import private_or_refuse
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -46,7 +45,6 @@ def import_memory(
         raise not_enabled(repo)
     path = CONTINUITY
     if personal:
-        private_or_refuse(repo)
         path, raw = PERSONAL, repo.read(PERSONAL) or template()
     day = review_date(repo.today, newest_log(repo))
     source = sources.read(kind, repo, given, os.environ)

@@ -56,7 +56,8 @@ def _bootstrap(repo: Repo) -> list[Problem]:
 def code_of(repo: Repo, memory: Memory, rev: str | None) -> linting.Code:
     """The files the live facts cite and which paths they name exist (DECAY.md § Citations), in
     the work tree or at ``rev``."""
-    live = memory.documents[: len(memory.documents) - len(memory.archives)]
+    mine = (memory.personal,) if memory.personal is not None else ()  # lint checks it too
+    live = (*memory.documents[: len(memory.documents) - len(memory.archives)], *mine)
     named = mentioned(live)
     cited = sources(repo, cited_paths(live), rev)
     return linting.Code(cited, existing(repo, list(named), rev), f" at {rev}" if rev else "", named)

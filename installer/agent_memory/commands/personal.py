@@ -16,12 +16,12 @@ def private_or_refuse(repo: Repo) -> None:
     if git.recorded(repo.root, PERSONAL):
         raise AgentMemoryError(
             "git tracks it, so its facts would reach every clone; run git rm --cached "
-            f"{PERSONAL} (the file stays), then add the fact again",
+            f"{PERSONAL} (the file stays), then run this again",
             PERSONAL,
         )
     if not git.ignore_rules(repo.root, [PERSONAL]):
         raise AgentMemoryError(
-            "git does not ignore it, so a commit could take its facts; run agent-memory enable "
-            "(its .gitignore block lists it), then add the fact again",
+            "git does not ignore it, so a commit could take its facts; add the line "
+            f"/{PERSONAL} to .gitignore (enable's block lists it), then run this again",
             PERSONAL,
         )

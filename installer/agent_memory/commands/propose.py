@@ -10,6 +10,7 @@ import datetime as dt
 from .. import resources
 from ..core.agents.gate import with_proposal
 from ..core.agents.inbox import rejected_as, rejections
+from ..core.facts.duplicates import compare
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import POLICY, REJECTED, SESSIONS_DIR
@@ -49,6 +50,13 @@ def propose(
             f"a person rejected this proposal before ({said.address}, {said.day}: {said.reason}); "
             "it is not proposed again"
         )
+    if memory.personal is not None:  # a log is committed: one person's fact stays theirs
+        same = compare(text, [memory.personal]).same
+        if same is not None:
+            raise AgentMemoryError(
+                f"the same fact is your personal {same.id} ({same.path}:{same.line}); a "
+                "proposal is committed in the session's log, so it is not proposed"
+            )
     through = cursor(last_review(continuity), memory.logs)
     mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
     name = mine or new_name(repo, through, now)

@@ -14,12 +14,13 @@ from typing import NamedTuple
 from ..core.facts.personal import leak, leak_line
 from ..core.plan import Plan
 from ..errors import AgentMemoryError
-from ..layout import SESSIONS_DIR
+from ..layout import PERSONAL, SESSIONS_DIR
 from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..shell.discovery import search
-from ..shell.load import load, load_personal
+from ..shell.load import archives_naming, load, load_personal
 from ..shell.repo import Repo
+from .personal import private_or_refuse
 
 
 class Options(NamedTuple):
@@ -51,25 +52,36 @@ def settle(repo: Repo, plans: Iterable[Plan], options: Options, idle: str) -> Se
         whole = Plan.chain(list(plans))
         if not whole.writes:
             return Settled(whole, idle, 0, "")
-        _refuse_leak(whole, personal)
+        _refuse_leak(repo, whole, personal)
         repo.check_writes(whole)  # what the real run would refuse, refused now
         if options.check:
             return Settled(whole, "would change", 1, "")
         return Settled(whole, "would change", 0, whole.diff())
     applied = []
     for plan in plans:
-        _refuse_leak(plan, personal)
+        _refuse_leak(repo, plan, personal)
         repo.apply(plan, options.wait)
         applied.append(plan)
     whole = Plan.chain(applied)
     return Settled(whole, "changed" if whole.writes else idle, 0, "")
 
 
-def _refuse_leak(plan: Plan, personal: Document | None) -> None:
-    """Nothing personal reaches a shared file (DECAY.md § Personal facts), whatever the command."""
-    found = leak(plan.writes, personal) if personal is not None else None
+def _refuse_leak(repo: Repo, plan: Plan, personal: Document | None) -> None:
+    """Nothing personal reaches a shared file (DECAY.md § Personal facts), whatever the command:
+    no plan names a personal id elsewhere, and the personal file is written only while git
+    ignores it and does not track it."""
+    if any(edit.path == PERSONAL for edit in plan.writes):
+        private_or_refuse(repo)
+    if personal is None:
+        return
+    found = leak(plan.writes, personal, lambda fact_id: _the_team_s(repo, fact_id))
     if found is not None:
         raise AgentMemoryError(leak_line(*found))
+
+
+def _the_team_s(repo: Repo, fact_id: str) -> bool:
+    """Whether the team's memory holds ``fact_id`` too (asked only of an id a plan would name)."""
+    return fact_id in load(repo, archives=False).known_ids or bool(archives_naming(repo, [fact_id]))
 
 
 def memory_of(repo: Repo, *, archives: bool = True) -> tuple[Memory, Document]:

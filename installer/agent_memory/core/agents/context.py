@@ -32,7 +32,7 @@ INDEX_SHARE = 0.05
 FACT_SHARE = 0.4
 GROUPS = {
     CORE: "Core and invariants",
-    PERSONAL: f"Personal (yours only: {PERSONAL_FILE}, never shared)",
+    PERSONAL: f"Personal (yours only: {PERSONAL_FILE}; never shared, never named in a log)",
     THREADS: "Open threads",
     FACTS: "Facts",
     CLOSED: "Recently closed threads",
@@ -195,16 +195,17 @@ class _Lineup(NamedTuple):
     least: list[int]  # each one's shortest one line
     binding: list[int]  # the binding ones, in order
     personal: list[int]  # the personal ones, in order
-    ranked: list[int]  # the view's order: the binding ones, then the others
+    ranked: list[int]  # the view's order: the binding ones, the team's others, the personal ones
 
 
 def _lineup(entries: Sequence[_Entry]) -> _Lineup:
     pieces = [e.piece for e in entries]
     binding = [k for k, e in enumerate(entries) if e.group == CORE]
     personal = [k for k, e in enumerate(entries) if e.group == PERSONAL]
-    others = [k for k, e in enumerate(entries) if e.group != CORE]
+    others = [k for k, e in enumerate(entries) if e.group not in (CORE, PERSONAL)]
     least = [p.line_sizes[-1] for p in pieces]
-    return _Lineup(entries, pieces, least, binding, personal, binding + others)
+    # the team's facts are named before the personal ones left over
+    return _Lineup(entries, pieces, least, binding, personal, binding + others + personal)
 
 
 def _laid_out(lineup: _Lineup, head: str, out_of_scope: int, max_bytes: int) -> View:
@@ -272,7 +273,10 @@ def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
     left = sum(least)
     forms: dict[int, bool] = {}
     used = 0
-    order = range(len(pieces))
+    order: Sequence[int] = range(len(pieces))
+    if lineup.personal:  # personal facts have their share, never the team's
+        mine = set(lineup.personal)
+        order = [k for k in order if k not in mine]
     phases = (
         (lineup.binding, True, int(BINDING_SHARE * budget)),
         (lineup.personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * budget)),

@@ -18,9 +18,11 @@ from typing import NamedTuple
 
 from ... import patterns
 from ...parse import proposed
+from ...parse.facts import Document
 from ...parse.markdown import ATX
 from ...parse.transcripts import Call, Item, Record
 from ...parse.untrusted import one_line
+from ..facts.duplicates import compare
 
 MAX_PROPOSALS = 100  # listed per log; more are counted, not listed
 _CLAUDE_MEMORY = patterns.compile(r"/\.claude/projects/[^/]+/memory/(?:[^/]+/)*([^/]+)$")
@@ -212,6 +214,17 @@ def _proposal(kind: str, lines: Sequence[str]) -> Proposal | None:
     words = [_MARKUP.sub("", " ".join(line.split())) for line in lines]
     text = " ".join(word for word in words if word)
     return Proposal(kind, text) if text else None
+
+
+def leaving_out(found: Gathered, doc: Document) -> Gathered:
+    """``found`` without the proposals that say what a fact of ``doc`` says: the personal
+    file's, since a log is committed (DECAY.md § Personal facts)."""
+    kept = Gathered()
+    kept.more = found.more
+    for text, kind in found.listed.items():
+        if compare(text, [doc]).same is None:
+            kept.listed[text] = kind
+    return kept
 
 
 def render(found: Gathered) -> list[str]:

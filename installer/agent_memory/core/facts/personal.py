@@ -11,7 +11,7 @@ counted in its own footer.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ... import resources
 from ...layout import PERSONAL
@@ -30,11 +30,17 @@ def template() -> bytes:
     return resources.data(TEMPLATE)
 
 
-def leak(edits: Sequence[FileEdit], personal: Document) -> tuple[str, str] | None:
+def leak(
+    edits: Sequence[FileEdit],
+    personal: Document,
+    team: Callable[[str], bool] = lambda _id: False,
+) -> tuple[str, str] | None:
     """The first (path, id) where a plan would newly name a personal fact (one the personal
     file still holds after the plan: ``fact share`` moves one out) in another file; None when it
-    names none. An id the file already held is not new (a team fact may come to share a
-    personal fact's id: lint says so)."""
+    names none. Only where the tool writes ids counts (a value of a footer's field, a Memory
+    References line): prose or a path that happens to hold ``dark-mode`` names nothing. An id the
+    file already held is not new, and one the team's memory holds too (``team``: a pull may
+    bring a team fact of the same id; lint says so) is the team's to name."""
     after = next((e.after for e in edits if e.path == PERSONAL and e.after is not None), None)
     ids = sorted(known_ids([parse(PERSONAL, after) if after is not None else personal]))
     if not ids:
@@ -44,24 +50,29 @@ def leak(edits: Sequence[FileEdit], personal: Document) -> tuple[str, str] | Non
         if edit.path == PERSONAL or edit.after is None:
             continue
         for fact_id, pattern in wanted:
-            word = not any(mark in fact_id for mark in ".-")
-            if _named(edit.after, pattern, word) and not _named(edit.before or b"", pattern, word):
+            named = _named(edit.after, pattern) and not _named(edit.before or b"", pattern)
+            if named and not team(fact_id):
                 return edit.path, fact_id
     return None
 
 
-# Where an id of one word (``tabs``) names a fact rather than a thing: a footer or another HTML
-# comment, a Memory References line. An id of several words is named wherever it stands.
-_ID_PLACE = re.compile(rb"<!--|^\s*[-*+]\s*(?:Referenced|Created|Reactivated|Superseded)\b")
+# Where the tool writes an id: a value of a footer's field (``see: a, b``, ``superseded-by: a``)
+# or of another HTML comment's, a Memory References line.
+_REFERENCES = re.compile(rb"^\s*[-*+]\s*(?:Referenced|Created|Reactivated|Superseded)\b")
+_VALUE_BEFORE = re.compile(rb"[:,]\s*$")
+_VALUE_AFTER = re.compile(rb"\s*(?:\||,|-->)")
 
 
-def _named(data: bytes, pattern: re.Pattern[bytes], word: bool) -> bool:
+def _named(data: bytes, pattern: re.Pattern[bytes]) -> bool:
     for found in pattern.finditer(data):
-        if not word:
-            return True
         start = data.rfind(b"\n", 0, found.start()) + 1
         end = data.find(b"\n", found.end())
-        if _ID_PLACE.search(data[start : end if end != -1 else len(data)]):
+        line = data[start : end if end != -1 else len(data)]
+        if _REFERENCES.search(line):
+            return True
+        before, after = data[start : found.start()], data[found.end() : len(line) + start]
+        inside = b"<!--" in before and _VALUE_BEFORE.search(before) is not None
+        if inside and _VALUE_AFTER.match(after):
             return True
     return False
 
@@ -69,5 +80,6 @@ def _named(data: bytes, pattern: re.Pattern[bytes], word: bool) -> bool:
 def leak_line(path: str, fact_id: str) -> str:
     return (
         f"would name your personal fact {fact_id!r} in {path}, which the team shares; personal "
-        f"facts stay in {PERSONAL} (agent-memory fact share {fact_id} makes it the team's)"
+        f"facts stay in {PERSONAL} (agent-memory fact share {fact_id} makes it the team's; a "
+        "session log never names one)"
     )
