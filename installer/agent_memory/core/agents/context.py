@@ -139,6 +139,7 @@ class Entries:
         self.entries = [made[k][1] for _, k in keyed]
         self.placed = {(made[k][0].doc, made[k][0].place): key for key, k in keyed}
         self.held: dict[tuple[int, int], Fact] = {}  # the facts ``put`` placed, by their place
+        self.places: dict[str, set[tuple[int, int]]] = {}  # and the places of each id
 
     def put(self, number: int, place: int, fact: Fact | None) -> None:
         """The ``place``-th fact of document ``number`` is now ``fact`` (None: gone from the
@@ -150,7 +151,9 @@ class Entries:
             del self.keys[at], self.entries[at]
         weight = self.weights.get(fact.id or "", 0.0) if fact is not None else 0.0
         found = offer(number, place, fact, weight=weight) if fact is not None else None
-        self.held.pop((number, place), None)
+        gone = self.held.pop((number, place), None)
+        if gone is not None:
+            self.places[gone.id or ""].discard((number, place))
         if found is not None and fact is not None:
             entry = _entry(self.docs, found, self.marks)
             key = _handed_out(found, entry)
@@ -159,6 +162,7 @@ class Entries:
             self.entries.insert(at, entry)
             self.placed[number, place] = key
             self.held[number, place] = fact
+            self.places.setdefault(fact.id or "", set()).add((number, place))
 
     def reweigh(self, recent: Sequence[Collection[str]]) -> None:
         """The latest sessions are now ``recent``: the facts whose weight changed are placed
@@ -166,10 +170,9 @@ class Entries:
         weights = recent_weights(recent)
         changed = {i for i in {*weights, *self.weights} if weights.get(i) != self.weights.get(i)}
         self.weights = weights
-        if changed:
-            for where, fact in list(self.held.items()):
-                if fact.id in changed:
-                    self.put(*where, fact)
+        for fact_id in sorted(changed):
+            for where in sorted(self.places.get(fact_id, ())):
+                self.put(*where, self.held[where])
 
     def views(self, budgets: Sequence[int], due: Sequence[str] = ()) -> tuple[View, ...]:
         """The view within each of ``budgets``; ``due``: why a review is due."""
