@@ -361,3 +361,14 @@ def test_every_write_of_the_personal_file_needs_git_to_ignore_it(enabled: Path) 
         assert done.exit_code == 1 and "git does not ignore it" in done.output, step
     assert call(McpSession(root), "memory_reference", {"ids": [fact_id]}).result is None
     assert tree(root) == before
+
+
+def test_lint_says_when_git_would_take_the_personal_file(enabled: Path) -> None:
+    """A teammate force-added theirs, or the ignore rule went: an error naming the way back."""
+    root = enabled
+    add_mine(root)
+    assert "personal-shared" not in cli("lint", root).output
+    git(root, "add", "-f", "memory/personal.md")
+    done = cli("lint", root)
+    assert done.exit_code == 1
+    assert "memory/personal.md: error [personal-shared] git tracks it" in done.output

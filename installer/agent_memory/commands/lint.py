@@ -18,6 +18,7 @@ from ..layout import (
     HANDRUN_POINTERS,
     HANDRUN_PROTOCOL,
     MANIFEST,
+    PERSONAL,
     POLICY,
     SESSIONS_DIR,
 )
@@ -26,6 +27,7 @@ from ..parse.memory import Memory
 from ..shell.cited import existing, sources
 from ..shell.load import load
 from ..shell.repo import Repo
+from .personal import shared_by_git
 from .report import Report, Result
 
 _SEVERITIES = ("error", "warning", "advisory")
@@ -74,6 +76,8 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
     manifest = (MANIFEST, repo.read(MANIFEST))
     findings = linting.lint(memory, manifest, logs, present, code, repo.today)
     findings += _bootstrap(repo)
+    if memory.personal is not None and (why := shared_by_git(repo)) is not None:
+        findings.append(Problem(PERSONAL, None, "error", "personal-shared", why))
     findings += stale_pointers(*repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL]))
     if only:
         findings = [f for f in findings if f.check in only]

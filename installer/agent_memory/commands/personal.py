@@ -8,20 +8,26 @@ from ..shell import git
 from ..shell.repo import Repo
 
 
-def private_or_refuse(repo: Repo) -> None:
-    """A personal fact is written only where git will not take it: the personal file ignored and
-    not tracked, or no git at all."""
+def shared_by_git(repo: Repo) -> str | None:
+    """Why git would take the personal file (it tracks it, or does not ignore it), or None: it
+    is ignored and not tracked, or there is no git at all."""
     if not git.in_work_tree(repo.root):
-        return
+        return None
     if git.recorded(repo.root, PERSONAL):
-        raise AgentMemoryError(
+        return (
             "git tracks it, so its facts would reach every clone; run git rm --cached "
-            f"{PERSONAL} (the file stays), then run this again",
-            PERSONAL,
+            f"{PERSONAL} (the file stays), then run this again"
         )
     if not git.ignore_rules(repo.root, [PERSONAL]):
-        raise AgentMemoryError(
+        return (
             "git does not ignore it, so a commit could take its facts; add the line "
-            f"/{PERSONAL} to .gitignore (enable's block lists it), then run this again",
-            PERSONAL,
+            f"/{PERSONAL} to .gitignore (enable's block lists it), then run this again"
         )
+    return None
+
+
+def private_or_refuse(repo: Repo) -> None:
+    """A personal fact is written only where git will not take it."""
+    why = shared_by_git(repo)
+    if why is not None:
+        raise AgentMemoryError(why, PERSONAL)
