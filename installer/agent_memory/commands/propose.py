@@ -13,14 +13,11 @@ from ..core.agents.inbox import rejected_as, rejections
 from ..core.facts.duplicates import compare
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
-from ..layout import POLICY, REJECTED, SESSIONS_DIR
+from ..layout import POLICY, REJECTED
 from ..parse import policy, proposed
-from ..parse.continuity import cursor, last_review
 from ..shell.repo import Repo
-from .own_log import still_open
-from .reference import new_name
+from .reference import session_log
 from .report import Report, Result
-from .session import fresh_log
 from .settle import Options, memory_of, settle
 
 
@@ -57,19 +54,10 @@ def propose(
                 f"the same fact is your personal {same.id} ({same.path}:{same.line}); a "
                 "proposal is committed in the session's log, so it is not proposed"
             )
-    through = cursor(last_review(continuity), memory.logs)
-    mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
-    name = mine or new_name(repo, through, now)
-    rel = f"{SESSIONS_DIR}/{name}"
-    before = repo.read(rel)
-    try:
-        log = (before or fresh_log(repo, name)).decode("utf-8")
-    except UnicodeDecodeError:
-        raise AgentMemoryError(
-            "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
-        ) from None
-    after, number = with_proposal(log, kind, text)
-    address = proposed.address(name[:-3], number)
+    log = session_log(repo, memory, continuity, own_log, now)
+    rel, before = log.rel, log.before
+    after, number = with_proposal(log.text, kind, text)
+    address = proposed.address(log.name[:-3], number)
     outcome = Outcome.CREATED if before is None else Outcome.UPDATED
     edit = FileEdit(rel, before, after.encode(), outcome, f"proposed: {address}")
     settled = settle(repo, [Plan.of([edit])], Options(), "unchanged")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from .. import resources
 from ..core.agents import hooks, jsontext, mcp_config
@@ -26,6 +27,7 @@ from ..errors import AgentMemoryError
 from ..layout import PERSONAL, SESSION_NAME, SESSIONS_DIR
 from ..parse import facts
 from ..parse.continuity import cursor, last_review
+from ..parse.facts import Document
 from ..parse.footer import nearest_id
 from ..parse.memory import Memory, known_ids
 from ..parse.newlog import log_name
@@ -66,17 +68,9 @@ def reference(
         summary = {"log": "", "label": label, "ids": list(ids), "outcome": "captured"}
         report = Report("reference", resources.version(), repo.shown, "captured", None, (), summary)
         return Result(report._replace(closing=(note,)), 0)
-    through = cursor(last_review(continuity), memory.logs)
-    mine = own_log if own_log is not None and still_open(repo, memory, own_log) else None
-    name = mine or new_name(repo, through, now)
-    rel = f"{SESSIONS_DIR}/{name}"
-    before = repo.read(rel)
-    try:
-        after = add_references(before or fresh_log(repo, name), label, ids)
-    except UnicodeDecodeError:
-        raise AgentMemoryError(
-            "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
-        ) from None
+    log = session_log(repo, memory, continuity, own_log, now)
+    rel, before = log.rel, log.before
+    after = add_references(log.text.encode(), label, ids)
     outcome = Outcome.CREATED if before is None else Outcome.UPDATED
     edit = FileEdit(rel, before, after, outcome, f"{label}: {', '.join(ids)}")
     plan = Plan.of([edit])
@@ -86,6 +80,34 @@ def reference(
         "reference", resources.version(), repo.shown, settled.outcome, plan, (), summary
     )
     return Result(report, settled.exit_code)
+
+
+class Log(NamedTuple):
+    """The log an MCP session writes to: its name, path, bytes on disk (None: new) and text."""
+
+    name: str
+    rel: str
+    before: bytes | None
+    text: str
+
+
+def session_log(
+    repo: Repo, memory: Memory, continuity: Document, own: str | None, now: dt.datetime | None
+) -> Log:
+    """The session's own log (``own``) while it is open, else a new one (``new_name``), read
+    as text; a log that is not UTF-8 is refused in one line."""
+    through = cursor(last_review(continuity), memory.logs)
+    mine = own if own is not None and still_open(repo, memory, own) else None
+    name = mine or new_name(repo, through, now)
+    rel = f"{SESSIONS_DIR}/{name}"
+    before = repo.read(rel)
+    try:
+        text = (before or fresh_log(repo, name)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise AgentMemoryError(
+            "is not UTF-8 text; fix or remove the bytes that are not, then call again", rel
+        ) from None
+    return Log(name, rel, before, text)
 
 
 def capturing(repo: Repo, client: str) -> str | None:
