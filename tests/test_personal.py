@@ -372,3 +372,11 @@ def test_lint_says_when_git_would_take_the_personal_file(enabled: Path) -> None:
     done = cli("lint", root)
     assert done.exit_code == 1
     assert "memory/personal.md: error [personal-shared] git tracks it" in done.output
+
+
+def test_an_empty_personal_file_is_added_to_not_replaced_by_the_template(enabled: Path) -> None:
+    root = enabled
+    build_tree(root, {"memory/personal.md": ""})
+    fact_id = add_mine(root)
+    written = (root / "memory/personal.md").read_text()
+    assert fact_id in written and "Your own facts" not in written

@@ -11,13 +11,13 @@ from ..core.facts import personal
 from ..core.facts.add import NewFact, add_fact, past_until
 from ..core.facts.conflicts import Conflict
 from ..core.facts.duplicates import Match
-from ..core.facts.personal import template
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts, scopes
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
+from .personal import target
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -38,9 +38,9 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
-    path, section = CONTINUITY, fact.section
+    path, raw, before = target(repo, raw, fact.personal)
+    section = fact.section
     if fact.personal:
-        path, raw = PERSONAL, repo.read(PERSONAL) or template()
         section = section or (None if fact.thread else personal.DEFAULT_SECTION)
     continuity = facts.parse(path, raw)
     day = review_date(repo.today, newest_log(repo))
@@ -53,7 +53,6 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     if fact.cites or fact.until is not None or fact.paths:
         new = new._replace(after=_with_fields(repo, new, fact))
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
-    before = continuity.render() if repo.exists(path) else None
     outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
     edit = FileEdit(path, before, new.after, outcome, reason)
     plan = Plan.of([edit])

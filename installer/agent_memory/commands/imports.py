@@ -18,7 +18,6 @@ from ..core.facts.add import NewFact
 from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere, duplicates
 from ..core.facts.imports import Entry, entries
-from ..core.facts.personal import template
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.secrets import scan
 from ..errors import AgentMemoryError, InputError
@@ -31,6 +30,7 @@ from ..shell import sources
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .fact import similar_lines
+from .personal import target
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
 
@@ -43,9 +43,7 @@ def import_memory(
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
-    path = CONTINUITY
-    if personal:
-        path, raw = PERSONAL, repo.read(PERSONAL) or template()
+    path, raw, old = target(repo, raw, personal)
     day = review_date(repo.today, newest_log(repo))
     source = sources.read(kind, repo, given, os.environ)
     _refuse_secrets(source)
@@ -59,8 +57,7 @@ def import_memory(
     before = facts.parse(path, raw)
     beside = elsewhere(repo, CONTINUITY if personal else PERSONAL)
     after, added, skipped = _add_all(before, beside, found, day, source.shown)
-    outcome = Outcome.UPDATED if repo.exists(path) else Outcome.CREATED
-    old = raw if outcome is Outcome.UPDATED else None
+    outcome = Outcome.UPDATED if old is not None else Outcome.CREATED
     edit = FileEdit(path, old, after.render(), outcome, _reason(kind, added))
     plan = Plan.of([edit] if added else [])
     settled = settle(repo, [plan], options, "unchanged")

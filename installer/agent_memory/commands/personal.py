@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from ..core.facts.personal import template
 from ..errors import AgentMemoryError
-from ..layout import PERSONAL
+from ..layout import CONTINUITY, PERSONAL
 from ..shell import git
 from ..shell.repo import Repo
 
@@ -31,3 +34,20 @@ def private_or_refuse(repo: Repo) -> None:
     why = shared_by_git(repo)
     if why is not None:
         raise AgentMemoryError(why, PERSONAL)
+
+
+class Target(NamedTuple):
+    """The file new facts go to: its path, the bytes they are added to, and the bytes on disk
+    (None: the personal file is made, from its template)."""
+
+    path: str
+    raw: bytes
+    before: bytes | None
+
+
+def target(repo: Repo, team: bytes, personal: bool) -> Target:
+    """continuity.md (its bytes ``team``), or the personal file for ``personal``."""
+    if not personal:
+        return Target(CONTINUITY, team, team)
+    mine = repo.read(PERSONAL)
+    return Target(PERSONAL, template() if mine is None else mine, mine)
