@@ -31,6 +31,21 @@ if TYPE_CHECKING:
     from ..shell.repo import Repo
     from .declared import Built, Progress
 
+
+def _reason(help: str) -> Param:
+    """``--reason TEXT``: why a fact is retracted or a proposal rejected, kept with it."""
+    bounds = {"minLength": 1, "maxLength": 300}
+    return Param(
+        "reason",
+        Kind.TEXT,
+        ("--reason",),
+        help,
+        required=True,
+        metavar="TEXT",
+        arg=Arg(bounds=bounds),
+    )
+
+
 FACT_ID = Param("fact_id", Kind.TEXT, required=True, metavar="ID", arg=Arg("id", ID_BOUNDS))
 
 
@@ -217,15 +232,7 @@ LINES: tuple[Declared, ...] = (
         "never reactivated).",
         "Retract a fact that is no longer true and that nothing replaces, saying why.",
         _writing(_retract),
-        Param(
-            "reason",
-            Kind.TEXT,
-            ("--reason",),
-            "Why it no longer holds (kept in its footer and its INDEX line).",
-            required=True,
-            metavar="TEXT",
-            arg=Arg(bounds={"minLength": 1, "maxLength": 300}),
-        ),
+        _reason("Why it no longer holds (kept in its footer and its INDEX line)."),
     ),
     _line(
         "archive",
@@ -340,15 +347,7 @@ LINES: tuple[Declared, ...] = (
                 metavar="LOG#N",
                 arg=Arg(bounds={"minLength": 3, "maxLength": 300}),
             ),
-            Param(
-                "reason",
-                Kind.TEXT,
-                ("--reason",),
-                "Why it is rejected (kept in memory/rejected.md).",
-                required=True,
-                metavar="TEXT",
-                arg=Arg(bounds={"minLength": 1, "maxLength": 300}),
-            ),
+            _reason("Why it is rejected (kept in memory/rejected.md)."),
             PATH,
             *WRITING,
         ),
