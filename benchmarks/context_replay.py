@@ -201,7 +201,7 @@ def replayed_in_full(clone: Path, budget: int, logs: set[str]) -> tuple[int, int
     of facts that existed then over ``logs``, and its headline over every log."""
     repo = Repo(clone)
     memory, _ = memory_of(repo)
-    steps = replayed(repo, memory, [memory.policy], [budget], "none")[0][0].steps
+    steps = replayed(repo, memory, [memory.policy], [budget], "none").run().steps
     counted = tally.totals(tuple(step for step in steps if step.log in logs))
     return counted.outcomes[tally.SHOWN], counted.existing, tally.totals(steps).in_full_rate
 

@@ -91,10 +91,13 @@ def test_replay_s_views_and_headline_are_what_context_prints_on_each_state(tmp_p
     views: dict[int, Seen] = {}
     repo = Repo(root)
     memory, _ = memory_of(repo)
-    runs = replayed(
+    done = replayed(
         repo, memory, [memory.policy], (BUDGET,), watch=lambda i, s: views.update({i: s[0]})
     )
-    headline = sum(1 for step in runs[0][0].steps for _, o in step.uses if o == "shown")
+    headline = sum(1 for step in done.run().steps for _, o in step.uses if o == "shown")
+    assert len(done.found) == len(LOGS)  # every log's start is in git
+    # a review ran before each session here, so the rules' projection saw the same memory
+    assert done.projected[0][0].steps == done.run().steps
     result = cli("replay", root, "--json", "--max-bytes", str(BUDGET))
     assert json.loads(result.output)["summary"]["totals"]["shown"] == headline
 
@@ -116,3 +119,39 @@ def test_replay_s_views_and_headline_are_what_context_prints_on_each_state(tmp_p
         counted += sum(_in_full(printed.stdout, fact_id) for fact_id in live)
     assert headline == counted
     assert 0 < counted < existing  # the budget leaves some out: the count can tell
+
+
+def test_a_start_is_counted_on_the_memory_it_found_not_on_today_s_text(tmp_path: Path) -> None:
+    """A fact that grew past the budget since was shown in full to the sessions before; a log
+    batched into one commit with the next, or not yet committed, is counted on what the commit
+    before holds, or on the rules' projection."""
+    root = tmp_path / "repo"
+    git_init(root)
+    _git(root, "config", "user.email", "t@example.com")
+    _git(root, "config", "user.name", "t")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    small = "The relay batches writes"
+    added = cli("fact", "add", small, root, "--id", "relay", "--today", "2026-01-01")
+    assert added.exit_code == 0, added.output
+
+    def log(name: str) -> None:
+        (root / "memory/sessions" / name).write_text("# S\n\n## Memory References\n- Used: relay\n")
+
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "memory")
+    log("2026-01-02-100000.md")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "log 1")
+    grown = cli(
+        "fact", "edit", "relay", small + " " + "and more " * 1500, root, "--today", "2026-01-03"
+    )
+    assert grown.exit_code == 0, grown.output
+    log("2026-01-03-100000.md")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "grown, log 2")
+    log("2026-01-04-100000.md")  # not committed
+    summary = json.loads(cli("replay", root, "--json").output)["summary"]
+    assert summary["logs_found_in_git"] == 2
+    # log 1 found the small text (in full); log 2's commit holds its log and the grown fact,
+    # but the commit before it the small one; log 3 is projected on today's text (too large)
+    assert (summary["totals"]["shown"], summary["totals"]["uses"]) == (2, 3)

@@ -1,28 +1,30 @@
 """``agent-memory replay``: the review's projection run forward over the repo's own history.
 
-It reads what ``review --full`` reads (every log and every memory file) and writes nothing: no
-lock, no journal, no plan. A view's task is what the session start could know (DESIGN §26):
-its first prompt where the log records one (``--task-from prompt``, the default), or none; the
-log's own text (``--task-from log``) held the answer, so its figures are an upper bound, and
-said to be one.
+It reads what ``review --full`` reads (every log and every memory file), and from git the memory
+each session start found, and writes nothing: no lock, no journal, no plan. A view's task is
+what the session start could know (DESIGN §26): its first prompt where the log records one
+(``--task-from prompt``, the default), or none; the log's own text (``--task-from log``) held
+the answer, so its figures are an upper bound, and said to be one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import patterns, resources
-from ..core.replay import periods, tally
+from ..core.replay import history, periods, tally
 from ..core.replay.periods import Period
-from ..core.replay.run import Replay, replay, subjects
+from ..core.replay.run import Replay, Step, replay, subjects
 from ..core.replay.states import Seen
 from ..errors import AgentMemoryError, refuse_errors
 from ..layout import CONTEXT_MIN_BYTES, SESSIONS_DIR
+from ..parse.facts import Document
 from ..parse.memory import Memory
 from ..parse.policy import Policy, overridden
 from ..parse.sessions import first_prompt, read_refs
 from ..shell.focus import TASK_MAX
+from ..shell.history import session_starts
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import memory_of
@@ -61,6 +63,23 @@ def task_of(data: bytes, source: str) -> str:
     return (first_prompt(text) or "")[:TASK_MAX]
 
 
+class Replayed(NamedTuple):
+    """A history replayed: under each policy at each budget (``projected``), and the steps of
+    each log whose session start's memory git holds, one per budget, counted on that memory
+    (``found``, by the log's index): what a policy does is projected, what a start showed is
+    what it found, where it can be known."""
+
+    projected: list[tuple[Replay, ...]]
+    found: dict[int, tuple[Step, ...]]
+
+    def run(self, budget: int = 0) -> Replay:
+        """The repo's own policy's replay at ``budgets[budget]``, each log's step the one found
+        where git holds its start."""
+        run = self.projected[0][budget]
+        steps = (self.found[n][budget] if n in self.found else s for n, s in enumerate(run.steps))
+        return run._replace(steps=tuple(steps))
+
+
 def replayed(
     repo: Repo,
     memory: Memory,
@@ -69,20 +88,36 @@ def replayed(
     source: str = "prompt",
     period: Period = periods.quarter,
     watch: Callable[[int, Sequence[Seen]], object] | None = None,
-) -> list[tuple[Replay, ...]]:
+) -> Replayed:
     """The repo's history replayed under each of ``policies`` at each of ``budgets``, its logs
     read once; ``source``: the views' task (``task_of``); facts per tier are counted at the end
-    of each ``period``; ``watch``: told each log's views (``run.replay``)."""
+    of each ``period``; ``watch``: told the views each log's step counts on."""
     refs, tasks = [], []
     for _name, data in repo.read_each(SESSIONS_DIR, memory.logs):
         refs.append(read_refs(data))
         tasks.append(task_of(data, source))
+    found: dict[int, tuple[Step, ...]] = {}
+    known = memory.known_ids
+    # the views of the last start (its commit's, whatever ids its log asked the archive about)
+    kept: tuple[tuple[Document, ...] | None, str, tuple[Seen, ...]] = (None, "", ())
+    for index, start in session_starts(repo.root, memory.logs, [r.used for r in refs]):
+        if kept[0] is not start.live or kept[1] != tasks[index]:
+            kept = (start.live, tasks[index], history.seen(start, tasks[index], budgets))
+        if watch is not None:
+            watch(index, kept[2])
+        found[index] = history.steps(start, kept[2], memory.logs[index], refs[index], known)
+
+    def projected_watch(index: int, views: Sequence[Seen]) -> None:
+        if watch is not None and index not in found:
+            watch(index, views)
+
     docs = memory.documents
-    found = subjects(docs, len(memory.archives))
-    return [
-        replay(docs, found, memory.logs, refs, tasks, policy, budgets, period, watch)
+    facts = subjects(docs, len(memory.archives))
+    projected = [
+        replay(docs, facts, memory.logs, refs, tasks, policy, budgets, period, projected_watch)
         for policy in policies
     ]
+    return Replayed(projected, found)
 
 
 def replay_command(
@@ -93,21 +128,23 @@ def replay_command(
     refuse_errors(memory.policy_problems, "then replay again")
     other, changed = overridden(memory.policy, policy_items)
     policies = [memory.policy, other] if changed else [memory.policy]
-    runs = replayed(repo, memory, policies, budgets, source)
-    base = runs[0][0]
+    done = replayed(repo, memory, policies, budgets, source)
+    runs = [done.run(n) for n in range(len(budgets))]
+    base = runs[0]
     whole = tally.totals(base.steps)
     quarters = tally.per_period(base.steps)
     missed = tally.most_missed(base.steps)
     outlooks = [  # a comparison only when a policy was given
         tally.outlook(tally.policy_words(p._asdict(), changed if n else ()), run[0])
-        for n, (p, run) in enumerate(zip(policies, runs, strict=True))
+        for n, (p, run) in enumerate(zip(policies, done.projected, strict=True))
         if changed
     ]
-    sizes = [tally.outlook(f"{b} bytes", run) for b, run in zip(budgets, runs[0], strict=True)]
+    sizes = [tally.outlook(f"{b} bytes", run) for b, run in zip(budgets, runs, strict=True)]
     data: dict[str, Any] = {
         "max_bytes": budgets[0],
         "task_from": source,
         "upper_bound": source == "log",
+        "logs_found_in_git": len(done.found),
         "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
         "most_missed": [m.as_data() for m in missed],
@@ -117,7 +154,7 @@ def replay_command(
         ],
         "comparison": [o.as_data() for o in outlooks],
     }
-    lines = _lines(source, whole, quarters, missed, outlooks)
+    lines = _lines(source, whole, quarters, missed, outlooks, len(done.found))
     if len(budgets) > 1:
         lines += budget_lines(budgets, sizes)
     report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, tuple(lines))
@@ -130,6 +167,7 @@ def _lines(
     quarters: Sequence[tuple[str, tally.Totals]],
     missed: Sequence[tally.Missed],
     outlooks: Sequence[tally.Outlook],
+    from_git: int,
 ) -> list[str]:
     found = totals.outcomes
     task = {"prompt": "its first prompt where its log records one, else none", "none": "none"}
@@ -146,6 +184,8 @@ def _lines(
         f"  not counted: {found['unknown']} of unknown ids, {found['new']} of facts the "
         "session created",
         f"  each view's task: {task.get(source, UPPER_BOUND)}",
+        f"  each view's memory: git's before the log's commit ({_logs(from_git)}), else "
+        f"projected by the rules ({_logs(totals.logs - from_git)})",
     ]
     if quarters:
         lines.append("per quarter:    logs    uses  in full    named  archived")
@@ -166,7 +206,12 @@ def _lines(
             f"continuity.md at the end {o.live} facts ({o.live_bytes} bytes)"
             for o in outlooks
         ]
+        lines.append("  (both projected by the rules, each log's memory rebuilt from the logs)")
     return lines
+
+
+def _logs(count: int) -> str:
+    return f"{count} log" if count == 1 else f"{count} logs"
 
 
 def budget_lines(budgets: Sequence[int], sizes: Sequence[tally.Outlook]) -> list[str]:

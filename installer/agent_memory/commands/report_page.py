@@ -33,7 +33,8 @@ def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
     refuse_errors(memory.policy_problems, "then run the report again")
     reasons, _ = why_due(repo, memory)
     period = periods.fitting(memory.logs)
-    runs = replayed(repo, memory, [memory.policy], BUDGETS, period=period)[0]
+    done = replayed(repo, memory, [memory.policy], BUDGETS, period=period)
+    runs = tuple(done.run(n) for n in range(len(BUDGETS)))
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     pending = pending_proposals(repo, continuity, memory.sessions, live[1:])
     seen = Seen(

@@ -51,13 +51,17 @@ class Entry(NamedTuple):
     size: int | None  # a blob's bytes
 
 
-def entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, Entry]:
-    """The tree entries of ``paths`` (relative to ``root``) at revision ``rev``; a path missing
-    there is absent. Paths are literal (no pathspec magic) and never read as options."""
+def entries(
+    root: Path, rev: str, paths: Sequence[str], recursive: bool = False
+) -> dict[str, Entry]:
+    """The tree entries of ``paths`` (relative to ``root``) at revision ``rev`` (``recursive``:
+    every file below each folder of them); a path missing there is absent. Paths are literal (no
+    pathspec magic) and never read as options."""
     found: dict[str, Entry] = {}
+    deep = ["-r"] if recursive else []
     for first in range(0, len(paths), _PATHS_PER_CALL):
         chunk = paths[first : first + _PATHS_PER_CALL]
-        args = ["--literal-pathspecs", "ls-tree", "-z", "-l", "--end-of-options", rev, "--"]
+        args = ["--literal-pathspecs", "ls-tree", *deep, "-z", "-l", "--end-of-options", rev, "--"]
         done = _run(root, [*args, *chunk])
         if done.returncode != 0:
             raise AgentMemoryError(
@@ -92,6 +96,36 @@ def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
         size = int(header[2])
         found[wanted] = out[end + 1 : end + 1 + size]
         at = end + 1 + size + 1
+    return found
+
+
+def first_added(root: Path, folder: str) -> dict[str, str | None]:
+    """Each file name git's history from HEAD first added directly in ``folder`` (relative to
+    ``root``), with the first parent of the commit that added it (None: a root commit, or the
+    edge of a shallow clone). A file moved there by a rename was not added. Empty without git,
+    a commit, or an answer in time."""
+    args = [
+        "--literal-pathspecs", "log", "--find-renames", "--diff-filter=A", "--relative",
+        "--no-ext-diff", "--no-textconv", "--no-color", "--format=%H %P", "--name-only", "-z",
+        "--end-of-options", "HEAD", "--", folder + "/",
+    ]  # fmt: skip
+    if not in_work_tree(root):
+        return {}
+    try:
+        done = _run(root, args)
+    except AgentMemoryError:
+        return {}
+    found: dict[str, str | None] = {}
+    if done.returncode != 0:
+        return found  # no commit yet
+    commit: list[str] = []  # the commit whose names follow, and its parents
+    for field in done.stdout.decode("utf-8", errors="replace").split("\0"):
+        field = field.removeprefix("\n")  # a commit's names start on a line of their own
+        head, sep, name = field.partition(folder + "/")
+        if sep and not head:
+            found[name] = commit[1] if len(commit) > 1 else None  # newest first: the oldest wins
+        elif field:
+            commit = field.split()
     return found
 
 

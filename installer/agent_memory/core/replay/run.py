@@ -12,8 +12,10 @@ One pass: a fact's tier moves only when a log names it or when one of a few coun
 crossed, and those crossings are computable, so each fact is judged again only then (a list per
 log holds the facts due there), and its footer in the memory handed to the view changes only
 then.
-What the replay cannot know (REVIEW.md § Replay): a fact's text is today's, as are a human's
-pins and the order of the file.
+What the projection cannot know (REVIEW.md § Replay): a fact's text is today's, as are a
+human's pins and the order of the file. Where git holds the memory a session start found, the
+replay counts that session on it instead (``history``); the projection still gives the tiers
+over time and the policies compared.
 """
 
 from __future__ import annotations

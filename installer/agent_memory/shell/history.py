@@ -1,0 +1,112 @@
+"""The memory each session start found, from git (REVIEW.md § Replay): the commit before the one
+that added its log, read blob by blob, each blob parsed once. Nothing is written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ..core.agents.relevance import RECENT_SESSIONS
+from ..core.replay.history import Start
+from ..core.review.archive import QUARTER_FILE
+from ..errors import AgentMemoryError
+from ..layout import ARCHIVE_DIR, CONTINUITY, MEMORY_DIR, OPEN_THREADS_DIR, SESSIONS_DIR, VISION
+from ..parse import facts
+from ..parse.lognames import sorted_logs
+from ..parse.memory import known_ids
+from ..parse.sessions import read_refs
+from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
+from . import git
+from .load import naming
+
+
+def session_starts(
+    root: Path, logs: Sequence[str], used: Sequence[frozenset[str]]
+) -> Iterator[tuple[int, Start]]:
+    """(index in ``logs``, the memory its session start found) for each log a commit of HEAD's
+    history added, in order: the memory files of that commit's first parent, up to how commits
+    batch sessions; ``used``: the ids each log used, which its start's archive is asked about.
+    A log with no such commit, or whose parent holds no continuity.md, is left out (the replay
+    projects its state)."""
+    added = git.first_added(root, SESSIONS_DIR)
+    reader = _Reader(root)
+    for index, name in enumerate(logs):
+        commit = added.get(name)
+        found = reader.start(commit) if commit is not None else None
+        if found is not None:
+            yield index, found._replace(archived=reader.archived(used[index]))
+
+
+class _Reader:
+    """The memory of one commit after another, each blob read and parsed once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.docs: dict[tuple[str, str], facts.Document] = {}  # (path, blob): a live file
+        self.quarters: dict[tuple[str, str], bytes] = {}  # (path, blob) of a quarter: its bytes
+        self.ids: dict[tuple[str, str], frozenset[str]] = {}  # the ids of those parsed
+        self.used: dict[str, frozenset[str]] = {}  # a log's blob: the ids it used
+        self.last: tuple[str, Start | None] = ("", None)
+
+    def start(self, commit: str) -> Start | None:
+        if commit == self.last[0]:
+            return self.last[1]
+        try:
+            listed = git.entries(self.root, commit, [MEMORY_DIR], recursive=True)
+        except AgentMemoryError:  # a commit this clone does not have
+            return None
+        tree = {path: e.object for path, e in listed.items() if e.kind == "blob"}
+        found = self._start(tree) if CONTINUITY in tree else None
+        self.last = (commit, found)
+        return found
+
+    def _start(self, tree: dict[str, str]) -> Start:
+        folders: dict[str, list[str]] = {}
+        for path in sorted(tree):
+            folder, _, name = path.rpartition("/")
+            folders.setdefault(folder, []).append(name)
+        threads = [
+            f"{OPEN_THREADS_DIR}/{n}"
+            for n in folders.get(OPEN_THREADS_DIR, ())
+            if n.endswith(THREAD_FILE_SUFFIX) and not n.startswith(".")
+        ]
+        quarters = [
+            f"{ARCHIVE_DIR}/{n}" for n in folders.get(ARCHIVE_DIR, ()) if QUARTER_FILE.match(n)
+        ]
+        names = sorted_logs(folders.get(SESSIONS_DIR, ()))[-RECENT_SESSIONS:]
+        recent = [f"{SESSIONS_DIR}/{n}" for n in reversed(names)]
+        live = [CONTINUITY, *threads, *([VISION] if VISION in tree else [])]
+        wanted = [p for p in live if (p, tree[p]) not in self.docs]
+        wanted += [p for p in quarters if (p, tree[p]) not in self.quarters]
+        wanted += [p for p in recent if tree[p] not in self.used]
+        read = git.blobs(self.root, list(dict.fromkeys(tree[p] for p in wanted)))
+        for path in wanted:
+            data = read[tree[path]]
+            if path in recent:
+                self.used[tree[path]] = read_refs(data).used
+            elif path in quarters:
+                self.quarters[path, tree[path]] = data
+            elif path == VISION:
+                self.docs[path, tree[path]] = parse_vision(data)
+            elif path == CONTINUITY:
+                self.docs[path, tree[path]] = facts.parse(path, data)
+            else:
+                self.docs[path, tree[path]] = parse_thread(path, data)
+        # only this commit's blobs are kept: the next commit shares most of them
+        self.docs = {(p, tree[p]): self.docs[p, tree[p]] for p in live}
+        self.quarters = {(p, tree[p]): self.quarters[p, tree[p]] for p in quarters}
+        self.ids = {key: ids for key, ids in self.ids.items() if key in self.quarters}
+        self.used = {tree[p]: self.used[tree[p]] for p in recent}
+        return Start(
+            tuple(self.docs.values()), frozenset(), tuple(self.used[tree[p]] for p in recent)
+        )
+
+    def archived(self, ids: frozenset[str]) -> frozenset[str]:
+        """Those of ``ids`` the last commit's archive holds: only a quarter naming one of them
+        is parsed, once (an archive may hold thousands of facts, in every commit)."""
+        found: set[str] = set()
+        for key, data in self.quarters.items() if ids else ():
+            if key not in self.ids and naming([(key[0], data)], ids):
+                self.ids[key] = known_ids([facts.parse(key[0], data)])
+            found |= ids & self.ids.get(key, frozenset())
+        return frozenset(found)
