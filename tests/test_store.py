@@ -186,13 +186,73 @@ def test_a_read_only_git_folder_changes_no_output(tmp_path: Path) -> None:
         (root / ".git").chmod(0o700)
 
 
-def test_a_worktree_keeps_no_store(tmp_path: Path) -> None:
+def test_a_linked_worktree_keeps_its_store_in_its_own_git_folder(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "m"],
+        check=True,
+    )
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(root), "worktree", "add", "-q", str(linked)], check=True)
+    expected = _without_store(root)
+    assert _answers(linked) == expected
+    assert (root / ".git/worktrees/linked/agent-memory/store.sqlite3").is_file()
+    assert _answers(linked) == expected  # from its rows
+
+
+def test_a_submodule_keeps_its_store_in_its_git_folder(tmp_path: Path) -> None:
+    inner = _repo(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
+    subprocess.run(["git", "-C", str(inner), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(inner), "commit", "-qm", "m"], check=True)
+    outer = git_init(tmp_path / "outer")
+    subprocess.run(
+        [*git, "-C", str(outer), "submodule", "add", "-q", str(inner), "sub"], check=True
+    )
+    expected = _without_store(inner)
+    assert (outer / "sub/.git").is_file()
+    assert _answers(outer / "sub") == expected
+    assert (outer / ".git/modules/sub/agent-memory/store.sqlite3").is_file()
+
+
+def test_a_git_file_naming_no_git_folder_keeps_no_store(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     expected = _without_store(root)
     (root / ".git").rename(tmp_path / "git")
-    (root / ".git").write_text(f"gitdir: {tmp_path / 'git'}\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "git-like").mkdir()
+    (tmp_path / "git-like/HEAD").write_text("ref: refs/heads/main\n")  # names no work tree back
+    for named in (elsewhere, tmp_path / "missing", tmp_path / "git-like"):
+        (root / ".git").write_text(f"gitdir: {named}\n")
+        assert _answers(root) == expected
+    assert list(elsewhere.iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "git-like").iterdir()) == ["HEAD"]
+    (root / ".git").write_text(f"gitdir: {tmp_path / 'git'}\n")  # a git folder, not this one's
     assert _answers(root) == expected
     assert not (tmp_path / "git/agent-memory").exists()
+
+
+def test_two_enabled_folders_of_one_repository_keep_their_rows_apart(tmp_path: Path) -> None:
+    top = git_init(tmp_path / "mono")
+    first = build_tree(top / "a", _repo_files())
+    second_files = {**_repo_files(), "memory/archive/2026-Q1.md": _archive(30, "dogs")}
+    second = build_tree(top / "b", second_files)
+    answers = (_answers(first), _answers(second))
+    with sqlite3.connect(top / NAME) as db:
+        stored = sorted(path for (path,) in db.execute("SELECT path FROM files"))
+    assert stored == [
+        "a/memory/archive/2026-Q1.md",
+        "a/memory/continuity.md",
+        "b/memory/archive/2026-Q1.md",
+        "b/memory/continuity.md",
+    ]
+    assert (_answers(first), _answers(second)) == answers
+    with sqlite3.connect(top / NAME) as db:  # neither made the other's rows again
+        assert db.execute("SELECT value FROM meta WHERE key = 'next'").fetchone() == (
+            "73",
+        )  # 1 + 41 + 31 facts
 
 
 def test_a_planted_store_ranks_but_never_shows_words_of_its_own(tmp_path: Path) -> None:
@@ -222,7 +282,7 @@ def test_a_search_of_stored_rows_is_a_search_of_the_files(
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) / "store.sqlite3"
         store._made(where)
-        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        kept = store.Store(sqlite3.connect(where, isolation_level=None), "")
         made = [kept.index(path, data) for path, data in read]
         stored = [kept.index(path, data) for path, data in read]
         assert all(isinstance(ix, store.Stored) for ix in stored)
@@ -290,7 +350,7 @@ def test_a_band_of_many_ties_is_sorted_in_sql_as_in_python(tmp_path: Path) -> No
     data = f"# Archive\n\n## Facts\n{items}".encode()
     where = tmp_path / "store.sqlite3"
     store._made(where)
-    kept = store.Store(sqlite3.connect(where, isolation_level=None))
+    kept = store.Store(sqlite3.connect(where, isolation_level=None), "")
     made = [kept.index("memory/archive/2026-Q1.md", data)]
     stored = [kept.index("memory/archive/2026-Q1.md", data)]
     assert isinstance(stored[0], store.Stored)
@@ -313,7 +373,7 @@ def test_a_hit_read_from_the_file_s_bytes_is_the_reader_s(bom: bytes, end: bytes
         data = bom + end.join(s.encode() for s in [*head, *first, *items])
         where = Path(tempfile.mkdtemp()) / "store.sqlite3"
         store._made(where)
-        kept = store.Store(sqlite3.connect(where, isolation_level=None))
+        kept = store.Store(sqlite3.connect(where, isolation_level=None), "")
         made = [kept.index("memory/archive/2026-Q1.md", data)]
         stored = [kept.index("memory/archive/2026-Q1.md", data)]
         assert isinstance(stored[0], store.Stored)
@@ -332,7 +392,7 @@ def test_a_word_held_once_twice_or_more_counts_as_in_the_reader(tmp_path: Path) 
     data = f"# Archive\n\n## Facts\n{items}- Dogs alone\n  {FOOT.format('d', 1, 'archived')}\n"
     where = tmp_path / "store.sqlite3"
     store._made(where)
-    kept = store.Store(sqlite3.connect(where, isolation_level=None))
+    kept = store.Store(sqlite3.connect(where, isolation_level=None), "")
     made = [kept.index("memory/archive/2026-Q1.md", data.encode())]
     stored = [kept.index("memory/archive/2026-Q1.md", data.encode())]
     assert isinstance(stored[0], store.Stored)

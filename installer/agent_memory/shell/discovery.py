@@ -10,6 +10,7 @@ enable left), never above the git work tree's top — a repo nested in another i
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -59,6 +60,35 @@ def work_tree_top(start: Path) -> Path | None:
     a submodule's file), or None outside git."""
     here = _absolute(start)
     return next((f for f in (here, *here.parents) if _holds(f, ".git")), None)
+
+
+def git_folder(top: Path) -> Path | None:
+    """The git folder of the work tree at ``top``: its ``.git`` folder, or the one its ``.git``
+    file names when that folder names this work tree back (a linked worktree's, whose ``gitdir``
+    file names our ``.git``; a submodule's, in the ``.git/modules/`` of a work tree above);
+    None else. A ``.git`` file is input like any other: it never sends a write elsewhere."""
+    mode = os.lstat(top / ".git").st_mode
+    if stat.S_ISDIR(mode):
+        return top / ".git"
+    if not stat.S_ISREG(mode):
+        return None
+    with (top / ".git").open("rb") as file:
+        line = file.read(4097).split(b"\n", 1)[0].strip()
+    if not line.startswith(b"gitdir: "):
+        return None
+    named = (top / os.fsdecode(line[len(b"gitdir: ") :])).resolve()  # absolute, or from top
+    if not (named / "HEAD").is_file():
+        return None
+    back = named / "gitdir"
+    if stat.S_ISREG(os.lstat(back).st_mode if back.exists() else 0):
+        with back.open("rb") as file:
+            named_back = Path(os.fsdecode(file.read(4097).strip()))
+        return named if named_back.resolve() == (top / ".git").resolve() else None
+    for above in top.parents:
+        modules = above / ".git" / "modules"
+        if stat.S_ISDIR(os.lstat(above / ".git").st_mode if (above / ".git").exists() else 0):
+            return named if named.is_relative_to(modules.resolve()) else None
+    return None
 
 
 def enable_target(given: Path | None, cwd: Path) -> Path:

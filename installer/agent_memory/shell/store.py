@@ -1,17 +1,15 @@
 """The derived store: what a search reads of each memory file, kept per digest of its bytes in one
-SQLite database, ``.git/agent-memory/store.sqlite3`` at the git work tree's top.
+SQLite database, ``agent-memory/store.sqlite3`` in the git folder (``discovery.git_folder``).
 
 A cache, never a source of truth. A file's rows are used only for the exact bytes (sha256) and
 tool version they were made from; anything else about the database (missing, cut short, garbage,
 another schema, a trigger or view of its own, locked by a concurrent run, on a read-only or full
-disk) makes the command read the file itself, as it does without a store: no output and no exit
-code changes. The database is opened so that nothing in it runs (``trusted_schema=OFF``; the
-standard library never loads an extension unless asked) and its schema must be, row for row, the
-one this writes, else it is made again. What a hit shows is read again from the file's own bytes
-by the reader (``recall.verified``): a planted store can change which of the files' facts are
-found and rank first, never what the agent is shown of one. A repo outside git, or whose
-``.git`` is a file (a worktree, a submodule: the folder it names is not followed), or whose
-SQLite lacks FTS5, keeps none.
+disk) makes the command read the file itself: no output and no exit code changes. It is opened
+so that nothing in it runs (``trusted_schema=OFF``; no extension is loaded) and its schema must
+be, row for row, the one this writes, else it is made again. A hit is read again from the file's
+own bytes (``recall.verified``): a planted store can change which facts rank first, never what
+the agent is shown of one. Rows are keyed by each file's path from the work tree's top (two
+enabled folders of one repository keep theirs apart). Outside git, or without FTS5: no store.
 """
 
 from __future__ import annotations
@@ -31,9 +29,10 @@ from .. import resources
 from ..core.agents import ranking, recall
 from ..parse import facts
 from ..parse.footer import TIERS
-from .discovery import work_tree_top
+from .discovery import git_folder, work_tree_top
 
-NAME = ".git/agent-memory/store.sqlite3"
+FOLDER, FILE = "agent-memory", "store.sqlite3"  # in the git folder
+NAME = f".git/{FOLDER}/{FILE}"  # where a work tree's own .git folder holds it
 SCHEMA = 3  # PRAGMA user_version of the tables below
 BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
@@ -48,15 +47,10 @@ _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it
 _FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
-# Each fact's length in words, and its place in its file's near-tie order, packed unsigned: parsing
-# 10,000 numbers cost 2 ms a search, and no length can make BM25's length term zero or negative
-_PACKED = "I"
-# A file's rows are one run of fact ids from ``base`` (each new run after all before it: meta's
-# ``next``); ``terms`` holds each fact's distinct words, ``twice`` those it holds twice, and
-# ``repeats`` how often one it holds more often stands in it (a row per word held twice cost a
-# first run 20 ms when each fact's id repeated two words of its text); a file's ``ranks`` are
-# each fact's place when its facts are sorted by the near-tie key (``_ORDER``), so that a band
-# of thousands is not sorted again per search.
+_PACKED = "I"  # lengths and places, packed unsigned: parsing 10,000 numbers cost 2 ms a search
+# A file's rows: fact ids from ``base`` (meta's ``next``); ``terms`` a fact's distinct words,
+# ``twice`` those it holds twice, ``repeats`` how often one held more often stands in it (a row
+# per word held twice cost a first run 20 ms); ``ranks`` each fact's place by ``_ORDER``.
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
@@ -90,22 +84,26 @@ def _expected() -> list[tuple[str, ...]] | None:
 class Store:
     """An open store: the rows of each file read this run."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, folder: str) -> None:
         self.db = db
+        # the enabled folder, from the work tree's top: two enabled folders of one repository
+        # keep their rows apart, under their paths from there
+        self.folder = folder
 
     def index(self, path: str, data: bytes) -> ranking.Index | Stored:
         """The search index of the memory file ``path`` holding ``data``: its stored rows when
         they are of these bytes, else the reader's, then stored (best effort)."""
         digest = hashlib.sha256(data).hexdigest()
+        key = self.folder + path
         query = "SELECT base, facts, words, lengths, ranks FROM files WHERE path = ? AND digest = ?"
         try:
-            row = self.db.execute(query, (path, digest)).fetchone()
+            row = self.db.execute(query, (key, digest)).fetchone()
         except sqlite3.Error:
             row = None
         if row is not None:
             return Stored(self, path, data, row)
         made = recall.index(facts.parse(path, data))
-        self._save(path, digest, made)
+        self._save(key, digest, made)
         return made
 
     def _save(self, path: str, digest: str, made: ranking.Index) -> None:
@@ -332,10 +330,13 @@ def open_store(repo: Path) -> Store | None:
     top = work_tree_top(repo)
     if expected is None or top is None:
         return None
-    path = top / NAME
     try:
-        if not stat.S_ISDIR(os.lstat(top / ".git").st_mode):
+        found = git_folder(top)
+        # the enabled folder from the top, as work_tree_top resolved it
+        folder = repo.resolve().relative_to(top).as_posix()
+        if found is None:
             return None
+        path = found / FOLDER / FILE
         with contextlib.suppress(FileExistsError):
             path.parent.mkdir(mode=0o700)
         for name in (path.parent, path, Path(f"{path}-journal")):
@@ -344,12 +345,12 @@ def open_store(repo: Path) -> Store | None:
                 stat.S_ISDIR(mode) if name == path.parent else stat.S_ISREG(mode)
             ):
                 return None  # a link or a FIFO: not followed, not waited on
-        return _opened(path, expected)
-    except (OSError, sqlite3.Error):
+        return _opened(path, expected, "" if folder == "." else folder + "/")
+    except (OSError, RuntimeError, ValueError, sqlite3.Error):  # a loop; a folder elsewhere
         return None
 
 
-def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
+def _opened(path: Path, expected: Sequence[tuple[str, ...]], folder: str) -> Store | None:
     for _ in range(2):  # a store that is not one this makes is made again, once
         db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
         db.execute("PRAGMA trusted_schema = OFF")
@@ -358,7 +359,7 @@ def _opened(path: Path, expected: Sequence[tuple[str, ...]]) -> Store | None:
             ours = ours and _master(db) == list(expected)
             version = ours and db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if version == (resources.version(),):
-                return Store(db).purged()
+                return Store(db, folder).purged()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 db.close()
