@@ -224,21 +224,21 @@ def test_prompt_recall_lays_out_the_start_with_the_folder_the_session_started_in
     assert "`docs-mkdocs`" in out
 
 
-def test_prompt_recall_is_at_most_five_hits_and_six_kib_in_full_first(tmp_path: Path) -> None:
+def test_prompt_recall_is_at_most_five_hits_and_eight_kib_in_full_first(tmp_path: Path) -> None:
     foot = "<!-- id: fact-{0} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"  # noqa: E501
-    body = "".join(f"- Quasar zebra {i}\n  {'x' * 1500}\n  {foot.format(i)}\n" for i in range(8))
+    body = "".join(f"- Quasar zebra {i}\n  {'x' * 2400}\n  {foot.format(i)}\n" for i in range(8))
     body += "".join(f"- Other {i}\n  {foot.format(f'other-{i}')}\n" for i in range(200))
     build_tree(
         tmp_path,
         {"memory/continuity.md": "# C\n", "memory/archive/2026-Q1.md": "# A\n\n## F\n" + body},
     )
     text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
-    assert len(text.encode()) <= prompt_recall.BYTES and prompt_recall.MOST == 5
+    assert len(text.encode()) <= prompt_recall.BYTES == 8192 and prompt_recall.MOST == 5
     # three in full (their whole text, from the file), then two by their one line: a fourth
-    # in full would pass 6 KiB
-    assert text.count(", in full:\n") == 3 and text.count("x" * 1500) == 3
+    # in full would pass 8 KiB
+    assert text.count(", in full:\n") == 3 and text.count("x" * 2400) == 3
     assert text.count("\n- `fact-") == 5
-    body = body.replace("x" * 1500, "x")
+    body = body.replace("x" * 2400, "x")
     build_tree(tmp_path, {"memory/archive/2026-Q1.md": "# A\n\n## F\n" + body})
     text = json.loads(_prompt(tmp_path, "quasar zebra"))["hookSpecificOutput"]["additionalContext"]
     assert text.count("\n- `fact-") == 5 == text.count(", in full:\n")  # at most five
@@ -268,6 +268,31 @@ def test_prompt_recall_brings_in_full_a_fact_the_start_showed_by_name(tmp_path: 
     (best,) = recall(" ".join(prompt_recall.terms(again)), [memory], 1)
     assert best.id == "note-19" and best.score >= prompt_recall.FLOOR
     assert _prompt(tmp_path, again) == ""  # it clears the floor, but was shown in full
+
+
+def test_prompt_recall_brings_a_fact_as_large_as_the_start_s_budget_allows(
+    tmp_path: Path,
+) -> None:
+    """A fact of 7 KB, which the start view could have shown in full, is shown there by its
+    excerpt (a more likely use took the room); a prompt that matches it brings all of it."""
+    foot = (
+        "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-0{1} | uses: 1 | tier: active -->"
+    )
+    long = "\n  ".join(["the lighthouse relay keeps its log of every beacon it passed on"] * 110)
+    body = f"- Lighthouse relay design\n  {long}\n  {foot.format('relay-design', 1)}\n"
+    body += f"- Used last {'y' * 3000}\n  {foot.format('used-last', 2)}\n"
+    build_tree(tmp_path, {"memory/continuity.md": f"# C\n\n## Key Decisions\n{body}"})
+    (tmp_path / "memory/sessions").mkdir()
+    (tmp_path / "memory/sessions/2026-01-02-100000.md").write_text(
+        "# S\n\n## Memory References\n- Used: used-last\n"
+    )
+    start = cli("context", tmp_path).output
+    assert "`relay-design`" in start and long not in start  # named, by its excerpt
+    assert 7000 < len(long.encode()) < prompt_recall.BYTES
+    text = _prompt(tmp_path, "how does the lighthouse relay keep its beacon log")
+    context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+    assert ", in full:\n  - Lighthouse relay design `relay-design`\n" in context
+    assert long.replace("\n  ", "\n    ") in context
 
 
 def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from ...layout import ARCHIVE_DIR, VISION
+from ...layout import ARCHIVE_DIR, CONTEXT_BYTES, VISION
 from ...parse.facts import Document, parse
 from ...parse.sidefiles import parse_vision
 from .forms import fact_text, vision_text
@@ -21,7 +21,9 @@ from .ranking import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
 MOST = 5  # hits shown at most
-BYTES = 6144  # UTF-8 bytes of the lines at most; a hit in full, else by its one line, else none
+# UTF-8 bytes of the lines at most (a hit in full, else by its one line, else none): the start
+# view's own budget, so that any fact it could have shown in full a prompt can bring in full
+BYTES = CONTEXT_BYTES
 _LOOKED_AT = 50  # best hits looked at, the shown ones skipped
 # Distinct words of the prompt searched for, the first ones: a search costs a pass over every
 # fact per word, and a pasted log of thousands of words must not outlast the hook's timeout.
