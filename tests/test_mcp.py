@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import re
@@ -323,3 +324,19 @@ def test_every_line_gets_an_answer_and_the_server_goes_on(tmp_path: Path) -> Non
     finally:
         assert server.close() == 0
     assert tree(root) == before
+
+
+def test_the_mcp_server_collects_cycles_though_a_command_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cycle collector, off for a command's short run, is on while the server runs."""
+    from agent_memory.cli.mcp import server
+
+    seen: list[bool] = []
+    monkeypatch.setattr(server.anyio, "run", lambda run: seen.append(gc.isenabled()))
+    gc.disable()
+    try:
+        server.serve(tmp_path, 0.0)
+    finally:
+        gc.enable()
+    assert seen == [True]

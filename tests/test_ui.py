@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import html
 import http.client
 import os
@@ -591,3 +592,26 @@ def test_the_personal_filter_shows_the_user_s_own_facts_and_shares_one_as_the_cl
         assert client.change("/fact?id=side", "share", "side").status == 200
     assert cli("fact", "share", "side", twin, *TODAY).exit_code == 0
     assert tree(repo_root) == tree(twin)
+
+
+def test_the_server_collects_cycles_though_a_command_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``agent-memory`` turns the cycle collector off for a command's short run; a server that
+    runs for hours turns it back on before it serves."""
+    from agent_memory.cli.ui import serve as serving
+
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    seen: list[bool] = []
+
+    def serve_forever(self: Server) -> None:
+        seen.append(gc.isenabled())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Server, "serve_forever", serve_forever)
+    gc.disable()
+    try:
+        done = serving.serve(Repo(tmp_path), Setting(read_only=True), 0, browser=False)
+    finally:
+        gc.enable()
+    assert seen == [True] and done.report.outcome == "stopped"

@@ -19,6 +19,7 @@ def entry() -> None:
 
     A run builds many small values that hold no cycles (facts, session references) and exits; the
     collector would only rescan them, a tenth of a full review's time, and once more at exit.
+    The servers (``ui``, ``mcp``), which run for hours, turn it back on.
     """
     gc.disable()
     _refuse_bytes(sys.argv[1:])

@@ -14,6 +14,7 @@ and answered, within a bound on its length.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import threading
@@ -39,6 +40,7 @@ Outgoing = MemoryObjectSendStream[SessionMessage]
 
 def serve(path: Path, wait: float) -> None:
     """Serve the repo at ``path`` until the client closes stdin."""
+    gc.enable()  # off for a command's short run (``cli.entry``); a server runs for hours
     server = build(McpSession(path.resolve(), wait))
 
     async def run() -> None:

@@ -3,6 +3,7 @@ Ctrl-C."""
 
 from __future__ import annotations
 
+import gc
 import webbrowser
 
 from ... import resources
@@ -20,6 +21,7 @@ def serve(repo: Repo, setting: Setting, port: int, browser: bool) -> Result:
     a change that has started when Ctrl-C comes is finished first."""
     if port > PORT_MOST:
         raise AgentMemoryError(f"--port {port} is not a port; pass 1 to {PORT_MOST}, or 0 for any")
+    gc.enable()  # off for a command's short run (``cli.entry``); a server runs for hours
     server = Server(repo.root, repo.shown, setting, port)
     mode = " (read-only)" if setting.read_only else ""
     print(f"Serving {repo.shown}{mode} at {server.address}", flush=True)
