@@ -380,3 +380,23 @@ def test_an_empty_personal_file_is_added_to_not_replaced_by_the_template(enabled
     fact_id = add_mine(root)
     written = (root / "memory/personal.md").read_text()
     assert fact_id in written and "Your own facts" not in written
+
+
+def test_curation_of_a_personal_fact_says_it_stays_in_its_file(enabled: Path) -> None:
+    """No review reads the personal file: its curation says where the fact stays, not that a
+    review will move it; the team's says the review moves it."""
+    mine = add_mine(enabled)
+    archived = cli("fact", "archive", mine, enabled, *DAY)
+    assert archived.exit_code == 0, archived.output
+    assert f"{mine} archived by hand: it stays in memory/personal.md, out of the view" in (
+        archived.output
+    )
+    other = add_mine(enabled, "I read diffs with word colouring on")
+    retracted = cli("fact", "retract", other, "--reason", "no longer", enabled, *DAY)
+    assert "it stays in memory/personal.md" in retracted.output
+    team = cli("fact", "retract", "node", "--reason", "moved to Node 22", enabled, *DAY)
+    assert "node retracted: the next review moves it to the archive" in team.output
+    past = ("--until", "2026-01-01")
+    added = cli("fact", "add", "--personal", "I keep a scratch branch", enabled, *past, *DAY)
+    assert added.exit_code == 0, added.output
+    assert "so nothing archives" in added.output and "next review" not in added.output

@@ -72,7 +72,7 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     )
     notes = similar_lines(new.similar) + conflict_lines(new.conflicts)
     if fact.until is not None and fact.until < day:
-        notes += (past_until(new.id, fact.until, day) or "",)
+        notes += (past_until(new.id, fact.until, day, path) or "",)
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
 
 

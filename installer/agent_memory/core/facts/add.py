@@ -110,15 +110,20 @@ def draft(
     return NewFact(fact_id, title, fields["tier"], b"", found.similar, contra), lines
 
 
-def past_until(fact_id: str, until: dt.date, today: dt.date) -> str | None:
+def past_until(fact_id: str, until: dt.date, today: dt.date, path: str) -> str | None:
     """The warning for a ``valid-until`` already past (a typo, most often): said, not refused,
-    since the fact is written all the same and the next review archives it (DECAY.md)."""
+    since the fact is written all the same and the next review archives it (DECAY.md) — unless
+    it is personal (``path``): no review reads that file."""
     if until >= today:
         return None
+    then = (
+        f"nothing archives {fact_id} ({PERSONAL} is read by no review)"
+        if path == PERSONAL
+        else f"the next review archives {fact_id}"
+    )
     return (
-        f"warning: {until.isoformat()} is already past (today is {today.isoformat()}), so the "
-        f"next review archives {fact_id}; agent-memory fact expire {fact_id} YYYY-MM-DD gives "
-        "it a later date"
+        f"warning: {until.isoformat()} is already past (today is {today.isoformat()}), so "
+        f"{then}; agent-memory fact expire {fact_id} YYYY-MM-DD gives it a later date"
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ...errors import AgentMemoryError
-from ...layout import CONTINUITY
+from ...layout import CONTINUITY, PERSONAL
 from ...parse import footer
 from ...parse.cites import Citation, parse_value, render_value
 from ...parse.facts import parse
@@ -75,7 +75,15 @@ def retract(place: Place, reason: str) -> Change:
     if fields.get(BY):
         _refuse_superseded(place, "retract")
     fields["tier"], fields["reason"] = SUPERSEDED, text
-    return Change(fields, f"{place.id} retracted: the next review moves it to the archive")
+    return Change(fields, f"{place.id} retracted: {_goes(place)}")
+
+
+def _goes(place: Place) -> str:
+    """Where a fact out of the view goes: the archive, at the next review; a personal fact
+    stays in its file, which no review reads (DECAY.md § Personal facts)."""
+    if place.doc.path == PERSONAL:
+        return f"it stays in {PERSONAL}, out of the view (no review reads the file)"
+    return "the next review moves it to the archive"
 
 
 def archive(place: Place) -> Change:
@@ -91,7 +99,7 @@ def archive(place: Place) -> Change:
             f"{place.id} first, then archive it"
         )
     fields["tier"], fields["archived-by"] = "archived", "hand"
-    return Change(fields, f"{place.id} archived by hand: the next review moves it to the archive")
+    return Change(fields, f"{place.id} archived by hand: {_goes(place)}")
 
 
 def pin(place: Place) -> Change:
@@ -153,7 +161,8 @@ def expire(place: Place, until: dt.date, today: dt.date) -> Change:
     fields = place.fields
     fields["valid-until"] = until.isoformat()
     said = f"{place.id} valid until {until.isoformat()}"
-    return Change(fields, "; ".join(filter(None, [said, past_until(place.id, until, today)])))
+    past = past_until(place.id, until, today, place.doc.path)
+    return Change(fields, "; ".join(filter(None, [said, past])))
 
 
 def relate(place: Place, other: Place) -> Change:
@@ -203,7 +212,7 @@ def supersede(old: Place, new: Place, by_of: Mapping[str, str]) -> tuple[Change,
     olds = footer.listed(successor.get(SUPERSEDES))
     if old.id not in olds:
         successor[SUPERSEDES] = ", ".join([*olds, old.id])
-    said = f"{old.id} superseded by {new.id}: the next review moves it to the archive"
+    said = f"{old.id} superseded by {new.id}: {_goes(old)}"
     return Change(fields, said), Change(successor, said)
 
 
