@@ -155,3 +155,30 @@ def test_a_start_is_counted_on_the_memory_it_found_not_on_today_s_text(tmp_path:
     # log 1 found the small text (in full); log 2's commit holds its log and the grown fact,
     # but the commit before it the small one; log 3 is projected on today's text (too large)
     assert (summary["totals"]["shown"], summary["totals"]["uses"]) == (2, 3)
+
+
+def test_a_hostile_memory_in_history_is_projected_not_read(tmp_path: Path) -> None:
+    """A commit whose continuity.md no reader takes (bytes that are not UTF-8, a link) gives
+    its sessions no state from git: they are projected, the replay answers, exit 0."""
+    root = tmp_path / "repo"
+    git_init(root)
+    _git(root, "config", "user.email", "t@example.com")
+    _git(root, "config", "user.name", "t")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    continuity = root / "memory/continuity.md"
+    good = continuity.read_bytes()
+    logs = root / "memory/sessions"
+    for n, bad in enumerate((b"\xff\xfe not UTF-8\n", None, good)):
+        continuity.unlink()
+        if bad is None:
+            continuity.symlink_to("/etc/passwd")
+        else:
+            continuity.write_bytes(bad)
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"memory {n}")
+        (logs / f"2026-01-0{n + 2}-100000.md").write_text("# S\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"log {n}")
+    done = cli("replay", root, "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["summary"]["logs_found_in_git"] == 1  # the last one only

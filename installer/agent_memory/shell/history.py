@@ -17,7 +17,10 @@ from ..parse.memory import known_ids
 from ..parse.sessions import read_refs
 from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
 from . import git
+from .files import MAX_FILE_BYTES
 from .load import naming
+
+_REGULAR = ("100644", "100755")  # git's modes of a regular file (not a link, not a submodule)
 
 
 def session_starts(
@@ -55,8 +58,16 @@ class _Reader:
             listed = git.entries(self.root, commit, [MEMORY_DIR], recursive=True)
         except AgentMemoryError:  # a commit this clone does not have
             return None
-        tree = {path: e.object for path, e in listed.items() if e.kind == "blob"}
-        found = self._start(tree) if CONTINUITY in tree else None
+        # what the work tree's reader would read: regular files, none over its bound
+        tree = {
+            path: e.object
+            for path, e in listed.items()
+            if e.kind == "blob" and e.mode in _REGULAR and (e.size or 0) <= MAX_FILE_BYTES
+        }
+        try:
+            found = self._start(tree) if CONTINUITY in tree else None
+        except AgentMemoryError:  # a file then that no reader takes: its session is projected
+            found = None
         self.last = (commit, found)
         return found
 
