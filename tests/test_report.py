@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,15 @@ def test_the_report_shows_in_full_by_budget_so_a_team_can_pick_its_own(tmp_path:
     assert "**100.0 % of the facts sessions used were in full" in text
     missed = cli("report", root, "--json", "--today", "2026-01-05")
     assert json.loads(missed.output)["summary"]["most_missed"] == []
+    assert json.loads(missed.output)["summary"]["logs_found_in_git"] == 0  # none committed
+    assert "before each session: 0 of 3 session logs; on the memory the review's" in text
+    commit = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "commit"]
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run([*commit, "-qm", "the memory and three logs"], check=True)  # no parent
+    log = "## Memory References\n- Referenced: gate\n"
+    build_tree(root, {"memory/sessions/2026-01-05-100000.md": log})
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run([*commit, "-qm", "a fourth log"], check=True)  # its start is in git
+    build_tree(root, {"memory/sessions/2026-01-05-110000.md": log})  # not committed
+    again = cli("report", root, "--format", "md", "--today", "2026-01-05").output
+    assert "the other 4 (REVIEW.md § Replay)" in again and "session: 1 of 5 session logs;" in again

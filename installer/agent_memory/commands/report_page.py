@@ -44,6 +44,7 @@ def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
         reasons,
         stale_marks(repo, live),
         pending,
+        len(done.found),
     )
     at = tuple(zip(BUDGETS, runs, strict=True))
     found = content(memory.documents, len(memory.archives), at, seen, period)

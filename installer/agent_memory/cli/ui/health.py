@@ -50,7 +50,9 @@ def _report(said: Answer) -> Body:
         "<h2>In full at session start</h2>",
         f"<p>{e(totals['logs'])} sessions replayed; of the {e(totals['uses'])} uses of a fact, "
         f"{e(_percent(rate))} were in full in the session-start view, "
-        f"{e(_percent(named))} in full or named.</p>",
+        f"{e(_percent(named))} in full or named ({e(data['logs_found_in_git'])} laid out on the "
+        "memory git holds from before the session, the others on the memory the rules "
+        "project).</p>",
         _table(
             ("period", "sessions", "uses", "in full", "named"),
             [

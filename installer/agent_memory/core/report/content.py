@@ -40,6 +40,7 @@ class Content(NamedTuple):
     stale: tuple[tuple[str, str], ...]  # (id, what changed)
     expiring: tuple[tuple[str, str, bool], ...]  # (id, valid-until, already past)
     proposals: int  # `## Proposed Facts` entries in logs no review has read
+    from_git: int  # logs counted on the memory git holds from before them (the rest projected)
 
     def as_data(self) -> dict[str, Any]:
         """The content as JSON values (``--json``)."""
@@ -65,6 +66,7 @@ class Content(NamedTuple):
             "stale": [{"id": i, "why": w} for i, w in self.stale],
             "expiring": [{"id": i, "valid_until": d, "past": p} for i, d, p in self.expiring],
             "pending_proposals": self.proposals,
+            "logs_found_in_git": self.from_git,
         }
 
 
@@ -77,6 +79,7 @@ class Seen(NamedTuple):
     due: Sequence[str]
     stale: Mapping[str, str]  # id → its stale mark
     proposals: int
+    from_git: int  # logs whose start's memory git holds (``replay``)
 
 
 def content(
@@ -127,6 +130,7 @@ def content(
         tuple(sorted((i, w) for i, w in seen.stale.items())),
         tuple((i, d, seen.today > d) for d, i in expiring),
         seen.proposals,
+        seen.from_git,
     )
 
 

@@ -62,8 +62,12 @@ def summary(found: Content) -> list[str]:
     else:
         headline = "No session logs yet: nothing to replay"
     now = ", ".join(f"{n} {t}" for t, n in found.tiers_now.items()) or "none"
+    projected = totals.logs - found.from_git
     return [
         headline,
+        f"Views laid out on the memory git holds from before each session: {found.from_git} of "
+        f"{totals.logs} session logs; on the memory the review's rules project: the other "
+        f"{projected} (REVIEW.md § Replay)",
         f"Misses (the fact was archived when a session needed it): {totals.outcomes['archived']}; "
         f"cut (not named: over the budget): {totals.outcomes['cut']}; live but left out of the "
         f"view: {totals.outcomes['hidden']}",
