@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,6 @@ from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.facts.duplicates import compare, normal, pairs
 from agent_memory.core.facts.elsewhere import Elsewhere, duplicates
 from agent_memory.parse import facts
-from agent_memory.parse.footer import ids_in
 from conftest import build_tree, cli, tree
 
 DAY = "2026-03-02"
@@ -173,7 +173,17 @@ def test_reading_only_what_may_hold_a_duplicate_answers_as_parsing_everything(
     wanted=st.sampled_from(["a", "ab", "a-b", "b"]),
 )
 def test_an_id_is_found_where_reading_every_footer_finds_it(text: str, wanted: str) -> None:
-    assert Elsewhere([("f.md", text.encode())]).place(wanted) == ids_in("f.md", text).get(wanted)
+    assert Elsewhere([("f.md", text.encode())]).place(wanted) == _ids_in("f.md", text).get(wanted)
+
+
+def _ids_in(path: str, text: str) -> dict[str, str]:
+    """Every id a footer-like comment of ``text`` names, at its first ``path:line``: what
+    ``place`` finds by reading only the lines that hold the id, found by reading them all."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        for match in re.finditer(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)", line):
+            found.setdefault(match.group(1).rstrip("-"), f"{path}:{number}")
+    return found
 
 
 def test_the_same_text_is_case_spacing_and_punctuation_aside() -> None:

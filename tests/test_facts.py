@@ -299,11 +299,3 @@ def _markers(text: str) -> list[int]:
 )
 def test_conflict_markers_are_the_lines_the_pattern_matches(text: str) -> None:
     assert [p.line for p in facts.conflict_markers("m.md", text)] == _markers(text)
-
-
-@given(st.text(" |:idtermfoIDTFx-\u0130\u00a0", max_size=40))
-@example(" ID : a | id: b | Tier: core | from: | FROM: x ")
-def test_the_fields_read_without_checks_are_the_parsed_fields(body: str) -> None:
-    keys = ("id", "tier", "from")
-    parsed = dict(footer.parse_fields(body)[0])
-    assert footer.fields_of(body, keys) == {key: parsed[key] for key in keys if key in parsed}

@@ -6,7 +6,7 @@ the canonical order, unknown fields after the known ones.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from .. import patterns
@@ -56,7 +56,7 @@ _ID_KEY = patterns.compile(r"\bid\s*:")
 # Every value an ``id:`` field could hold, anywhere (``id_values``): a match takes only the "i",
 # so none can swallow the next; keys as ``parse_fields`` strips and lowers them.
 _ID_VALUE = patterns.compile(r"[iI](?=[dD]\s*:\s*([^\s|]+))")
-# An id named in a comment on one line (``ids_in``): a footer, or something shaped like one.
+# An id named in a comment on one line (``place_of``): a footer, or something shaped like one.
 _ID_IN_COMMENT = patterns.compile(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)")
 
 
@@ -119,21 +119,10 @@ def id_values(text: str) -> set[str]:
     return {value.partition("-->")[0] for value in _ID_VALUE.findall(text)} - {""}
 
 
-def ids_in(path: str, text: str) -> dict[str, str]:
-    """Every id a footer-like comment in ``text`` names, with its ``path:line``: a superset of
-    the ids of the file's facts (examples in code count too), found without parsing it."""
-    found: dict[str, str] = {}
-    line, counted = 1, 0
-    for match in _ID_IN_COMMENT.finditer(text):
-        line += text.count("\n", counted, match.start())
-        counted = match.start()
-        found.setdefault(match.group(1).rstrip("-"), f"{path}:{line}")
-    return found
-
-
 def place_of(path: str, text: str, fact_id: str) -> str | None:
-    """``ids_in(path, text).get(fact_id)``, read only on the lines that hold ``fact_id``: a
-    command that asks about one id need not read 10,000 archived footers."""
+    """Where a footer-like comment of ``text`` names ``fact_id`` (``path:line``), read only on
+    the lines that hold it: a command that asks about one id need not read 10,000 archived
+    footers."""
     at = text.find(fact_id)
     while at != -1:
         start = text.rfind("\n", 0, at) + 1
@@ -176,19 +165,6 @@ def parse_fields(body: str) -> tuple[Fields, list[Problem]]:
     found = tuple(fields.items())
     problems.extend(validate(found))
     return found, problems
-
-
-def fields_of(body: str, keys: Collection[str]) -> dict[str, str]:
-    """The values of ``keys`` in ``parse_fields(body)``, without its checks."""
-    found: dict[str, str] = {}
-    for segment in body.split("|"):
-        key, colon, value = segment.partition(":")
-        key = key.strip()
-        if key not in keys:  # the tool writes keys in lower case: lowered only when not found
-            key = key.lower()
-        if colon and key in keys and key not in found:
-            found[key] = value.strip()
-    return found
 
 
 def validate(fields: Sequence[tuple[str, str]]) -> list[Problem]:

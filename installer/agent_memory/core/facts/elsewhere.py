@@ -3,7 +3,7 @@ one-file threads, vision.md, and continuity.md or the personal file, asked only 
 needs of them.
 
 The archive may hold 10,000 facts. A new fact needs two answers of it: whether an id is taken
-(found by searching for the id, as ``footer.ids_in`` would find it) and which facts say what
+(found by searching for the id, as ``footer.place_of`` does) and which facts say what
 the new one says (``duplicates``: a file is parsed only when one of its facts may).
 """
 
