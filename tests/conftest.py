@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -60,6 +61,13 @@ def stats(root: Path) -> dict[str, tuple[bytes, int]]:
 
 def cli(*args: str | os.PathLike[str]) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the subprocesses this test process has waited for: a
+    bound on work that a loaded machine does not stretch, as it stretches wall time."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def run_console(

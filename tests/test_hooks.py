@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.agents import hooks, jsontext
-from conftest import PROJECT, cli, run_console, tree
+from conftest import PROJECT, children_cpu, cli, run_console, tree
 
 CLAUDE_SETTINGS = """{
     "permissions": {"allow": ["Bash(npm test)"]},
@@ -341,10 +341,10 @@ def test_a_settings_file_of_a_megabyte_is_edited_in_linear_time(enabled: Path) -
     text = _big_settings(jsontext.MAX_BYTES - 4096)
     assert jsontext.MAX_BYTES - 20000 < len(text) <= jsontext.MAX_BYTES - 4096
     where.write_text(text)
-    started = time.monotonic()
+    started = time.process_time()  # CPU: a loaded machine stretches wall time, not this
     assert cli("hooks", "install", enabled, "--agent", "claude").exit_code == 0
     assert cli("hooks", "remove", enabled, "--agent", "claude").exit_code == 0
-    assert time.monotonic() - started < 8
+    assert time.process_time() - started < 8
     assert where.read_text() == text
 
 
@@ -353,9 +353,9 @@ def test_a_settings_file_over_the_bound_is_one_line(enabled: Path, tmp_path: Pat
     where.parent.mkdir()
     where.write_text(_big_settings(8 << 20))
     before = tree(enabled)
-    started = time.monotonic()
+    started = children_cpu()
     done = run_console("hooks", "install", enabled, "--agent", "gemini", cwd=tmp_path)
-    assert time.monotonic() - started < 5
+    assert children_cpu() - started < 5
     assert done.returncode == 1 and done.stderr.splitlines() == [
         "agent-memory: .gemini/settings.json: is larger than 1 MiB; refusing to read it"
     ]
