@@ -10,6 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agent_memory.commands.replay import replayed
 from agent_memory.commands.settle import memory_of
 from agent_memory.core.replay.states import Seen
@@ -157,28 +159,131 @@ def test_a_start_is_counted_on_the_memory_it_found_not_on_today_s_text(tmp_path:
     assert (summary["totals"]["shown"], summary["totals"]["uses"]) == (2, 3)
 
 
-def test_a_hostile_memory_in_history_is_projected_not_read(tmp_path: Path) -> None:
-    """A commit whose continuity.md no reader takes (bytes that are not UTF-8, a link) gives
-    its sessions no state from git: they are projected, the replay answers, exit 0."""
+_HOSTILE = {  # a memory file of a commit, as no reader takes it
+    "continuity.md, not UTF-8": ("memory/continuity.md", b"\xff\xfe not UTF-8\n"),
+    "continuity.md, a link": ("memory/continuity.md", None),
+    "a quarter the log names, not UTF-8": (
+        "memory/archive/2025-Q4.md",
+        b"# Archive\n\n## Key Decisions\n- \xff <!-- id: gone | tier: archived -->\n",
+    ),
+    "vision.md, a link": ("memory/vision.md", None),
+    "a thread, a link": ("memory/open-threads/t.md", None),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(_HOSTILE))
+def test_a_hostile_memory_in_history_is_projected_not_read(tmp_path: Path, broken: str) -> None:
+    """A commit holding a memory file that the work tree's reader would read and no reader
+    takes (bytes that are not UTF-8, a link) gives the session after it no state from git: it
+    is projected, the replay answers, exit 0."""
     root = tmp_path / "repo"
     git_init(root)
     _git(root, "config", "user.email", "t@example.com")
     _git(root, "config", "user.name", "t")
     assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
-    continuity = root / "memory/continuity.md"
-    good = continuity.read_bytes()
+    path, data = _HOSTILE[broken]
+    where = root / path
+    where.parent.mkdir(exist_ok=True)
+    kept = where.read_bytes() if where.exists() else None
     logs = root / "memory/sessions"
-    for n, bad in enumerate((b"\xff\xfe not UTF-8\n", None, good)):
-        continuity.unlink()
-        if bad is None:
-            continuity.symlink_to("/etc/passwd")
-        else:
-            continuity.write_bytes(bad)
+    for n in range(2):
+        where.unlink(missing_ok=True)
+        if n == 1 and kept is not None:
+            where.write_bytes(kept)
+        elif n == 0 and data is None:
+            where.symlink_to("/etc/passwd")
+        elif n == 0:
+            where.write_bytes(data)
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", f"memory {n}")
-        (logs / f"2026-01-0{n + 2}-100000.md").write_text("# S\n")
+        (logs / f"2026-01-0{n + 2}-100000.md").write_text(
+            "# S\n\n## Memory References\n- Referenced: gone\n"
+        )
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", f"log {n}")
     done = cli("replay", root, "--json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.output)["summary"]["logs_found_in_git"] == 1  # the last one only
+
+
+def _logged(tmp_path: Path, names: int = 2) -> Path:
+    """An enabled repo in git, then ``names`` logs, each committed on its own."""
+    root = tmp_path / "repo"
+    git_init(root)
+    _git(root, "config", "user.email", "t@example.com")
+    _git(root, "config", "user.name", "t")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "enable")
+    for n in range(names):
+        (root / f"memory/sessions/2026-01-0{n + 2}-100000.md").write_text(f"# S {n}\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"log {n}")
+    return root
+
+
+def _found_in_git(root: Path) -> int:
+    done = cli("replay", root, "--json")
+    assert done.exit_code == 0, done.output
+    return int(json.loads(done.output)["summary"]["logs_found_in_git"])
+
+
+def test_a_log_added_beside_one_removed_is_added_whatever_git_is_configured_to_see(
+    tmp_path: Path,
+) -> None:
+    """Renames are not looked for: a log removed and another of the same text added in one
+    commit is that commit's new log, with diff.renames on or off."""
+    root = _logged(tmp_path, 1)
+    (root / "memory/sessions/2026-01-02-100000.md").rename(
+        root / "memory/sessions/2026-01-03-100000.md"
+    )
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "one log for another")
+    for renames in ("true", "false", "copies"):
+        _git(root, "config", "diff.renames", renames)
+        assert _found_in_git(root) == 1  # the log now in the tree, from the commit that added it
+
+
+def test_signatures_shown_by_git_s_configuration_are_not_read_as_commits(tmp_path: Path) -> None:
+    """log.showSignature puts a verdict line before each signed commit's fields: the commits
+    and their parents are still read."""
+    key = tmp_path / "key"
+    made = subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip(f"ssh-keygen could not make a key: {made.stderr.decode()}")
+    signers = tmp_path / "allowed"
+    signers.write_text(f"t@example.com {key.with_suffix('.pub').read_text()}")
+    root = tmp_path / "repo"
+    git_init(root)
+    for name, value in (
+        ("user.email", "t@example.com"), ("user.name", "t"), ("gpg.format", "ssh"),
+        ("user.signingkey", str(key)), ("commit.gpgsign", "true"),
+        ("gpg.ssh.allowedSignersFile", str(signers)),
+    ):  # fmt: skip
+        _git(root, "config", name, value)
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "enable")
+    for n in range(2):
+        (root / f"memory/sessions/2026-01-0{n + 2}-100000.md").write_text(f"# S {n}\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"log {n}")
+    _git(root, "config", "log.showSignature", "true")
+    assert "Good" in _git(root, "log", "-1")  # git shows the signature, as configured
+    assert _found_in_git(root) == 2
+
+
+def test_a_partial_clone_s_history_is_not_read(tmp_path: Path) -> None:
+    """A clone without blobs would fetch each one it lacks: its logs are projected, and no
+    object comes in."""
+    source = _logged(tmp_path, 2)
+    _git(source, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    clone_args = ["clone", "-q", "--filter=blob:none", "--no-checkout", f"file://{source}"]
+    subprocess.run(["git", *clone_args, str(clone)], check=True, capture_output=True)
+    _git(clone, "checkout", "-q", "HEAD")  # the work tree's blobs alone come in
+    objects = _git(clone, "count-objects", "-v")
+    assert _found_in_git(clone) == 0
+    assert _git(clone, "count-objects", "-v") == objects

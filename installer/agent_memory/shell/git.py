@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 _QUICK = 10.0  # seconds: questions about the repository and its config
 _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
+# The tool makes no network connection (SECURITY.md): a partial clone's git would fetch each
+# blob it lacks when asked for one (git 2.44 and later heed this), and nothing may prompt.
+_OFFLINE = {"GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0"}
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -102,15 +105,17 @@ def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
 def first_added(root: Path, folder: str) -> dict[str, str | None]:
     """Each file name git's history from HEAD first added directly in ``folder`` (relative to
     ``root``), with the first parent of the commit that added it (None: a root commit, or the
-    edge of a shallow clone). A file moved there by a rename was not added. Empty without git,
-    a commit, or an answer in time."""
+    edge of a shallow clone). Renames are not looked for, whatever the user's configuration
+    says: a file moved there counts as added by the commit that moved it, and a file removed
+    beside one added is not taken for its old name. A merge's own changes are not read. Empty
+    without git, a commit, or an answer in time."""
     args = [
-        "--literal-pathspecs", "log", "--find-renames", "--diff-filter=A", "--relative",
-        "--no-ext-diff", "--no-textconv", "--no-color", "--format=%H %P", "--name-only", "-z",
-        "--end-of-options", "HEAD", "--", folder + "/",
+        "--literal-pathspecs", "log", "--no-renames", "--diff-filter=A", "--relative",
+        "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature", "--format=%H %P",
+        "--name-only", "-z", "--end-of-options", "HEAD", "--", folder + "/",
     ]  # fmt: skip
-    if not in_work_tree(root):
-        return {}
+    if not in_work_tree(root) or _partial(root):
+        return {}  # a partial clone fetches the blobs it lacks: replay makes no connection
     try:
         done = _run(root, args)
     except AgentMemoryError:
@@ -154,6 +159,15 @@ def text_merge(ours: Path, base: Path, theirs: Path) -> tuple[bytes, int]:
     if done.returncode < 0 or done.returncode > 127:
         raise AgentMemoryError(f"git merge-file: {_last_error(done)}", str(ours))
     return done.stdout, done.returncode
+
+
+def _partial(root: Path) -> bool:
+    """Whether the repo is a partial clone: a remote promises the objects it lacks (git names
+    it in ``extensions.partialClone`` or, before 2.40 or so, ``remote.<name>.promisor``)."""
+    keys = r"^(extensions\.partialclone|remote\..*\.promisor)$"
+    done = _run(root, ["config", "--local", "--get-regexp", keys], timeout=_QUICK)
+    values = [line.partition(b" ")[2].strip().lower() for line in done.stdout.splitlines()]
+    return any(value not in (b"", b"false", b"no", b"off", b"0") for value in values)
 
 
 def local_config(root: Path, key: str, value: str | None = None) -> str | None:
@@ -208,7 +222,8 @@ def introduced(root: Path, fact_id: str, paths: Sequence[str]) -> Introduced | N
     pattern = "id:[[:space:]]*" + fact_id.replace(".", "[.]") + "([^a-z0-9.-]|$)"
     args = [
         "--literal-pathspecs", "log", "--no-ext-diff", "--no-textconv", "--no-color",
-        "--pickaxe-regex", f"-S{pattern}", "--format=%H%x00%an%x00%aI%x00%s%x00", "--", *paths,
+        "--no-show-signature", "--pickaxe-regex", f"-S{pattern}",
+        "--format=%H%x00%an%x00%aI%x00%s%x00", "--", *paths,
     ]  # fmt: skip
     try:
         done = _run(root, args, timeout=_QUICK, env={**os.environ, "LC_ALL": "C"})
@@ -234,7 +249,8 @@ def line_dates(root: Path, paths: Sequence[str]) -> dict[str, str] | None:
         return None
     args = [
         "--literal-pathspecs", "log", "--reverse", "--no-renames", "--no-ext-diff",
-        "--no-textconv", "--no-color", "--unified=0", "--format=%x00%aI", "-p", "--", *paths,
+        "--no-textconv", "--no-color", "--no-show-signature", "--unified=0", "--format=%x00%aI",
+        "-p", "--", *paths,
     ]  # fmt: skip
     try:
         shallow = _run(root, ["rev-parse", "--is-shallow-repository"], timeout=_QUICK)
@@ -280,7 +296,7 @@ def _run(
             capture_output=True,
             check=False,
             timeout=timeout,
-            env=env,
+            env={**(os.environ if env is None else env), **_OFFLINE},
         )
     except FileNotFoundError:
         raise AgentMemoryError("git: not found; this command runs git") from None

@@ -36,8 +36,13 @@ def session_starts(
     for index, name in enumerate(logs):
         commit = added.get(name)
         found = reader.start(commit) if commit is not None else None
-        if found is not None:
-            yield index, found._replace(archived=reader.archived(used[index]))
+        if found is None:
+            continue
+        try:
+            archived = reader.archived(used[index])
+        except AgentMemoryError:  # a quarter then that no reader takes: projected
+            continue
+        yield index, found._replace(archived=archived)
 
 
 class _Reader:
@@ -65,15 +70,17 @@ class _Reader:
             if e.kind == "blob" and e.mode in _REGULAR and (e.size or 0) <= MAX_FILE_BYTES
         }
         try:
-            found = self._start(tree) if CONTINUITY in tree else None
+            found = self._start(tree, sorted(listed)) if CONTINUITY in listed else None
         except AgentMemoryError:  # a file then that no reader takes: its session is projected
             found = None
         self.last = (commit, found)
         return found
 
-    def _start(self, tree: dict[str, str]) -> Start:
+    def _start(self, tree: dict[str, str], listed: Sequence[str]) -> Start:
+        """The memory of a commit whose files git lists as ``listed``, ``tree`` those a reader
+        takes (path: blob); raises when one it would read is not among them."""
         folders: dict[str, list[str]] = {}
-        for path in sorted(tree):
+        for path in listed:
             folder, _, name = path.rpartition("/")
             folders.setdefault(folder, []).append(name)
         threads = [
@@ -86,7 +93,10 @@ class _Reader:
         ]
         names = sorted_logs(folders.get(SESSIONS_DIR, ()))[-RECENT_SESSIONS:]
         recent = [f"{SESSIONS_DIR}/{n}" for n in reversed(names)]
-        live = [CONTINUITY, *threads, *([VISION] if VISION in tree else [])]
+        live = [CONTINUITY, *threads, *([VISION] if VISION in listed else [])]
+        unread = [p for p in (*live, *quarters, *recent) if p not in tree]
+        if unread:
+            raise AgentMemoryError("a link, a submodule or past the size bound", unread[0])
         wanted = [p for p in live if (p, tree[p]) not in self.docs]
         wanted += [p for p in quarters if (p, tree[p]) not in self.quarters]
         wanted += [p for p in recent if tree[p] not in self.used]
