@@ -216,6 +216,42 @@ def test_a_submodule_keeps_its_store_in_its_git_folder(tmp_path: Path) -> None:
     assert (outer / ".git/modules/sub/agent-memory/store.sqlite3").is_file()
 
 
+def test_a_worktree_named_back_by_a_relative_path_keeps_its_store(tmp_path: Path) -> None:
+    """git 2.48's relative worktrees write the ``gitdir`` back-pointer as a path from the git
+    folder: it is read from there, not from wherever the command runs."""
+    root = _repo(tmp_path)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "m"],
+        check=True,
+    )
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(root), "worktree", "add", "-q", str(linked)], check=True)
+    folder = root / ".git/worktrees/linked"
+    (folder / "gitdir").write_text(os.path.relpath(linked / ".git", folder) + "\n")
+    expected = _without_store(root)
+    assert _answers(linked) == expected
+    assert (folder / "agent-memory/store.sqlite3").is_file()
+
+
+def test_a_submodule_s_git_file_naming_a_sibling_s_folder_keeps_no_store(
+    tmp_path: Path,
+) -> None:
+    """Sitting under a ``.git/modules/`` is not enough: the folder must name this work tree."""
+    inner = _repo(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
+    subprocess.run(["git", "-C", str(inner), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(inner), "commit", "-qm", "m"], check=True)
+    outer = git_init(tmp_path / "outer")
+    for name in ("sub", "other"):
+        subprocess.run([*git, "-C", str(outer), "submodule", "add", "-q", str(inner), name])
+    expected = _without_store(inner)
+    (outer / "sub/.git").write_text("gitdir: ../.git/modules/other\n")
+    assert _answers(outer / "sub") == expected
+    assert not (outer / ".git/modules/other/agent-memory").exists()
+    assert not (outer / ".git/modules/sub/agent-memory").exists()
+
+
 def test_a_git_file_naming_no_git_folder_keeps_no_store(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     expected = _without_store(root)

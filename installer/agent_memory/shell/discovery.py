@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import CONTINUITY, JOURNAL_DIR, MANIFEST
+from .git import local_config
 
 MARKERS = (CONTINUITY, MANIFEST, JOURNAL_DIR)
 
@@ -64,9 +65,8 @@ def work_tree_top(start: Path) -> Path | None:
 
 def git_folder(top: Path) -> Path | None:
     """The git folder of the work tree at ``top``: its ``.git`` folder, or the one its ``.git``
-    file names when that folder names this work tree back (a linked worktree's, whose ``gitdir``
-    file names our ``.git``; a submodule's, in the ``.git/modules/`` of a work tree above);
-    None else. A ``.git`` file is input like any other: it never sends a write elsewhere."""
+    file names when that folder names this work tree back (``names_back``); None else. A
+    ``.git`` file is input like any other: it never sends a write elsewhere."""
     mode = os.lstat(top / ".git").st_mode
     if stat.S_ISDIR(mode):
         return top / ".git"
@@ -77,18 +77,20 @@ def git_folder(top: Path) -> Path | None:
     if not line.startswith(b"gitdir: "):
         return None
     named = (top / os.fsdecode(line[len(b"gitdir: ") :])).resolve()  # absolute, or from top
-    if not (named / "HEAD").is_file():
-        return None
-    back = named / "gitdir"
-    if stat.S_ISREG(os.lstat(back).st_mode if back.exists() else 0):
+    return named if (named / "HEAD").is_file() and names_back(top, named) else None
+
+
+def names_back(top: Path, folder: Path) -> bool:
+    """Whether the git folder ``folder`` names the work tree at ``top`` as its own: a linked
+    worktree's ``gitdir`` file names ``top``'s ``.git`` file, a submodule's ``core.worktree``
+    names ``top`` (each a path from ``folder``, or absolute, as git writes them)."""
+    back = folder / "gitdir"
+    if back.exists() and stat.S_ISREG(os.lstat(back).st_mode):
         with back.open("rb") as file:
-            named_back = Path(os.fsdecode(file.read(4097).strip()))
-        return named if named_back.resolve() == (top / ".git").resolve() else None
-    for above in top.parents:
-        modules = above / ".git" / "modules"
-        if stat.S_ISDIR(os.lstat(above / ".git").st_mode if (above / ".git").exists() else 0):
-            return named if named.is_relative_to(modules.resolve()) else None
-    return None
+            named = os.fsdecode(file.read(4097).strip())
+        return bool(named) and (folder / named).resolve() == (top / ".git").resolve()
+    worktree = local_config(top, "core.worktree")
+    return bool(worktree) and (folder / str(worktree)).resolve() == top.resolve()
 
 
 def enable_target(given: Path | None, cwd: Path) -> Path:

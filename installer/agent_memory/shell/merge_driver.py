@@ -21,7 +21,7 @@ from pathlib import Path
 from ..core.install.attributes import routes_to_driver
 from ..errors import LockedError
 from ..layout import GITATTRIBUTES, MERGE_DRIVER, MERGE_DRIVER_FALLBACK, MERGE_DRIVER_KEY
-from .files import read_regular
+from .discovery import names_back
 from .git import git_dirs, local_config, unset_local_config
 from .repo import Repo
 
@@ -117,15 +117,10 @@ def _foreign(root: Path, top: Path, git_dir: Path, common: Path) -> str:
         return "" if dot_git.resolve() == git_dir else f"git uses {git_dir}, not {dot_git}"
     if not stat.S_ISREG(mode):
         return f"{dot_git} is not a folder or a gitdir file"
-    if git_dir != common:  # a linked worktree: its folder names its .git file back
-        back = read_regular(git_dir / "gitdir", f"{git_dir}/gitdir", follow=False) or b""
-        named = back.decode(errors="surrogateescape").strip()
-        if named and (git_dir / named).resolve() == dot_git.resolve():
-            return ""
-        return f"{dot_git} points to {git_dir}, a worktree of {common} checked out elsewhere"
-    worktree = local_config(root, "core.worktree")  # a submodule's git folder names its folder
-    if worktree and (git_dir / worktree).resolve() == top:
+    if names_back(top, git_dir):  # a linked worktree's or a submodule's git folder
         return ""
+    if git_dir != common:
+        return f"{dot_git} points to {git_dir}, a worktree of {common} checked out elsewhere"
     if git_dir.name == ".git":
         return f"{dot_git} points to {git_dir}, the repository of {git_dir.parent}"
     return f"{dot_git} points to {git_dir}, a repository that does not name this folder"
