@@ -11,9 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_memory.commands.replay import replayed
 from agent_memory.commands.settle import memory_of
+from agent_memory.core.replay.history import Walked, latest_logs
 from agent_memory.core.replay.states import Seen
 from agent_memory.parse.sessions import first_prompt, read_refs
 from agent_memory.shell.repo import Repo
@@ -287,3 +290,73 @@ def test_a_partial_clone_s_history_is_not_read(tmp_path: Path) -> None:
     objects = _git(clone, "count-objects", "-v")
     assert _found_in_git(clone) == 0
     assert _git(clone, "count-objects", "-v") == objects
+
+
+def test_a_log_a_merge_brings_or_adds_counts_on_its_first_parent(tmp_path: Path) -> None:
+    """A log made on a branch counts on the state before it there; one a merge commit itself
+    adds, on the merge's first parent."""
+    root = _logged(tmp_path, 1)
+    _git(root, "checkout", "-qb", "side")
+    (root / "memory/sessions/2026-01-05-100000.md").write_text("# side\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "side's log")
+    _git(root, "checkout", "-q", "-")
+    (root / "notes.txt").write_text("main moved on\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "main")
+    _git(root, "merge", "-q", "--no-commit", "--no-ff", "side")
+    (root / "memory/sessions/2026-01-06-100000.md").write_text("# made in the merge\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "merge")
+    assert _found_in_git(root) == 3
+
+
+@st.composite
+def _walks(
+    draw: st.DrawFn,
+) -> list[Walked]:
+    """Commits each after its parents (any earlier commit, or none), each adding, changing or
+    removing logs and strays against its first parent, as ``git log --raw`` gives them."""
+    names = [f"2026-01-0{n}-100000.md" for n in range(1, 6)] + ["README.md", ".gitkeep"]
+    walk: list[Walked] = []
+    files: dict[str, dict[str, str]] = {}
+    for n in range(draw(st.integers(1, 12))):
+        parents = draw(st.lists(st.sampled_from(range(n)), max_size=2, unique=True)) if n else []
+        held = dict(files[f"c{parents[0]}"]) if parents else {}
+        changes = []
+        for name in draw(st.lists(st.sampled_from(names), max_size=4, unique=True)):
+            if name in held and draw(st.booleans()):
+                changes.append((name, "000000", "0" * 40, "D"))
+                del held[name]
+            else:
+                blob = draw(st.sampled_from(["a" * 40, "b" * 40]))
+                changes.append((name, "100644", blob, "M" if name in held else "A"))
+                held[name] = blob
+        files[f"c{n}"] = held
+        walk.append((f"c{n}", tuple(f"c{p}" for p in parents), tuple(changes)))
+    return walk
+
+
+@given(_walks(), st.integers(1, 4))
+def test_the_latest_logs_of_a_commit_are_those_its_tree_holds(
+    walk: list[Walked], count: int
+) -> None:
+    """Followed from commit to commit, the logs of each commit are those that replaying its own
+    first-parent chain from nothing gives."""
+
+    def tree(commit: str) -> dict[str, str]:
+        _, parents, changes = next(c for c in walk if c[0] == commit)
+        held = tree(parents[0]) if parents else {}
+        for name, mode, blob, _ in changes:
+            if mode == "000000":
+                held.pop(name, None)
+            else:
+                held[name] = blob
+        return held
+
+    wanted = {c[0] for c in walk}
+    found = latest_logs(walk, wanted, count)
+    for commit in wanted:
+        held = tree(commit)
+        logs = sorted((n for n in held if n[0].isdigit()), reverse=True)[:count]
+        assert found[commit] == tuple((n, "100644", held[n]) for n in logs)

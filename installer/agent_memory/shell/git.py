@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -54,17 +54,14 @@ class Entry(NamedTuple):
     size: int | None  # a blob's bytes
 
 
-def entries(
-    root: Path, rev: str, paths: Sequence[str], recursive: bool = False
-) -> dict[str, Entry]:
-    """The tree entries of ``paths`` (relative to ``root``) at revision ``rev`` (``recursive``:
-    every file below each folder of them); a path missing there is absent. Paths are literal (no
-    pathspec magic) and never read as options."""
+def entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, Entry]:
+    """The tree entries of ``paths`` (relative to ``root``) at revision ``rev`` (a folder's
+    path ending in "/": the entries in it); a path missing there is absent. Paths are literal
+    (no pathspec magic) and never read as options."""
     found: dict[str, Entry] = {}
-    deep = ["-r"] if recursive else []
     for first in range(0, len(paths), _PATHS_PER_CALL):
         chunk = paths[first : first + _PATHS_PER_CALL]
-        args = ["--literal-pathspecs", "ls-tree", *deep, "-z", "-l", "--end-of-options", rev, "--"]
+        args = ["--literal-pathspecs", "ls-tree", "-z", "-l", "--end-of-options", rev, "--"]
         done = _run(root, [*args, *chunk])
         if done.returncode != 0:
             raise AgentMemoryError(
@@ -80,6 +77,22 @@ def entries(
             size = int(parts[3]) if parts[3].isdigit() else None
             entry = Entry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
             found[name.decode("utf-8", errors="replace")] = entry
+    return found
+
+
+def sizes(root: Path, objects: Collection[str]) -> dict[str, int]:
+    """The size of each blob of ``objects`` that git holds, asked of one ``git cat-file``."""
+    wanted = sorted(objects)
+    if not wanted:
+        return {}
+    done = _run(
+        root, ["cat-file", "--batch-check"], stdin="".join(f"{o}\n" for o in wanted).encode()
+    )
+    found = {}
+    for line in done.stdout.decode(errors="replace").splitlines():
+        parts = line.split()  # <object> blob <size>, or <object> missing
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            found[parts[0]] = int(parts[2])
     return found
 
 
@@ -102,35 +115,47 @@ def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
     return found
 
 
-def first_added(root: Path, folder: str) -> dict[str, str | None]:
-    """Each file name git's history from HEAD first added directly in ``folder`` (relative to
-    ``root``), with the first parent of the commit that added it (None: a root commit, or the
-    edge of a shallow clone). Renames are not looked for, whatever the user's configuration
-    says: a file moved there counts as added by the commit that moved it, and a file removed
-    beside one added is not taken for its old name. A merge's own changes are not read. Empty
-    without git, a commit, or an answer in time."""
+class Commit(NamedTuple):
+    """A commit, its parents, and what it changed directly in a folder against its first
+    parent: (name, mode, blob, status letter) of each file, mode "000000" for one removed."""
+
+    commit: str
+    parents: tuple[str, ...]
+    changes: tuple[tuple[str, str, str, str], ...]
+
+
+def folder_history(root: Path, folder: str) -> list[Commit]:
+    """Every commit of HEAD's history, each after its parents, with what it changed directly
+    in ``folder`` (relative to ``root``): one ``git log`` whatever the history's length. A
+    merge's change is against its first parent. Renames are not looked for, whatever the
+    user's configuration says: a file moved there is added by the commit that moved it. Empty
+    without git, a commit or an answer in time, with a git older than 2.31 (no
+    ``--diff-merges``), and in a partial clone (its git fetches the blobs it lacks)."""
     args = [
-        "--literal-pathspecs", "log", "--no-renames", "--diff-filter=A", "--relative",
-        "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature", "--format=%H %P",
-        "--name-only", "-z", "--end-of-options", "HEAD", "--", folder + "/",
+        "--literal-pathspecs", "log", "--topo-order", "--reverse", "--full-history", "--sparse",
+        "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev", "--relative",
+        "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature", "-z",
+        "--format=%x01%H %P", "--end-of-options", "HEAD", "--", folder + "/",
     ]  # fmt: skip
     if not in_work_tree(root) or _partial(root):
-        return {}  # a partial clone fetches the blobs it lacks: replay makes no connection
+        return []
     try:
         done = _run(root, args)
     except AgentMemoryError:
-        return {}
-    found: dict[str, str | None] = {}
+        return []
     if done.returncode != 0:
-        return found  # no commit yet
-    commit: list[str] = []  # the commit whose names follow, and its parents
-    for field in done.stdout.decode("utf-8", errors="replace").split("\0"):
-        field = field.removeprefix("\n")  # a commit's names start on a line of their own
-        head, sep, name = field.partition(folder + "/")
-        if sep and not head:
-            found[name] = commit[1] if len(commit) > 1 else None  # newest first: the oldest wins
-        elif field:
-            commit = field.split()
+        return []  # no commit yet, or an older git
+    found = []
+    for record in done.stdout.decode("utf-8", errors="surrogateescape").split("\x01")[1:]:
+        head, *fields = record.split("\0")
+        commit, *parents = head.split()
+        changes = []
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            parts = meta.strip().split()  # :old-mode new-mode old-blob new-blob status
+            name = path.removeprefix(folder + "/")
+            if len(parts) == 5 and name != path and "/" not in name:
+                changes.append((name, parts[1], parts[3], parts[4]))
+        found.append(Commit(commit, tuple(parents), tuple(changes)))
     return found
 
 

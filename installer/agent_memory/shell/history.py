@@ -7,12 +7,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..core.agents.relevance import RECENT_SESSIONS
-from ..core.replay.history import Start
+from ..core.replay.history import Log, Start, first_added, latest_logs
 from ..core.review.archive import QUARTER_FILE
 from ..errors import AgentMemoryError
 from ..layout import ARCHIVE_DIR, CONTINUITY, MEMORY_DIR, OPEN_THREADS_DIR, SESSIONS_DIR, VISION
 from ..parse import facts
-from ..parse.lognames import sorted_logs
 from ..parse.memory import known_ids
 from ..parse.sessions import read_refs
 from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
@@ -21,6 +20,8 @@ from .files import MAX_FILE_BYTES
 from .load import naming
 
 _REGULAR = ("100644", "100755")  # git's modes of a regular file (not a link, not a submodule)
+# The folders whose files a start reads, each listed alone (the logs come from the walk)
+_FOLDERS = [f"{MEMORY_DIR}/", f"{OPEN_THREADS_DIR}/", f"{ARCHIVE_DIR}/"]
 
 
 def session_starts(
@@ -30,12 +31,16 @@ def session_starts(
     history added, in order: the memory files of that commit's first parent, up to how commits
     batch sessions; ``used``: the ids each log used, which its start's archive is asked about.
     A log with no such commit, or whose parent holds no continuity.md, is left out (the replay
-    projects its state)."""
-    added = git.first_added(root, SESSIONS_DIR)
-    reader = _Reader(root)
-    for index, name in enumerate(logs):
-        commit = added.get(name)
-        found = reader.start(commit) if commit is not None else None
+    projects its state). The logs each commit holds come from one walk of the sessions
+    folder's history: a commit's own listing of it would cost as much as the folder is long."""
+    walk = git.folder_history(root, SESSIONS_DIR)
+    added = first_added(walk)
+    states = [added.get(name) for name in logs]
+    recent = latest_logs(walk, {s for s in states if s is not None}, RECENT_SESSIONS)
+    blobs = {blob for found in recent.values() for _, _, blob in found}
+    reader = _Reader(root, git.sizes(root, blobs) if blobs else {})
+    for index, commit in enumerate(states):
+        found = reader.start(commit, recent[commit]) if commit in recent else None
         if found is None:
             continue
         try:
@@ -48,19 +53,21 @@ def session_starts(
 class _Reader:
     """The memory of one commit after another, each blob read and parsed once."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, sizes: dict[str, int]) -> None:
         self.root = root
+        self.sizes = sizes  # the recent logs' blobs: their bytes
         self.docs: dict[tuple[str, str], facts.Document] = {}  # (path, blob): a live file
         self.quarters: dict[tuple[str, str], bytes] = {}  # (path, blob) of a quarter: its bytes
         self.ids: dict[tuple[str, str], frozenset[str]] = {}  # the ids of those parsed
         self.used: dict[str, frozenset[str]] = {}  # a log's blob: the ids it used
         self.last: tuple[str, Start | None] = ("", None)
 
-    def start(self, commit: str) -> Start | None:
+    def start(self, commit: str, logs: Sequence[Log]) -> Start | None:
+        """The memory of ``commit``, whose newest logs are ``logs``."""
         if commit == self.last[0]:
             return self.last[1]
         try:
-            listed = git.entries(self.root, commit, [MEMORY_DIR], recursive=True)
+            listed = git.entries(self.root, commit, _FOLDERS)
         except AgentMemoryError:  # a commit this clone does not have
             return None
         # what the work tree's reader would read: regular files, none over its bound
@@ -69,16 +76,23 @@ class _Reader:
             for path, e in listed.items()
             if e.kind == "blob" and e.mode in _REGULAR and (e.size or 0) <= MAX_FILE_BYTES
         }
+        recent = []
+        for name, mode, blob in logs:
+            path = f"{SESSIONS_DIR}/{name}"
+            recent.append(path)
+            if mode in _REGULAR and self.sizes.get(blob, MAX_FILE_BYTES + 1) <= MAX_FILE_BYTES:
+                tree[path] = blob
         try:
-            found = self._start(tree, sorted(listed)) if CONTINUITY in listed else None
+            found = self._start(tree, [*sorted(listed), *recent], recent)
         except AgentMemoryError:  # a file then that no reader takes: its session is projected
             found = None
         self.last = (commit, found)
         return found
 
-    def _start(self, tree: dict[str, str], listed: Sequence[str]) -> Start:
+    def _start(self, tree: dict[str, str], listed: Sequence[str], recent: Sequence[str]) -> Start:
         """The memory of a commit whose files git lists as ``listed``, ``tree`` those a reader
-        takes (path: blob); raises when one it would read is not among them."""
+        takes (path: blob), ``recent`` its newest logs; raises when a file it would read is not
+        among them, or it holds no continuity.md."""
         folders: dict[str, list[str]] = {}
         for path in listed:
             folder, _, name = path.rpartition("/")
@@ -91,8 +105,8 @@ class _Reader:
         quarters = [
             f"{ARCHIVE_DIR}/{n}" for n in folders.get(ARCHIVE_DIR, ()) if QUARTER_FILE.match(n)
         ]
-        names = sorted_logs(folders.get(SESSIONS_DIR, ()))[-RECENT_SESSIONS:]
-        recent = [f"{SESSIONS_DIR}/{n}" for n in reversed(names)]
+        if CONTINUITY not in listed:
+            raise AgentMemoryError("holds no continuity.md", CONTINUITY)
         live = [CONTINUITY, *threads, *([VISION] if VISION in listed else [])]
         unread = [p for p in (*live, *quarters, *recent) if p not in tree]
         if unread:
