@@ -7,13 +7,25 @@ blockquote: it reads as one pinned fact, the footer's line, of the section Visio
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..errors import Problem
-from ..layout import OPEN_THREADS, VISION, VISION_SECTION
+from ..layout import OPEN_THREADS, OPEN_THREADS_DIR, VISION, VISION_SECTION
 from . import footer
 from .facts import Document, Fact, parse
 from .text import Text, decode, strip_eol
 
 THREAD_FILE_SUFFIX = ".md"
+
+
+def thread_paths(names: Iterable[str]) -> list[str]:
+    """The one-file threads among the names in ``memory/open-threads/``, as paths, in the
+    order given: the work tree's and a commit's read alike."""
+    return [
+        f"{OPEN_THREADS_DIR}/{name}"
+        for name in names
+        if name.endswith(THREAD_FILE_SUFFIX) and not name.startswith(".")
+    ]
 
 
 def parse_thread(path: str, data: bytes) -> Document:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from ..core.agents.relevance import RECENT_SESSIONS
 from ..core.replay.history import Log, Start, first_added, latest_logs
-from ..core.review.archive import QUARTER_FILE
+from ..core.review.archive import quarter_paths
 from ..errors import AgentMemoryError
 from ..layout import ARCHIVE_DIR, CONTINUITY, MEMORY_DIR, OPEN_THREADS_DIR, SESSIONS_DIR, VISION
 from ..parse import facts
 from ..parse.memory import known_ids
 from ..parse.sessions import read_refs
-from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
+from ..parse.sidefiles import parse_thread, parse_vision, thread_paths
 from . import git
 from .files import MAX_FILE_BYTES
 from .load import naming
@@ -97,14 +97,8 @@ class _Reader:
         for path in listed:
             folder, _, name = path.rpartition("/")
             folders.setdefault(folder, []).append(name)
-        threads = [
-            f"{OPEN_THREADS_DIR}/{n}"
-            for n in folders.get(OPEN_THREADS_DIR, ())
-            if n.endswith(THREAD_FILE_SUFFIX) and not n.startswith(".")
-        ]
-        quarters = [
-            f"{ARCHIVE_DIR}/{n}" for n in folders.get(ARCHIVE_DIR, ()) if QUARTER_FILE.match(n)
-        ]
+        threads = thread_paths(folders.get(OPEN_THREADS_DIR, ()))
+        quarters = quarter_paths(folders.get(ARCHIVE_DIR, ()))
         if CONTINUITY not in listed:
             raise AgentMemoryError("holds no continuity.md", CONTINUITY)
         live = [CONTINUITY, *threads, *([VISION] if VISION in listed else [])]

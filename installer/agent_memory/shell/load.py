@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.relations import related_ids, see_of
-from ..core.review.archive import QUARTER_FILE
+from ..core.review.archive import quarter_paths
 from ..errors import Problem
 from ..layout import (
     ARCHIVE_DIR,
@@ -23,7 +23,7 @@ from ..layout import (
 from ..parse import facts, policy
 from ..parse.lognames import LogNames
 from ..parse.memory import Memory, known_ids
-from ..parse.sidefiles import THREAD_FILE_SUFFIX, parse_thread, parse_vision
+from ..parse.sidefiles import parse_thread, parse_vision, thread_paths
 from .repo import Repo
 
 
@@ -85,11 +85,7 @@ def extras(repo: Repo) -> tuple[facts.Document, ...]:
 
 def extra_files(repo: Repo) -> list[tuple[str, bytes]]:
     """The one-file open threads in file-name order, then vision.md, unparsed."""
-    threads = [
-        f"{OPEN_THREADS_DIR}/{name}"
-        for name in repo.list_dir(OPEN_THREADS_DIR)
-        if name.endswith(THREAD_FILE_SUFFIX) and not name.startswith(".")
-    ]
+    threads = thread_paths(repo.list_dir(OPEN_THREADS_DIR))
     found = [(path, repo.read(path) or b"") for path in threads]
     vision = repo.read(VISION)
     return found + ([(VISION, vision)] if vision is not None else [])
@@ -97,7 +93,7 @@ def extra_files(repo: Repo) -> list[tuple[str, bytes]]:
 
 def archive_paths(repo: Repo) -> list[str]:
     """The paths of the archive's quarter files, in file-name order."""
-    return [f"{ARCHIVE_DIR}/{n}" for n in repo.list_dir(ARCHIVE_DIR) if QUARTER_FILE.match(n)]
+    return quarter_paths(repo.list_dir(ARCHIVE_DIR))
 
 
 def archive_files(repo: Repo) -> list[tuple[str, bytes]]:

@@ -5,10 +5,19 @@ from __future__ import annotations
 from collections.abc import Container, Iterable
 
 from ... import patterns
+from ...layout import ARCHIVE_DIR
 from ...parse.facts import Document, Fact
 from ...parse.text import decode, strip_eol
 
 QUARTER_FILE = patterns.compile(r"^[0-9]{4}-Q[1-4]\.md\Z")
+
+
+def quarter_paths(names: Iterable[str]) -> list[str]:
+    """The archive's quarter files among the names in ``memory/archive/``, as paths, in the
+    order given: the work tree's and a commit's read alike."""
+    return [f"{ARCHIVE_DIR}/{name}" for name in names if QUARTER_FILE.match(name)]
+
+
 FACTS = "Facts"
 COMPLETED = "Completed Threads"
 INDEX_LINE_MAX = 100
