@@ -186,15 +186,35 @@ def test_a_read_only_git_folder_changes_no_output(tmp_path: Path) -> None:
         (root / ".git").chmod(0o700)
 
 
-def test_a_linked_worktree_keeps_its_store_in_its_own_git_folder(tmp_path: Path) -> None:
+def _committed(tmp_path: Path) -> Path:
     root = _repo(tmp_path)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "m"],
-        check=True,
-    )
+    subprocess.run([*_GIT, "-C", str(root), "commit", "-qm", "m"], check=True)
+    return root
+
+
+def _linked(tmp_path: Path) -> tuple[Path, Path]:
+    """A committed repo and a worktree of it that git links to it."""
+    root = _committed(tmp_path)
     linked = tmp_path / "linked"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "-q", str(linked)], check=True)
+    return root, linked
+
+
+def _submodules(tmp_path: Path, *names: str) -> tuple[Path, Path]:
+    """A committed repo, and a repo holding it as submodules of these names."""
+    inner = _committed(tmp_path)
+    outer = git_init(tmp_path / "outer")
+    for name in names:
+        subprocess.run([*_GIT, "-C", str(outer), "submodule", "add", "-q", str(inner), name])
+    return inner, outer
+
+
+_GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
+
+
+def test_a_linked_worktree_keeps_its_store_in_its_own_git_folder(tmp_path: Path) -> None:
+    root, linked = _linked(tmp_path)
     expected = _without_store(root)
     assert _answers(linked) == expected
     assert (root / ".git/worktrees/linked/agent-memory/store.sqlite3").is_file()
@@ -202,14 +222,7 @@ def test_a_linked_worktree_keeps_its_store_in_its_own_git_folder(tmp_path: Path)
 
 
 def test_a_submodule_keeps_its_store_in_its_git_folder(tmp_path: Path) -> None:
-    inner = _repo(tmp_path)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
-    subprocess.run(["git", "-C", str(inner), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(inner), "commit", "-qm", "m"], check=True)
-    outer = git_init(tmp_path / "outer")
-    subprocess.run(
-        [*git, "-C", str(outer), "submodule", "add", "-q", str(inner), "sub"], check=True
-    )
+    inner, outer = _submodules(tmp_path, "sub")
     expected = _without_store(inner)
     assert (outer / "sub/.git").is_file()
     assert _answers(outer / "sub") == expected
@@ -219,14 +232,7 @@ def test_a_submodule_keeps_its_store_in_its_git_folder(tmp_path: Path) -> None:
 def test_a_worktree_named_back_by_a_relative_path_keeps_its_store(tmp_path: Path) -> None:
     """git 2.48's relative worktrees write the ``gitdir`` back-pointer as a path from the git
     folder: it is read from there, not from wherever the command runs."""
-    root = _repo(tmp_path)
-    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "m"],
-        check=True,
-    )
-    linked = tmp_path / "linked"
-    subprocess.run(["git", "-C", str(root), "worktree", "add", "-q", str(linked)], check=True)
+    root, linked = _linked(tmp_path)
     folder = root / ".git/worktrees/linked"
     (folder / "gitdir").write_text(os.path.relpath(linked / ".git", folder) + "\n")
     expected = _without_store(root)
@@ -238,13 +244,7 @@ def test_a_submodule_s_git_file_naming_a_sibling_s_folder_keeps_no_store(
     tmp_path: Path,
 ) -> None:
     """Sitting under a ``.git/modules/`` is not enough: the folder must name this work tree."""
-    inner = _repo(tmp_path)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
-    subprocess.run(["git", "-C", str(inner), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(inner), "commit", "-qm", "m"], check=True)
-    outer = git_init(tmp_path / "outer")
-    for name in ("sub", "other"):
-        subprocess.run([*git, "-C", str(outer), "submodule", "add", "-q", str(inner), name])
+    inner, outer = _submodules(tmp_path, "sub", "other")
     expected = _without_store(inner)
     (outer / "sub/.git").write_text("gitdir: ../.git/modules/other\n")
     assert _answers(outer / "sub") == expected
