@@ -229,6 +229,19 @@ def test_a_submodule_keeps_its_store_in_its_git_folder(tmp_path: Path) -> None:
     assert (outer / ".git/modules/sub/agent-memory/store.sqlite3").is_file()
 
 
+def test_a_submodule_without_git_to_ask_answers_from_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a submodule's git folder names it back is asked of git: without git, no store,
+    the same answers."""
+    inner, outer = _submodules(tmp_path, "sub")
+    expected = _without_store(inner)
+    (tmp_path / "no-git").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git"))
+    assert _answers(outer / "sub") == expected
+    assert not (outer / ".git/modules/sub/agent-memory").exists()
+
+
 def test_a_worktree_named_back_by_a_relative_path_keeps_its_store(tmp_path: Path) -> None:
     """git 2.48's relative worktrees write the ``gitdir`` back-pointer as a path from the git
     folder: it is read from there, not from wherever the command runs."""

@@ -89,7 +89,10 @@ def names_back(top: Path, folder: Path) -> bool:
         with back.open("rb") as file:
             named = os.fsdecode(file.read(4097).strip())
         return bool(named) and (folder / named).resolve() == (top / ".git").resolve()
-    worktree = local_config(top, "core.worktree")
+    try:
+        worktree = local_config(top, "core.worktree")
+    except AgentMemoryError:  # no git, or no answer in time: not known to be ours
+        return False
     return bool(worktree) and (folder / str(worktree)).resolve() == top.resolve()
 
 
