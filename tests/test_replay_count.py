@@ -360,3 +360,33 @@ def test_the_latest_logs_of_a_commit_are_those_its_tree_holds(
         held = tree(commit)
         logs = sorted((n for n in held if n[0].isdigit()), reverse=True)[:count]
         assert found[commit] == tuple((n, "100644", held[n]) for n in logs)
+
+
+def test_a_history_s_roots_are_read_whatever_git_is_configured_to_show(tmp_path: Path) -> None:
+    """A log a root commit adds (here an unrelated history merged in) is that commit's, which
+    has no state before it: projected, with log.showRoot on or off."""
+    root = _logged(tmp_path, 2)
+    branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    _git(root, "checkout", "-q", "--orphan", "other")
+    _git(root, "rm", "-rqf", ".")
+    (root / "memory/sessions").mkdir(parents=True, exist_ok=True)
+    (root / "memory/sessions/2026-01-01-090000.md").write_text("# elsewhere\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "another history")
+    _git(root, "checkout", "-qf", branch)
+    _git(root, "merge", "-q", "--allow-unrelated-histories", "-m", "join", "other")
+    for shown in ("true", "false"):
+        _git(root, "config", "log.showRoot", shown)
+        assert _found_in_git(root) == 2
+
+
+def test_a_file_name_of_any_bytes_is_read_as_a_name(tmp_path: Path) -> None:
+    """git's raw lines are told from paths by where they stand, not by what a name holds."""
+    root = _logged(tmp_path, 1)
+    sessions = root / "memory/sessions"
+    for n, stray in enumerate(("\x01odd", "zz\x01", ":100644 100644 x", "\n:000000")):
+        (sessions / stray).write_text("not a log\n")
+        (sessions / f"2026-01-1{n}-100000.md").write_text(f"# S {n}\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"log and stray {n}")
+    assert _found_in_git(root) == 5

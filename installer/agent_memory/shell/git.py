@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import AgentMemoryError
 from ..layout import TMP_SUFFIX
+from ..parse.rawlog import Commit, commits
 
 if TYPE_CHECKING:
     import subprocess
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 # Every git run is bounded in time: a FIFO for a config file or a hung mount never hangs us.
 _QUICK = 10.0  # seconds: questions about the repository and its config
 _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
+_WALK = 600.0  # seconds: one walk of a folder's whole history (10,000 logs: about 10 s)
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
 # The tool makes no network connection (SECURITY.md): a partial clone's git would fetch each
 # blob it lacks when asked for one (git 2.44 and later heed this), and nothing may prompt.
@@ -115,48 +117,29 @@ def blobs(root: Path, objects: Sequence[str]) -> dict[str, bytes]:
     return found
 
 
-class Commit(NamedTuple):
-    """A commit, its parents, and what it changed directly in a folder against its first
-    parent: (name, mode, blob, status letter) of each file, mode "000000" for one removed."""
-
-    commit: str
-    parents: tuple[str, ...]
-    changes: tuple[tuple[str, str, str, str], ...]
-
-
 def folder_history(root: Path, folder: str) -> list[Commit]:
     """Every commit of HEAD's history, each after its parents, with what it changed directly
     in ``folder`` (relative to ``root``): one ``git log`` whatever the history's length. A
-    merge's change is against its first parent. Renames are not looked for, whatever the
-    user's configuration says: a file moved there is added by the commit that moved it. Empty
-    without git, a commit or an answer in time, with a git older than 2.31 (no
-    ``--diff-merges``), and in a partial clone (its git fetches the blobs it lacks)."""
+    merge's change is against its first parent; a root commit's, and a shallow clone's edge's,
+    against nothing. Renames are not looked for, whatever the user's configuration says: a
+    file moved there is added by the commit that moved it. Empty without git, a commit or an
+    answer in time, with a git older than 2.31 (no ``--diff-merges``), and in a partial clone
+    (its git fetches the blobs it lacks)."""
     args = [
         "--literal-pathspecs", "log", "--topo-order", "--reverse", "--full-history", "--sparse",
-        "--diff-merges=first-parent", "--no-renames", "--raw", "--no-abbrev", "--relative",
-        "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature", "-z",
-        "--format=%x01%H %P", "--end-of-options", "HEAD", "--", folder + "/",
+        "--diff-merges=first-parent", "--root", "--no-renames", "--raw", "--no-abbrev",
+        "--relative", "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature",
+        "-z", "--format=%x01%H %P", "--end-of-options", "HEAD", "--", folder + "/",
     ]  # fmt: skip
     if not in_work_tree(root) or _partial(root):
         return []
     try:
-        done = _run(root, args)
+        done = _run(root, args, timeout=_WALK)
     except AgentMemoryError:
         return []
     if done.returncode != 0:
         return []  # no commit yet, or an older git
-    found = []
-    for record in done.stdout.decode("utf-8", errors="surrogateescape").split("\x01")[1:]:
-        head, *fields = record.split("\0")
-        commit, *parents = head.split()
-        changes = []
-        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-            parts = meta.strip().split()  # :old-mode new-mode old-blob new-blob status
-            name = path.removeprefix(folder + "/")
-            if len(parts) == 5 and name != path and "/" not in name:
-                changes.append((name, parts[1], parts[3], parts[4]))
-        found.append(Commit(commit, tuple(parents), tuple(changes)))
-    return found
+    return commits(done.stdout.decode("utf-8", errors="surrogateescape").split("\0"), folder)
 
 
 def file_before(root: Path, moment: str, path: str) -> bytes | None:

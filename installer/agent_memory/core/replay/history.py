@@ -4,7 +4,6 @@ where git holds that memory, the replay counts on it rather than on the state it
 from __future__ import annotations
 
 import bisect
-from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from itertools import islice
 from typing import NamedTuple
@@ -47,40 +46,53 @@ def first_added(walk: Iterable[Walked]) -> dict[str, str | None]:
 def latest_logs(
     walk: Sequence[Walked], wanted: Collection[str], count: int
 ) -> dict[str, tuple[Log, ...]]:
-    """The ``count`` newest logs of each commit of ``wanted``, newest first: the folder followed
-    from each commit to the next, linear in the walk's changes (a commit's files are held only
-    while a later commit still starts from them, and copied only where history branches)."""
-    pending = Counter(parents[0] for _, parents, _ in walk if parents)
-    held: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}
+    """The ``count`` newest logs of each commit of ``wanted``, newest first. One set of the
+    folder's files is followed depth first through the tree that first parents make: a
+    commit's changes applied on the way to it and undone on the way back, so that the cost
+    grows with the changes, however often history branches."""
+    known = {commit for commit, _, _ in walk}
+    children: dict[str | None, list[int]] = {}
+    for at, (_, parents, _) in enumerate(walk):
+        first = parents[0] if parents and parents[0] in known else None
+        children.setdefault(first, []).append(at)
+    files: dict[str, tuple[str, str]] = {}
+    names: list[str] = []
     found: dict[str, tuple[Log, ...]] = {}
-    for commit, parents, changes in walk:
-        start = held.get(parents[0]) if parents else None
-        files: dict[str, tuple[str, str]]
-        names: list[str]
-        if start is None:
-            files, names = {}, []
-        elif pending[parents[0]] == 1:
-            files, names = held.pop(parents[0])
-        else:
-            files, names = dict(start[0]), list(start[1])
-        if parents:
-            pending[parents[0]] -= 1
+    # (a commit's place in the walk, None to enter it, else what leaving it puts back)
+    stack: list[tuple[int, list[tuple[str, tuple[str, str] | None]] | None]]
+    stack = [(at, None) for at in reversed(children.get(None, []))]
+    while stack:
+        at, undo = stack.pop()
+        if undo is not None:
+            for name, held in reversed(undo):
+                _put(files, names, name, held)
+            continue
+        commit, _, changes = walk[at]
+        undo = []
         for name, mode, blob, _ in changes:
-            at = bisect.bisect_left(names, name)
-            there = at < len(names) and names[at] == name
-            if mode == _GONE:
-                if there:
-                    del names[at], files[name]
-                continue
-            if not there:
-                names.insert(at, name)
-            files[name] = (mode, blob)
+            undo.append((name, files.get(name)))
+            _put(files, names, name, None if mode == _GONE else (mode, blob))
         if commit in wanted:
             logs = islice((n for n in reversed(names) if SESSION_NAME.match(n)), count)
             found[commit] = tuple((n, *files[n]) for n in logs)
-        if pending[commit]:
-            held[commit] = (files, names)
+        stack.append((at, undo))
+        stack.extend((child, None) for child in reversed(children.get(commit, [])))
     return found
+
+
+def _put(
+    files: dict[str, tuple[str, str]], names: list[str], name: str, held: tuple[str, str] | None
+) -> None:
+    """``files[name] = held`` (None: no such file), ``names`` kept the sorted names of ``files``."""
+    at = bisect.bisect_left(names, name)
+    there = at < len(names) and names[at] == name
+    if held is None:
+        if there:
+            del names[at], files[name]
+        return
+    if not there:
+        names.insert(at, name)
+    files[name] = held
 
 
 def seen(start: Start, task: str, budgets: Sequence[int]) -> tuple[Seen, ...]:
