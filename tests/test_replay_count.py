@@ -390,3 +390,14 @@ def test_a_file_name_of_any_bytes_is_read_as_a_name(tmp_path: Path) -> None:
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", f"log and stray {n}")
     assert _found_in_git(root) == 5
+
+
+def test_without_git_to_ask_every_state_is_projected(tmp_path: Path) -> None:
+    """A repo in git, replayed by a tool that cannot find git: the projection, exit 0."""
+    root = _logged(tmp_path, 2)
+    (tmp_path / "no-git").mkdir()
+    done = run_console("replay", root, "--json", cwd=root, PATH=str(tmp_path / "no-git"))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["summary"]
+    assert summary["logs_found_in_git"] == 0
+    assert _found_in_git(root) == 2  # and with git, from git

@@ -131,11 +131,13 @@ def folder_history(root: Path, folder: str) -> list[Commit]:
         "--relative", "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature",
         "-z", "--format=%x01%H %P", "--end-of-options", "HEAD", "--", folder + "/",
     ]  # fmt: skip
-    if not in_work_tree(root) or _partial(root):
+    if not in_work_tree(root):
         return []
     try:
+        if _partial(root):
+            return []
         done = _run(root, args, timeout=_WALK)
-    except AgentMemoryError:
+    except AgentMemoryError:  # no git, or no answer in time
         return []
     if done.returncode != 0:
         return []  # no commit yet, or an older git
