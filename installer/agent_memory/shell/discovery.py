@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ..errors import AgentMemoryError, RefusedError
 from ..layout import CONTINUITY, JOURNAL_DIR, MANIFEST
+from .files import read_regular
 from .git import local_config
 
 MARKERS = (CONTINUITY, MANIFEST, JOURNAL_DIR)
@@ -84,15 +85,14 @@ def names_back(top: Path, folder: Path) -> bool:
     """Whether the git folder ``folder`` names the work tree at ``top`` as its own: a linked
     worktree's ``gitdir`` file names ``top``'s ``.git`` file, a submodule's ``core.worktree``
     names ``top`` (each a path from ``folder``, or absolute, as git writes them)."""
-    back = folder / "gitdir"
-    if back.exists() and stat.S_ISREG(os.lstat(back).st_mode):
-        with back.open("rb") as file:
-            named = os.fsdecode(file.read(4097).strip())
-        return bool(named) and (folder / named).resolve() == (top / ".git").resolve()
     try:
-        worktree = local_config(top, "core.worktree")
-    except AgentMemoryError:  # no git, or no answer in time: not known to be ours
+        back = read_regular(folder / "gitdir", f"{folder}/gitdir", follow=False, limit=4096)
+        worktree = local_config(top, "core.worktree") if back is None else None
+    except AgentMemoryError:  # a link, a FIFO, past the bound; no git, or no answer in time
         return False
+    if back is not None:
+        named = os.fsdecode(back.strip())
+        return bool(named) and (folder / named).resolve() == (top / ".git").resolve()
     return bool(worktree) and (folder / str(worktree)).resolve() == top.resolve()
 
 
