@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from agent_memory.commands.replay import replayed
 from agent_memory.commands.settle import memory_of
-from agent_memory.core.replay.history import Walked, latest_logs
+from agent_memory.core.replay.history import latest_logs
 from agent_memory.core.replay.states import Seen
+from agent_memory.parse.rawlog import Commit
 from agent_memory.parse.sessions import first_prompt, read_refs
 from agent_memory.shell.repo import Repo
 from conftest import cli, git_init, run_console
@@ -314,11 +315,11 @@ def test_a_log_a_merge_brings_or_adds_counts_on_its_first_parent(tmp_path: Path)
 @st.composite
 def _walks(
     draw: st.DrawFn,
-) -> list[Walked]:
+) -> list[Commit]:
     """Commits each after its parents (any earlier commit, or none), each adding, changing or
     removing logs and strays against its first parent, as ``git log --raw`` gives them."""
     names = [f"2026-01-0{n}-100000.md" for n in range(1, 6)] + ["README.md", ".gitkeep"]
-    walk: list[Walked] = []
+    walk: list[Commit] = []
     files: dict[str, dict[str, str]] = {}
     for n in range(draw(st.integers(1, 12))):
         parents = draw(st.lists(st.sampled_from(range(n)), max_size=2, unique=True)) if n else []
@@ -333,13 +334,13 @@ def _walks(
                 changes.append((name, "100644", blob, "M" if name in held else "A"))
                 held[name] = blob
         files[f"c{n}"] = held
-        walk.append((f"c{n}", tuple(f"c{p}" for p in parents), tuple(changes)))
+        walk.append(Commit(f"c{n}", tuple(f"c{p}" for p in parents), tuple(changes)))
     return walk
 
 
 @given(_walks(), st.integers(1, 4))
 def test_the_latest_logs_of_a_commit_are_those_its_tree_holds(
-    walk: list[Walked], count: int
+    walk: list[Commit], count: int
 ) -> None:
     """Followed from commit to commit, the logs of each commit are those that replaying its own
     first-parent chain from nothing gives."""

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from ...layout import SESSION_NAME
 from ...parse.facts import Document
 from ...parse.memory import known_ids
+from ...parse.rawlog import Commit
 from ...parse.sessions import SessionRefs
 from ..agents import context
 from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Step
@@ -25,14 +26,11 @@ class Start(NamedTuple):
     recent: tuple[frozenset[str], ...]  # what the latest logs then used, newest first
 
 
-# A commit of a folder's history, parents first: (commit, parents, its changes in the folder
-# against its first parent: (name, mode, blob, status letter), mode "000000" for a removal)
-Walked = tuple[str, tuple[str, ...], tuple[tuple[str, str, str, str], ...]]
 Log = tuple[str, str, str]  # a log's name, mode and blob in a commit
 _GONE = "000000"
 
 
-def first_added(walk: Iterable[Walked]) -> dict[str, str | None]:
+def first_added(walk: Iterable[Commit]) -> dict[str, str | None]:
     """Each name's state before the first commit of ``walk`` that added it: that commit's
     first parent (None: a root commit, or the edge of a shallow clone)."""
     found: dict[str, str | None] = {}
@@ -44,7 +42,7 @@ def first_added(walk: Iterable[Walked]) -> dict[str, str | None]:
 
 
 def latest_logs(
-    walk: Sequence[Walked], wanted: Collection[str], count: int
+    walk: Sequence[Commit], wanted: Collection[str], count: int
 ) -> dict[str, tuple[Log, ...]]:
     """The ``count`` newest logs of each commit of ``wanted``, newest first. One set of the
     folder's files is followed depth first through the tree that first parents make: a
