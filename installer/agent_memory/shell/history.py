@@ -38,7 +38,7 @@ def session_starts(
     states = [added.get(name) for name in logs]
     recent = latest_logs(walk, {s for s in states if s is not None}, RECENT_SESSIONS)
     blobs = {blob for found in recent.values() for _, _, blob in found}
-    reader = _Reader(root, git.sizes(root, blobs) if blobs else {})
+    reader = _Reader(root, git.sizes(root, blobs))
     for index, commit in enumerate(states):
         found = reader.start(commit, recent[commit]) if commit in recent else None
         if found is None:
