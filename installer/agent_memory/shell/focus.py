@@ -18,6 +18,7 @@ from typing import NamedTuple
 from ..errors import AgentMemoryError
 from ..layout import MEMORY_DIR
 from .files import read_regular
+from .git import OFFLINE
 
 _SECONDS = 3.0  # each question: the hook's budget is 30 s
 _BYTES = 1 << 18  # output read of each (names of about 5,000 files)
@@ -155,7 +156,10 @@ def _started(root: Path, args: Sequence[str]) -> _Child | None:
                 (os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate((devnull, into, devnull))
             ]
             pid = os.posix_spawnp(
-                "git", ["git", "-C", str(root), *args], os.environ, file_actions=actions
+                "git",
+                ["git", "-C", str(root), *args],
+                {**os.environ, **OFFLINE},
+                file_actions=actions,
             )
         finally:
             os.close(devnull)
@@ -206,7 +210,7 @@ def _bounded_portably(root: Path, args: Sequence[str]) -> bytes | None:
     try:
         child = subprocess.Popen(
             ["git", *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env={**os.environ, **OFFLINE},
         )  # fmt: skip
     except OSError:
         return None
