@@ -1,8 +1,8 @@
 """How much of what each real session used its start showed in full, over a repo's history.
 
     python benchmarks/context_replay.py CLONE [--max-bytes 8192] [--query none|firstline|log]
-                                              [--prompt-recall] [--first-of-commit] [--replay]
-                                              [--json]
+                                              [--prompt-recall [--prompt firstline|previous]]
+                                              [--first-of-commit] [--replay] [--json]
 
 CLONE is a git clone of a repo that keeps its memory in memory/ (full history). For each session
 log, in the order history added them, the memory is read as it stood in the commit before the
@@ -14,8 +14,10 @@ know:
   firstline  the log's first body line with every fact id removed: a stand-in for a one-line
              prompt written before the session
   log        the whole log, its ids included: an UPPER BOUND no session start has
---prompt-recall also runs the prompt hook's selection (``prompt_recall.shown``) once, with the
-firstline prompt, against the start view's facts in full. Of the ids the log lists as used that
+--prompt-recall also runs the prompt hook's selection (``prompt_recall.shown``) once, against the
+start view's facts in full, with the prompt --prompt gives: firstline (the default, as above:
+written after the session) or previous, the first body line of the log before it in history,
+ids removed: a line the session start already had. Of the ids the log lists as used that
 existed then:
   full     the fact's text is in the view (``View.full``: an excerpt or one line is not)
   named    the view names it (in full, by excerpt or by its one line)
@@ -152,12 +154,20 @@ def first_line(text: str, known: set[str]) -> str:
 
 
 def replay(
-    clone: Path, budget: int, query: str, recall: bool, first: bool = False
+    clone: Path,
+    budget: int,
+    query: str,
+    recall: bool,
+    first: bool = False,
+    asked: str = "firstline",
 ) -> Iterator[dict[str, object]]:
     git = Git(clone)
     cache: dict[str, State | None] = {}
     done: set[str] = set()  # the commits whose first log was read
+    before = ""  # the text of the log before, in history's order
     for commit, path in logs_in_order(git):
+        data = git.blob(f"{commit}:{path}") or b""
+        earlier, before = before, data.decode("utf-8", "replace")
         if first and commit in done:
             continue
         done.add(commit)
@@ -171,7 +181,6 @@ def replay(
             except AgentMemoryError:
                 cache[parent[0]] = None
         state = cache[parent[0]]
-        data = git.blob(f"{commit}:{path}") or b""
         if state is None:
             continue
         docs = (*state.live, *state.archive)
@@ -190,7 +199,10 @@ def replay(
             "bytes": len(seen.text.encode()),
         }
         if recall:
-            brought, size = prompt_hook(prompt, docs, frozenset(full))
+            said = (
+                prompt if asked == "firstline" else first_line(earlier, {i.lower() for i in known})
+            )
+            brought, size = prompt_hook(said, docs, frozenset(full))
             row["prompt"] = [i for i in used if i in full or i in brought]
             row["prompt_bytes"] = size
         yield row
@@ -224,12 +236,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-bytes", type=int, default=8192)
     parser.add_argument("--query", choices=("none", "firstline", "log"), default="none")
     parser.add_argument("--prompt-recall", action="store_true")
+    parser.add_argument("--prompt", choices=("firstline", "previous"), default="firstline")
     parser.add_argument("--first-of-commit", action="store_true")
     parser.add_argument("--replay", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rows = list(
-        replay(args.clone, args.max_bytes, args.query, args.prompt_recall, args.first_of_commit)
+        replay(
+            args.clone,
+            args.max_bytes,
+            args.query,
+            args.prompt_recall,
+            args.first_of_commit,
+            args.prompt,
+        )
     )
     used = sum(len(r["used"]) for r in rows)  # type: ignore[arg-type]
     totals = {
