@@ -227,7 +227,7 @@ def test_a_fact_is_in_full_only_when_its_text_is_shown(tmp_path: Path) -> None:
     assert "_(first paragraph; the rest: read memory/vision.md)_" in small.text
     assert "Line 119 of where" not in small.text
     assert "big-one" in small.named and "Step 39" not in small.text
-    assert "- [ ] Rework the relay `big-one`\n  Step 0: and then" in small.text
+    assert "- [ ] Rework the relay\n  Step 0: and then" in small.text
     assert "_(first paragraph; the rest: `agent-memory fact show big-one` prints it)_" in small.text
     assert "outbox-writes" in small.full  # binding, in full first
     assert "- Writes go through the outbox `outbox-writes`\n" in small.text
@@ -237,6 +237,30 @@ def test_a_fact_is_in_full_only_when_its_text_is_shown(tmp_path: Path) -> None:
     assert "  ## Elevator statement\n  Ship parcels the same day.\n" in large.text
     assert "Step 39" in large.text and "first paragraph" not in large.text
     assert cli("context", tmp_path).output.rstrip("\n") == small.text.rstrip("\n")
+
+
+def test_a_fact_s_id_closes_its_text_never_inside_a_sentence_list_or_code(tmp_path: Path) -> None:
+    """A one-line fact has its id at the line's end; a longer one has it on a line of its own
+    after its last line, so that no sentence, list item or fence of the fact takes it in (a
+    closing fence followed by words would no longer close the block)."""
+    body = (
+        "- Routes are coupled only by name strings and\n"
+        "  `EventEnvelope`; flows live in YAML.\n"
+        "  - first step\n"
+        "  ```sh\n"
+        "  make test\n"
+        "  ```\n"
+        f"  {FOOT.format('routes-by-name', 2, 'active')}\n"
+        f"- One line only {FOOT.format('one-line', 1, 'active')}\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": f"# C\n\n## Key Decisions\n{body}"})
+    shown = cli("context", tmp_path).output
+    assert (
+        "- Routes are coupled only by name strings and\n  `EventEnvelope`; flows live in YAML.\n"
+        "  - first step\n  ```sh\n  make test\n  ```\n  `routes-by-name`\n"
+    ) in shown
+    assert "- One line only `one-line`\n" in shown
+    assert "and `routes-by-name`" not in shown
 
 
 @settings(max_examples=60, deadline=None)
@@ -260,9 +284,10 @@ def test_facts_of_any_size_stay_in_budget_each_shown_once(sizes: list[int], budg
     for fact_id in seen.full:  # its whole text
         i = int(fact_id.split("-")[1])
         words = ("  " + "word " * (sizes[i] // 5)).rstrip()
-        assert (
-            f"- Fact {i} about the relay `{fact_id}`\n{words}\n".replace("\n\n", "\n") in seen.text
-        )
+        if words:  # a fact of more than one line has its id on a line of its own, at its end
+            assert f"- Fact {i} about the relay\n{words}\n  `{fact_id}`\n" in seen.text
+        else:
+            assert f"- Fact {i} about the relay `{fact_id}`\n" in seen.text
     for fact_id in seen.named:  # by excerpt or by its one line: never its id alone
         assert not re.search(rf"^- `{fact_id}`$", seen.text, re.MULTILINE)
     assert view([doc], "", None, budget) == seen

@@ -258,11 +258,11 @@ def test_prompt_recall_brings_in_full_a_fact_the_start_showed_by_name(tmp_path: 
     build_tree(tmp_path, {"memory/continuity.md": f"# C\n\n## Conventions\n{body}"})
     start = cli("context", tmp_path).output
     assert "- `note-0` — Note 0 on the kestrel ledger quorum" in start  # by name: used first of all
-    assert "- Note 19 on the osprey harbor beacon `note-19`\n" in start  # in full: used last
+    assert f"- Note 19 on the osprey harbor beacon\n  {prose.rstrip()}\n  `note-19`\n" in start
     text = _prompt(tmp_path, "why does the kestrel ledger quorum keep its state there")
     context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
     assert "- `note-0` [active] memory/continuity.md:6, in full:\n" in context
-    assert f"  - Note 0 on the kestrel ledger quorum `note-0`\n    {prose.rstrip()}\n" in context
+    assert f"  - Note 0 on the kestrel ledger quorum\n    {prose.rstrip()}\n    `note-0`\n" in context
     again = "the osprey harbor beacon"
     memory = parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())
     (best,) = recall(" ".join(prompt_recall.terms(again)), [memory], 1)
@@ -287,12 +287,13 @@ def test_prompt_recall_brings_a_fact_as_large_as_the_start_s_budget_allows(
         "# S\n\n## Memory References\n- Used: used-last\n"
     )
     start = cli("context", tmp_path).output
-    assert "`relay-design`" in start and long not in start  # named, by its excerpt
+    assert "`agent-memory fact show relay-design` prints it" in start  # named, by its excerpt
+    assert long not in start
     assert 7000 < len(long.encode()) < prompt_recall.BYTES
     text = _prompt(tmp_path, "how does the lighthouse relay keep its beacon log")
     context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
-    assert ", in full:\n  - Lighthouse relay design `relay-design`\n" in context
-    assert long.replace("\n  ", "\n    ") in context
+    assert ", in full:\n  - Lighthouse relay design\n    the lighthouse relay" in context
+    assert long.replace("\n  ", "\n    ") + "\n    `relay-design`\n" in context
 
 
 def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The forms in which the session-start view shows a fact: in full (as written, without its
-footer, its id after the first line), by an excerpt (its first paragraph and where the rest
+footer, its id at its end), by an excerpt (its first paragraph and where the rest
 is), or by one line (its id and first words). Each is a function of the fact's lines alone."""
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ def one_line(fact_id: str | None, first_line: str, length: int) -> str:
 
 
 def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
-    """The fact's lines without its footer comment, and its id in backticks after the bullet
-    (and ``mark``, a stale citation, after the id)."""
+    """The fact's lines without its footer comment or blank lines, and its id in backticks at
+    the end (and ``mark``, a stale citation, after the id): on its line when the fact is one
+    line, else on a line of its own, where it cannot be read as part of the text's last
+    sentence, list item, table row or code block."""
     lines = []
     for index in range(fact.start, fact.end):
         line = doc.text.lines[index]
@@ -59,10 +61,13 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
             lines.append(line)
     if not lines:
         return ""
-    if fact.id is not None:
-        lines[0] += f" `{fact.id}`"
-    if mark:
-        lines[0] += f" _({mark})_"
+    tail = " ".join(
+        ([f"`{fact.id}`"] if fact.id is not None else []) + ([f"_({mark})_"] if mark else [])
+    )
+    if tail and len(lines) == 1:
+        lines[0] += " " + tail
+    elif tail:
+        lines.append("  " + tail)
     return "\n".join(lines) + "\n"
 
 
