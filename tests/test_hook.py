@@ -262,7 +262,9 @@ def test_prompt_recall_brings_in_full_a_fact_the_start_showed_by_name(tmp_path: 
     text = _prompt(tmp_path, "why does the kestrel ledger quorum keep its state there")
     context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
     assert "- `note-0` [active] memory/continuity.md:6, in full:\n" in context
-    assert f"  - Note 0 on the kestrel ledger quorum\n    {prose.rstrip()}\n    `note-0`\n" in context
+    assert (
+        f"  - Note 0 on the kestrel ledger quorum\n    {prose.rstrip()}\n    `note-0`\n" in context
+    )
     again = "the osprey harbor beacon"
     memory = parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())
     (best,) = recall(" ".join(prompt_recall.terms(again)), [memory], 1)

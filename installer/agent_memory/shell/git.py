@@ -21,9 +21,11 @@ _SLOW = 120.0  # seconds: diffs, blobs and text merges of files up to 512 MiB
 _WALK = 600.0  # seconds: one walk of a folder's whole history (10,000 logs: about 10 s)
 _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's limit
 # The tool makes no network connection (SECURITY.md): a partial clone's git would fetch each
-# blob it lacks when asked for one (git 2.44 and later heed this), and nothing may prompt. Every
-# git the tool starts gets these (``focus`` starts its own).
-OFFLINE = {"GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0"}
+# blob it lacks when asked for one. GIT_NO_LAZY_FETCH says no from git 2.44; an empty list of
+# allowed protocols refuses every transport from git 2.12 on, so that an older git's fetch fails
+# at once (the blob is then missing: the question has no answer). Nothing may prompt. Every git
+# the tool starts gets these (``focus`` starts its own).
+OFFLINE = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "", "GIT_TERMINAL_PROMPT": "0"}
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
