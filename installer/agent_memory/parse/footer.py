@@ -92,11 +92,6 @@ def find(line: str) -> Found | None:
     return None
 
 
-def names_an_id(body: str) -> bool:
-    """Whether a comment's body makes it a footer (``find``)."""
-    return _ID_KEY.search(body) is not None
-
-
 def without_footers(text: str) -> str:
     """``text`` with each footer replaced by a space (``FOOTER.sub(" ", text)``, linear)."""
     lines = text.split("\n")

@@ -8,10 +8,8 @@ lines; ``scan`` answers for a file made of nothing else (None for any other file
 general parser reads), and a property test holds its answer to the general parser's.
 
 The expression checks every field of every footer (about 60M instructions for 1,000 facts).
-Two readers ask less of such a file, for less, without it: ``count``, how many facts it holds
-(``status`` shows the archive's count; 4M), and ``cited``, each fact's bullet and footer as
-``recall`` indexes them (its fields are read, not checked). Each is held by a property test to
-the general parser's answer.
+``count`` asks less of such a file, for less, without it: how many facts it holds (``status``
+shows the archive's count; 4M). A property test holds it to the general parser's answer.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from itertools import compress
 
 from .. import patterns
 from .dates import parse_date
-from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields, names_an_id, validate
+from .footer import CANONICAL, DATE_FIELDS, ID_PATTERN, TIERS, Fields, validate
 
 # A bullet's text starts with a letter (or bold) and holds no "<", ">" or "`": nothing in it can
 # open a block, a comment or a code span, or end the line's meaning early.
@@ -121,30 +119,6 @@ def count(data: bytes) -> int | None:
     lines = _lines(data)
     found = _items(lines) if lines is not None else None
     return len(found) if found is not None else None
-
-
-# (section, the bullet's line index, the bullet, its text, its footer's body or None)
-Cited = tuple[str, int, str, str, str | None]
-
-
-def cited(data: bytes) -> list[Cited] | None:
-    """What a reader of facts' ids and words needs of a file ``count`` answers for, when each
-    fact is its bullet alone or with one comment right under it (its footer when the comment
-    names an id) and no bullet holds a comment; else None."""
-    lines = _lines(data)
-    found = _items(lines) if lines is not None else None
-    if lines is None or found is None:
-        return None
-    facts: list[Cited] = []
-    for section, start, end in found:
-        bullet = lines[start]
-        comment = lines[start + 1] if end == start + 2 else ""
-        if end > start + 2 or "<!--" in bullet or comment.count("-->") > 1:
-            return None  # lines or comments among which the parser finds the footer: its turn
-        body = comment[6:-3] if comment and names_an_id(comment[6:-3]) else None
-        text = bullet[6:] if bullet[2:6] in _TASKS else bullet[2:]
-        facts.append((section, start, bullet, text.strip(), body))
-    return facts
 
 
 _TASKS = ("[ ] ", "[x] ", "[X] ")
