@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.core.checks.citations import checked
 from agent_memory.parse import facts, footer
 from agent_memory.parse.cites import (
     Citation,
     block_hash,
     cite,
-    find_block,
     lines_of,
     parse_place,
     parse_value,
@@ -108,12 +108,15 @@ def test_places_as_typed_and_values_as_written() -> None:
 
 
 def test_a_moved_block_is_found_nearest_its_old_place() -> None:
-    lines = [b"x", b"a", b"b", b"y", b"a", b"b"]
+    source = b"x\na\nb\ny\na\nb\n"
     old = Citation("f", 3, 4, block_hash([b"a", b"b"]))
-    assert find_block(lines, old) == 2  # 2-3 and 5-6 hold it; 2 is nearer 3
-    assert find_block(lines, old._replace(start=5, end=6)) == 5
-    assert find_block(lines, old._replace(hash="0" * 12)) is None
-    assert find_block(lines, Citation("f", None, None, old.hash)) is None
+    others = (old._replace(start=5, end=6), old._replace(hash="0" * 12))
+    found = checked([old, *others], {"f": source})
+    assert found[old].moved_to == 2  # 2-3 and 5-6 hold it; 2 is nearer 3
+    assert found[others[0]].state == "current"
+    assert found[others[1]].state == "changed" and found[others[1]].moved_to is None
+    whole = Citation("f", None, None, old.hash)  # a whole file is changed, never moved
+    assert checked([whole], {"f": source})[whole].state == "changed"
 
 
 names = st.sampled_from(["a", "b-2", "release-1.2.0"])

@@ -156,25 +156,3 @@ def cite(path: str, start: int | None, end: int | None, data: bytes) -> Citation
             raise ValueError(f"{path} has {len(lines)} lines, fewer than {end}")
         return Citation(path, start, end, block_hash(lines[start - 1 : end]))
     return Citation(path, None, None, block_hash(lines))
-
-
-def find_block(lines: Sequence[bytes], citation: Citation) -> int | None:
-    """Where the cited block is now when its lines moved (its first line, 1-based): the place
-    nearest the old one, the earlier of two as near; None when it is nowhere (or the file is
-    too large to search)."""
-    if citation.start is None or citation.end is None:
-        return None
-    length = citation.end - citation.start + 1
-    if length > len(lines) or len(lines) * length > MAX_SEARCH:
-        return None
-    import hashlib
-
-    joined = [normalised(line) + b"\n" for line in lines]
-    found = [
-        first + 1
-        for first in range(len(lines) - length + 1)
-        if hashlib.sha256(b"".join(joined[first : first + length])).hexdigest()[:HASH_CHARS]
-        == citation.hash
-    ]
-    old = citation.start
-    return min(found, key=lambda at: (abs(at - old), at), default=None)
