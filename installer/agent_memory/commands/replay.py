@@ -29,7 +29,6 @@ from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import memory_of
 
-TASKS = ("prompt", "none", "log")  # --task-from
 BUDGETS_MAX = 8  # budgets one replay compares
 _BUDGET = patterns.compile(r"[0-9]{1,9}")
 UPPER_BOUND = "an upper bound: each view's task was its session's own log, written after the work"

@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 COMMAND = "agent-memory"  # committed settings name the bare command: they are shared
 SESSION_START, PRE_COMPACT = "session-start", "pre-compact"
 SESSION_END, PROMPT = "session-end", "prompt"
-EVENTS = (SESSION_START, PRE_COMPACT, SESSION_END, PROMPT)  # ``agent-memory hook <event>``
 
 
 class AgentHooks(NamedTuple):

@@ -36,24 +36,15 @@ Read = Callable[[str], bytes | None]  # a memory file's bytes, by its path
 _BACK = 400  # lines looked back from a hit's footer for its bullet
 
 
-def select(
-    query: str,
-    indexes: Sequence[Searched],
-    listed: Callable[[], Collection[str]],
-    read: Read | None = None,
-) -> list[Hit]:
-    """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
-    ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES`` (``shown``)."""
-    return [hit for hit, _ in shown(query, indexes, listed, read)]
-
-
 def shown(
     query: str,
     indexes: Sequence[Searched],
     listed: Callable[[], Collection[str]],
     read: Read | None = None,
 ) -> list[tuple[Hit, str]]:
-    """The hits ``select`` gives, each with what the agent reads of it: its full text, from
+    """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
+    ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES``, each with what
+    the agent reads of it: its full text, from
     the memory file's own bytes (``read``), when that fits what ``BYTES`` leaves,
     else its one line when that fits. The start context shows live facts alone, so it is laid
     out only for a hit outside the archive: most prompts clear no floor, an archived fact is

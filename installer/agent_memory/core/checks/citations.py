@@ -27,7 +27,6 @@ from ...parse.cites import (
 )
 from ...parse.facts import Document, Fact
 
-STATES = ("current", "moved", "changed", "beyond", "gone", "skipped")
 HASHED = 2_000_000  # lines of cited files one run hashes, all told: about a second
 # A path a fact names in backticks: no spaces, none of the characters of code, URLs, globs or
 # options, and at least one "/" (checked apart: a character class alone stays linear).
@@ -36,7 +35,7 @@ _PATHLIKE = patterns.compile(r"[A-Za-z0-9_.][^\s*?\[\]{}()<>=:;,'\"|!$@#%^&~\\]*
 
 class Status(NamedTuple):
     citation: Citation
-    state: str  # one of STATES
+    state: str  # current, moved, changed, beyond, gone or skipped
     moved_to: int | None = None  # "moved": the block's first line now
     lines: int = 0  # "beyond": the lines the file has
     reason: str = ""  # "skipped": why

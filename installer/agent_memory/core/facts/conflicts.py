@@ -75,7 +75,6 @@ _NEGATED = patterns.compile(
 _VALUED = patterns.compile(r"[0-9`]")
 _HASH = patterns.compile(r"[0-9a-f]{7,40}")
 _DIGITS = patterns.compile(r"\d+")
-_JOINS = ("supersedes", "superseded-by", "see")
 SCOPE = 3  # tokens: how far after a negation the first word it negates may stand
 
 
