@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.agents.context import Entries, view
+from agent_memory.core.agents.relevance import RECENT_SESSIONS
 from agent_memory.core.replay.states import CUT, NAMED, SHOWN, States
 from agent_memory.parse import facts
 
@@ -155,3 +156,65 @@ def test_entries_changed_one_fact_at_a_time_lay_out_what_entries_made_afresh_do(
         ]
         assert entries.views([max_bytes]) == Entries(standing).views([max_bytes])
         assert entries.views([max_bytes])[0] == view(standing, "", None, max_bytes)
+
+
+# what the latest sessions used, step by step: a new session (the window slides by one) or a
+# jump (another branch's sessions: the window starts again)
+SESSIONS = st.lists(
+    st.tuples(st.booleans(), st.frozensets(st.sampled_from(IDS), max_size=3)), max_size=40
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MEMORY, st.integers(256, 3000), SESSIONS, st.lists(MOVE, max_size=40))
+def test_entries_told_each_new_session_lay_out_what_context_ranks_afresh(
+    memory: list[list[tuple[int, list[tuple]]]],
+    max_bytes: int,
+    sessions: list[tuple[bool, frozenset[str]]],
+    moves: list[tuple[int, str]],
+) -> None:
+    """Whatever the latest sessions used, slid on by one session or started again, and
+    whichever facts changed between them, the kept entries lay out ``context.view``'s view of
+    the memory and those sessions, byte for byte (their weights scaled, not ranked again)."""
+    paths = ["memory/continuity.md"] + [f"memory/open-threads/t{n}.md" for n in range(3)]
+    docs = [_document(paths[n], sections) for n, sections in enumerate(memory)]
+    held = [(n, place, fact) for n, doc in enumerate(docs) for place, fact in enumerate(doc.facts)]
+    entries = Entries([doc._replace(facts=()) for doc in docs])  # as the replay makes them
+    for number, place, fact in held:
+        entries.put(number, place, fact)
+    now: dict[int, facts.Fact] = {k: fact for k, (_, _, fact) in enumerate(held)}
+    window: list[frozenset[str]] = []
+    for step, (slides, used) in enumerate(sessions):
+        window = [used, *window][:RECENT_SESSIONS] if slides else [used]
+        if held and moves:
+            index, move = moves[step % len(moves)]
+            k = index % len(held)
+            number, place, fact = held[k]
+            if move == "hide":
+                now.pop(k, None)
+            else:
+                now[k] = fact._replace(fields=(*fact.fields, ("uses", str(step + 2))))
+            entries.put(number, place, now.get(k))
+        entries.reweigh(window)
+        standing = [
+            doc._replace(facts=tuple(now[k] for k in sorted(now) if held[k][0] == n))
+            for n, doc in enumerate(docs)
+        ]
+        assert entries.views([max_bytes])[0] == view(standing, "", None, max_bytes, recent=window)
+
+
+def test_a_thousand_sessions_in_turn_keep_the_view_context_ranks() -> None:
+    """Past the most the weights are scaled by (a session doubles it), they are placed again
+    from 1: before, at and after that step, and at the end, the view is ``context.view``'s."""
+    made = [(i, None, "", [i, "the"], 1, 1 + n, 1) for n, i in enumerate(IDS)]
+    doc = _document("memory/continuity.md", [(0, made)])
+    entries = Entries([doc._replace(facts=())])
+    for place, fact in enumerate(doc.facts):
+        entries.put(0, place, fact)
+    window: list[frozenset[str]] = []
+    for step in range(1100):
+        window = [frozenset({IDS[step % len(IDS)], IDS[step * 3 % len(IDS)]}), *window][:8]
+        entries.reweigh(window)
+        if step % 97 == 0 or 510 <= step <= 516 or step == 1099:
+            expected = view([doc], "", None, 600, recent=window)
+            assert entries.views([600])[0] == expected, step

@@ -20,7 +20,18 @@ from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
 from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse.facts import Document, Fact
 from .forms import FIRST_LINE, excerpt, fact_text, one_line, size, vision_text
-from .relevance import CLOSED, CORE, FACTS, PERSONAL, THREADS, Offer, offer, rank, recent_weights
+from .relevance import (
+    CLOSED,
+    CORE,
+    FACTS,
+    PERSONAL,
+    RECENT_SESSIONS,
+    THREADS,
+    Offer,
+    offer,
+    rank,
+    recent_weights,
+)
 
 # The most of the budget binding facts take in full before the others are offered.
 BINDING_SHARE = 0.2
@@ -81,6 +92,9 @@ class _Entry(NamedTuple):
 # are told of, or every fact of a state ranked again for a task, is not rendered again.
 # Cleared when it holds ``_PIECES_KEPT`` pieces.
 _PIECES_KEPT = 1 << 14
+# The most a replay's entries scale their weights by before they are placed again at 1: far
+# from where a float's exponent ends (2 ** 1023), so that every weight stays exact.
+_SCALE_MOST = 2.0**512
 _pieces: dict[tuple[object, ...], tuple[object, _Piece]] = {}
 
 
@@ -132,6 +146,7 @@ class Entries:
         ranked = rank(docs, task, paths, recent)
         self.docs, self.marks, self.out_of_scope = docs, marks, ranked.out_of_scope
         self.weights = recent_weights(recent)
+        self.recent, self.scale = tuple(recent[:RECENT_SESSIONS]), 1.0
         # in the order the budget is handed out (the view's: its binding ones, then the others)
         made = [(offer, _entry(docs, offer, marks)) for offer in ranked.offers]
         keyed = sorted((_handed_out(o, e), k) for k, (o, e) in enumerate(made))  # keys differ
@@ -165,9 +180,17 @@ class Entries:
             self.places.setdefault(fact.id or "", set()).add((number, place))
 
     def reweigh(self, recent: Sequence[Collection[str]]) -> None:
-        """The latest sessions are now ``recent``: the facts whose weight changed are placed
-        again (a replay's next state; only those the latest logs name can change)."""
-        weights = recent_weights(recent)
+        """The latest sessions are now ``recent``: the facts ``put`` placed whose weight
+        changed are placed again (a replay's next state: its entries are made empty and told
+        every fact). A new session halves every older use's weight; the
+        entries' weights are kept doubled as often instead (``scale``, a power of two: the
+        order, and each weight per byte's rounding, stay exact), so only the facts that
+        session used, and those of the session that left the window, move."""
+        window = tuple(recent[:RECENT_SESSIONS])
+        follows = len(window) > 0 and window[1:] == self.recent[: len(window) - 1]
+        self.scale = self.scale * 2 if follows and self.scale < _SCALE_MOST else 1.0
+        self.recent = window
+        weights = {i: w * self.scale for i, w in recent_weights(window).items()}
         changed = {i for i in {*weights, *self.weights} if weights.get(i) != self.weights.get(i)}
         self.weights = weights
         for fact_id in sorted(changed):
