@@ -182,10 +182,10 @@ class Entries:
     def reweigh(self, recent: Sequence[Collection[str]]) -> None:
         """The latest sessions are now ``recent``: the facts ``put`` placed whose weight
         changed are placed again (a replay's next state: its entries are made empty and told
-        every fact). A new session halves every older use's weight; the
-        entries' weights are kept doubled as often instead (``scale``, a power of two: the
-        order, and each weight per byte's rounding, stay exact), so only the facts that
-        session used, and those of the session that left the window, move."""
+        every fact). A new session halves every older use's weight; the entries' weights are
+        kept doubled as often instead (``scale``, a power of two: the order, and each weight
+        per byte's rounding, stay exact), so only the facts that session used, and those of
+        the session that left the window, move."""
         window = tuple(recent[:RECENT_SESSIONS])
         follows = len(window) > 0 and window[1:] == self.recent[: len(window) - 1]
         self.scale = self.scale * 2 if follows and self.scale < _SCALE_MOST else 1.0

@@ -1,6 +1,6 @@
 """The forms in which the session-start view shows a fact: in full (as written, without its
-footer, its id at its end), by an excerpt (its first paragraph and where the rest
-is), or by one line (its id and first words). Each is a function of the fact's lines alone."""
+footer, its id at its end), by an excerpt (its first paragraph and where the rest is), or by
+one line (its id and first words). Each is a function of the fact's lines alone."""
 
 from __future__ import annotations
 

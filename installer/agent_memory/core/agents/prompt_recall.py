@@ -44,11 +44,11 @@ def shown(
 ) -> list[tuple[Hit, str]]:
     """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
     ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES``, each with what
-    the agent reads of it: its full text, from
-    the memory file's own bytes (``read``), when that fits what ``BYTES`` leaves,
-    else its one line when that fits. The start context shows live facts alone, so it is laid
-    out only for a hit outside the archive: most prompts clear no floor, an archived fact is
-    never shown, and laying it out costs a prompt more than the search."""
+    the agent reads of it: its full text, from the memory file's own bytes (``read``), when
+    that fits what ``BYTES`` leaves, else its one line when that fits. The start context
+    shows live facts alone, so it is laid out only for a hit outside the archive: most
+    prompts clear no floor, an archived fact is never shown, and laying it out costs a prompt
+    more than the search."""
     chosen: list[tuple[Hit, str]] = []
     size = len(HEAD.encode()) + 1
     query = " ".join(terms(query))
