@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from agent_memory.commands.due import not_due
 from agent_memory.commands.review import ReviewOptions, review
@@ -261,6 +262,25 @@ def test_a_fact_s_id_closes_its_text_never_inside_a_sentence_list_or_code(tmp_pa
     ) in shown
     assert "- One line only `one-line`\n" in shown
     assert "and `routes-by-name`" not in shown
+
+
+def test_a_fact_ending_inside_a_block_has_its_id_after_its_first_line(tmp_path: Path) -> None:
+    """A fence the fact never closes, or an HTML block (its blank line, which would end it, is
+    not in the view), would take a line after the text in: the id goes after the first line,
+    where no block of the fact can hold it. Rendered, it is the first line's code span."""
+    body = (  # each footer on the bullet's line: one under the text would be the block's
+        f"- Run the smoke tests first {FOOT.format('unclosed-fence', 2, 'active')}\n"
+        "  ```sh\n  make smoke\n"
+        f"- Release notes live in the details {FOOT.format('html-details', 2, 'active')}\n"
+        "  <details>\n  <summary>notes</summary>\n  </details>\n"
+    )
+    build_tree(tmp_path, {"memory/continuity.md": f"# C\n\n## Key Decisions\n{body}"})
+    shown = cli("context", tmp_path).output
+    assert "- Run the smoke tests first `unclosed-fence`\n  ```sh\n  make smoke\n" in shown
+    assert "- Release notes live in the details `html-details`\n  <details>\n" in shown
+    rendered = MarkdownIt("commonmark").render(shown)
+    for fact_id in ("unclosed-fence", "html-details", "routes-by-name"):
+        assert f"<code>{fact_id}</code>" in rendered or fact_id not in shown
 
 
 @settings(max_examples=60, deadline=None)

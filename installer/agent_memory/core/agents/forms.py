@@ -4,9 +4,12 @@ one line (its id and first words). Each is a function of the fact's lines alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...layout import VISION
 from ...parse import footer
 from ...parse.facts import Document, Fact
+from ...parse.markdown import blocks
 
 # The most bytes of a fact's first paragraph an excerpt shows.
 EXCERPT_BYTES = 480
@@ -50,7 +53,8 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     """The fact's lines without its footer comment or blank lines, and its id in backticks at
     the end (and ``mark``, a stale citation, after the id): on its line when the fact is one
     line, else on a line of its own, where it cannot be read as part of the text's last
-    sentence, list item, table row or code block."""
+    sentence, list item, table row or code block; after the first line when the text ends in
+    a block that would take a line after it in."""
     lines = []
     for index in range(fact.start, fact.end):
         line = doc.text.lines[index]
@@ -64,11 +68,21 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     tail = " ".join(
         ([f"`{fact.id}`"] if fact.id is not None else []) + ([f"_({mark})_"] if mark else [])
     )
-    if tail and len(lines) == 1:
+    if tail and (len(lines) == 1 or _ends_in_block(lines)):
         lines[0] += " " + tail
     elif tail:
         lines.append("  " + tail)
     return "\n".join(lines) + "\n"
+
+
+def _ends_in_block(lines: Sequence[str]) -> bool:
+    """Whether the last of a fact's lines (its bullet, then the lines under it) stands in an
+    HTML block or in a code fence never closed: a line after it would be theirs (without the
+    blank lines the view leaves out, an HTML block runs to the fact's end)."""
+    under = [line.removeprefix("  ") for line in lines[1:]]
+    if not any("`" in line or "~" in line or "<" in line for line in under):
+        return False
+    return any(b.end == len(under) and (b.kind == "html" or not b.closed) for b in blocks(under))
 
 
 def vision_text(doc: Document, fact: Fact) -> str:
