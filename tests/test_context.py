@@ -264,6 +264,35 @@ def test_a_fact_s_id_closes_its_text_never_inside_a_sentence_list_or_code(tmp_pa
     assert "and `routes-by-name`" not in shown
 
 
+_BLOCK_LINES = (
+    "plain words here", "```sh", "```", "~~~", "````", "```python title", "    ```",
+    "<details>", "</details>", "<!-- note", "-->", "<!-- -->", "<div>", "</div>", "<pre>", "</pre>",
+    "<script>", "</script>", "<?php", "?>", "<![CDATA[", "]]>", "<span>x</span>", "| a | b |",
+    "- nested item", "* star", "1. numbered", "> quoted", "    indented code", "# heading",
+    "***", "---", "===", "\t tabbed",
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(_BLOCK_LINES), min_size=1, max_size=5), max_size=3),
+    st.booleans(),
+)
+def test_every_fact_in_full_renders_its_id_as_code(bodies: list[list[str]], first: bool) -> None:
+    """Whatever blocks a fact's lines open, close or leave open (fences, HTML, lists, quotes,
+    headings; its footer on its first line or under the text), its id in the view is a code
+    span of its own when the view is rendered as CommonMark: no block of the fact takes it."""
+    text = "# C\n\n## Key Decisions\n"
+    for n, body in enumerate(bodies):
+        foot = FOOT.format(f"fact-{n}", 1, "active")
+        lines = "".join(f"  {line}\n" for line in body)
+        text += f"- Fact {n} {foot}\n{lines}" if first else f"- Fact {n}\n{lines}  {foot}\n"
+    seen = view([parse("memory/continuity.md", text.encode())], "", None, 20000)
+    rendered = MarkdownIt("commonmark").render(seen.text)
+    for fact_id in seen.full:
+        assert f"<code>{fact_id}</code>" in rendered
+
+
 def test_a_fact_ending_inside_a_block_has_its_id_after_its_first_line(tmp_path: Path) -> None:
     """A fence the fact never closes, or an HTML block (its blank line, which would end it, is
     not in the view), would take a line after the text in: the id goes after the first line,

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ... import patterns
 from ...layout import VISION
 from ...parse import footer
 from ...parse.facts import Document, Fact
-from ...parse.markdown import blocks
+from ...parse.markdown import fence_closes, fence_opens
 
 # The most bytes of a fact's first paragraph an excerpt shows.
 EXCERPT_BYTES = 480
 # The first-line lengths a one-line form tries, longest first: never fewer words than the last.
 FIRST_LINE = (120, 90, 60, 40)
+_TAG = patterns.compile(r" {0,3}<")  # a line that may open an HTML block
+_OPENS = patterns.compile(r"\n[ \t]*(?:<|```|~~~)")  # a later line that may open either
 
 
 def excerpt(text: str, fact_id: str | None, path: str) -> str:
@@ -53,8 +56,8 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     """The fact's lines without its footer comment or blank lines, and its id in backticks at
     the end (and ``mark``, a stale citation, after the id): on its line when the fact is one
     line, else on a line of its own, where it cannot be read as part of the text's last
-    sentence, list item, table row or code block; after the first line when the text ends in
-    a block that would take a line after it in."""
+    sentence, list item, table row or code block; after the first line when a block the text
+    opens may take a line after it in (``_ends_in_block``)."""
     lines = []
     for index in range(fact.start, fact.end):
         line = doc.text.lines[index]
@@ -68,21 +71,29 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     tail = " ".join(
         ([f"`{fact.id}`"] if fact.id is not None else []) + ([f"_({mark})_"] if mark else [])
     )
-    if tail and (len(lines) == 1 or _ends_in_block(lines)):
-        lines[0] += " " + tail
-    elif tail:
-        lines.append("  " + tail)
+    text = "\n".join(lines) + "\n"
+    if not tail:
+        return text
+    if len(lines) > 1 and not (_OPENS.search(text) and _ends_in_block(lines)):
+        return f"{text}  {tail}\n"
+    lines[0] += " " + tail
     return "\n".join(lines) + "\n"
 
 
 def _ends_in_block(lines: Sequence[str]) -> bool:
-    """Whether the last of a fact's lines (its bullet, then the lines under it) stands in an
-    HTML block or in a code fence never closed: a line after it would be theirs (without the
-    blank lines the view leaves out, an HTML block runs to the fact's end)."""
-    under = [line.removeprefix("  ") for line in lines[1:]]
-    if not any("`" in line or "~" in line or "<" in line for line in under):
-        return False
-    return any(b.end == len(under) and (b.kind == "html" or not b.closed) for b in blocks(under))
+    """Whether a line after a fact's lines (its bullet, then the lines under it) may fall in a
+    block of theirs: a code fence never closed, or an HTML block, which without the blank lines
+    the view leaves out runs to the fact's end. Any line that opens with a tag counts, as one
+    may start an HTML block wherever no paragraph runs (after a heading, say)."""
+    opening: tuple[str, int] | None = None  # the fence open here, if any
+    for line in (line.removeprefix("  ") for line in lines[1:]):
+        if opening is None and _TAG.match(line):
+            return True
+        if opening is None:
+            opening = fence_opens(line)
+        elif fence_closes(opening, line):
+            opening = None
+    return opening is not None
 
 
 def vision_text(doc: Document, fact: Fact) -> str:
