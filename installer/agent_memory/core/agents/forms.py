@@ -4,8 +4,6 @@ one line (its id and first words). Each is a function of the fact's lines alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ... import patterns
 from ...layout import VISION
 from ...parse import footer
@@ -74,19 +72,22 @@ def fact_text(doc: Document, fact: Fact, mark: str = "") -> str:
     text = "\n".join(lines) + "\n"
     if not tail:
         return text
-    if len(lines) > 1 and not (_OPENS.search(text) and _ends_in_block(lines)):
+    if len(lines) > 1 and not _ends_in_block(text):
         return f"{text}  {tail}\n"
-    lines[0] += " " + tail
-    return "\n".join(lines) + "\n"
+    first, _, rest = text.partition("\n")
+    return f"{first} {tail}\n{rest}"
 
 
-def _ends_in_block(lines: Sequence[str]) -> bool:
-    """Whether a line after a fact's lines (its bullet, then the lines under it) may fall in a
-    block of theirs: a code fence never closed, or an HTML block, which without the blank lines
+def _ends_in_block(text: str) -> bool:
+    """Whether a line after a fact's ``text`` (its bullet, then the lines under it) may fall in
+    a block of it: a code fence never closed, or an HTML block, which without the blank lines
     the view leaves out runs to the fact's end. Any line that opens with a tag counts, as one
-    may start an HTML block wherever no paragraph runs (after a heading, say)."""
+    may start an HTML block wherever no paragraph runs (after a heading, say). Most texts hold
+    no line that may open either, and are not walked."""
+    if _OPENS.search(text) is None:
+        return False
     opening: tuple[str, int] | None = None  # the fence open here, if any
-    for line in (line.removeprefix("  ") for line in lines[1:]):
+    for line in (line.removeprefix("  ") for line in text.split("\n")[1:]):
         if opening is None and _TAG.match(line):
             return True
         if opening is None:
