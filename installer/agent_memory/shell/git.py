@@ -126,8 +126,9 @@ def folder_history(root: Path, folder: str) -> list[Commit]:
     merge's change is against its first parent; a root commit's, and a shallow clone's edge's,
     against nothing. Renames are not looked for, whatever the user's configuration says: a
     file moved there is added by the commit that moved it. Empty without git, a commit or an
-    answer in time, with a git older than 2.31 (no ``--diff-merges``), and in a partial clone
-    (its git fetches the blobs it lacks)."""
+    answer in time, with a git older than 2.31 (no ``--diff-merges``), and in a partial clone:
+    its git may fetch none of the blobs it lacks (``OFFLINE``), so its states would be read or
+    not by which blobs it happened to hold, each miss a refused fetch."""
     args = [
         "--literal-pathspecs", "log", "--topo-order", "--reverse", "--full-history", "--sparse",
         "--diff-merges=first-parent", "--root", "--no-renames", "--raw", "--no-abbrev",
