@@ -41,7 +41,7 @@ def transcript_path(data: bytes) -> str | None:
 
 def hook_transcript(payload: Payload) -> str | None:
     """``transcript_path`` of a hook command's payload, checked as ``transcript_path`` checks
-    it: only the capture hooks read it, so only they refuse a value no file could have."""
+    it: the capture hooks refuse a value no file could have; the prompt hook then reads none."""
     return _path(payload.transcript, "transcript_path", _HOOK_FIX)
 
 

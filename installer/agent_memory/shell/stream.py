@@ -24,16 +24,7 @@ def lines(path: Path, longest: int) -> Iterator[bytes | None]:
     in memory whole, and a line over ``longest`` bytes is never held (it is read past in small
     pieces and given as None). Only a regular file is read (a FIFO would block the hook)."""
     shown = one_line(str(path))
-    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
-    except (ValueError, UnicodeEncodeError):  # a NUL or a lone surrogate: no file has that name
-        raise AgentMemoryError("is not a path a file can have", shown) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise RefusedError("is not a regular file; pass the transcript's path", shown)
-    with os.fdopen(fd, "rb") as handle:
+    with os.fdopen(_regular(path, shown), "rb") as handle:
         try:
             while line := handle.readline(longest + 1):
                 if len(line) <= longest or line.endswith(b"\n"):
@@ -44,6 +35,34 @@ def lines(path: Path, longest: int) -> Iterator[bytes | None]:
                 yield None
         except OSError as exc:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
+
+
+def tail(path: Path, most: int) -> bytes:
+    """The file's last ``most`` bytes at most, in one read, from the start of a line: what is
+    before them is not read. Only a regular file is read."""
+    shown = one_line(str(path))
+    with os.fdopen(_regular(path, shown), "rb") as handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - most))
+            data = handle.read(most)
+        except OSError as exc:
+            raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
+    return data.partition(b"\n")[2] if size > most else data  # begun mid-line: the next one
+
+
+def _regular(path: Path, shown: str) -> int:
+    """A descriptor of the regular file at ``path``, opened to read."""
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
+    except (ValueError, UnicodeEncodeError):  # a NUL or a lone surrogate: no file has that name
+        raise AgentMemoryError("is not a path a file can have", shown) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RefusedError("is not a regular file; pass the transcript's path", shown)
+    return fd
 
 
 def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, seconds: float) -> bytes:

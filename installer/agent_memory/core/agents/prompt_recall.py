@@ -2,11 +2,12 @@
 match what the user just asked and that the session start did not show in full, as lines the
 agent reads.
 
-Stateless: what the session was shown in full is worked out again from the memory and the paths
-git gives rather than remembered (the first prompt, which the start ranked by too, is not known
-then). A fact the start showed only by name (its one line or excerpt) is brought in full: its
-name alone does not say what it holds. A hit shown is not a use; the agent naming it is
-(HOOKS.md § Recall on each prompt).
+Stateless: what the session start showed in full is worked out again from the memory and the
+paths git gives rather than remembered (the first prompt, which the start ranked by too, is not
+known then), and what an earlier prompt's hook showed in full is read from the agent's
+transcript (``parse/hookcontext``). A fact the start showed only by name (its one line or
+excerpt) is brought in full: its name alone does not say what it holds. A hit shown is not a
+use; the agent naming it is (HOOKS.md § Recall on each prompt).
 """
 
 from __future__ import annotations
@@ -41,21 +42,27 @@ def shown(
     indexes: Sequence[Searched],
     listed: Callable[[], Collection[str]],
     read: Read | None = None,
+    earlier: Callable[[], Collection[str]] = frozenset,
 ) -> list[tuple[Hit, str]]:
-    """The best hits for ``query`` over ``FLOOR`` that the start context, whose ids in full
-    ``listed()`` gives, did not show in full, at most ``MOST`` and ``BYTES``, each with what
-    the agent reads of it: its full text, from the memory file's own bytes (``read``), when
-    that fits what ``BYTES`` leaves, else its one line when that fits. The start context
-    shows live facts alone, so it is laid out only for a hit outside the archive: most
-    prompts clear no floor, an archived fact is never shown, and laying it out costs a prompt
-    more than the search."""
+    """The best hits for ``query`` over ``FLOOR`` that neither the start context, whose ids in
+    full ``listed()`` gives, nor an earlier prompt's hook (``earlier()``) showed in full, at
+    most ``MOST`` and ``BYTES``, each with what the agent reads of it: its full text, from the
+    memory file's own bytes (``read``), when that fits what ``BYTES`` leaves, else its one line
+    when that fits. Each is asked once, at the first hit that needs it: most prompts clear no
+    floor. The start context shows live facts alone, so it is laid out only for a hit outside
+    the archive: an archived fact is never shown there, and laying it out costs a prompt more
+    than the search."""
     chosen: list[tuple[Hit, str]] = []
     size = len(HEAD.encode()) + 1
     query = " ".join(terms(query))
     full: Collection[str] | None = None
+    before: Collection[str] | None = None
     for hit in search(query, indexes, _LOOKED_AT, FLOOR):
         if hit.score < FLOOR or len(chosen) == MOST:
             break
+        before = earlier() if before is None else before
+        if hit.id in before:
+            continue
         if not hit.path.startswith(_ARCHIVE):
             full = listed() if full is None else full
             if hit.id in full:

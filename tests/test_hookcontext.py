@@ -1,0 +1,231 @@
+"""What an earlier prompt's hook showed in full that the agent still holds, read from its
+transcript (``parse/hookcontext``), and the prompt hook that skips it (HOOKS.md § Recall on
+each prompt). The records are shaped as Claude Code 2.1 and Codex 0.169 write them (the real
+agents' suite, tests/agents/test_prompt_hook.py, runs both)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_memory.commands.hook_prompt import TRANSCRIPT_TAIL
+from agent_memory.core.agents.prompt_recall import HEAD
+from agent_memory.parse.hookcontext import earlier
+from agent_memory.parse.transcripts import LINE_MAX
+from agent_memory.shell.stream import tail
+from conftest import PROJECT
+
+EXAMPLE = PROJECT / "examples/evolving-memory-example/after"
+ASK = "Where do the Redis sessions live, and what TTL do they get?"
+
+
+def _lines(*records: Any) -> bytes:
+    return b"".join(json.dumps(record).encode() + b"\n" for record in records)
+
+
+def held(*records: Any) -> frozenset[str]:
+    return earlier(_lines(*records), HEAD, LINE_MAX)
+
+
+def _shown(*ids: str, one_line: tuple[str, ...] = ()) -> str:
+    """The prompt hook's lines: ``ids`` in full, ``one_line`` by their one line."""
+    full = "".join(
+        f"- `{i}` [active] memory/continuity.md:3, in full:\n  - Text of {i}\n" for i in ids
+    )
+    lines = "".join(
+        f"- `{i}` [archived] memory/archive/2026-Q2.md:9: Text of {i}\n" for i in one_line
+    )
+    return f"{HEAD}\n{full}{lines}"
+
+
+def claude(text: str) -> dict[str, Any]:
+    attachment = {
+        "type": "hook_additional_context",
+        "content": [text],
+        "hookName": "UserPromptSubmit",
+    }
+    return {"type": "attachment", "attachment": attachment, "sessionId": "s"}
+
+
+def codex(text: str) -> dict[str, Any]:
+    content = [{"type": "input_text", "text": text}]
+    return {
+        "type": "response_item",
+        "payload": {"type": "message", "role": "developer", "content": content},
+    }
+
+
+CLAUDE_COMPACTED = {
+    "type": "system",
+    "subtype": "compact_boundary",
+    "content": "Conversation compacted",
+}
+CODEX_COMPACTED = {"type": "compacted", "payload": {"message": "", "replacement_history": []}}
+
+
+def test_claude_code_s_and_codex_s_records_of_the_hook_count_its_facts_in_full() -> None:
+    assert held(claude(_shown("a", "b", one_line=("c",)))) == {"a", "b"}
+    assert held(codex(_shown("d"))) == {"d"}
+    assert held(claude(_shown("a")), codex(_shown("d"))) == {"a", "d"}
+
+
+def test_a_compaction_forgets_what_came_before_it() -> None:
+    for compacted in (CLAUDE_COMPACTED, CODEX_COMPACTED):
+        assert held(claude(_shown("a")), compacted) == set()
+        assert held(claude(_shown("a")), compacted, codex(_shown("b"))) == {"b"}
+
+
+def test_the_same_words_anywhere_else_count_for_nothing() -> None:
+    """A user's message, a tool's result, a file the agent read, the model's words, Gemini
+    CLI's message (whose resumed session does not send it again) or a text that only quotes
+    the heading: none is the hook's record."""
+    text = _shown("a")
+    others = [
+        {"type": "user", "message": {"role": "user", "content": text}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "content": text}]}},
+        {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}},
+        {"type": "attachment", "attachment": {"type": "file", "content": [text]}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}],
+            },
+        },
+        {"type": "response_item", "payload": {"type": "function_call_output", "output": text}},
+        {"type": "user", "content": [{"text": f"<hook_context>{text}</hook_context>"}]},  # Gemini
+        claude("Quoting it: " + text),
+        codex("# AGENTS.md instructions\n" + text),
+    ]
+    assert held(*others) == set()
+
+
+def test_a_fact_s_own_text_quoting_a_hit_line_is_not_one() -> None:
+    quoted = _shown("a") + "  - `b` [active] memory/continuity.md:7, in full:\n"
+    assert held(claude(quoted)) == {"a"}
+
+
+def test_lines_that_are_not_records_are_passed_over() -> None:
+    """Not JSON, nested past the decoder, no object, over the bound, or cut off at the end."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    head = HEAD.encode()
+    bad = [b"not json " + head, deep + head, b"[1, 2]", b'"' + head + b'"']
+    record = _lines(claude(_shown("a")))
+    data = b"\r\n".join(bad) + b"\n" + record + b"\n" + _lines(claude(_shown("b")))[:-40]
+    assert earlier(data, HEAD, LINE_MAX) == {"a"}
+    assert earlier(record, HEAD, len(record) - 2) == set()  # over the bound: never decoded
+    assert earlier(record.replace(b"\n", b"\r\n"), HEAD, LINE_MAX) == {"a"}
+
+
+_IDS = st.sampled_from(["a", "b", "c-1", "d.2"])
+_EVENTS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.sampled_from(["claude", "codex"]),
+            st.lists(_IDS, max_size=3),
+            st.lists(_IDS, max_size=2),
+        ),
+        st.sampled_from(["claude-compacted", "codex-compacted", "noise"]),
+    ),
+    max_size=12,
+)
+
+
+@given(_EVENTS)
+def test_what_is_held_is_every_hit_in_full_since_the_last_compaction(events: list[Any]) -> None:
+    records: list[Any] = []
+    expected: set[str] = set()
+    for event in events:
+        if event == "noise":
+            records.append({"type": "user", "message": {"content": _shown("a")}})
+        elif isinstance(event, str):
+            records.append(CLAUDE_COMPACTED if event == "claude-compacted" else CODEX_COMPACTED)
+            expected.clear()
+        else:
+            agent, full, one_line = event
+            records.append(
+                (claude if agent == "claude" else codex)(_shown(*full, one_line=tuple(one_line)))
+            )
+            expected.update(full)
+    assert held(*records) == expected
+
+
+# -- the hook --------------------------------------------------------------------------------
+
+
+def _prompt(root: Path, transcript: Path | None) -> str:
+    payload: dict[str, Any] = {
+        "cwd": str(root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": ASK,
+    }
+    if transcript is not None:
+        payload["transcript_path"] = str(transcript)
+    done = subprocess.run(
+        ["agent-memory", "hook", "prompt"], cwd=root, input=json.dumps(payload).encode(),
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return done.stdout.decode()
+
+
+def test_the_prompt_hook_does_not_show_again_what_the_agent_holds(tmp_path: Path) -> None:
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    first = _prompt(root, None)
+    added = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    assert "`redis-sessions` [archived]" in added
+    transcript = tmp_path / "session.jsonl"
+    opening = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": ASK}}
+    transcript.write_bytes(_lines(opening))
+    assert _prompt(root, transcript) == first  # nothing held yet
+    for holder in (claude, codex):
+        transcript.write_bytes(_lines(opening, holder(added)))
+        assert _prompt(root, transcript) == ""  # held: nothing else clears the floor
+        transcript.write_bytes(_lines(opening, holder(added), CLAUDE_COMPACTED))
+        assert _prompt(root, transcript) == first  # compacted away: brought again
+
+
+def test_a_transcript_that_cannot_be_read_is_no_transcript(tmp_path: Path) -> None:
+    """The hook never fails over the transcript: it shows the fact again."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    first = _prompt(root, None)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for where in (tmp_path / "missing.jsonl", tmp_path, fifo, Path("bad\x01name")):
+        assert _prompt(root, where) == first
+
+
+def test_only_the_transcript_s_end_is_read(tmp_path: Path) -> None:
+    """A hook record before the last ``TRANSCRIPT_TAIL`` bytes is not read: its fact is shown
+    again (never the other way round); what is read starts at a line's start."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    first = _prompt(root, None)
+    added = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    filler = _lines({"type": "user", "message": {"content": "x" * 1000}})
+    transcript = tmp_path / "session.jsonl"
+    count = TRANSCRIPT_TAIL // len(filler)
+    transcript.write_bytes(_lines(claude(added)) + filler * (count - 2))
+    assert _prompt(root, transcript) == ""
+    transcript.write_bytes(_lines(claude(added)) + filler * (count + 2))
+    assert _prompt(root, transcript) == first
+    data = b"one\ntwo\nthree\n"
+    transcript.write_bytes(data)
+    assert [tail(transcript, n) for n in (14, 99, 13, 9, 4, 3)] == [
+        data,
+        data,
+        b"two\nthree\n",
+        b"three\n",
+        b"",
+        b"",
+    ]
