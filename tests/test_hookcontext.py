@@ -1,7 +1,8 @@
-"""What an earlier prompt's hook showed in full that the agent still holds, read from its
-transcript (``parse/hookcontext``), and the prompt hook that skips it (HOOKS.md § Recall on
-each prompt). The records are shaped as Claude Code 2.1 and Codex 0.169 write them (the real
-agents' suite, tests/agents/test_prompt_hook.py, runs both)."""
+"""What the agent still holds of our hooks' context, read from its transcript
+(``parse/hookcontext``): the session-start hook that adds nothing on a resume whose view the
+agent holds (HOOKS.md § Session start), and the prompt hook that skips a fact an earlier prompt
+brought in full (§ Recall on each prompt). The records are shaped as Claude Code 2.1 and Codex
+0.169 write them (the real agents' suite, tests/agents/test_prompt_hook.py, runs both)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.commands.hook_prompt import TRANSCRIPT_TAIL
+from agent_memory.commands.hook_payload import TRANSCRIPT_TAIL
 from agent_memory.core.agents.prompt_recall import HEAD
-from agent_memory.parse.hookcontext import earlier
+from agent_memory.parse.hookcontext import held as held_texts
+from agent_memory.parse.hookcontext import in_full
 from agent_memory.parse.transcripts import LINE_MAX
 from agent_memory.shell.stream import tail
 from conftest import PROJECT
@@ -28,6 +30,10 @@ ASK = "Where do the Redis sessions live, and what TTL do they get?"
 
 def _lines(*records: Any) -> bytes:
     return b"".join(json.dumps(record).encode() + b"\n" for record in records)
+
+
+def earlier(data: bytes, head: str, longest: int) -> frozenset[str]:
+    return in_full(held_texts(data, head, longest))
 
 
 def held(*records: Any) -> frozenset[str]:
@@ -229,3 +235,37 @@ def test_only_the_transcript_s_end_is_read(tmp_path: Path) -> None:
         b"",
         b"",
     ]
+
+
+def _start(root: Path, transcript: Path | None) -> str:
+    payload: dict[str, Any] = {"cwd": str(root), "hook_event_name": "SessionStart"}
+    if transcript is not None:
+        payload["transcript_path"] = str(transcript)
+    done = subprocess.run(
+        ["agent-memory", "hook", "session-start"], cwd=root, input=json.dumps(payload).encode(),
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return done.stdout.decode()
+
+
+def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path) -> None:
+    """Codex sends its session-start hook again on each resume, and keeps what it added before:
+    the same view is not added twice, until a compaction or a change of the view."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    first = _start(root, None)
+    view = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    assert view.startswith("# Memory context\n")
+    transcript = tmp_path / "session.jsonl"
+    opening = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": ASK}}
+    for holder in (codex, claude):
+        transcript.write_bytes(_lines(opening, holder(view)))
+        assert _start(root, transcript) == ""
+        transcript.write_bytes(_lines(opening, holder(view), CODEX_COMPACTED))
+        assert _start(root, transcript) == first
+        older = view.replace("- not due", "- due: 12 sessions since the last review")
+        transcript.write_bytes(_lines(opening, holder(older)))
+        assert _start(root, transcript) == first
+    transcript.write_bytes(_lines({"type": "user", "message": {"content": view}}))
+    assert _start(root, transcript) == first  # a user's message is no hook's record

@@ -1,8 +1,10 @@
-"""The prompt hook (``hooks install --prompt-recall``) with the real agents: its lines reach the
-model on the turn whose prompt matches a fact the session start showed only by its excerpt,
-and a later prompt that matches it again does not send the fact twice to a model that still
-holds it (Claude Code and Codex keep every hook's context of the session until a compaction;
-Gemini CLI, resumed, does not send the earlier one again, so there the hook brings it again).
+"""The hooks' context over a session of several turns, with the real agents: the prompt hook's
+lines (``hooks install --prompt-recall``) reach the model on the turn whose prompt matches a
+fact the session start showed only by its excerpt, and a later prompt that matches it again does
+not send the fact twice to a model that still holds it (Claude Code and Codex keep every hook's
+context of the session until a compaction; Gemini CLI, resumed, does not send the earlier one
+again, so there the hook brings it again). Likewise the session-start view: Codex runs the
+session-start hook again on each resume, and the view it already holds is not added twice.
 
 Run with ``python -m pytest tests/agents -m agents`` (see test_agents.py).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_memory.core.agents.context import TITLE
 from agent_memory.core.agents.prompt_recall import HEAD
 from agents import model_server as ms
 from agents.conftest import Factory, Sandbox, agent_memory, git
@@ -85,3 +88,10 @@ def test_after_a_compaction_the_fact_is_brought_again(asked: Sandbox) -> None:
     assert any(ms.asks_for_summary(r) for r in asked.script.seen()), "no compaction happened"
     counts = _prompted(asked, "three")
     assert max(counts) == 1, f"the tail {max(counts)} times after the compaction"
+
+
+def test_a_resumed_session_holds_the_start_view_once(asked: Sandbox) -> None:
+    turns = ("two", "three") if asked.driver.agent.name == "codex" else ("two",)
+    for name in turns:
+        counts = [request.raw.count(TITLE) for request in asked.script.prompted(name)]
+        assert max(counts) == 1, f"{asked.driver.agent.name}, turn {name}: {counts}"

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..core.agents.context import TITLE
 from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
 from ..parse.hookinput import Payload
@@ -26,7 +27,7 @@ from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from .context import context
 from .due import not_due, nothing_due
-from .hook_payload import answer, event_of, read_payload, where
+from .hook_payload import answer, event_of, held_contexts, read_payload, silent, where
 from .report import Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -73,6 +74,8 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
         for question in asked.values():  # not answered: the context failed before
             drop(question)
     text = str(shown.report.summary["markdown"])
+    if text.rstrip() in {kept.rstrip() for kept in held_contexts(payload, TITLE)}:
+        return silent("hook session-start")  # the agent holds this very view: a resume
     data = {"focus": shown.report.summary["focus"]}
     return answer("hook session-start", event_of("session-start", payload), text, data)
 

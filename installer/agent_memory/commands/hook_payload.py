@@ -14,10 +14,11 @@ from typing import IO, Any
 
 from .. import resources
 from ..errors import AgentMemoryError
-from ..parse import hookinput
+from ..parse import hookcontext, hookinput
 from ..parse.hookinput import Payload
+from ..parse.transcripts import LINE_MAX
 from ..shell.repo import Repo
-from ..shell.stream import hook_input
+from ..shell.stream import hook_input, tail
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -27,6 +28,9 @@ Capture = Callable[[Repo, Path | None, str | None], Result]
 _CAPTURE = Command("session capture", Journal.WRITES)
 _EVENT = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}  # when none is named
 _ANSWERED = {"session-start": ("SessionStart",), "prompt": ("UserPromptSubmit", "BeforeAgent")}
+# The end of a transcript read for what the agent holds of our hooks' context: a record before it
+# is missed (its text sent again), a compaction before it never matters (nothing after it is).
+TRANSCRIPT_TAIL = 8 << 20  # reading 30 MB cost 27 ms of CPU, its search 22 ms
 
 
 def read_payload(stdin: IO[str] | None) -> Payload:
@@ -68,6 +72,19 @@ def answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Resu
     shown = json.dumps(added, ensure_ascii=False)
     report = Report(command, resources.version(), ".", "ok", None, (), data, (shown,))
     return Result(report, 0)
+
+
+def held_contexts(payload: Payload, head: str) -> list[str]:
+    """The texts opening with ``head`` that our hooks added to the session and that the agent
+    still holds, from the end of the payload's transcript (``hookcontext``); none when it names
+    none, or none that can be read: a hook never fails over a transcript, it adds them again."""
+    try:
+        named = hookinput.hook_transcript(payload)
+        if named is None:
+            return []
+        return hookcontext.held(tail(Path(named), TRANSCRIPT_TAIL), head, LINE_MAX)
+    except AgentMemoryError:
+        return []
 
 
 def silent(command: str) -> Result:

@@ -14,24 +14,17 @@ from typing import IO
 
 from .. import resources
 from ..core.agents import prompt_recall
-from ..errors import AgentMemoryError
-from ..parse import hookcontext, hookinput
+from ..parse import hookcontext
 from ..parse.facts import Document
-from ..parse.hookinput import Payload
-from ..parse.transcripts import LINE_MAX
 from ..shell.discovery import below
 from ..shell.load import extras
 from ..shell.repo import Repo
-from ..shell.stream import tail
-from .hook_payload import answer, event_of, read_payload, silent, where
+from .hook_payload import answer, event_of, held_contexts, read_payload, silent, where
 from .recall import in_memory
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 
 _RECALL = Command("recall", Journal.READS)
-# The end of a transcript read for what an earlier prompt's hook showed: a hook record before it
-# is missed (its fact shown again), a compaction before it never matters (nothing after it is).
-TRANSCRIPT_TAIL = 8 << 20  # reading 30 MB cost 27 ms of CPU, its search 22 ms
 
 
 def prompt(
@@ -60,7 +53,11 @@ def prompt(
         hit = in_memory(
             repo,
             lambda ix: prompt_recall.shown(
-                query, ix, lambda: shown(repo, found, here), document, lambda: _earlier(payload)
+                query,
+                ix,
+                lambda: shown(repo, found, here),
+                document,
+                lambda: hookcontext.in_full(held_contexts(payload, prompt_recall.HEAD)),
             ),
             found,
         )
@@ -73,17 +70,3 @@ def prompt(
         return silent("hook prompt")
     text = "\n".join(done.report.heading) + "\n"
     return answer("hook prompt", event_of("prompt", payload), text, done.report.summary)
-
-
-def _earlier(payload: Payload) -> frozenset[str]:
-    """The facts an earlier prompt's hook showed in full that the agent still holds, from the
-    payload's transcript; none when it names none, or none that can be read: the prompt hook
-    never fails over a transcript, it shows such a fact again."""
-    try:
-        named = hookinput.hook_transcript(payload)
-        if named is None:
-            return frozenset()
-        data = tail(Path(named), TRANSCRIPT_TAIL)
-        return hookcontext.earlier(data, prompt_recall.HEAD, LINE_MAX)
-    except AgentMemoryError:
-        return frozenset()

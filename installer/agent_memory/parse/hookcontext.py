@@ -1,6 +1,6 @@
-"""The facts an earlier prompt's hook brought in full that the agent still holds: what its
-transcript kept of that hook's lines since the session last compacted (HOOKS.md § Recall on
-each prompt).
+"""What the agent still holds of the context our hooks added: what its transcript kept of their
+lines since the session last compacted — the session start's view (HOOKS.md § Session start)
+and the facts an earlier prompt's hook brought in full (§ Recall on each prompt).
 
 Claude Code keeps a hook's added context as an ``attachment`` of type ``hook_additional_context``
 (its ``content`` a list of strings) and marks a compaction with a ``system`` line of subtype
@@ -9,7 +9,7 @@ Claude Code keeps a hook's added context as an ``attachment`` of type ``hook_add
 every such context of the session to the model again on each later turn, until a compaction
 summarizes them away. Gemini CLI writes it into the user's message, and a resumed session does
 not send it again, so nothing of Gemini's counts: a fact is brought again there. A text counts
-only when it starts with the hook's heading line: a user's message, a tool's result or a
+only when it starts with the hook's own first line: a user's message, a tool's result or a
 file's text holding the same words is none of those records. Pure: the bytes are given.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .. import patterns
@@ -27,11 +27,12 @@ _IN_FULL = patterns.compile(r"^- `([^`\n]+)` \[[^\]\n]*\] [^\n]*, in full:$", re
 _MARKS = (b'"compact_boundary"', b'"compacted"')  # a line that may mark a compaction
 
 
-def earlier(data: bytes, head: str, longest: int) -> frozenset[str]:
-    """The ids the hook whose lines open with ``head`` showed in full since the last compaction
-    of the transcript ``data`` (JSON lines). Only a line that holds ``head`` or a compaction's
-    mark is decoded, one of at most ``longest`` bytes: the rest is looked through, not read."""
-    shown: set[str] = set()
+def held(data: bytes, head: str, longest: int) -> list[str]:
+    """The texts opening with ``head`` that hooks added and that the agent still holds: those
+    since the last compaction of the transcript ``data`` (JSON lines), in order. Only a line
+    that holds ``head`` or a compaction's mark is decoded, one of at most ``longest`` bytes: the
+    rest is looked through, not read."""
+    texts: list[str] = []
     for start in _lines_holding(data, (head.encode(), *_MARKS)):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
@@ -44,11 +45,14 @@ def earlier(data: bytes, head: str, longest: int) -> frozenset[str]:
         if not isinstance(record, dict):
             continue
         if _compacted(record):
-            shown.clear()
-        for text in _contexts(record):
-            if text.startswith(head):
-                shown.update(found.group(1) for found in _IN_FULL.finditer(text))
-    return frozenset(shown)
+            texts.clear()
+        texts += (text for text in _contexts(record) if text.startswith(head))
+    return texts
+
+
+def in_full(texts: Iterable[str]) -> frozenset[str]:
+    """The ids the prompt hook's ``texts`` show in full (not those by their one line)."""
+    return frozenset(found.group(1) for text in texts for found in _IN_FULL.finditer(text))
 
 
 def _lines_holding(data: bytes, needles: tuple[bytes, ...]) -> list[int]:

@@ -49,8 +49,9 @@ GROUPS = {
     CLOSED: "Recently closed threads",
 }
 INDEX = "Also in memory (one line each)"
+TITLE = "# Memory context"  # the view's first line
 _INTRO = (
-    "# Memory context\n\n"
+    f"{TITLE}\n\n"
     "From `memory/continuity.md`. Name the ids you use in your session log's "
     "`## Memory References` (or let `agent-memory session capture` write it); "
     "`agent-memory recall QUERY` finds more, archived facts too.\n"
