@@ -18,9 +18,8 @@ from hypothesis import strategies as st
 
 from agent_memory.commands.hook_payload import TRANSCRIPT_TAIL
 from agent_memory.core.agents.prompt_recall import HEAD
+from agent_memory.parse.hookcontext import LONGEST, in_full
 from agent_memory.parse.hookcontext import held as held_texts
-from agent_memory.parse.hookcontext import in_full
-from agent_memory.parse.transcripts import LINE_MAX
 from agent_memory.shell.stream import tail
 from conftest import PROJECT
 
@@ -32,12 +31,12 @@ def _lines(*records: Any) -> bytes:
     return b"".join(json.dumps(record).encode() + b"\n" for record in records)
 
 
-def earlier(data: bytes, head: str, longest: int) -> frozenset[str]:
-    return in_full(held_texts(data, head, longest))
+def earlier(data: bytes) -> frozenset[str]:
+    return in_full(held_texts(data, HEAD))
 
 
 def held(*records: Any) -> frozenset[str]:
-    return earlier(_lines(*records), HEAD, LINE_MAX)
+    return earlier(_lines(*records))
 
 
 def _shown(*ids: str, one_line: tuple[str, ...] = ()) -> str:
@@ -126,9 +125,10 @@ def test_lines_that_are_not_records_are_passed_over() -> None:
     bad = [b"not json " + head, deep + head, b"[1, 2]", b'"' + head + b'"']
     record = _lines(claude(_shown("a")))
     data = b"\r\n".join(bad) + b"\n" + record + b"\n" + _lines(claude(_shown("b")))[:-40]
-    assert earlier(data, HEAD, LINE_MAX) == {"a"}
-    assert earlier(record, HEAD, len(record) - 2) == set()  # over the bound: never decoded
-    assert earlier(record.replace(b"\n", b"\r\n"), HEAD, LINE_MAX) == {"a"}
+    assert earlier(data) == {"a"}
+    assert earlier(record.replace(b"\n", b"\r\n")) == {"a"}
+    long = _lines(claude(_shown("a") + " " * LONGEST))  # over the bound: never decoded
+    assert len(long) > LONGEST and earlier(long) == set()
 
 
 _IDS = st.sampled_from(["a", "b", "c-1", "d.2"])

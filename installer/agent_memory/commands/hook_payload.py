@@ -16,7 +16,6 @@ from .. import resources
 from ..errors import AgentMemoryError
 from ..parse import hookcontext, hookinput
 from ..parse.hookinput import Payload
-from ..parse.transcripts import LINE_MAX
 from ..shell.repo import Repo
 from ..shell.stream import hook_input, tail
 from .report import Report, Result
@@ -82,7 +81,7 @@ def held_contexts(payload: Payload, head: str) -> list[str]:
         named = hookinput.hook_transcript(payload)
         if named is None:
             return []
-        return hookcontext.held(tail(Path(named), TRANSCRIPT_TAIL), head, LINE_MAX)
+        return hookcontext.held(tail(Path(named), TRANSCRIPT_TAIL), head)
     except AgentMemoryError:
         return []
 

@@ -25,18 +25,21 @@ from .. import patterns
 # A line of the hook's that shows a fact in full: ``- `<id>` [<tier>] <file>:<line>, in full:``
 _IN_FULL = patterns.compile(r"^- `([^`\n]+)` \[[^\]\n]*\] [^\n]*, in full:$", re.MULTILINE)
 _MARKS = (b'"compact_boundary"', b'"compacted"')  # a line that may mark a compaction
+# The longest line decoded: a record of a hook's context holds that context alone, a few KiB
+# (an 8 KiB view escaped as JSON at worst six times over); a longer line is none of ours.
+LONGEST = 1 << 20
 
 
-def held(data: bytes, head: str, longest: int) -> list[str]:
+def held(data: bytes, head: str) -> list[str]:
     """The texts opening with ``head`` that hooks added and that the agent still holds: those
     since the last compaction of the transcript ``data`` (JSON lines), in order. Only a line
-    that holds ``head`` or a compaction's mark is decoded, one of at most ``longest`` bytes: the
-    rest is looked through, not read."""
+    that holds ``head`` or a compaction's mark is decoded, one of at most ``LONGEST`` bytes:
+    the rest is looked through, not read."""
     texts: list[str] = []
     for start in _lines_holding(data, (head.encode(), *_MARKS)):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
-        if end - start > longest:
+        if end - start > LONGEST:
             continue
         try:
             record = json.loads(data[start:end])
