@@ -167,20 +167,21 @@ def test_what_is_held_is_every_hit_in_full_since_the_last_compaction(events: lis
 # -- the hook --------------------------------------------------------------------------------
 
 
-def _prompt(root: Path, transcript: Path | None) -> str:
-    payload: dict[str, Any] = {
-        "cwd": str(root),
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": ASK,
-    }
+def _hook(event: str, root: Path, transcript: Path | None, **fields: str) -> str:
+    """What ``agent-memory hook <event>`` prints for a payload naming ``transcript``."""
+    payload: dict[str, Any] = {"cwd": str(root), **fields}
     if transcript is not None:
         payload["transcript_path"] = str(transcript)
     done = subprocess.run(
-        ["agent-memory", "hook", "prompt"], cwd=root, input=json.dumps(payload).encode(),
+        ["agent-memory", "hook", event], cwd=root, input=json.dumps(payload).encode(),
         capture_output=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     return done.stdout.decode()
+
+
+def _prompt(root: Path, transcript: Path | None) -> str:
+    return _hook("prompt", root, transcript, hook_event_name="UserPromptSubmit", prompt=ASK)
 
 
 def test_the_prompt_hook_does_not_show_again_what_the_agent_holds(tmp_path: Path) -> None:
@@ -238,15 +239,7 @@ def test_only_the_transcript_s_end_is_read(tmp_path: Path) -> None:
 
 
 def _start(root: Path, transcript: Path | None) -> str:
-    payload: dict[str, Any] = {"cwd": str(root), "hook_event_name": "SessionStart"}
-    if transcript is not None:
-        payload["transcript_path"] = str(transcript)
-    done = subprocess.run(
-        ["agent-memory", "hook", "session-start"], cwd=root, input=json.dumps(payload).encode(),
-        capture_output=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0 and done.stderr == b"", done.stderr
-    return done.stdout.decode()
+    return _hook("session-start", root, transcript, hook_event_name="SessionStart")
 
 
 def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path) -> None:
