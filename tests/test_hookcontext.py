@@ -238,13 +238,15 @@ def test_only_the_transcript_s_end_is_read(tmp_path: Path) -> None:
     ]
 
 
-def _start(root: Path, transcript: Path | None) -> str:
-    return _hook("session-start", root, transcript, hook_event_name="SessionStart")
+def _start(root: Path, transcript: Path | None, source: str = "resume") -> str:
+    return _hook("session-start", root, transcript, hook_event_name="SessionStart", source=source)
 
 
 def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path) -> None:
     """Codex sends its session-start hook again on each resume, and keeps what it added before:
-    the same view is not added twice, until a compaction or a change of the view."""
+    the same view is not added twice, until a compaction or a change of the view. Only on a
+    resume: Claude Code runs the hook for a compaction before it writes the compaction's line,
+    and a new session (startup, clear) holds nothing."""
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE, root)
     first = _start(root, None)
@@ -255,6 +257,8 @@ def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path
     for holder in (codex, claude):
         transcript.write_bytes(_lines(opening, holder(view)))
         assert _start(root, transcript) == ""
+        for source in ("compact", "startup", "clear", ""):
+            assert _start(root, transcript, source) == first
         transcript.write_bytes(_lines(opening, holder(view), CODEX_COMPACTED))
         assert _start(root, transcript) == first
         older = view.replace("- not due", "- due: 12 sessions since the last review")

@@ -74,8 +74,10 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
         for question in asked.values():  # not answered: the context failed before
             drop(question)
     text = str(shown.report.summary["markdown"])
-    if text.rstrip() in {kept.rstrip() for kept in held_contexts(payload, TITLE)}:
-        return silent("hook session-start")  # the agent holds this very view: a resume
+    if payload.source == "resume" and text.rstrip() in {
+        kept.rstrip() for kept in held_contexts(payload, TITLE)
+    }:  # a resumed session whose agent holds this very view
+        return silent("hook session-start")
     data = {"focus": shown.report.summary["focus"]}
     return answer("hook session-start", event_of("session-start", payload), text, data)
 

@@ -81,6 +81,7 @@ class Payload(NamedTuple):
     session_id: str | None
     prompt: str | None  # the user's prompt (UserPromptSubmit, BeforeAgent)
     transcript: object  # transcript_path as sent: capture checks it (``hook_transcript``)
+    source: str | None = None  # why a session starts: startup, resume, compact, clear
 
 
 _HOOK_FIX = "run it from an agent's hook, which writes its JSON on stdin"
@@ -97,11 +98,12 @@ def payload(data: bytes) -> Payload:
     found = _decoded(data)
     if not isinstance(found, dict):
         raise InputError("<stdin>", None, "the hook's input is not a JSON object", _HOOK_FIX)
-    event, prompt = found.get("hook_event_name"), found.get("prompt")
+    event, prompt, source = found.get("hook_event_name"), found.get("prompt"), found.get("source")
     return Payload(
         _path(found.get("cwd"), "cwd", _HOOK_FIX),
         event if isinstance(event, str) else None,
         session_id(found.get("session_id")),
         prompt[:PROMPT_MAX] if isinstance(prompt, str) else None,
         found.get("transcript_path"),
+        source if isinstance(source, str) else None,
     )
