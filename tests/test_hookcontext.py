@@ -242,11 +242,11 @@ def _start(root: Path, transcript: Path | None, source: str = "resume") -> str:
     return _hook("session-start", root, transcript, hook_event_name="SessionStart", source=source)
 
 
-def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path) -> None:
+def test_a_resume_adds_no_view_while_the_agent_holds_one(tmp_path: Path) -> None:
     """Codex sends its session-start hook again on each resume, and keeps what it added before:
-    the same view is not added twice, until a compaction or a change of the view. Only on a
-    resume: Claude Code runs the hook for a compaction before it writes the compaction's line,
-    and a new session (startup, clear) holds nothing."""
+    a resumed session that holds a view goes on with it, as one never left does, until a
+    compaction. Only on a resume: a compaction asks for the view again, and a new session
+    (startup, clear) holds none."""
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE, root)
     first = _start(root, None)
@@ -263,6 +263,6 @@ def test_a_resume_adds_no_second_copy_of_the_view_the_agent_holds(tmp_path: Path
         assert _start(root, transcript) == first
         older = view.replace("- not due", "- due: 12 sessions since the last review")
         transcript.write_bytes(_lines(opening, holder(older)))
-        assert _start(root, transcript) == first
+        assert _start(root, transcript) == ""  # it goes on with the one it holds
     transcript.write_bytes(_lines({"type": "user", "message": {"content": view}}))
     assert _start(root, transcript) == first  # a user's message is no hook's record

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from agent_memory.cli.mcp.tools import TOOLS
+from agent_memory.core.agents.context import TITLE
 from agents import model_server as ms
 from agents.conftest import CANARY, CANARY_TEXT, SECOND, Factory, Sandbox, agent_memory
 from agents.drivers import HEAVY
@@ -132,6 +133,13 @@ def test_session_start_context_reaches_the_first_request(session: Sandbox) -> No
     first = _first_request(session, "one").raw
     assert CANARY_TEXT in first, "no memory context"  # only `agent-memory context` says it
     assert CANARY in first
+
+
+def test_the_resumed_compacted_session_holds_the_context_once(session: Sandbox) -> None:
+    """After the compaction and the resume, each request holds the session-start context once:
+    not lost by the compaction, not added again by the resume when the agent holds it."""
+    counts = [r.raw.count(TITLE) for r in session.script.prompted("two") if CANARY_TEXT in r.raw]
+    assert counts and set(counts) == {1}, f"{session.driver.agent.name}: {counts}"
 
 
 def test_context_reaches_the_model_from_a_subdirectory(from_subdirectory: Sandbox) -> None:

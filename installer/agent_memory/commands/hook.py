@@ -43,7 +43,9 @@ _CONTEXT = Command("context", Journal.READS)
 def session_start(stdin: IO[str] | None, review: Run) -> Result:
     """A review when one is due, then the context, as the JSON the agent adds to the session.
     A review that cannot run now (another run holds the lock) does not keep the context from
-    the session: the context then says the review is due."""
+    the session: the context then says the review is due. A resumed session whose agent still
+    holds a context of ours goes on with it, as a session that was never left does: nothing is
+    added."""
     payload = read_payload(stdin)
     found = where(payload)
     # What the due check reads of the memory, the context reads again unless the review ran.
@@ -73,11 +75,9 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     finally:
         for question in asked.values():  # not answered: the context failed before
             drop(question)
+    if payload.source == "resume" and held_contexts(payload, TITLE):
+        return silent("hook session-start")  # it goes on with the view it holds (a resume)
     text = str(shown.report.summary["markdown"])
-    if payload.source == "resume" and text.rstrip() in {
-        kept.rstrip() for kept in held_contexts(payload, TITLE)
-    }:  # a resumed session whose agent holds this very view
-        return silent("hook session-start")
     data = {"focus": shown.report.summary["focus"]}
     return answer("hook session-start", event_of("session-start", payload), text, data)
 
