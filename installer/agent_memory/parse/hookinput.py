@@ -41,7 +41,7 @@ def transcript_path(data: bytes) -> str | None:
 
 def hook_transcript(payload: Payload) -> str | None:
     """``transcript_path`` of a hook command's payload, checked as ``transcript_path`` checks
-    it: the capture hooks refuse a value no file could have; the prompt hook then reads none."""
+    it: the capture hooks refuse a value no file could have; the other hooks then read none."""
     return _path(payload.transcript, "transcript_path", _HOOK_FIX)
 
 
