@@ -306,9 +306,9 @@ def test_prompt_recall_lays_out_the_start_context_only_for_a_live_hit(tmp_path: 
     shutil.copytree(EXAMPLE, root)
     rendered: list[int] = []
 
-    def counted(repo: Any, found: Any, here: Any) -> frozenset[str]:
+    def counted(repo: Any, found: Any, here: Any, held: Any) -> frozenset[str]:
         rendered.append(1)
-        return context_command.listed_at_start(repo, found, here)
+        return context_command.listed_at_start(repo, found, here, held)
 
     def ask(text: str) -> list[str]:
         payload = json.dumps({"cwd": str(root), "prompt": text})
@@ -343,8 +343,8 @@ def test_prompt_recall_asks_git_for_the_paths_only_when_a_fact_can_use_them(
     def listed() -> list[str]:
         shown: list[str] = []
 
-        def counted(repo: Any, found: Any, here: Any) -> frozenset[str]:
-            ids = context_command.listed_at_start(repo, found, here)
+        def counted(repo: Any, found: Any, here: Any, held: Any) -> frozenset[str]:
+            ids = context_command.listed_at_start(repo, found, here, held)
             shown.extend(ids)
             return ids
 

@@ -266,3 +266,26 @@ def test_a_resume_adds_no_view_while_the_agent_holds_one(tmp_path: Path) -> None
         assert _start(root, transcript) == ""  # it goes on with the one it holds
     transcript.write_bytes(_lines({"type": "user", "message": {"content": view}}))
     assert _start(root, transcript) == first  # a user's message is no hook's record
+
+
+def test_the_prompt_hook_takes_what_the_start_showed_from_the_view_the_agent_holds(
+    tmp_path: Path,
+) -> None:
+    """A resumed session goes on with the view it was given, which may differ from the one the
+    memory lays out now: a fact shown in full now but not in the held view is brought."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root)
+    ask = "the rate limit of the public api"
+    hooked = _hook("prompt", root, None, hook_event_name="UserPromptSubmit", prompt=ask)
+    assert hooked == ""  # laid out again: the start showed it in full
+    view = json.loads(_start(root, None, "startup"))["hookSpecificOutput"]["additionalContext"]
+    whole = "- [ ] Add rate limiting to the public API\n  - per API key first, per IP later\n"
+    assert whole in view
+    transcript = tmp_path / "session.jsonl"
+    for holder in (claude, codex):
+        transcript.write_bytes(_lines(holder(view)))
+        assert _hook("prompt", root, transcript, prompt=ask) == ""
+        older = view.replace(whole, "- [ ] Add rate limiting to the public API …\n")
+        transcript.write_bytes(_lines(holder(older)))
+        brought = _hook("prompt", root, transcript, prompt=ask)
+        assert "`public-api-rate-limit` [" in brought and "per IP later" in brought

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from ..commands.hook_prompt import Held
     from ..commands.report import Result
     from ..parse.facts import Document
     from ..shell.repo import Repo
@@ -58,11 +59,13 @@ def _prompt(_v: Values, _progress: Progress) -> Built:
 
     from ..commands.hook_prompt import prompt
 
-    def shown(repo: Repo, found: Sequence[Document], here: str | None) -> frozenset[str]:
+    def shown(
+        repo: Repo, found: Sequence[Document], here: str | None, held: Held
+    ) -> frozenset[str]:
         # the context and git: paid only for a live fact's hit over the floor
         from ..commands.context import listed_at_start
 
-        return listed_at_start(repo, found, here)
+        return listed_at_start(repo, found, here, held)
 
     return None, Call(lambda _repo: prompt(sys.stdin, shown))
 

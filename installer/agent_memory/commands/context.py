@@ -13,13 +13,15 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.agents import context as viewing
+from ..core.agents.context import TITLE
+from ..core.agents.forms import fact_text, vision_text
 from ..core.agents.inbox import closed_to, rejections
 from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
-from ..layout import CONTEXT_BYTES, REJECTED, SESSIONS_DIR
+from ..layout import CONTEXT_BYTES, REJECTED, SESSIONS_DIR, VISION
 from ..parse import proposed
 from ..parse.continuity import last_review
-from ..parse.facts import Document
+from ..parse.facts import Document, Fact
 from ..parse.lognames import LogNames
 from ..parse.sessions import read_refs
 from ..shell.load import Live, extras, load_live, load_personal
@@ -99,14 +101,35 @@ def recent_uses(repo: Repo, sessions: LogNames) -> tuple[frozenset[str], ...]:
 
 
 def listed_at_start(
-    repo: Repo, found: Sequence[Document] | None = None, here: str | None = None
+    repo: Repo,
+    found: Sequence[Document] | None = None,
+    here: str | None = None,
+    held: Callable[[str], Sequence[str]] = lambda _head: (),
 ) -> frozenset[str]:
-    """The ids the session start's context showed in full, laid out again with the paths git
-    gives now and ``here``, the folder the session started in (``a/b/``, as the start took it),
-    asked only when a fact's scope or citation can use them (its first prompt is not known
-    here): what a prompt's recall leaves out. A fact shown only by name (its one line or
-    excerpt) is not among them. ``found``: the one-file threads and vision.md, when already
-    read."""
+    """The ids the session start's context showed in full: what a prompt's recall leaves out.
+    A fact shown only by name (its one line or excerpt) is not among them. When the agent holds
+    a context of ours (``held(TITLE)``: a resumed session goes on with the one it was given,
+    HOOKS.md § What each prints), the live facts whose text, as a view shows it in full, stands
+    in it; else the view laid out again with the paths git gives now and ``here``, the folder
+    the session started in (``a/b/``, as the start took it), asked only when a fact's scope or
+    citation can use them (its first prompt is not known here). ``found``: the one-file
+    threads and vision.md, when already read."""
+    views = held(TITLE)
+    if views:
+        live = load_live(repo)
+        found = extras(repo) if found is None else found
+        mine = load_personal(repo)
+        docs = (
+            *((live.continuity,) if live.continuity else ()),
+            *found,
+            *((mine,) if mine else ()),
+        )
+        return frozenset(
+            fact.id
+            for doc in docs
+            for fact in doc.facts
+            if fact.id and any(_full_text(doc, fact) in view for view in views)
+        )
 
     def paths() -> tuple[str, ...] | None:
         from ..shell.focus import focus  # git: only for a memory with scopes or citations
@@ -116,6 +139,10 @@ def listed_at_start(
 
     view = lay_out(repo, CONTEXT_BYTES, paths=paths, found=found).view
     return frozenset(view.full)
+
+
+def _full_text(doc: Document, fact: Fact) -> str:
+    return vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact)
 
 
 def _stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:

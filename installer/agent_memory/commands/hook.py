@@ -20,6 +20,7 @@ from typing import IO
 from ..core.agents.context import TITLE
 from ..errors import AgentMemoryError
 from ..layout import CONTEXT_BYTES
+from ..parse import hookcontext
 from ..parse.hookinput import Payload
 from ..shell.discovery import below
 from ..shell.focus import Asked, ask, drop, focus
@@ -27,7 +28,7 @@ from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from .context import context
 from .due import not_due, nothing_due
-from .hook_payload import answer, event_of, held_contexts, read_payload, silent, where
+from .hook_payload import answer, event_of, read_payload, silent, transcript_end, where
 from .report import Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -75,7 +76,7 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     finally:
         for question in asked.values():  # not answered: the context failed before
             drop(question)
-    if payload.source == "resume" and held_contexts(payload, TITLE):
+    if payload.source == "resume" and hookcontext.held(transcript_end(payload), TITLE):
         return silent("hook session-start")  # it goes on with the view it holds (a resume)
     text = str(shown.report.summary["markdown"])
     data = {"focus": shown.report.summary["focus"]}

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from .. import resources
 from ..errors import AgentMemoryError
-from ..parse import hookcontext, hookinput
+from ..parse import hookinput
 from ..parse.hookinput import Payload
 from ..shell.repo import Repo
 from ..shell.stream import hook_input, tail
@@ -73,17 +73,15 @@ def answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Resu
     return Result(report, 0)
 
 
-def held_contexts(payload: Payload, head: str) -> list[str]:
-    """The texts opening with ``head`` that our hooks added to the session and that the agent
-    still holds, from the end of the payload's transcript (``hookcontext``); none when it names
-    none, or none that can be read: a hook never fails over a transcript, it adds them again."""
+def transcript_end(payload: Payload) -> bytes:
+    """The end of the payload's transcript, where ``hookcontext`` finds what the agent holds of
+    our hooks' context; nothing when it names none, or none that can be read: a hook never
+    fails over a transcript, it adds its context again."""
     try:
         named = hookinput.hook_transcript(payload)
-        if named is None:
-            return []
-        return hookcontext.held(tail(Path(named), TRANSCRIPT_TAIL), head)
+        return b"" if named is None else tail(Path(named), TRANSCRIPT_TAIL)
     except AgentMemoryError:
-        return []
+        return b""
 
 
 def silent(command: str) -> Result:

@@ -19,27 +19,34 @@ from ..parse.facts import Document
 from ..shell.discovery import below
 from ..shell.load import extras
 from ..shell.repo import Repo
-from .hook_payload import answer, event_of, held_contexts, read_payload, silent, where
+from .hook_payload import answer, event_of, read_payload, silent, transcript_end, where
 from .recall import in_memory
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 
 _RECALL = Command("recall", Journal.READS)
+Held = Callable[[str], list[str]]  # the texts opening with a line, of our hooks' context held
 
 
 def prompt(
     stdin: IO[str] | None,
-    shown: Callable[[Repo, Sequence[Document], str | None], Collection[str]],
+    shown: Callable[[Repo, Sequence[Document], str | None, Held], Collection[str]],
 ) -> Result:
-    """The JSON the agent adds to this turn: the hits over the floor that the session start's
-    context, whose ids in full ``shown(repo, found, here)`` gives, did not show in full
-    (``found``: the one-file threads and vision.md, read once for both; ``here``: the folder
-    the session started in, a path it touches as the start took it); nothing when none clears
-    the floor."""
+    """The JSON the agent adds to this turn: the hits over the floor that neither the session
+    start's context, whose ids in full ``shown(repo, found, here, held)`` gives, nor an earlier
+    prompt's hook showed in full (``found``: the one-file threads and vision.md, read once for
+    both; ``here``: the folder the session started in, a path it touches as the start took it;
+    ``held``: the texts opening with a given line that the agent holds of our hooks' context);
+    nothing when none clears the floor."""
     payload = read_payload(stdin)
     if not payload.prompt:
         return silent("hook prompt")
     query = payload.prompt
+    ends: list[bytes] = []  # the transcript's end, read once, for the first hit
+
+    def held(head: str) -> list[str]:
+        ends[:] = ends or [transcript_end(payload)]
+        return hookcontext.held(ends[0], head)
 
     def hits(repo: Repo) -> Result:
         found = extras(repo)
@@ -55,9 +62,9 @@ def prompt(
             lambda ix: prompt_recall.shown(
                 query,
                 ix,
-                lambda: shown(repo, found, here),
+                lambda: shown(repo, found, here, held),
                 document,
-                lambda: hookcontext.in_full(held_contexts(payload, prompt_recall.HEAD)),
+                lambda: hookcontext.in_full(held(prompt_recall.HEAD)),
             ),
             found,
         )
