@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_memory.commands import context as context_command
 from agent_memory.core.checks import citations as checks
 from agent_memory.parse import cites, facts
+from agent_memory.shell.repo import Repo
 from conftest import build_tree, git_init, tree
 
 DAY = "2026-04-01"
@@ -382,3 +384,14 @@ def test_citations_past_the_runs_hashing_budget_are_skipped_and_say_so(
     assert found[made[0]].state == "current"  # a.py's 6 lines fit in 10
     assert found[made[1]].state == "skipped"
     assert found[made[1]].reason == "is past the 10 lines of cited files one run hashes"
+
+
+def test_a_stale_fact_in_a_held_view_counts_as_shown_in_full(repo: Path) -> None:
+    """The prompt hook reads what a held view showed in full up to each fact's id: a stale
+    citation's mark after the id (which only git tells) does not hide it."""
+    (repo / "src/load.py").write_text("# moved\n" + SOURCE)
+    _, view, _ = am(repo, "context")
+    assert "`read-whole` _(stale:" in view
+    held = context_command.listed_at_start(Repo(repo), held=lambda _head: [view])
+    assert "read-whole" in held
+    assert "read-whole" not in context_command.listed_at_start(Repo(repo), held=lambda _h: ["x"])

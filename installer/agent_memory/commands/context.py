@@ -142,7 +142,9 @@ def listed_at_start(
 
 
 def _full_text(doc: Document, fact: Fact) -> str:
-    return vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact)
+    """A fact's text as a view shows it in full, up to its id: a stale citation's mark, which
+    only git can tell, may follow on that line."""
+    return (vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact)).rstrip("\n")
 
 
 def _stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:
