@@ -6,6 +6,9 @@
 
 The repo is review_bench's (--facts live facts, --logs logs), reviewed once and widened so that
 no review is due, with an archive quarter of 10,000 more facts (hook_bench's), committed to git.
+Each hook's payload names a transcript of 4 MiB, the most of one a hook reads (a prompt that
+clears the floor reads it for what the agent holds of our context; a session start, on a
+resume only).
 Budgets: each command <= 1.5x; `first` (a prompt naming an archived fact right after the archive
 changed: its rows of the derived store made again) <= 5x. Medians of CPU time (user + system of
 the child), the commands run in turn.
@@ -25,7 +28,8 @@ import subprocess
 from pathlib import Path
 
 import agent_memory
-from hook_bench import HELD, committed
+from agent_memory.commands.hook_payload import TRANSCRIPT_TAIL
+from hook_bench import HELD, TRANSCRIPT, committed
 from measure import byte_compile, interleaved
 from review_bench import TODAY, TOOL, repo_arguments, reviewed_repo
 
@@ -39,10 +43,14 @@ def main() -> None:
         committed(root)
         quarter = root / "memory/archive/2020-Q1.md"
         original = quarter.read_bytes()
-        where = {"cwd": str(root), "session_id": "b"}
+        # a session's transcript at the most a hook reads of one: its last TRANSCRIPT_TAIL
+        transcript = root.parent / "session.jsonl"
+        lines = TRANSCRIPT.read_bytes()
+        transcript.write_bytes(lines * (TRANSCRIPT_TAIL // len(lines) + 1))
+        where = {"cwd": str(root), "session_id": "b", "transcript_path": str(transcript)}
         prompt = {**where, "hook_event_name": "UserPromptSubmit"}
         payloads = {
-            "start": {**where, "hook_event_name": "SessionStart"},
+            "start": {**where, "hook_event_name": "SessionStart", "source": "startup"},
             "common": {**prompt, "prompt": HELD},
             "archived": {**prompt, "prompt": "module m4242"},
             "live": {**prompt, "prompt": "check the release"},
