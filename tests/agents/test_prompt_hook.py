@@ -4,7 +4,7 @@ fact the session start showed only by its excerpt, and a later prompt that match
 not send the fact twice to a model that still holds it (Claude Code and Codex keep every hook's
 context of the session until a compaction; Gemini CLI, resumed, does not send the earlier one
 again, so there the hook brings it again). Likewise the session-start view: Codex runs the
-session-start hook again on each resume, and the view it already holds is not added twice.
+session-start hook again on each resume, and a resumed session goes on with the view it holds.
 
 Run with ``python -m pytest tests/agents -m agents`` (see test_agents.py).
 """
