@@ -72,12 +72,12 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
     try:
         with contextlib.suppress(AgentMemoryError):  # the context below then says "due"
             execute(_REVIEW, found, Call(review, Options(), check))
+        if payload.source == "resume" and hookcontext.held(transcript_end(payload), TITLE):
+            return silent("hook session-start")  # it goes on with the view it holds
         shown = execute(_CONTEXT, found, Call(shown_for))
     finally:
-        for question in asked.values():  # not answered: the context failed before
+        for question in asked.values():  # not answered: no context, or it failed before
             drop(question)
-    if payload.source == "resume" and hookcontext.held(transcript_end(payload), TITLE):
-        return silent("hook session-start")  # it goes on with the view it holds (a resume)
     text = str(shown.report.summary["markdown"])
     data = {"focus": shown.report.summary["focus"]}
     return answer("hook session-start", event_of("session-start", payload), text, data)
