@@ -13,13 +13,12 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.agents import context as viewing
-from ..core.agents.context import TITLE
 from ..core.agents.forms import fact_text, vision_text
 from ..core.agents.inbox import closed_to, rejections
 from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
-from ..layout import CONTEXT_BYTES, REJECTED, SESSIONS_DIR, VISION
-from ..parse import proposed
+from ..layout import CONTEXT_BYTES, CONTINUITY, REJECTED, SESSIONS_DIR, VISION
+from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.facts import Document, Fact
 from ..parse.lognames import LogNames
@@ -82,8 +81,7 @@ def lay_out(
         raise not_enabled(repo)
     due = due_reasons(live.continuity, live.sessions, live.policy, (), repo.today)
     found = extras(repo) if found is None else found
-    mine = load_personal(repo)
-    docs = (live.continuity, *found, *((mine,) if mine is not None else ()))
+    docs = _live_docs(repo, live.continuity, found)
     marks = _stale_marks(repo, docs)
     if callable(paths):
         paths = paths() if uses_paths(docs) else None
@@ -114,19 +112,14 @@ def listed_at_start(
     the session started in (``a/b/``, as the start took it), asked only when a fact's scope or
     citation can use them (its first prompt is not known here). ``found``: the one-file
     threads and vision.md, when already read."""
-    views = held(TITLE)
+    views = held(viewing.TITLE)
     if views:
-        live = load_live(repo)
+        raw = repo.read(CONTINUITY)  # the session logs' names are not needed: not read
+        continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
         found = extras(repo) if found is None else found
-        mine = load_personal(repo)
-        docs = (
-            *((live.continuity,) if live.continuity else ()),
-            *found,
-            *((mine,) if mine else ()),
-        )
         return frozenset(
             fact.id
-            for doc in docs
+            for doc in _live_docs(repo, continuity, found)
             for fact in doc.facts
             if fact.id and any(_full_text(doc, fact) in view for view in views)
         )
@@ -139,6 +132,15 @@ def listed_at_start(
 
     view = lay_out(repo, CONTEXT_BYTES, paths=paths, found=found).view
     return frozenset(view.full)
+
+
+def _live_docs(
+    repo: Repo, continuity: Document | None, found: Sequence[Document]
+) -> tuple[Document, ...]:
+    """What a view offers: continuity.md, the one-file threads and vision.md (``found``), and
+    the user's personal facts when this clone has them."""
+    mine = load_personal(repo)
+    return (*((continuity,) if continuity else ()), *found, *((mine,) if mine else ()))
 
 
 def _full_text(doc: Document, fact: Fact) -> str:
