@@ -8,6 +8,7 @@ and the agent's transcript is read only for a first hit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import IO
@@ -42,11 +43,10 @@ def prompt(
     if not payload.prompt:
         return silent("hook prompt")
     query = payload.prompt
-    ends: list[bytes] = []  # the transcript's end, read once, for the first hit
+    end = functools.cache(lambda: transcript_end(payload))  # read once, for the first hit
 
     def held(head: str) -> list[str]:
-        ends[:] = ends or [transcript_end(payload)]
-        return hookcontext.held(ends[0], head)
+        return hookcontext.held(end(), head)
 
     def hits(repo: Repo) -> Result:
         found = extras(repo)
