@@ -13,13 +13,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_memory.commands import context as context_command
 from agent_memory.commands.hook_payload import TRANSCRIPT_TAIL
 from agent_memory.core.agents.prompt_recall import HEAD
 from agent_memory.parse.hookcontext import LONGEST, in_full
 from agent_memory.parse.hookcontext import held as held_texts
+from agent_memory.shell.repo import Repo
 from agent_memory.shell.stream import tail
 from conftest import PROJECT
 
@@ -289,3 +292,17 @@ def test_the_prompt_hook_takes_what_the_start_showed_from_the_view_the_agent_hol
         transcript.write_bytes(_lines(holder(older)))
         brought = _hook("prompt", root, transcript, prompt=ask)
         assert "`public-api-rate-limit` [" in brought and "per IP later" in brought
+
+
+@pytest.mark.parametrize(
+    "example",
+    ["evolving-memory-example", "handrun-4x-repo", "legacy-2x-repo", "vendor-repo"],
+)
+def test_a_held_view_says_what_laying_it_out_again_says(tmp_path: Path, example: str) -> None:
+    """On each example's memory (one enabled by hand among them), the facts a held start view
+    shows in full are those the view laid out again shows in full: the two ways agree."""
+    root = tmp_path / example
+    shutil.copytree(PROJECT / "examples" / example / "after", root)
+    view = json.loads(_start(root, None, "startup"))["hookSpecificOutput"]["additionalContext"]
+    again = context_command.listed_at_start(Repo(root))
+    assert again and context_command.listed_at_start(Repo(root), held=lambda _h: [view]) == again
