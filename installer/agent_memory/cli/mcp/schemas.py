@@ -1,6 +1,10 @@
 """The MCP tools' output schemas, and the input schema of ``memory_reference``, the one tool no
 command line declares: data only. Every other input schema is made from its command's
-declaration (``inputs.py``); MCP.md shows them all (generated, and held equal by a test)."""
+declaration (``inputs.py``); MCP.md shows them all (generated, and held equal by a test).
+
+The schemas are JSON Schema, written through four small makers so that each reads as the shape
+of its result: ``_object`` keeps its properties' order and requires each one ``optional`` does
+not name."""
 
 from __future__ import annotations
 
@@ -9,302 +13,145 @@ from typing import Any
 
 from ...parse.footer import ID_PATTERN
 
+Schema = Mapping[str, Any]
+
+_S: Schema = {"type": "string"}
+_I: Schema = {"type": "integer"}
+_N: Schema = {"type": "number"}
+_B: Schema = {"type": "boolean"}
+
+
+def _object(*, optional: str = "", **properties: Schema) -> Schema:
+    """An object of ``properties``, each required but those ``optional`` names (``*``: all)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if optional != "*":
+        schema["required"] = [name for name in properties if name not in optional.split()]
+    return schema
+
+
+def _array(items: Schema) -> Schema:
+    return {"type": "array", "items": items}
+
+
+def _map(values: Schema) -> Schema:
+    """An object whose keys are free and whose values are all ``values``."""
+    return {"type": "object", "additionalProperties": values}
+
+
+def _nullable(schema: Schema) -> Schema:
+    return {**schema, "type": [schema["type"], "null"]}
+
+
 # The id rule as JSON Schema (ECMA-262) writes it: ``$`` there never matches before a newline.
 _ID = f"^{ID_PATTERN}$"  # JSON Schema's dialect: "$", not "\\Z"
+_FIELDS = _map(_S)
+_PROPOSAL = _object(address=_S, kind=_S, text=_S)
 
-RECALL_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string"},
-        "facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "tier": {"type": "string"},
-                    "text": {"type": "string"},
-                    "where": {"type": "string"},
-                    "section": {"type": "string"},
-                    "score": {"type": "number"},
-                    "related": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["id", "tier", "text", "where", "section", "score"],
-            },
-        },
-    },
-    "required": ["query", "facts"],
-}
+RECALL_OUT = _object(
+    query=_S,
+    facts=_array(
+        _object(
+            optional="related",
+            id=_S,
+            tier=_S,
+            text=_S,
+            where=_S,
+            section=_S,
+            score=_N,
+            related=_array(_S),
+        )
+    ),
+)
 
-STATUS_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "installed": {"type": "string"},
-        "tool": {"type": "string"},
-        "facts": {"type": "integer"},
-        "tiers": {"type": "object", "additionalProperties": {"type": "integer"}},
-        "sessions": {"type": "integer"},
-        "sessions_since_review": {"type": "integer"},
-        "last_review": {"type": ["string", "null"]},
-        "due": {"type": "array", "items": {"type": "string"}},
-        "stale": {"type": "integer"},
-    },
-    "required": ["installed", "tool", "facts", "tiers", "due"],
-}
+STATUS_OUT = _object(
+    optional="sessions sessions_since_review last_review stale",
+    installed=_S,
+    tool=_S,
+    facts=_I,
+    tiers=_map(_I),
+    sessions=_I,
+    sessions_since_review=_I,
+    last_review=_nullable(_S),
+    due=_array(_S),
+    stale=_I,
+)
 
-REFERENCE_IN: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "ids": {
-            "type": "array",
-            "items": {"type": "string", "pattern": _ID, "maxLength": 200},
-            "minItems": 1,
-            "maxItems": 100,
-        },
-        "label": {
-            "type": "string",
-            "enum": ["referenced", "created", "reactivated"],
-            "default": "referenced",
-        },
-    },
-    "required": ["ids"],
+REFERENCE_IN: Schema = {
+    **_object(
+        optional="label",
+        ids={**_array({**_S, "pattern": _ID, "maxLength": 200}), "minItems": 1, "maxItems": 100},
+        label={**_S, "enum": ["referenced", "created", "reactivated"], "default": "referenced"},
+    ),
     "additionalProperties": False,
 }
 
-REFERENCE_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "log": {"type": "string"},
-        "label": {"type": "string"},
-        "ids": {"type": "array", "items": {"type": "string"}},
-        "outcome": {"type": "string"},
-        "note": {"type": "string"},  # when the session's capture writes its log
-    },
-    "required": ["log", "label", "ids", "outcome"],
-}
+# "note" only when the session's capture writes its log
+REFERENCE_OUT = _object(optional="note", log=_S, label=_S, ids=_array(_S), outcome=_S, note=_S)
 
-CONTEXT_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "text": {"type": "string"},
-        "due": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["text", "due"],
-}
+CONTEXT_OUT = _object(text=_S, due=_array(_S))
 
-FACT_ADD_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "path": {"type": "string"},  # continuity.md, or memory/personal.md
-        "section": {"type": "string"},
-        "tier": {"type": "string"},
-        "created": {"type": "string"},
-        "outcome": {"type": "string"},
-        "similar": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "path": {"type": "string"},
-                    "line": {"type": "integer"},
-                    "similarity": {"type": "number"},
-                    "archived": {"type": "boolean"},
-                    "first_line": {"type": "string"},
-                },
-                "required": ["id", "path", "line", "similarity", "archived", "first_line"],
-            },
-        },
-        "conflicts": {  # live facts the new one may contradict (DECAY.md § Contradictions)
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "path": {"type": "string"},
-                    "line": {"type": "integer"},
-                    "kind": {"type": "string"},
-                    "detail": {"type": "string"},
-                    "similarity": {"type": "number"},
-                    "first_line": {"type": "string"},
-                },
-                "required": ["id", "path", "line", "kind", "detail", "similarity", "first_line"],
-            },
-        },
-    },
-    "required": ["id", "section", "tier", "created", "outcome", "similar", "conflicts"],
-}
+FACT_ADD_OUT = _object(
+    optional="path",
+    id=_S,
+    path=_S,  # continuity.md, or memory/personal.md
+    section=_S,
+    tier=_S,
+    created=_S,
+    outcome=_S,
+    similar=_array(_object(id=_S, path=_S, line=_I, similarity=_N, archived=_B, first_line=_S)),
+    # live facts the new one may contradict (DECAY.md § Contradictions)
+    conflicts=_array(
+        _object(id=_S, path=_S, line=_I, kind=_S, detail=_S, similarity=_N, first_line=_S)
+    ),
+)
 
-_FIELDS: Mapping[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
+EXPLAIN_OUT = _object(
+    optional="events sessions_since_last_use next stale related origin introduced",
+    id=_S,
+    path=_S,
+    line=_I,
+    section=_S,
+    tier=_S,
+    rule=_S,
+    footer=_FIELDS,
+    recomputed=_FIELDS,
+    events=_array(_object(date=_S, what=_S)),
+    sessions_since_last_use=_I,
+    next=_nullable(_object(optional="*", sessions=_I, tier=_S, rule=_S)),
+    stale=_S,
+    related=_array(_S),
+    origin=_nullable(_S),
+    introduced=_nullable(_object(optional="*", commit=_S, author=_S, date=_S, subject=_S)),
+)
 
-EXPLAIN_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "path": {"type": "string"},
-        "line": {"type": "integer"},
-        "section": {"type": "string"},
-        "tier": {"type": "string"},
-        "rule": {"type": "string"},
-        "footer": _FIELDS,
-        "recomputed": _FIELDS,
-        "events": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"date": {"type": "string"}, "what": {"type": "string"}},
-                "required": ["date", "what"],
-            },
-        },
-        "sessions_since_last_use": {"type": "integer"},
-        "next": {
-            "type": ["object", "null"],
-            "properties": {
-                "sessions": {"type": "integer"},
-                "tier": {"type": "string"},
-                "rule": {"type": "string"},
-            },
-        },
-        "stale": {"type": "string"},
-        "related": {"type": "array", "items": {"type": "string"}},
-        "origin": {"type": ["string", "null"]},
-        "introduced": {
-            "type": ["object", "null"],
-            "properties": {
-                "commit": {"type": "string"},
-                "author": {"type": "string"},
-                "date": {"type": "string"},
-                "subject": {"type": "string"},
-            },
-        },
-    },
-    "required": ["id", "path", "line", "section", "tier", "rule", "footer", "recomputed"],
-}
+CURATED_OUT = _object(
+    optional="successor", id=_S, path=_S, footer=_FIELDS, message=_S, outcome=_S, successor=_S
+)
 
-CURATED_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "path": {"type": "string"},
-        "footer": _FIELDS,
-        "message": {"type": "string"},
-        "outcome": {"type": "string"},
-        "successor": {"type": "string"},
-    },
-    "required": ["id", "path", "footer", "message", "outcome"],
-}
+FACT_SHOW_OUT = _object(
+    id=_S,
+    path=_S,
+    line=_I,
+    section=_S,
+    tier=_S,
+    text=_S,
+    footer=_FIELDS,
+    cites=_array(_object(place=_S, state=_S, words=_S)),
+    related=_array(_object(id=_S, tier=_S, where=_S, text=_S)),
+)
 
-FACT_SHOW_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "path": {"type": "string"},
-        "line": {"type": "integer"},
-        "section": {"type": "string"},
-        "tier": {"type": "string"},
-        "text": {"type": "string"},
-        "footer": _FIELDS,
-        "cites": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "place": {"type": "string"},
-                    "state": {"type": "string"},
-                    "words": {"type": "string"},
-                },
-                "required": ["place", "state", "words"],
-            },
-        },
-        "related": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "tier": {"type": "string"},
-                    "where": {"type": "string"},
-                    "text": {"type": "string"},
-                },
-                "required": ["id", "tier", "where", "text"],
-            },
-        },
-    },
-    "required": ["id", "path", "line", "section", "tier", "text", "footer", "cites", "related"],
-}
+FACT_ACCEPT_OUT = _object(
+    pending=_array(_PROPOSAL),
+    accepted=_array(_object(address=_S, id=_S, section=_S)),
+    skipped=_array(_object(address=_S, reason=_S)),
+    outcome=_S,
+)
 
-_PROPOSAL: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "address": {"type": "string"},
-        "kind": {"type": "string"},
-        "text": {"type": "string"},
-    },
-    "required": ["address", "kind", "text"],
-}
+FACT_REJECT_OUT = _object(address=_S, text=_S, reason=_S, day=_S, outcome=_S)
 
-FACT_ACCEPT_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pending": {"type": "array", "items": _PROPOSAL},
-        "accepted": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "address": {"type": "string"},
-                    "id": {"type": "string"},
-                    "section": {"type": "string"},
-                },
-                "required": ["address", "id", "section"],
-            },
-        },
-        "skipped": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"address": {"type": "string"}, "reason": {"type": "string"}},
-                "required": ["address", "reason"],
-            },
-        },
-        "outcome": {"type": "string"},
-    },
-    "required": ["pending", "accepted", "skipped", "outcome"],
-}
-
-FACT_REJECT_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "address": {"type": "string"},
-        "text": {"type": "string"},
-        "reason": {"type": "string"},
-        "day": {"type": "string"},
-        "outcome": {"type": "string"},
-    },
-    "required": ["address", "text", "reason", "day", "outcome"],
-}
-
-PROPOSALS_OUT: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "proposals": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "address": {"type": "string"},
-                    "kind": {"type": "string"},
-                    "text": {"type": "string"},
-                    "log": {"type": "string"},
-                    "similar": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["address", "kind", "text", "log", "similar"],
-            },
-        },
-    },
-    "required": ["proposals"],
-}
+PROPOSALS_OUT = _object(
+    proposals=_array(_object(address=_S, kind=_S, text=_S, log=_S, similar=_array(_S)))
+)
 
 _CURATING = (
     "edit",
@@ -318,7 +165,7 @@ _CURATING = (
     "unpin",
     "expire",
 )
-OUTPUTS: Mapping[str, Mapping[str, Any]] = {
+OUTPUTS: Mapping[str, Schema] = {
     "memory_recall": RECALL_OUT,
     "memory_context": CONTEXT_OUT,
     "memory_status": STATUS_OUT,
