@@ -147,10 +147,39 @@ def test_added_references_are_read_back_and_adding_again_changes_nothing(
             "## Memory References\n- Created: x\n- Referenced: a-b\n\n## Notes\n",
         ),
         ("## Memory References\n- referenced: x\n", "## Memory References\n- referenced: x, a-b\n"),
+        # the heading, or the section's last line, ends the log with no newline
+        ("# S\n\n## Memory References", "# S\n\n## Memory References\n- Referenced: a-b\n"),
+        (
+            "## Memory References\n- Created: x",
+            "## Memory References\n- Created: x\n- Referenced: a-b\n",
+        ),
+        # a CRLF log: its section found, every line it gets ends as its own do
+        ("# S\r\n", "# S\r\n\r\n## Memory References\r\n- Referenced: a-b\r\n"),
+        (
+            "## Memory References\r\n- Referenced: x\r\n",
+            "## Memory References\r\n- Referenced: x, a-b\r\n",
+        ),
+        (
+            "## Memory References\r\n- Created: x\r\n\r\n## Notes\r\n",
+            "## Memory References\r\n- Created: x\r\n- Referenced: a-b\r\n\r\n## Notes\r\n",
+        ),
     ],
 )
 def test_references_go_where_the_log_has_room(log: str, expected: str) -> None:
     assert add_references(log.encode(), "Referenced", ["a-b"]).decode() == expected
+
+
+_LINES = st.sampled_from(["# S", "", "## Memory References", "- Created: x", "text"])
+
+
+@given(st.lists(_LINES, min_size=3))
+def test_a_crlf_log_takes_references_as_its_lf_twin_does(lines: list[str]) -> None:
+    """Three lines at least: with fewer, CRLF is not the ending most of the log's lines have."""
+    lf = "\n".join(lines).encode()
+    crlf = "\r\n".join(lines).encode()
+    assert add_references(crlf, "Referenced", ["a-b"]) == add_references(
+        lf, "Referenced", ["a-b"]
+    ).replace(b"\n", b"\r\n")
 
 
 _DOC_TOOL = re.compile(r"^### `(memory_[a-z_]+)`\n(.*?)(?=^##)", re.MULTILINE | re.DOTALL)

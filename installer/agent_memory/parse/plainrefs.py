@@ -16,11 +16,12 @@ from .. import patterns
 from .footer import ID_PATTERN
 from .refitems import CANONICAL_WORDS, CREATE_WORDS, NOT_USES, NOTHING
 
-# The section's heading, for both readers: the general one (on text) and this one (on bytes).
-REFERENCES = (
-    r"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?[ \t]*"
+# The section's heading line.
+_HEADING = patterns.compile(
+    rb"^ {0,3}(?P<marks>#{1,6})[ \t]+[*_]*[ \t]*(?i:memory references)[ \t]*[*_]*(?:[ \t]+#+)?"
+    rb"[ \t]*\n",
+    re.MULTILINE,
 )
-_HEADING = patterns.compile(REFERENCES.encode() + rb"\n", re.MULTILINE)
 _ID = ID_PATTERN.encode()
 _ITEM = patterns.compile(rb"[-*+] ([A-Za-z]+): ?(" + _ID + rb"(?:, ?" + _ID + rb")*)?[ \t]*")
 _PHRASE = b"memory references"

@@ -21,7 +21,7 @@ from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
 from .markdown import FENCE
 from .outline import markdown
-from .plainrefs import REFERENCES, plain_refs
+from .plainrefs import plain_refs
 from .refitems import (
     CANONICAL_WORDS,
     CREATE_WORDS,
@@ -40,8 +40,6 @@ _HEADING = patterns.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*
 _ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
 _NESTED_ITEM = patterns.compile(r"^[ \t]+[-*+][ \t]+(.*)$")
 _MARKER = patterns.compile(rb"memory references", re.IGNORECASE)
-_REFERENCES_HEADING = patterns.compile(REFERENCES + "$", re.MULTILINE | re.ASCII)
-_ANY_HEADING = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 # An id-first item, as the hand-run line wrote them: "- some-id — referenced (why)",
 # "- some-id (created, tier: working)"; the verb after the id says whether it is a use.
 _ID_FIRST = patterns.compile(
@@ -141,26 +139,8 @@ def _read_refs(data: bytes) -> SessionRefs:
 
 
 def reference_sections(text: str) -> list[tuple[int, list[str]]]:
-    """(line number of the first body line, its lines) of every ``## Memory References``."""
-    if "```" not in text and "~~~" not in text:
-        # Without fences every heading line is a heading: a few searches, no line loop.
-        found = []
-        end = 0
-        for heading in _REFERENCES_HEADING.finditer(text):
-            if heading.start() < end:
-                continue  # a sub-heading of the section before
-            body_from = heading.end() + 1
-            following = _ANY_HEADING.search(text, body_from)
-            while following is not None and _level(following.group()) > len(heading["marks"]):
-                following = _ANY_HEADING.search(text, following.end())  # a sub-heading: read on
-            end = following.start() if following else len(text)
-            found.append((text.count("\n", 0, body_from) + 1, text[body_from:end].split("\n")))
-        return found
-    return _fenced_sections(text)
-
-
-def _fenced_sections(text: str) -> list[tuple[int, list[str]]]:
-    """``reference_sections`` for a text with fences: headings inside them do not count."""
+    """(line number of the first body line, its lines) of every ``## Memory References``:
+    headings inside a fence do not count."""
     sections: list[tuple[int, list[str]]] = []
     fence: tuple[str, int] | None = None
     start: int | None = None

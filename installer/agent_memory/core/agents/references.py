@@ -11,19 +11,23 @@ from collections.abc import Sequence
 
 from ...parse.refitems import segment_ids
 from ...parse.sessions import reference_sections
+from ...parse.text import Text, split_lines
 
 LABELS = ("Referenced", "Created", "Reactivated")
 
 
 def add_references(log: bytes, label: str, ids: Sequence[str]) -> bytes:
-    """``log`` with ``ids`` listed under ``label`` (one of ``LABELS``) in Memory References."""
+    """``log`` with ``ids`` listed under ``label`` (one of ``LABELS``) in Memory References; a
+    line written or extended ends as the log's lines do."""
     text = log.decode("utf-8")
-    lines = text.split("\n")
+    lines = text.split("\n")  # a CRLF line keeps its "\r"
+    cr = "\r" if Text(False, tuple(split_lines(text))).newline == "\r\n" else ""
     sections = reference_sections(text)
     span = sections[-1] if sections else None  # the server's own log has one; a stub's second
     if span is None:
-        tail = "" if text.endswith("\n") or not text else "\n"
-        return f"{text}{tail}\n## Memory References\n- {label}: {', '.join(ids)}\n".encode()
+        tail = "" if text.endswith("\n") or not text else cr + "\n"
+        added = f"{cr}\n## Memory References{cr}\n- {label}: {', '.join(ids)}{cr}\n"
+        return f"{text}{tail}{added}".encode()
     first, body = span
     prefix = f"- {label.lower()}:"
     for offset, line in enumerate(body):
@@ -34,11 +38,15 @@ def add_references(log: bytes, label: str, ids: Sequence[str]) -> bytes:
             if not new:
                 return log
             joined = ", ".join(new)
+            ending = "\r" if line.endswith("\r") else ""
             stripped = line.rstrip()
             # After "none" or another id, a comma: each comma-separated segment names one id.
-            lines[first - 1 + offset] = f"{stripped}{', ' if rest.strip() else ' '}{joined}"
+            lines[first - 1 + offset] = f"{stripped}{', ' if rest.strip() else ' '}{joined}{ending}"
             return "\n".join(lines).encode()
     # No line for the label: a new one after the section's last non-blank line.
     last = max((i for i, line in enumerate(body) if line.strip()), default=-1)
-    lines.insert(first + last, f"- {label}: {', '.join(dict.fromkeys(ids))}")
+    if first + last == len(lines):  # the section's last line ends the log, with no newline
+        lines[-1] += cr
+        lines.append("")
+    lines.insert(first + last, f"- {label}: {', '.join(dict.fromkeys(ids))}{cr}")
     return "\n".join(lines).encode()
