@@ -32,6 +32,15 @@ def parse_thread(path: str, data: bytes) -> Document:
     return parse(path, data, OPEN_THREADS)
 
 
+def parse_file(path: str, data: bytes) -> Document:
+    """Any memory file by its path: vision.md, a one-file thread, or a document of sections."""
+    if path == VISION:
+        return parse_vision(data)
+    if path.startswith(OPEN_THREADS_DIR + "/"):
+        return parse_thread(path, data)
+    return parse(path, data)
+
+
 def parse_vision(data: bytes) -> Document:
     """vision.md as a document of at most one fact: the line that holds its footer."""
     text = decode(VISION, data)

@@ -14,7 +14,7 @@ from ..layout import ARCHIVE_DIR, CONTINUITY, MEMORY_DIR, OPEN_THREADS_DIR, SESS
 from ..parse import facts
 from ..parse.memory import known_ids
 from ..parse.sessions import read_refs
-from ..parse.sidefiles import parse_thread, parse_vision, thread_paths
+from ..parse.sidefiles import parse_file, thread_paths
 from . import git
 from .files import MAX_FILE_BYTES
 from .load import naming
@@ -115,12 +115,8 @@ class _Reader:
                 self.used[tree[path]] = read_refs(data).used
             elif path in quarters:
                 self.quarters[path, tree[path]] = data
-            elif path == VISION:
-                self.docs[path, tree[path]] = parse_vision(data)
-            elif path == CONTINUITY:
-                self.docs[path, tree[path]] = facts.parse(path, data)
             else:
-                self.docs[path, tree[path]] = parse_thread(path, data)
+                self.docs[path, tree[path]] = parse_file(path, data)
         # only this commit's blobs are kept: the next commit shares most of them
         self.docs = {(p, tree[p]): self.docs[p, tree[p]] for p in live}
         self.quarters = {(p, tree[p]): self.quarters[p, tree[p]] for p in quarters}

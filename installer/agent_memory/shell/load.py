@@ -23,7 +23,7 @@ from ..layout import (
 from ..parse import facts, policy
 from ..parse.lognames import LogNames
 from ..parse.memory import Memory, known_ids
-from ..parse.sidefiles import parse_thread, parse_vision, thread_paths
+from ..parse.sidefiles import parse_file, thread_paths
 from .repo import Repo
 
 
@@ -77,10 +77,7 @@ def load_personal(repo: Repo) -> facts.Document | None:
 
 def extras(repo: Repo) -> tuple[facts.Document, ...]:
     """The facts living outside continuity.md and the archive: one-file threads, vision.md."""
-    return tuple(
-        parse_vision(data) if path == VISION else parse_thread(path, data)
-        for path, data in extra_files(repo)
-    )
+    return tuple(parse_file(path, data) for path, data in extra_files(repo))
 
 
 def extra_files(repo: Repo) -> list[tuple[str, bytes]]:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...layout import ARCHIVE_DIR, OPEN_THREADS_DIR, VISION
-from ...parse import facts
+from ...layout import ARCHIVE_DIR
 from ...parse.facts import Document
 from ...parse.footer import place_of
-from ...parse.sidefiles import parse_thread, parse_vision
+from ...parse.sidefiles import parse_file
 from .duplicates import Found, compare, may_hold, probes, words
 
 
@@ -60,18 +59,11 @@ class Elsewhere:
     def _document(self, path: str, data: bytes) -> Document:
         found = self._parsed.get(path)
         if found is None:
-            found = self._parsed[path] = _parse(path, data)
+            found = self._parsed[path] = parse_file(path, data)
         return found
 
 
 _ARCHIVE = ARCHIVE_DIR + "/"
-_THREADS = OPEN_THREADS_DIR + "/"
-
-
-def _parse(path: str, data: bytes) -> Document:
-    if path == VISION:
-        return parse_vision(data)
-    return parse_thread(path, data) if path.startswith(_THREADS) else facts.parse(path, data)
 
 
 def duplicates(text: str, continuity: Document, elsewhere: Elsewhere) -> Found:
