@@ -268,3 +268,14 @@ def test_a_marker_is_found_only_at_a_line_start(text: str) -> None:
     record = Record(1, None, (text,), ())
     for kind, said in proposals.from_record(record):
         assert kind in proposed.MARKERS.values() and said and "\n" not in said
+
+
+def test_a_marker_in_code_is_no_proposal_by_the_one_block_rule() -> None:
+    """A fence ends only at a run of its own character at least as long (CommonMark), as every
+    scanner of ours reads it: a backtick line inside a tilde fence, or a shorter run, does not."""
+    text = (
+        "~~~\n```\nDecision: inside the tilde fence\n~~~\n"
+        "````\nDecision: inside four backticks\n```\nDecision: still inside\n````\n"
+        "Decision: outside\n"
+    )
+    assert list(proposals.marked(text)) == [(proposed.MARKERS["decision"], "outside")]

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from agent_memory.parse.markdown import front_matter
 from agent_memory.parse.sessions import _read_refs, read_refs, reference_sections
 
 
@@ -22,6 +23,18 @@ def test_only_the_real_heading_counts() -> None:
         "## Memory References\n- Referenced: real-one\n\n## After\n- Referenced: later-one\n"
     )
     assert refs(log) == ({"real-one"}, set())
+
+
+def test_what_the_one_block_rule_hides_holds_no_section_and_no_use() -> None:
+    log = (
+        "---\ntitle: x\n## Memory References\n---\n"  # a front matter
+        "<details>\n## Memory References\n- Referenced: in-html\n</details>\n\n"
+        "## Memory References\n- Referenced: real-one\n"
+        "~~~\n```\n- Referenced: in-a-tilde-fence\n~~~\n"  # a backtick run does not close it
+        "- Created: after-the-fence\n"
+    )
+    assert [first for first, _ in reference_sections(log)] == [11]
+    assert refs(log) == ({"real-one", "after-the-fence"}, {"after-the-fence"})
 
 
 def test_the_forms_real_logs_use() -> None:
@@ -65,9 +78,11 @@ def test_crlf_bom_and_garbage_never_crash() -> None:
 
 def _markdown_it_sections(text: str) -> list[list[str]]:
     """Every reference section's lines as markdown-it sees them: top-level headings only, and a
-    section runs to the next heading of its level or higher (its sub-headings are inside it)."""
-    tokens = MarkdownIt("commonmark").parse(text)
+    section runs to the next heading of its level or higher (its sub-headings are inside it). A
+    leading front matter, which CommonMark does not know, is blank lines to it."""
     lines = text.split("\n")
+    matter = front_matter(lines)
+    tokens = MarkdownIt("commonmark").parse("\n" * matter + "\n".join(lines[matter:]))
     sections = []
     start = None
     level = 0
@@ -107,6 +122,15 @@ log_line = st.one_of(
             "### Referenced",
             "#### Deeper",
             "  ```",
+            "- ```",
+            "  - x",
+            "<div>",  # HTML blocks (CommonMark's kinds 1 to 6) hide what they hold
+            "</div>",
+            "<!--",
+            "-->",
+            "<pre>",
+            "---",  # a front matter, when the log opens with one
+            "...",
         ]
     ),
     st.text(alphabet="#`~ -abc", max_size=12),

@@ -19,7 +19,7 @@ from .. import patterns
 from ..errors import Problem
 from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
-from .markdown import FENCE
+from .markdown import blocks, front_matter, inside
 from .outline import markdown
 from .plainrefs import plain_refs
 from .refitems import (
@@ -34,7 +34,8 @@ from .refitems import (
     unlinked,
 )
 
-_INTERESTING = patterns.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})", re.MULTILINE)
+# What may open an opaque block: a fence, a tag, or a front matter's first line.
+_OPAQUE = patterns.compile(r"^ {0,3}(?:`{3}|~{3}|<)|\A---", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
 _HEADING = patterns.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
@@ -139,54 +140,32 @@ def _read_refs(data: bytes) -> SessionRefs:
 
 
 def reference_sections(text: str) -> list[tuple[int, list[str]]]:
-    """(line number of the first body line, its lines) of every ``## Memory References``:
-    headings inside a fence do not count."""
+    """(line number of the first body line, its lines) of every ``## Memory References``: a
+    heading inside a fence, an HTML block or a front matter does not count (``markdown``'s one
+    block rule), and a section's sub-headings are inside it."""
+    lines = text.split("\n")
+    opaque = blocks(lines) if _OPAQUE.search(text) else ()
+    if any(block.kind == "fence" and lines[block.start][:1] == " " for block in opaque):
+        # An indented fence may sit inside a list item, where only a real parse can tell where
+        # it ends; such logs are rare, so they take the slow, exact path.
+        return _reference_sections_parsed(text)
+    hidden = {n for block in opaque for n in range(block.start, block.end)}
     sections: list[tuple[int, list[str]]] = []
-    fence: tuple[str, int] | None = None
     start: int | None = None
     level = 0
-    body_from = 0
-    lines_before = 0
-    position = 0
-    for match in _INTERESTING.finditer(text):
-        lines_before += text.count("\n", position, match.start())
-        position = match.start()
-        line_end = text.find("\n", match.start())
-        line = text[match.start() : line_end if line_end != -1 else len(text)]
-        fence_match = FENCE.match(line)
-        if fence_match and line.startswith(" "):
-            # An indented fence may sit inside a list item, where only a real parse can tell
-            # where it ends; such logs are rare, so they take the slow, exact path.
-            return _reference_sections_parsed(text)
-        if fence is not None:
-            if (
-                fence_match
-                and fence_match.group(1)[0] == fence[0]
-                and len(fence_match.group(1)) >= fence[1]
-                and not fence_match.group(2).strip()
-            ):
-                fence = None
-            continue
-        if fence_match:
-            info = fence_match.group(2)
-            if fence_match.group(1)[0] == "`" and "`" in info:
-                continue  # not a fence: backtick info strings cannot contain backticks
-            fence = (fence_match.group(1)[0], len(fence_match.group(1)))
-            continue
-        title = heading_title(line)
+    for index, line in enumerate(lines):
+        title = heading_title(line) if index not in hidden else None
         if title is None:
             continue
         if start is not None:
             if _level(line) > level:
                 continue  # a sub-heading of the section
-            sections.append((start + 1, text[body_from:position].split("\n")))
+            sections.append((start + 1, lines[start:index]))
             start = None
-        title = title.strip("*_").strip().lower()
-        if title == "memory references":
-            start, level = lines_before + 1, _level(line)
-            body_from = line_end + 1 if line_end != -1 else len(text)
+        if title.strip("*_").strip().lower() == "memory references":
+            start, level = index + 1, _level(line)
     if start is not None:
-        sections.append((start + 1, text[body_from:].split("\n")))
+        sections.append((start + 1, lines[start:]))
     return sections
 
 
@@ -204,13 +183,10 @@ def _items(first_line: int, lines: list[str]) -> Iterable[tuple[int, str | None]
     """
     current: list[str] = []
     current_line = current_indent = 0
-    in_fence = False
+    code = inside(lines, ("fence",))  # an example, not a use
     for offset, line in enumerate(lines):
         number = first_line + offset
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
+        if offset in code:
             continue
         heading = _HEADING.match(line)
         if heading is not None:
@@ -327,9 +303,11 @@ def _label_word(label: str) -> str:
 
 
 def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
-    """``reference_sections`` by a full markdown-it parse (top-level ATX headings only)."""
-    tokens = markdown().parse(text)
+    """``reference_sections`` by a full markdown-it parse (top-level ATX headings only), a
+    front matter read as the one block rule reads it."""
     lines = text.split("\n")
+    matter = front_matter(lines)
+    tokens = markdown().parse("\n" * matter + "\n".join(lines[matter:]))
     sections: list[tuple[int, list[str]]] = []
     start: int | None = None
     level = 0

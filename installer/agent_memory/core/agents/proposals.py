@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ... import patterns
 from ...parse import proposed
 from ...parse.facts import Document
-from ...parse.markdown import ATX
+from ...parse.markdown import ATX, front_matter, inside
 from ...parse.transcripts import Call, Item, Record
 from ...parse.untrusted import one_line
 from ..facts.duplicates import compare
@@ -34,8 +34,6 @@ _MARKER = patterns.compile(
     r"[ \t]*:[*_]{0,2}[ \t]+(\S.*)$",
     re.M | re.I,
 )
-_FENCE = patterns.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})")
-_FRONT = patterns.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|$)", re.S)
 _TYPE = patterns.compile(r"^[ \t]*type:[ \t]*['\"]?([a-z]+)['\"]?[ \t]*$", re.M)
 _DESCRIPTION = patterns.compile(r"^description:[ \t]*(.+)$", re.M)
 _MARKUP = patterns.compile(
@@ -98,7 +96,7 @@ def marked(text: str) -> Iterator[tuple[str, str]]:
     code fences."""
     if ":" not in text:
         return
-    fenced = _fenced_lines(text) if "``" in text or "~~" in text else frozenset()
+    fenced = inside(text.split("\n"), ("fence",)) if "``" in text or "~~" in text else set()
     line = at = 0
     for match in _MARKER.finditer(text):
         if fenced:  # the match's line number, counted on from the last match's
@@ -107,17 +105,6 @@ def marked(text: str) -> Iterator[tuple[str, str]]:
                 continue
         word = " ".join(match.group(1).lower().split())
         yield proposed.MARKERS[word], match.group(2).rstrip()
-
-
-def _fenced_lines(text: str) -> frozenset[int]:
-    inside, out = False, set()
-    for number, each in enumerate(text.split("\n")):
-        if _FENCE.match(each):
-            inside = not inside
-            out.add(number)
-        elif inside:
-            out.add(number)
-    return frozenset(out)
 
 
 def save_of(call: Call) -> Proposal | None:
@@ -155,15 +142,16 @@ def _written(content: str, index: bool) -> Proposal | None:
     """A whole memory file: its body, or its description when the body is empty; its ``type``
     (user, feedback, project, reference) names the kind."""
     kind, description = proposed.SAVED, ""
-    front = _FRONT.match(content)
-    if front is not None:
-        typed = _TYPE.search(front.group(1))
+    lines = content.splitlines()
+    matter = front_matter(lines)
+    if matter:
+        front = "\n".join(lines[1 : matter - 1])
+        typed = _TYPE.search(front)
         if typed is not None and typed.group(1) in _CLAUDE_TYPES:
             kind = f"{proposed.SAVED} ({typed.group(1)})"
-        said = _DESCRIPTION.search(front.group(1))
+        said = _DESCRIPTION.search(front)
         description = said.group(1).strip().strip("'\"") if said else ""
-        content = content[front.end() :]
-    lines = content.splitlines()
+        lines = lines[matter:]
     kept = _unpointed(lines, False) if index else lines
     return _proposal(kind, kept) or _proposal(kind, [description])
 
