@@ -34,8 +34,7 @@ from .refitems import (
     unlinked,
 )
 
-# What may open an opaque block: a fence, a tag, or a front matter's first line.
-_OPAQUE = patterns.compile(r"^ {0,3}(?:`{3}|~{3}|<)|\A---", re.MULTILINE)
+_ATX = patterns.compile(r"^ {0,3}#", re.MULTILINE)
 # The reference for ``heading_title`` (quadratic on a long run of blanks: never run on user text).
 _HEADING = patterns.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _ITEM = patterns.compile(r"^ {0,3}[-*+][ \t]+(.*)$")
@@ -144,17 +143,21 @@ def reference_sections(text: str) -> list[tuple[int, list[str]]]:
     heading inside a fence, an HTML block or a front matter does not count (``markdown``'s one
     block rule), and a section's sub-headings are inside it."""
     lines = text.split("\n")
-    opaque = blocks(lines) if _OPAQUE.search(text) else ()
+    # what may open an opaque block: a fence, a tag, a front matter
+    maybe = "```" in text or "~~~" in text or "<" in text or text.startswith("---")
+    opaque = blocks(lines) if maybe else ()
     if any(block.kind == "fence" and lines[block.start][:1] == " " for block in opaque):
         # An indented fence may sit inside a list item, where only a real parse can tell where
         # it ends; such logs are rare, so they take the slow, exact path.
         return _reference_sections_parsed(text)
-    hidden = {n for block in opaque for n in range(block.start, block.end)}
     sections: list[tuple[int, list[str]]] = []
     start: int | None = None
-    level = 0
-    for index, line in enumerate(lines):
-        title = heading_title(line) if index not in hidden else None
+    level = index = at = 0
+    for match in _ATX.finditer(text):  # the heading lines alone: a log may run to 10,000 lines
+        index, at = index + text.count("\n", at, match.start()), match.start()
+        line = lines[index]
+        hidden = any(block.start <= index < block.end for block in opaque)
+        title = heading_title(line) if not hidden else None
         if title is None:
             continue
         if start is not None:
