@@ -51,7 +51,7 @@ from agent_memory.core.replay import tally
 from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, VISION
 from agent_memory.parse import facts
-from agent_memory.parse.lognames import sorted_logs
+from agent_memory.parse.lognames import LogNames
 from agent_memory.parse.sessions import read_refs
 from agent_memory.parse.sidefiles import parse_thread, parse_vision
 from agent_memory.shell.repo import Repo
@@ -138,7 +138,7 @@ def state_at(git: Git, commit: str) -> State | None:
         for p in sorted(paths)
         if p.startswith("memory/archive/") and p.endswith(".md") and not p.endswith("INDEX.md")
     ]
-    logs = sorted_logs(p.removeprefix(SESSIONS) for p in paths if p.startswith(SESSIONS))
+    logs = list(LogNames(p.removeprefix(SESSIONS) for p in paths if p.startswith(SESSIONS)).logs)
     recent = tuple(read_refs(read(SESSIONS + n)).used for n in reversed(logs[-RECENT_SESSIONS:]))
     return State(tuple(live), tuple(archive), recent)
 

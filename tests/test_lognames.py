@@ -5,11 +5,10 @@ from __future__ import annotations
 import bisect
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.layout import SESSION_NAME
-from agent_memory.parse.lognames import LogNames, sorted_logs
+from agent_memory.parse.lognames import LogNames
 
 LOG = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{6}(?:-[A-Za-z0-9][A-Za-z0-9._-]*)?\.md\Z")
 
@@ -58,34 +57,3 @@ def test_after_and_beyond_agree_with_a_bisect_on_the_sorted_logs(
     at = bisect.bisect_right(expected, key)
     assert found.after(key) == tuple(expected[at:])
     assert found.beyond(key, read) == max(0, at - read)
-
-
-# Names one character away from a log's: another digit system, a letter, a NUL, a lone
-# surrogate (os.listdir's escape for an undecodable byte), a character of more bytes.
-_SWAPS = ["٣", "a", "\0", "\udcff", "\ud800", "é", "-", ".", "0", "9", "/"]
-
-
-def _mutated(name: str, at: int, swap: str) -> str:
-    at %= len(name) + 1
-    return name[:at] + swap + name[at + 1 :]
-
-
-plain = stamps.map("{}.md".format)  # the one shape told apart without a match
-mutated = st.builds(_mutated, st.one_of(plain, logs), st.integers(0, 30), st.sampled_from(_SWAPS))
-names = st.one_of(
-    mutated,
-    logs,
-    strays,
-    st.text(max_size=24),
-    st.lists(logs, min_size=2, max_size=3).map("\0\0".join),  # two logs in one name
-)
-
-
-any_year = st.builds("{:04}-01-02-030405.md".format, st.integers(0, 9999))
-
-
-@settings(max_examples=300)
-@given(st.lists(st.one_of(plain, logs, any_year)), st.lists(st.one_of(mutated, names), max_size=3))
-def test_sorted_logs_is_sorting_the_matches(found: list[str], others: list[str]) -> None:
-    listed = found + others  # a history is mostly logs; the others are where a shortcut errs
-    assert sorted_logs(listed) == sorted(filter(SESSION_NAME.match, listed))

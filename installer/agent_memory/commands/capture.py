@@ -25,7 +25,7 @@ from ..parse import facts, hookinput, transcripts, untrusted
 from ..parse.dates import parse_moment
 from ..parse.facts import Document
 from ..parse.footer import id_values
-from ..parse.lognames import sorted_logs
+from ..parse.lognames import LogNames
 from ..parse.memory import Memory, known_ids
 from ..parse.transcripts import Bad, Item, Meta
 from ..parse.untrusted import one_line
@@ -173,7 +173,7 @@ def _read(
         )
     listed, memory = known  # the names in memory/sessions/, and the memory when asked
     suffixes = parts.log_suffixes(agent, session_id)
-    ours = sorted_logs(name for name in listed if name.endswith(suffixes))
+    ours = LogNames(name for name in listed if name.endswith(suffixes)).logs
     found = parts.parts(repo.read_each(SESSIONS_DIR, ours), session_id)
     if found and _covered(transcript, agent, found[-1]):  # a hook fired again, nothing new
         nothing = capturing.collect(iter(()), frozenset(), 0)

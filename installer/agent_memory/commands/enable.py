@@ -31,7 +31,7 @@ from ..layout import (
     OPEN_THREADS_DIR,
     SESSIONS_DIR,
 )
-from ..parse.lognames import sorted_logs
+from ..parse.lognames import LogNames
 from ..shell.git import line_dates
 from ..shell.load import archive_paths
 from ..shell.logs import references
@@ -223,7 +223,7 @@ def _plans(
 
 def _history(repo: Repo, paths: Sequence[str]) -> History:
     """What git says of the lines of ``paths``, and the logs of the ids they name."""
-    names = sorted_logs(repo.list_dir(SESSIONS_DIR, ordered=False))
+    names = list(LogNames(repo.list_dir(SESSIONS_DIR, ordered=False)).logs)
     named: dict[str, str] = {}
     for name, refs in references(repo, names).items():
         for fact_id in refs.used:
