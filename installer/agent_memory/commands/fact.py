@@ -51,8 +51,7 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         imported=_fields(repo, fact),
     )  # fmt: skip
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
-    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
-    edit = FileEdit(path, before, new.after, outcome, reason)
+    edit = FileEdit(path, before, new.after, Outcome.written(before), reason)
     plan = Plan.of([edit])
     settled = settle(repo, [plan], options, "unchanged")
     summary: dict[str, object] = {

@@ -109,17 +109,11 @@ def file_edits(
     index: tuple[bytes | None, bytes],
 ) -> list[FileEdit]:
     """Each file's new text as an edit, and INDEX.md regenerated when an archive file changed."""
-    edits = [
-        FileEdit(
-            path,
-            doc.render() if doc is not None else None,
-            text.encode(),
-            Outcome.UPDATED if doc is not None else Outcome.CREATED,
-            reason,
-        )
-        for path, (doc, text) in sorted(texts.items())
-        if doc is None or text.encode() != doc.render()
-    ]
+    edits = []
+    for path, (doc, text) in sorted(texts.items()):
+        before, new = doc.render() if doc is not None else None, text.encode()
+        if new != before:
+            edits.append(FileEdit(path, before, new, Outcome.written(before), reason))
     if any(edit.path.startswith(ARCHIVE_DIR + "/") for edit in edits):
         after = {e.path: e.after for e in edits if e.after is not None}
         docs = [
