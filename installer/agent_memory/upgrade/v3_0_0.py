@@ -12,11 +12,11 @@ from packaging.version import Version
 
 from .. import resources
 from ..core.install.ladder import Files, Rung
-from ..core.review.archive import QUARTER_FILE
+from ..core.review.archive import is_quarter
 from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
 from ..core.review.tiers import at_birth
 from ..errors import refuse_errors
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
+from ..layout import ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
 from ..parse import facts
 from ..parse.facts import Document
 from ..parse.footer import slug, unique_ids
@@ -114,9 +114,7 @@ def upgrade(
         archives = [
             facts.parse(path, archived)
             for path, archived in sorted(files.items())
-            if archived is not None
-            and path.startswith(ARCHIVE_DIR + "/")
-            and QUARTER_FILE.match(path.rsplit("/", 1)[-1])
+            if archived is not None and is_quarter(path)
         ]
         taken = set(known_ids([doc, *archives]))
         text = apply_edits(
