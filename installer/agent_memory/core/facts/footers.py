@@ -218,7 +218,7 @@ def cite(place: Place, citation: Citation, stale: Sequence[str] = ()) -> Change:
     """``citation`` appended to ``cites``; one of the same place, or a stale one of the same
     file (``stale``: their places), is replaced where the first of them stands."""
     fields = place.fields
-    have = list(cited(place))
+    have = list(parse_value(fields["cites"])[0] if "cites" in fields else ())
     replaced = [
         i
         for i, c in enumerate(have)
@@ -237,7 +237,3 @@ def recited(place: Place, citations: Sequence[Citation]) -> Change:
     fields = place.fields
     fields["cites"] = render_value(citations)
     return Change(fields, f"{place.id}: its citations follow the lines they cite")
-
-
-def cited(place: Place) -> tuple[Citation, ...]:
-    return parse_value(place.fields["cites"])[0] if "cites" in place.fields else ()
