@@ -44,8 +44,8 @@ def _layer(module: str) -> int:
 
 # Imports inside a function, each with the start-up cost it saves every other command.
 DEFERRED = {
-    # fact add's --cite, --until and --paths: 19M instructions a plain `fact add` does not spend
-    "commands.fact": {"commands.cite", "core.facts.footers"},
+    # fact add's --cite: 19M instructions a plain `fact add` does not spend
+    "commands.fact": {"commands.cite"},
     # the citations' check and git, for a memory whose facts cite or are scoped: 3M
     # instructions of every session start, and git of a prompt's check of the start context
     "commands.context": {"shell.cited", "shell.focus"},

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import resources
-from ..core.checks.citations import Status, statuses
+from ..core.checks.citations import Status, citations, statuses
 from ..core.facts import footers
 from ..core.facts.curate import Place, locate, rewrite
 from ..core.facts.relations import line, related
@@ -34,7 +34,7 @@ def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Re
     memory = memory_read(repo, fact_id)
     place = locate(memory.curated, fact_id)
     citation = cite_now(repo, place_text)
-    same = {c.path for c in footers.cited(place)} & {citation.path}
+    same = {c.path for c in citations(place.fact)} & {citation.path}
     stale = [s.citation.place for s in statuses(place.fact, work_tree(repo, same)) if s.stale]
     done = footers.cite(place, citation, stale)
     reason = f"fact cite: {fact_id}"
@@ -69,7 +69,7 @@ def fact_recite(repo: Repo, fact_id: str, options: Options) -> Result:
     do (lines that changed need a person to check the fact)."""
     memory = memory_read(repo, fact_id)
     place = locate(memory.curated, fact_id)
-    cited = footers.cited(place)
+    cited = citations(place.fact)
     if not cited:
         raise AgentMemoryError(
             f"{fact_id!r} cites nothing; agent-memory fact cite {fact_id} FILE[:A-B] cites the "
@@ -95,7 +95,7 @@ def fact_show(repo: Repo, fact_id: str) -> Result:
     """The fact as written (footer included), where it lives, its citations, its relations."""
     memory = memory_read(repo, fact_id)
     place = locate(memory.curated, fact_id)
-    cited = footers.cited(place)
+    cited = citations(place.fact)
     found = statuses(place.fact, work_tree(repo, {c.path for c in cited})) if cited else []
     near = related(with_related(repo, memory.curated, fact_id), fact_id)
     summary = _summary(place, found)

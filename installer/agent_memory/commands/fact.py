@@ -8,13 +8,14 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.facts import personal
-from ..core.facts.add import NewFact, add_fact, past_until
+from ..core.facts.add import add_fact, past_until
 from ..core.facts.conflicts import Conflict
 from ..core.facts.duplicates import Match
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
 from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts, scopes
+from ..parse.cites import render_value
 from ..shell.load import elsewhere, newest_log
 from ..shell.repo import Repo
 from .personal import target
@@ -46,15 +47,11 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     day = review_date(repo.today, newest_log(repo))
     beside = elsewhere(repo, CONTINUITY if fact.personal else PERSONAL)
     new = add_fact(
-        continuity, beside, fact.text, section, fact.id, fact.thread, day, fact.new_section
-    )
-    if fact.paths and (wrong := scopes.problem(", ".join(fact.paths))) is not None:
-        raise AgentMemoryError(f"--paths: {wrong.removeprefix('paths: ')}")
-    if fact.cites or fact.until is not None or fact.paths:
-        new = new._replace(after=_with_fields(repo, new, fact))
+        continuity, beside, fact.text, section, fact.id, fact.thread, day, fact.new_section,
+        imported=_fields(repo, fact),
+    )  # fmt: skip
     reason = f"fact {new.id} added to {new.section} ({new.tier})"
-    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
-    edit = FileEdit(path, before, new.after, outcome, reason)
+    edit = FileEdit(path, before, new.after, Outcome.written(before), reason)
     plan = Plan.of([edit])
     settled = settle(repo, [plan], options, "unchanged")
     summary: dict[str, object] = {
@@ -76,14 +73,20 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
     return Result(report._replace(show_plan=False), settled.exit_code, settled.diff, notes)
 
 
-def _with_fields(repo: Repo, new: NewFact, fact: FactOptions) -> bytes:
-    """continuity.md with the new fact's ``--cite``, ``--until`` and ``--paths`` fields. Their
-    modules are loaded only when one is given: 19M instructions, which a plain ``fact add``
-    (320M) cannot spare under its goal of 1.5x ``--version``."""
-    from ..core.facts.footers import with_fields
-    from .cite import cited
+def _fields(repo: Repo, fact: FactOptions) -> dict[str, str]:
+    """The new fact's ``--until``, ``--paths`` and ``--cite`` footer fields. Citing's modules
+    are loaded only when a fact cites: 19M instructions, which a plain ``fact add`` (320M)
+    cannot spare under its goal of 1.5x ``--version``."""
+    if fact.paths and (wrong := scopes.problem(", ".join(fact.paths))) is not None:
+        raise AgentMemoryError(f"--paths: {wrong.removeprefix('paths: ')}")
+    fields = {"valid-until": fact.until.isoformat()} if fact.until is not None else {}
+    if fact.paths:
+        fields["paths"] = ", ".join(fact.paths)
+    if fact.cites:
+        from .cite import cited
 
-    return with_fields(new, cited(repo, fact.cites), fact.until, fact.paths)
+        fields["cites"] = render_value(cited(repo, fact.cites))
+    return fields
 
 
 def similar_lines(similar: Sequence[Match]) -> tuple[str, ...]:

@@ -57,8 +57,7 @@ def import_memory(
     before = facts.parse(path, raw)
     beside = elsewhere(repo, CONTINUITY if personal else PERSONAL)
     after, added, skipped = _add_all(before, beside, found, day, source.shown)
-    outcome = Outcome.UPDATED if old is not None else Outcome.CREATED
-    edit = FileEdit(path, old, after.render(), outcome, _reason(kind, added))
+    edit = FileEdit(path, old, after.render(), Outcome.written(old), _reason(kind, added))
     plan = Plan.of([edit] if added else [])
     settled = settle(repo, [plan], options, "unchanged")
     summary: dict[str, Any] = {

@@ -58,8 +58,7 @@ def propose(
     rel, before = log.rel, log.before
     after, number = with_proposal(log.text, kind, text)
     address = proposed.address(log.name[:-3], number)
-    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
-    edit = FileEdit(rel, before, after.encode(), outcome, f"proposed: {address}")
+    edit = FileEdit(rel, before, after.encode(), Outcome.written(before), f"proposed: {address}")
     settled = settle(repo, [Plan.of([edit])], Options(), "unchanged")
     summary = {"log": rel, "address": address, "kind": kind}
     report = Report("propose", resources.version(), repo.shown, "proposed", None, (), summary)

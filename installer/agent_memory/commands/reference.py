@@ -71,8 +71,7 @@ def reference(
     log = session_log(repo, memory, continuity, own_log, now)
     rel, before = log.rel, log.before
     after = add_references(log.text.encode(), label, ids)
-    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
-    edit = FileEdit(rel, before, after, outcome, f"{label}: {', '.join(ids)}")
+    edit = FileEdit(rel, before, after, Outcome.written(before), f"{label}: {', '.join(ids)}")
     plan = Plan.of([edit])
     settled = settle(repo, [plan], Options(), "unchanged")
     summary = {"log": rel, "label": label, "ids": list(ids), "outcome": settled.outcome}

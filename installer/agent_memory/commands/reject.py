@@ -38,8 +38,8 @@ def fact_reject(repo: Repo, address: str, reason: str, options: Options) -> Resu
     day = review_date(repo.today, names.newest).isoformat()
     rejection = Rejection(found.address, day, found.text, why)
     after = appended(text, rejection).encode()
-    outcome = Outcome.CREATED if before is None else Outcome.UPDATED
-    plan = Plan.of([FileEdit(REJECTED, before, after, outcome, f"rejected: {found.address}")])
+    reason = f"rejected: {found.address}"
+    plan = Plan.of([FileEdit(REJECTED, before, after, Outcome.written(before), reason)])
     settled = settle(repo, [plan], options, "unchanged")
     summary = {"address": found.address, "text": found.text, "reason": why, "day": day}
     said = f"{found.address} rejected: it waits no more, and its text is not proposed again"

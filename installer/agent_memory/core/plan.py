@@ -22,6 +22,11 @@ class Outcome(str, Enum):
     BLOCK_REMOVED = "block removed"
     REMOVED = "removed"
 
+    @classmethod
+    def written(cls, before: bytes | None) -> Outcome:
+        """What writing a file does where ``before`` stood: created if absent, else updated."""
+        return cls.CREATED if before is None else cls.UPDATED
+
 
 class FileEdit(NamedTuple):
     """One file's fate. ``before``/``after`` are whole contents; None means absent."""

@@ -6,7 +6,7 @@ the canonical order, unknown fields after the known ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from .. import patterns
@@ -277,14 +277,19 @@ def slug(text: str) -> str:
     return kept
 
 
+def unique_id(base: str, taken: Callable[[str], bool]) -> str:
+    """``base``, else the first of ``base-2``, ``base-3``, … that is not ``taken``."""
+    candidate, n = base, 1
+    while taken(candidate):
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
 def unique_ids(wanted: Iterable[str], taken: set[str]) -> list[str]:
     """Each slug made unique with ``-2``, ``-3``, … in order; ``taken`` grows as ids are given."""
     out = []
     for base in wanted:
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}-{n}"
-        taken.add(candidate)
-        out.append(candidate)
+        out.append(unique_id(base, taken.__contains__))
+        taken.add(out[-1])
     return out

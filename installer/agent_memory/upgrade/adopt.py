@@ -28,7 +28,13 @@ from packaging.version import Version
 
 from .. import patterns, resources
 from ..core.install.ladder import Files, Rung
-from ..core.review.archive import QUARTER_FILE, index_lines, new_quarter, render_index
+from ..core.review.archive import (
+    QUARTER_FILE,
+    index_lines,
+    is_quarter,
+    new_quarter,
+    render_index,
+)
 from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
 from ..errors import InputError, refuse_errors
 from ..layout import (
@@ -98,7 +104,7 @@ def _convert(files: Files) -> dict[str, bytes | None]:
     quarters = {
         path: facts.parse(path, data)
         for path, data in sorted(files.items())
-        if data is not None and _is_quarter(path)
+        if data is not None and is_quarter(path)
     }
     for doc in quarters.values():
         _refuse(doc)
@@ -136,13 +142,6 @@ def _ids_in(data: bytes | None) -> set[str]:
 
 def _is_thread(path: str) -> bool:
     return path.startswith(OPEN_THREADS_DIR + "/") and path.endswith(".md")
-
-
-def _is_quarter(path: str) -> bool:
-    return (
-        path.startswith(ARCHIVE_DIR + "/")
-        and QUARTER_FILE.match(path.rsplit("/", 1)[-1]) is not None
-    )
 
 
 def _parsed(path: str, data: bytes | None) -> Document | None:

@@ -12,11 +12,17 @@ from packaging.version import Version
 
 from .. import resources
 from ..core.install.ladder import Files, Rung
-from ..core.review.archive import QUARTER_FILE
-from ..core.review.edits import Edit, append_to_section, apply_edits, footer_edit
+from ..core.review.archive import is_quarter
+from ..core.review.edits import (
+    Edit,
+    append_to_section,
+    apply_edits,
+    footer_edit,
+    project_state_edit,
+)
 from ..core.review.tiers import at_birth
 from ..errors import refuse_errors
-from ..layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
+from ..layout import ARCHIVE_INDEX, CONTINUITY, POLICY, USER_DATA
 from ..parse import facts
 from ..parse.facts import Document
 from ..parse.footer import slug, unique_ids
@@ -57,25 +63,15 @@ def _last_review_line(doc: Document) -> list[Edit]:
     """``last_review: (none yet)`` in Project State, in the key form the file already uses."""
     section = doc.section(facts.PROJECT_STATE)
     newline = doc.text.newline
-    if section is None:
-        at = doc.sections[0].heading if doc.sections else len(doc.text.lines)
-        return [
-            Edit(
-                at,
-                at,
-                (f"## Project State{newline}", f"- last_review: (none yet){newline}", newline),
-            )
-        ]
     keys = [
         (i, parsed)
-        for i in range(section.heading + 1, section.end)
+        for i in (range(section.heading + 1, section.end) if section is not None else ())
         if (parsed := parse_key_line(doc.text.lines[i])) is not None
     ]
     if any(parsed.key == "last_review" for _, parsed in keys):
         return []
-    if not keys:
-        at = section.heading + 1
-        return [Edit(at, at, (f"- last_review: (none yet){newline}",))]
+    if section is None or not keys:
+        return [project_state_edit(doc, f"- last_review: (none yet){newline}")]
     last, _ = keys[-1]
     bold = "**" in doc.text.lines[last][: keys[-1][1].start]
     line = "- **last_review:** (none yet)" if bold else "- last_review: (none yet)"
@@ -114,9 +110,7 @@ def upgrade(
         archives = [
             facts.parse(path, archived)
             for path, archived in sorted(files.items())
-            if archived is not None
-            and path.startswith(ARCHIVE_DIR + "/")
-            and QUARTER_FILE.match(path.rsplit("/", 1)[-1])
+            if archived is not None and is_quarter(path)
         ]
         taken = set(known_ids([doc, *archives]))
         text = apply_edits(

@@ -54,6 +54,6 @@ def _edit(repo: Repo, agent: str, removing: bool) -> FileEdit:
     elif after is None:
         outcome = Outcome.REMOVED
     else:
-        outcome = Outcome.CREATED if before is None else Outcome.UPDATED
+        outcome = Outcome.written(before)
     what = "without" if removing else "with"
     return FileEdit(rel, before, after, outcome, f"{agent}'s MCP servers {what} agent-memory")

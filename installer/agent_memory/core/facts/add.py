@@ -225,12 +225,7 @@ def _choose_id(first_line: str, wanted: str | None, taken: Callable[[str], str |
     """``wanted``, or the slug of the first line made unique with ``-2``, ``-3``, …; ``taken``
     says where an id is held (None: free)."""
     if wanted is None:
-        base = footer.slug(first_line)
-        candidate, n = base, 1
-        while taken(candidate) is not None:
-            n += 1
-            candidate = f"{base}-{n}"
-        return candidate
+        return footer.unique_id(footer.slug(first_line), lambda i: taken(i) is not None)
     if not footer.ID.match(wanted):
         raise AgentMemoryError(
             f"--id {wanted!r} is not an id (lowercase letters and digits joined by single "

@@ -15,7 +15,6 @@ The rule is tuned for precision (DECAY.md gives its figures): an advisory nobody
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 from collections import Counter
@@ -258,8 +257,7 @@ def conflicts(docs: Sequence[Document]) -> list[Conflict]:
 
 def against(text: str, docs: Sequence[Document]) -> list[Conflict]:
     """The live facts of ``docs`` a new fact's ``text`` would contradict (``fact add``). Only a
-    fact that holds one of the probes (prefix filtering: every alike topic shares one) is read,
-    and each document is searched once per probe rather than fact by fact."""
+    fact that holds one of the probes (prefix filtering: every alike topic shares one) is read."""
     mine = read(text)
     if not mine.topic:
         return []
@@ -269,11 +267,12 @@ def against(text: str, docs: Sequence[Document]) -> list[Conflict]:
     probed += [word for word, read_as in _OPPOSITES.items() if read_as in probed]  # disable
     found = []
     for doc in docs:
-        for n in sorted(_holding(doc, probed)):
-            fact = doc.facts[n]
+        for fact in doc.facts:
+            raw = "".join(doc.text.lines[fact.start : fact.end]).casefold()
+            if not any(probe in raw for probe in probed):
+                continue
             if fact.id is None or fact.field("tier") == "superseded":
                 continue
-            raw = "".join(doc.text.lines[fact.start : fact.end]).casefold()
             if not (mine.negated or _NEGATED.search(raw) or (mine.values and _VALUED.search(raw))):
                 continue  # neither side negates, and they cannot both lead a value
             theirs = reading(doc, fact)
@@ -282,23 +281,6 @@ def against(text: str, docs: Sequence[Document]) -> list[Conflict]:
             if score is not None and what is not None:
                 found.append(Conflict(new, _side(doc, fact), *what, round(score, 2)))
     return sorted(found, key=lambda c: (-c.similarity, c.other.id))
-
-
-def _holding(doc: Document, probed: Sequence[str]) -> set[int]:
-    """The indexes in ``doc.facts`` of the facts whose lines hold one of ``probed``."""
-    low = "".join(doc.text.lines).casefold()  # casefolding adds or drops no newline
-    starts = [fact.start for fact in doc.facts]
-    held: set[int] = set()
-    for probe in probed:
-        at, line, counted = low.find(probe), 0, 0
-        while at != -1:
-            line += low.count("\n", counted, at)
-            counted = at
-            n = bisect.bisect_right(starts, line) - 1
-            if n >= 0 and line < doc.facts[n].end:
-                held.add(n)
-            at = low.find(probe, at + 1)
-    return held
 
 
 class _Held(NamedTuple):

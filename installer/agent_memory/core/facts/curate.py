@@ -109,53 +109,32 @@ def file_edits(
     index: tuple[bytes | None, bytes],
 ) -> list[FileEdit]:
     """Each file's new text as an edit, and INDEX.md regenerated when an archive file changed."""
-    edits = [
-        FileEdit(
-            path,
-            doc.render() if doc is not None else None,
-            text.encode(),
-            Outcome.UPDATED if doc is not None else Outcome.CREATED,
-            reason,
-        )
-        for path, (doc, text) in sorted(texts.items())
-        if doc is None or text.encode() != doc.render()
-    ]
+    edits = []
+    for path, (doc, text) in sorted(texts.items()):
+        before, new = doc.render() if doc is not None else None, text.encode()
+        if new != before:
+            edits.append(FileEdit(path, before, new, Outcome.written(before), reason))
     if any(edit.path.startswith(ARCHIVE_DIR + "/") for edit in edits):
         after = {e.path: e.after for e in edits if e.after is not None}
         docs = [
             facts.parse(doc.path, after[doc.path]) if doc.path in after else doc for doc in archives
         ]
-        rendered = regenerated_index(docs, *index)
+        rendered = archive_files.render_index(*index, archive_files.index_lines(docs))
         if rendered != index[0]:
             edits.append(FileEdit(ARCHIVE_INDEX, index[0], rendered, Outcome.UPDATED, reason))
     return edits
 
 
-def regenerated_index(
-    archives: Sequence[Document], existing: bytes | None, template: bytes
-) -> bytes:
-    """INDEX.md as the review writes it: one line per archived fact, sorted by id."""
-    return archive_files.render_index(existing, template, archive_files.index_lines(archives))
-
-
-def recomputed_tier(
-    inputs: Inputs, place: Place, without: Sequence[str], *, live: bool = True
-) -> str:
+def recomputed_tier(inputs: Inputs, place: Place, without: Sequence[str]) -> str:
     """The tier DECAY.md's rules give the fact once its footer lacks ``without`` (``tier``:
-    unpinned; ``archived-by``: no longer archived by hand), where it lives (``live``: back in
-    its section), with the logs the last review has not read counted."""
+    unpinned; ``archived-by``: no longer archived by hand), in its section, with the logs the
+    last review has not read counted."""
     run = verdicts(inputs)
     judged = run.of(place.id)
     if judged is None:  # pragma: no cover - the place was found in the same documents
         raise AgentMemoryError(f"no fact has id {place.id!r}")
     fields = {k: v for k, v in judged.fields.items() if k not in without}
-    decision = tiers.decide(
-        fields,
-        judged.section,
-        place.fact.task,
-        run.since,
-        inputs.policy,
-        archived=not live,
-        today=inputs.today.isoformat(),
-    )
-    return decision.tier
+    today = inputs.today.isoformat()
+    return tiers.decide(
+        fields, judged.section, place.fact.task, run.since, inputs.policy, today=today
+    ).tier

@@ -12,14 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ...errors import AgentMemoryError
-from ...layout import CONTINUITY, PERSONAL
+from ...layout import PERSONAL
 from ...parse import footer
 from ...parse.cites import Citation, parse_value, render_value
-from ...parse.facts import parse
-from ..review.edits import apply_edits, footer_edit
 from ..review.supersede import BY, SUPERSEDED, SUPERSEDES
 from ..secrets import refuse
-from .add import NewFact, past_until
+from .add import past_until
 from .curate import Place
 
 MAX_REASON = 300  # characters of a retraction's reason
@@ -220,7 +218,7 @@ def cite(place: Place, citation: Citation, stale: Sequence[str] = ()) -> Change:
     """``citation`` appended to ``cites``; one of the same place, or a stale one of the same
     file (``stale``: their places), is replaced where the first of them stands."""
     fields = place.fields
-    have = list(cited(place))
+    have = list(parse_value(fields["cites"])[0] if "cites" in fields else ())
     replaced = [
         i
         for i, c in enumerate(have)
@@ -239,27 +237,3 @@ def recited(place: Place, citations: Sequence[Citation]) -> Change:
     fields = place.fields
     fields["cites"] = render_value(citations)
     return Change(fields, f"{place.id}: its citations follow the lines they cite")
-
-
-def with_fields(
-    new: NewFact,
-    citations: Sequence[Citation],
-    until: dt.date | None,
-    scope: Sequence[str] = (),
-) -> bytes:
-    """``fact add --cite --until --paths``: the new fact's footer given ``cites``,
-    ``valid-until`` and ``paths``."""
-    doc = parse(CONTINUITY, new.after)
-    place = next(Place(doc, f) for f in doc.facts if f.id == new.id)
-    fields = place.fields
-    if until is not None:
-        fields["valid-until"] = until.isoformat()
-    if citations:
-        fields["cites"] = render_value(citations)
-    if scope:
-        fields["paths"] = ", ".join(scope)
-    return apply_edits(doc.text, [footer_edit(doc.text, place.fact, fields)]).encode()
-
-
-def cited(place: Place) -> tuple[Citation, ...]:
-    return parse_value(place.fields["cites"])[0] if "cites" in place.fields else ()

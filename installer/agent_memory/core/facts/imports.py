@@ -118,7 +118,7 @@ def _codex(name: str, data: bytes, roots: Sequence[str]) -> list[Entry]:
     """Codex's MEMORY.md: blocks of a ``---`` header (rollout_summary_files with ``cwd=``,
     description, keywords) and bullets; the bullets of a block whose work was in this repo."""
     lines = _lines(name, data)
-    code = _code(lines)
+    code = outline(lines).code
     inside = _inside(lines, code)
     rules = [n for n, line in enumerate(lines) if line == "---" and n not in inside]
     found: list[Entry] = []
@@ -141,11 +141,6 @@ def _ours(header: str, roots: Sequence[str]) -> bool:
         if any(cwd == root or cwd.startswith(root + "/") for root in roots):
             return True
     return False
-
-
-def _code(lines: Sequence[str]) -> tuple[tuple[int, int], ...]:
-    """The code blocks of a memory file, [start, end) of each, where Markdown puts them."""
-    return outline(lines).code
 
 
 def _inside(lines: Sequence[str], code: Sequence[tuple[int, int]]) -> set[int]:
@@ -222,7 +217,7 @@ def _gemini(name: str, data: bytes) -> list[Entry]:
     """The ``## Gemini Added Memories`` section save_memory appends ``- fact`` lines to, or a
     project memory file of nothing but such lines."""
     lines = _lines(name, data)
-    code = _code(lines)
+    code = outline(lines).code
     inside = _inside(lines, code)
     headings = [n for n, line in enumerate(lines) if line.startswith("## ") and n not in inside]
     start = next((n + 1 for n in headings if lines[n] == GEMINI_HEADING), None)

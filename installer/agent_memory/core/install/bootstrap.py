@@ -201,7 +201,7 @@ def _backup(files: Files, path: str, data: bytes, version: str) -> Changes:
     target = backup_path(version, path)
     if files.get(target) == data:
         return {target: Change(data, Outcome.UNCHANGED, f"backup of {path} already there")}
-    outcome = Outcome.CREATED if files.get(target) is None else Outcome.UPDATED
+    outcome = Outcome.written(files.get(target))
     return {target: Change(data, outcome, f"backup of {path} before agent-memory changes it")}
 
 

@@ -231,7 +231,7 @@ def migration(
     state = apply_changes(before, changes, links)
     _merge(changes, _install(state, chosen, today, current, "C", links))
     if agents in found.reasons:  # say both: what was consolidated, and our block
-        outcome = Outcome.CREATED if before.get(agents) is None else Outcome.UPDATED
+        outcome = Outcome.written(before.get(agents))
         block = "our block at the top" if outcome is Outcome.CREATED else changes[agents].reason
         reason = f"{found.reasons[agents]}; {block}"
         changes[agents] = Change(changes[agents].after, outcome, reason)

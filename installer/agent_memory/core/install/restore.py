@@ -118,7 +118,7 @@ def rebased(plans: Iterable[Plan], disk: Files, restoring: Restore) -> Iterator[
         for path in restoring.restored:
             before, after = disk.get(path), restoring.files.get(path)
             if path not in edits and after != before:
-                edits[path] = FileEdit(path, before, after, _outcome(before), reason)
+                edits[path] = FileEdit(path, before, after, Outcome.written(before), reason)
         yield Plan.of(edits.values())
 
 
@@ -128,9 +128,5 @@ def _from_disk(edit: FileEdit, before: bytes | None) -> FileEdit:
     if edit.after is None:
         return edit._replace(before=before, outcome=Outcome.REMOVED)
     quiet = (Outcome.UNCHANGED, Outcome.PRESERVED, Outcome.LINKED)
-    outcome = _outcome(before) if edit.outcome in quiet or before is None else edit.outcome
+    outcome = Outcome.written(before) if edit.outcome in quiet or before is None else edit.outcome
     return edit._replace(before=before, outcome=outcome)
-
-
-def _outcome(before: bytes | None) -> Outcome:
-    return Outcome.CREATED if before is None else Outcome.UPDATED

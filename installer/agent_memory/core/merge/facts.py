@@ -22,7 +22,7 @@ from ...parse.footer import TIERS
 from ...parse.keyvalue import parse_key_line
 from ...parse.text import Text, decode, strip_eol
 from ..review.edits import fact_lines
-from .lines import Choice, Unmergeable, choose, conflict_block, merge_index
+from .lines import Choice, Unmergeable, choose, conflict_block, ended, merge_index
 
 # Written by the review, recomputed by the next full one: a difference is never a conflict.
 COMPUTED = frozenset({"uses", "last_used", "tier", "done", "archived", "from"})
@@ -253,7 +253,7 @@ def _assemble(
         heading = _heading(key, ours, theirs)
         out += _with_appended([newline, heading], waiting, results, newline)
         placed.update(waiting)
-    out = [*_all_ended(out[:-1], newline), *out[-1:]]
+    out = [*ended(out[:-1], newline), *out[-1:]]
     conflicts = sum(1 for c in results.values() if c.kind == "conflict")
     return out, conflicts
 
@@ -301,7 +301,7 @@ def _with_appended(
     while cut > 1 and is_blank(segment[cut - 1]):
         cut -= 1
     added = [line for fid in waiting for line in _rendered(results[fid], newline)]
-    head = _all_ended(segment[:cut], newline)
+    head = ended(segment[:cut], newline)
     return [*head, *added, *segment[cut:]]
 
 
@@ -309,7 +309,7 @@ def _rendered(choice: Choice, newline: str) -> list[str]:
     if choice.kind == "conflict":
         ours, theirs = choice.lines
         return conflict_block(ours, theirs, newline)
-    return _all_ended(choice.lines[0], newline) if choice.lines else []
+    return ended(choice.lines[0], newline) if choice.lines else []
 
 
 def _heading(key: str, ours: _Side, theirs: _Side) -> str:
@@ -317,11 +317,6 @@ def _heading(key: str, ours: _Side, theirs: _Side) -> str:
         if key in side.segments:
             return side.text.lines[side.segments[key][0]]
     return f"## {key}"  # pragma: no cover - every home is a segment of ours or theirs
-
-
-def _all_ended(lines: Sequence[str], newline: str) -> list[str]:
-    """Each line with its line ending."""
-    return [line if line[-1:] == "\n" else line + newline for line in lines]
 
 
 def _review_line(base: _Side, ours: _Side, theirs: _Side) -> str | None:

@@ -38,15 +38,16 @@ def conflict_block(ours: Sequence[str], theirs: Sequence[str], newline: str) -> 
     """Standard conflict markers around the two versions of one fact or line alone."""
     return [
         OURS + newline,
-        *(_ended(line, newline) for line in ours),
+        *ended(ours, newline),
         "=======" + newline,
-        *(_ended(line, newline) for line in theirs),
+        *ended(theirs, newline),
         THEIRS + newline,
     ]
 
 
-def _ended(line: str, newline: str) -> str:
-    return line if line.endswith("\n") else line + newline
+def ended(lines: Sequence[str], newline: str) -> list[str]:
+    """Each line with its line ending."""
+    return [line if line.endswith("\n") else line + newline for line in lines]
 
 
 def merge_index(path: str, base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, int]:
@@ -57,7 +58,7 @@ def merge_index(path: str, base: bytes, ours: bytes, theirs: bytes) -> tuple[byt
     if header == "conflict":
         raise Unmergeable(path)
     newline = texts[1].newline
-    out = [_ended(line, newline) for line in parts[2 if header == "theirs" else 1][0]]
+    out = ended(parts[2 if header == "theirs" else 1][0], newline)
     maps = [entries for _, entries in parts]
     conflicts = 0
     for fid in sorted({fid for entries in maps for fid in entries}):

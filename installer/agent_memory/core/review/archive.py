@@ -18,6 +18,11 @@ def quarter_paths(names: Iterable[str]) -> list[str]:
     return [f"{ARCHIVE_DIR}/{name}" for name in names if QUARTER_FILE.match(name)]
 
 
+def is_quarter(path: str) -> bool:
+    """Whether ``path`` is in the archive and named as a quarter file."""
+    return path.startswith(ARCHIVE_DIR + "/") and bool(QUARTER_FILE.match(path.rsplit("/", 1)[-1]))
+
+
 FACTS = "Facts"
 COMPLETED = "Completed Threads"
 INDEX_LINE_MAX = 100

@@ -190,9 +190,13 @@ def last_review_edit(doc: Document, date: str, through: str | None, count: int) 
         else:
             new = with_value(line, value)
         return Edit(current.line, current.line + 1, (new,))
+    return project_state_edit(doc, f"- last_review: {value}{newline}")
+
+
+def project_state_edit(doc: Document, line: str) -> Edit:
+    """``line`` first in Project State; the section, when missing, goes above the first one."""
     section = doc.section(PROJECT_STATE)
-    new_line = f"- last_review: {value}{newline}"
     if section is None:
         at = doc.sections[0].heading if doc.sections else len(doc.text.lines)
-        return Edit(at, at, (f"## Project State{newline}", new_line, newline))
-    return Edit(section.heading + 1, section.heading + 1, (new_line,))
+        return Edit(at, at, (f"## Project State{doc.text.newline}", line, doc.text.newline))
+    return Edit(section.heading + 1, section.heading + 1, (line,))

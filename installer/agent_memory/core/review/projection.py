@@ -52,9 +52,9 @@ def review(inputs: Inputs) -> tuple[Plan, Summary]:
     ]
     index = _index(inputs, judged, quarter)
     if index != inputs.archive_index:
-        outcome = Outcome.CREATED if inputs.archive_index is None else Outcome.UPDATED
+        before = inputs.archive_index
         file_edits.append(
-            FileEdit(ARCHIVE_INDEX, inputs.archive_index, index, outcome, "archive index")
+            FileEdit(ARCHIVE_INDEX, before, index, Outcome.written(before), "archive index")
         )
     return Plan.of(file_edits), _summary(inputs, judged, newest, len(run.counted), quarter)
 
@@ -63,8 +63,7 @@ def _file_edit(path: str, before: bytes | None, text: Text) -> FileEdit:
     """A file the review writes; a thread file whose only fact left is removed."""
     if before is not None and path.startswith(OPEN_THREADS_DIR) and moves.emptied(text):
         return FileEdit(path, before, None, Outcome.REMOVED, "review: its thread was swept")
-    outcome = Outcome.UPDATED if before is not None else Outcome.CREATED
-    return FileEdit(path, before, text.encode(), outcome, "review")
+    return FileEdit(path, before, text.encode(), Outcome.written(before), "review")
 
 
 def _rewrite(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ...parse.continuity import LastReview, cursor, last_review
@@ -35,6 +35,21 @@ def window(logs: Sequence[str], through: str | None) -> Sequence[str]:
 def logs_read(logs: Sequence[str], through: str | None) -> int:
     """How many logs sort at or before ``through``: a bisect on the names, no log is opened."""
     return 0 if through is None else bisect.bisect_right(logs, through + ".md")
+
+
+def logs_since(logs: Sequence[str]) -> Callable[[str], int]:
+    """``since(day)`` as the review counts: the logs (sorted, correctly named) after that day.
+    Those of the day are "<day>-…", which sorts before "<day>." ("-" < "."), and every later
+    day's sort after it; each day is looked up once (facts share their days)."""
+    asked: dict[str, int] = {}
+
+    def since(day: str) -> int:
+        found = asked.get(day)
+        if found is None:
+            found = asked[day] = len(logs) - bisect.bisect_right(logs, day + ".")
+        return found
+
+    return since
 
 
 def unread_logs(review: LastReview, names: LogNames) -> tuple[str, ...]:
@@ -149,10 +164,7 @@ def _archivable(continuity: Document, logs: Sequence[str], policy: Policy, today
     counted against the logs there are, is past its window (DECAY.md § Tiers, rules 7 and the
     sweep). Logs the last review has not read can only make a fact younger, so this is what a
     review would do at most; an unread log that names such a fact changes its footer instead."""
-
-    def since(day: str) -> int:
-        return len(logs) - bisect.bisect_right(logs, day + ".")  # as the review counts
-
+    since = logs_since(logs)
     for fact in continuity.facts:
         fields = dict(fact.fields)
         needed = ("created", "last_used", "uses", *(("done",) if fact.task == "x" else ()))

@@ -9,7 +9,6 @@ the review prints neither, and the next move costs a search per fact.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
@@ -23,7 +22,7 @@ from ...parse.memory import known_ids
 from ...parse.sessions import EMPTY, SessionRefs
 from . import moves, supersede, tiers
 from .inputs import Inputs
-from .triggers import window
+from .triggers import logs_since, window
 
 AUTO_CORE = "auto-core"  # the rule of a fact DECAY.md § Auto-core promoted
 _PINNED = ("1", "2", "3", AUTO_CORE)  # rules whose tier no passing log changes
@@ -168,17 +167,7 @@ def verdicts(inputs: Inputs) -> Verdicts:
     events = _events(counted, inputs.refs)
     events = events._replace(links=supersede.links(events.pairs, known_ids(inputs.documents)))
     promotable = tiers.auto_core(inputs.policy, inputs.logs, inputs.refs)
-
-    logs, asked = inputs.logs, dict[str, int]()  # facts share their days: each looked up once
-
-    def since(day: str) -> int:
-        # Logs are sorted and correctly named: those of that day are "<day>-…", which sorts
-        # before "<day>." ("-" < "."), and every later day's sort after it.
-        found = asked.get(day)
-        if found is None:
-            found = asked[day] = len(logs) - bisect.bisect_right(logs, day + ".")
-        return found
-
+    since = logs_since(inputs.logs)
     return Verdicts(inputs, through, counted, events, promotable, since)
 
 
