@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import resources
 from ..core.agents.inbox import closed_to, rejections
 from ..core.facts import accept as accepting
 from ..core.facts.elsewhere import Elsewhere
@@ -67,9 +66,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
         "accepted": [a._asdict() for a in done.accepted],
         "skipped": [s._asdict() for s in done.skipped],
     }
-    report = Report(
-        "fact accept", resources.version(), repo.shown, settled.outcome, plan, (), summary
-    )
+    report = Report("fact accept", repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
@@ -108,7 +105,7 @@ def _listing(repo: Repo, pending: Iterable[proposed.Pending]) -> Result:
         "accepted": [],
         "skipped": [],
     }
-    report = Report("fact accept", resources.version(), repo.shown, "listed", None, (), summary)
+    report = Report("fact accept", repo.shown, "listed", None, (), summary)
     return Result(report._replace(heading=(*lines, said)), 0)
 
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from .. import resources
 from ..core.agents import capture as capturing
 from ..core.agents import parts, proposals
 from ..core.plan import FileEdit, Outcome, Plan
@@ -301,5 +300,5 @@ def _parsed(data: bytes | None) -> Document | None:
 def _report(
     path: Path, outcome: str, closing: tuple[str, ...], data: Mapping[str, object]
 ) -> Result:
-    report = Report("session capture", resources.version(), str(path), outcome, None, (), data)
+    report = Report("session capture", str(path), outcome, None, (), data)
     return Result(report._replace(closing=closing), 0)

@@ -23,7 +23,6 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
-from ... import resources
 from ...commands import context as context_command
 from ...commands import propose as propose_command
 from ...commands import recall as recall_command
@@ -234,7 +233,7 @@ def call(session: McpSession, name: str, arguments: object) -> Answer:
             summary = _proposed(session, repo, name, arguments)
         else:
             summary = tool.run(session, repo, arguments)
-        return Result(Report(name, resources.version(), repo.shown, "ok", None, (), summary), 0)
+        return Result(Report(name, repo.shown, "ok", None, (), summary), 0)
 
     options = Options(wait=session.wait)
     return answer(Command(name, journal), session.path, Call(checked, options), False)
