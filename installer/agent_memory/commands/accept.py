@@ -21,7 +21,7 @@ from ..layout import CONTINUITY, PERSONAL, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.lognames import LogNames
-from ..shell.load import archive_files, extra_files
+from ..shell.load import archive_files, extra_files, log_names
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
@@ -34,7 +34,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     if raw is None:
         raise not_enabled(repo)
     continuity = facts.parse(CONTINUITY, raw)
-    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    names = log_names(repo)
     others = [*archive_files(repo), *extra_files(repo)]
     origins = accepting.origins_in(
         data.decode("utf-8", errors="replace") for data in (raw, *(d for _, d in others))
