@@ -536,7 +536,7 @@ def test_focus_asks_git_within_a_bound_of_time_and_output(
     paths: tuple[str, ...],
     spawn: bool,
 ) -> None:
-    if not spawn:  # as on a system without posix_spawn (Windows)
+    if not spawn:  # as on a Python without posix_spawn (PyPy, an older Android)
         monkeypatch.delattr(os, "posix_spawnp")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 
 import click
 
-from .. import resources
 from . import options as opts
 
 
@@ -72,7 +71,7 @@ def _usage_json(exc: click.UsageError, argv: Sequence[str]) -> NoReturn:
         command = " ".join(ctx.command_path.split(" ")[1:]) if ctx is not None else ""
         repo = ctx.params.get("path") if ctx is not None else None
         problem = Problem("", None, "error", "usage", exc.format_message())
-        click.echo(error_json(command, resources.version(), str(repo or ""), problem))
+        click.echo(error_json(command, str(repo or ""), problem))
     raise exc
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
+from .calls import calls
 from .declared import (
     ID_BOUNDS,
     JSON,
@@ -27,8 +27,6 @@ from .declared import (
 )
 
 if TYPE_CHECKING:
-    from ..commands.settle import Options
-    from ..shell.repo import Repo
     from .declared import Built, Progress
 
 
@@ -49,22 +47,6 @@ def _reason(help: str) -> Param:
 FACT_ID = Param("fact_id", Kind.TEXT, required=True, metavar="ID", arg=Arg("id", ID_BOUNDS))
 
 
-def _writing(run: Callable[[Repo, Values, Options], Result]) -> Callable[[Values, Progress], Built]:
-    """The build of a writing line: its values and options handed to ``run`` with the repo."""
-
-    def build(v: Values, _progress: Progress) -> Built:
-        opts = options(v)
-        return v["path"], Call(lambda repo: run(repo, v, opts), opts)
-
-    return build
-
-
-def _edit(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_edit
-
-    return fact_edit(repo, v["fact_id"], v["text"], opts)
-
-
 def _supersede(v: Values, _progress: Progress) -> Built:
     from ..commands.curate import Successor, fact_supersede
 
@@ -75,92 +57,6 @@ def _supersede(v: Values, _progress: Progress) -> Built:
     opts = options(v)
     old = v["fact_id"]
     return path, Call(lambda repo: fact_supersede(repo, old, new, successor, opts), opts)
-
-
-def _retract(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_retract
-
-    return fact_retract(repo, v["fact_id"], v["reason"], opts)
-
-
-def _share(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.share import fact_share
-
-    return fact_share(repo, v["fact_id"], opts)
-
-
-def _forget(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.forget import fact_forget
-
-    return fact_forget(repo, v["text"], opts)
-
-
-def _archive(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_archive
-
-    return fact_archive(repo, v["fact_id"], opts)
-
-
-def _restore(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_restore
-
-    return fact_restore(repo, v["fact_id"], opts)
-
-
-def _pin(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_pin
-
-    return fact_pin(repo, v["fact_id"], opts)
-
-
-def _unpin(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_unpin
-
-    return fact_unpin(repo, v["fact_id"], opts)
-
-
-def _expire(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_expire
-
-    return fact_expire(repo, v["fact_id"], v["until"], opts)
-
-
-def _relate(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.curate import fact_relate
-
-    return fact_relate(repo, v["fact_id"], v["other"], opts)
-
-
-def _cite(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.cite import fact_cite
-
-    return fact_cite(repo, v["fact_id"], v["place"], opts)
-
-
-def _recite(repo: Repo, v: Values, opts: Options) -> Result:
-    from ..commands.cite import fact_recite
-
-    return fact_recite(repo, v["fact_id"], opts)
-
-
-def _reject(v: Values, _progress: Progress) -> Built:
-    from ..commands.reject import fact_reject
-
-    address, reason, opts = v["address"], v["reason"], options(v)
-    return v["path"], Call(lambda repo: fact_reject(repo, address, reason, opts), opts)
-
-
-def _proposals(v: Values, _progress: Progress) -> Built:
-    from ..commands.proposals import proposals
-
-    return v["path"], Call(proposals)
-
-
-def _show(v: Values, _progress: Progress) -> Built:
-    from ..commands.cite import fact_show
-
-    fact_id = v["fact_id"]
-    return v["path"], Call(lambda repo: fact_show(repo, fact_id))
 
 
 def _accept(v: Values, _progress: Progress) -> Built:
@@ -197,7 +93,7 @@ LINES: tuple[Declared, ...] = (
         "edit",
         "Give fact ID the new TEXT; its id and footer stay as they are.",
         "Give a fact new text; its id and footer stay as they are.",
-        _writing(_edit),
+        calls("curate", "fact_edit", "fact_id", "text", with_options=True),
         Param("text", Kind.TEXT, required=True, arg=Arg(bounds=TEXT_BOUNDS)),
     ),
     _line(
@@ -231,51 +127,51 @@ LINES: tuple[Declared, ...] = (
         "Retract fact ID: no longer true and nothing replaces it (archived by the next review, "
         "never reactivated).",
         "Retract a fact that is no longer true and that nothing replaces, saying why.",
-        _writing(_retract),
+        calls("curate", "fact_retract", "fact_id", "reason", with_options=True),
         _reason("Why it no longer holds (kept in its footer and its INDEX line)."),
     ),
     _line(
         "archive",
         "Archive fact ID by hand (`archived-by: hand`); the next review moves it.",
         "Archive a fact by hand; the next review moves it to the archive.",
-        _writing(_archive),
+        calls("curate", "fact_archive", "fact_id", with_options=True),
     ),
     _line(
         "restore",
         "Undo `fact archive ID`, or move an archived fact back where it came from.",
         "Undo an archive by hand, or bring an archived fact back where it came from.",
-        _writing(_restore),
+        calls("curate", "fact_restore", "fact_id", with_options=True),
     ),
     _line(
         "share",
         "Move personal fact ID into continuity.md, for the team (a duplicate is refused).",
         "Move one of the user's personal facts into the team's memory (continuity.md).",
-        _writing(_share),
+        calls("share", "fact_share", "fact_id", with_options=True),
     ),
     _line(
         "pin",
         "Pin fact ID (`tier: core`): it never decays.",
         "Pin a fact (tier: core): it never decays.",
-        _writing(_pin),
+        calls("curate", "fact_pin", "fact_id", with_options=True),
     ),
     _line(
         "unpin",
         "Unpin fact ID: its tier is again what the decay rules give it.",
         "Unpin a fact: its tier is again what the decay rules give it.",
-        _writing(_unpin),
+        calls("curate", "fact_unpin", "fact_id", with_options=True),
     ),
     _line(
         "expire",
         "Make fact ID valid until DATE: the first review after it archives the fact.",
         "Make a fact valid until a date: the first review after it archives the fact.",
-        _writing(_expire),
+        calls("curate", "fact_expire", "fact_id", "until", with_options=True),
         Param("until", Kind.DATE, required=True, metavar="DATE", arg=Arg()),
     ),
     _line(
         "relate",
         "Relate fact ID to fact OTHER (`see: OTHER`): recall and explain show it beside ID.",
         "Relate a fact to another (see: other); recall and explain show one beside the other.",
-        _writing(_relate),
+        calls("curate", "fact_relate", "fact_id", "other", with_options=True),
         Param("other", Kind.TEXT, required=True, metavar="OTHER", arg=Arg(bounds=ID_BOUNDS)),
     ),
     _line(
@@ -283,14 +179,14 @@ LINES: tuple[Declared, ...] = (
         "Cite FILE (lines A to B) as what fact ID describes: lint then says when they change.",
         "Cite the code a fact describes (place: FILE or FILE:A-B, from the repo's top); lint then "
         "says when those lines change.",
-        _writing(_cite),
+        calls("cite", "fact_cite", "fact_id", "place", with_options=True),
         PLACE,
     ),
     _line(
         "recite",
         "Update fact ID's citations whose lines moved (lint's `stale` says which).",
         "Update a fact's citations whose cited lines moved.",
-        _writing(_recite),
+        calls("cite", "fact_recite", "fact_id", with_options=True),
     ),
     Declared(
         ("fact", "accept"),
@@ -330,7 +226,7 @@ LINES: tuple[Declared, ...] = (
             PATH,
             *WRITING,
         ),
-        _writing(_forget),
+        calls("forget", "fact_forget", "text", with_options=True),
         tool="Retract the one live fact a description names (clearly ahead of the next); "
         "otherwise an error listing the candidates' ids, and nothing changes.",
     ),
@@ -351,7 +247,7 @@ LINES: tuple[Declared, ...] = (
             PATH,
             *WRITING,
         ),
-        _reject,
+        calls("reject", "fact_reject", "address", "reason", with_options=True),
         tool="Reject a session's proposed fact (address: LOG#N) with a reason; it waits no more "
         "and its text is not proposed again.",
     ),
@@ -361,7 +257,7 @@ LINES: tuple[Declared, ...] = (
         "not rejected; each with its address, kind, text, log and similar facts.",
         Command("proposals", Journal.READS),
         (PATH, JSON),
-        _proposals,
+        calls("proposals", "proposals"),
         tool="The proposals that wait for a person (address LOG#N, kind, text, log, ids of "
         "similar facts).",
     ),
@@ -371,7 +267,7 @@ LINES: tuple[Declared, ...] = (
         "related facts.",
         Command("fact show", Journal.READS),
         (FACT_ID, PATH, JSON),
-        _show,
+        calls("cite", "fact_show", "fact_id"),
         tool="A fact as written, with its footer, where it lives, its citations (stale or not) and "
         "its related facts.",
     ),

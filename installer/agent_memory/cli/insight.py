@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES
-from .declared import JSON, PATH, TODAY, Declared, Kind, Param, Values, options
+from .calls import calls
+from .declared import JSON, PATH, TODAY, Declared, Kind, Param, Values
 
 if TYPE_CHECKING:
     from .declared import Built, Progress
@@ -43,13 +44,6 @@ def _replay(v: Values, _progress: Progress) -> Built:
 
     items, size, source = tuple(v["policy"] or ()), v["max_bytes"], v["task_from"]
     return v["path"], Call(lambda repo: replay_command(repo, items, size, source))
-
-
-def _report(v: Values, _progress: Progress) -> Built:
-    from ..commands.report_page import report_page
-
-    target, form = v["html"], v["form"]
-    return v["path"], Call(lambda repo: report_page(repo, target, form), options(v))
 
 
 LINES: tuple[Declared, ...] = (
@@ -104,6 +98,6 @@ LINES: tuple[Declared, ...] = (
             TODAY,
             JSON,
         ),
-        _report,
+        calls("report_page", "report_page", "html", "form"),
     ),
 )

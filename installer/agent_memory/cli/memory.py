@@ -11,6 +11,7 @@ from ..commands.report import Result
 from ..commands.runner import Call, Command, Journal
 from ..layout import CONTEXT_BYTES, CONTEXT_MIN_BYTES, IMPORT_SOURCES
 from ..shell.discovery import in_repo
+from .calls import calls
 from .declared import (
     HOOK,
     ID_BOUNDS,
@@ -46,19 +47,6 @@ def _review(v: Values, progress: Progress) -> Built:
     return v["path"], Call(run, opts, not_due if v["if_due"] else None)
 
 
-def _status(v: Values, _progress: Progress) -> Built:
-    from ..commands.status import status
-
-    return v["path"], Call(status)
-
-
-def _lint(v: Values, _progress: Progress) -> Built:
-    from ..commands.lint import lint
-
-    only, rev = v["only"], v["rev"]
-    return v["path"], Call(lambda repo: lint(repo, only, rev))
-
-
 def _context(v: Values, _progress: Progress) -> Built:
     from ..commands.context import context
 
@@ -78,13 +66,6 @@ def _recall(v: Values, _progress: Progress) -> Built:
     query, path = query_and_path(v["query"])
     limit = v["limit"]
     return path, Call(lambda repo: recall(repo, query, limit))
-
-
-def _explain(v: Values, _progress: Progress) -> Built:
-    from ..commands.explain import explain
-
-    fact_id, full = v["fact_id"], v["full"]
-    return v["path"], Call(lambda repo: explain(repo, fact_id, full), options(v))
 
 
 def _fact_add(v: Values, _progress: Progress) -> Built:
@@ -136,7 +117,7 @@ LINES: tuple[Declared, ...] = (
         "Show versions, facts per tier, and whether a review is due and why.",
         Command("status", Journal.READS),
         (PATH, JSON),
-        _status,
+        calls("status", "status"),
         tool="Versions, facts per tier, and whether a review is due and why.",
     ),
     Declared(
@@ -163,7 +144,7 @@ LINES: tuple[Declared, ...] = (
             ),
             JSON,
         ),
-        _lint,
+        calls("lint", "lint", "only", "rev"),
     ),
     Declared(
         ("context",),
@@ -256,7 +237,7 @@ LINES: tuple[Declared, ...] = (
             TODAY,
             JSON,
         ),
-        _explain,
+        calls("explain", "explain", "fact_id", "full"),
         tool="Why a fact is where it is: its footer, the sessions that used it and the DECAY rule "
         "that gives its tier.",
     ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..commands.runner import Call, Command, Journal, Needs
+from .calls import calls
 from .declared import (
     AGENTS,
     HOOK,
@@ -25,13 +26,6 @@ if TYPE_CHECKING:
     from .declared import Built, Progress
 
 
-def _session_new(v: Values, _progress: Progress) -> Built:
-    from ..commands.session import session_new
-
-    slug, now = v["slug"], v["now"]
-    return v["path"], Call(lambda repo: session_new(repo, slug, now))
-
-
 def _capture(v: Values, _progress: Progress) -> Built:
     import sys
 
@@ -42,13 +36,6 @@ def _capture(v: Values, _progress: Progress) -> Built:
     found = CaptureOptions(transcript, v["agent"], stdin)
     wait = v["wait"] if v["wait"] is not None else HOOK_WAIT if hook else 0.0
     return v["path"], Call(lambda repo: capture(repo, found), options({"wait": wait}))
-
-
-def _check_logs(v: Values, _progress: Progress) -> Built:
-    from ..commands.check_logs import check_logs
-
-    base = v["base"]
-    return v["path"], Call(lambda repo: check_logs(repo, base))
 
 
 def _merge_file(v: Values, _progress: Progress) -> Built:
@@ -81,7 +68,7 @@ LINES: tuple[Declared, ...] = (
             ),
             JSON,
         ),
-        _session_new,
+        calls("session", "session_new", "slug", "now"),
     ),
     Declared(
         ("session", "capture"),
@@ -135,7 +122,7 @@ LINES: tuple[Declared, ...] = (
             ),
             JSON,
         ),
-        _check_logs,
+        calls("check_logs", "check_logs", "base"),
     ),
     Declared(
         ("merge-file",),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..commands.runner import Call, Command, Journal, Needs
+from .calls import calls
 from .declared import (
     AGENTS,
     CHECK,
@@ -35,13 +36,6 @@ def _enable(v: Values, _progress: Progress) -> Built:
     return v["path"], Call(
         lambda repo: enable(repo, vendors, opts, keep_vendor_files=keep, full_diff=full), opts
     )
-
-
-def _recover(v: Values, _progress: Progress) -> Built:
-    from ..commands.recover import recover
-
-    wait = v["wait"]
-    return v["path"], Call(lambda repo: recover(repo, wait), options(v))
 
 
 def _hooks(removing: bool) -> Declared:
@@ -125,12 +119,6 @@ def _mcp(removing: bool) -> Declared:
     )
 
 
-def _doctor(v: Values, _progress: Progress) -> Built:
-    from ..commands.doctor import doctor
-
-    return v["path"], Call(doctor)
-
-
 LINES: tuple[Declared, ...] = (
     Declared(
         ("enable",),
@@ -173,7 +161,7 @@ LINES: tuple[Declared, ...] = (
         "--check,\n--dry-run) never write, so they refuse while a journal is present.",
         Command("recover", Journal.OWN, Needs.REPO),
         (PATH, WAIT, JSON),
-        _recover,
+        calls("recover", "recover", "wait"),
     ),
     _hooks(removing=False),
     _hooks(removing=True),
@@ -224,6 +212,6 @@ LINES: tuple[Declared, ...] = (
         "not run.",
         Command("doctor", Journal.OWN, Needs.ENABLED),
         (PATH, JSON),
-        _doctor,
+        calls("doctor", "doctor"),
     ),
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import resources
 from ..core.agents.inbox import closed_to, rejections
 from ..core.facts import accept as accepting
 from ..core.facts.elsewhere import Elsewhere
@@ -22,7 +21,7 @@ from ..layout import CONTINUITY, PERSONAL, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.lognames import LogNames
-from ..shell.load import archive_files, extra_files
+from ..shell.load import archive_files, extra_files, log_names
 from ..shell.repo import Repo
 from .report import Report, Result
 from .settle import Options, not_enabled, review_date, settle
@@ -35,7 +34,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     if raw is None:
         raise not_enabled(repo)
     continuity = facts.parse(CONTINUITY, raw)
-    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    names = log_names(repo)
     others = [*archive_files(repo), *extra_files(repo)]
     origins = accepting.origins_in(
         data.decode("utf-8", errors="replace") for data in (raw, *(d for _, d in others))
@@ -67,9 +66,7 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
         "accepted": [a._asdict() for a in done.accepted],
         "skipped": [s._asdict() for s in done.skipped],
     }
-    report = Report(
-        "fact accept", resources.version(), repo.shown, settled.outcome, plan, (), summary
-    )
+    report = Report("fact accept", repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 
@@ -108,7 +105,7 @@ def _listing(repo: Repo, pending: Iterable[proposed.Pending]) -> Result:
         "accepted": [],
         "skipped": [],
     }
-    report = Report("fact accept", resources.version(), repo.shown, "listed", None, (), summary)
+    report = Report("fact accept", repo.shown, "listed", None, (), summary)
     return Result(report._replace(heading=(*lines, said)), 0)
 
 

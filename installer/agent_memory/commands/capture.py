@@ -11,11 +11,11 @@ run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says othe
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from .. import resources
 from ..core.agents import capture as capturing
 from ..core.agents import parts, proposals
 from ..core.plan import FileEdit, Outcome, Plan
@@ -188,7 +188,7 @@ def _read(
         return memory().known_ids.union(*(values for _path, _data, values in archive()))
 
     proposed = proposals.Gathered()
-    seen = proposals.watching(_chain(head, items), resume.after, proposed)
+    seen = proposals.watching(itertools.chain(head, items), resume.after, proposed)
     session = capturing.collect(seen, maybe, resume.after, side, resume.since)
     named = _named(session.named, memory().known_ids, archive) if session.named else ()
     session = session._replace(session_id=session_id, named=named)
@@ -284,11 +284,6 @@ def _until_session_id(items: Iterator[Item]) -> tuple[list[Item], Meta | None]:
     return head, None
 
 
-def _chain(head: list[Item], rest: Iterator[Item]) -> Iterator[Item]:
-    yield from head
-    yield from rest
-
-
 def _parsed(data: bytes | None) -> Document | None:
     if data is None:
         return None
@@ -301,5 +296,5 @@ def _parsed(data: bytes | None) -> Document | None:
 def _report(
     path: Path, outcome: str, closing: tuple[str, ...], data: Mapping[str, object]
 ) -> Result:
-    report = Report("session capture", resources.version(), str(path), outcome, None, (), data)
+    report = Report("session capture", str(path), outcome, None, (), data)
     return Result(report._replace(closing=closing), 0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.checks.lint import exit_code
 from ..core.merge.log_append import is_review_append
 from ..errors import Problem
@@ -30,7 +29,7 @@ def check_logs(repo: Repo, base: str) -> Result:
     if appended and not findings:
         closing = (f"no session log changed since {base} but for {appended} review summary",)
     outcome = "problems" if findings else "clean"
-    report = Report("check-logs", resources.version(), repo.shown, outcome, None, findings, counts)
+    report = Report("check-logs", repo.shown, outcome, None, findings, counts)
     return Result(report._replace(closing=closing), exit_code(findings))
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import resources
 from ..core.checks.citations import Status, citations, statuses
 from ..core.facts import footers
 from ..core.facts.curate import Place, locate, rewrite
@@ -114,7 +113,7 @@ def fact_show(repo: Repo, fact_id: str) -> Result:
         *(f"cites: {state.words()}" for state in found),
         *(f"related: {line(doc, f)}" for doc, f in near),
     ]
-    report = Report("fact show", resources.version(), repo.shown, "ok", None, (), summary)
+    report = Report("fact show", repo.shown, "ok", None, (), summary)
     return Result(report._replace(heading=tuple(lines)), 0)
 
 

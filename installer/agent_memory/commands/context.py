@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from .. import resources
 from ..core.agents import context as viewing
 from ..core.agents.forms import fact_text, vision_text
 from ..core.agents.inbox import closed_to, rejections
@@ -55,7 +54,7 @@ def context(
     text = laid.view.text + laid.note
     summary = {"due": laid.due, "markdown": text, "proposals_pending": laid.pending}
     outcome = "due" if laid.due else "ok"
-    report = Report("context", resources.version(), repo.shown, outcome, None, (), summary)
+    report = Report("context", repo.shown, outcome, None, (), summary)
     shown = text.rstrip("\n")
     if hook:
         import json  # 3 ms to import, paid only by the hook's call

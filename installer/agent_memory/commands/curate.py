@@ -88,7 +88,7 @@ def finish(
         read = facts.parse(place.doc.path, after[place.doc.path] or b"")
         fields = next((dict(f.fields) for f in read.facts if f.id == place.id), fields)
     summary = {"id": place.id, "path": place.doc.path, "footer": fields, "message": said, **more}
-    report = Report(name, resources.version(), repo.shown, settled.outcome, plan, (), summary)
+    report = Report(name, repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=(said,)), settled.exit_code, settled.diff)
 
 

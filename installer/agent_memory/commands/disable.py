@@ -38,9 +38,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     heading = (_heading(path, settled.outcome == "changed", keep_memory, folder),)
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     summary["merge_driver"] = driver
-    report = Report(
-        "disable", resources.version(), path, settled.outcome, settled.plan, (), summary
-    )
+    report = Report("disable", path, settled.outcome, settled.plan, (), summary)
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
     report = report._replace(heading=heading, closing=closing)
     return Result(report, settled.exit_code, settled.diff)

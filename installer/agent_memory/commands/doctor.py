@@ -7,7 +7,6 @@ one line per finding with its fix. Exit 1 when something would not run.
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.agents import doctor as rules
 from ..core.agents import hooks
 from ..core.agents.doctor import Finding
@@ -43,7 +42,7 @@ def doctor(repo: Repo) -> Result:
     failing = any(f.severity == rules.ERROR for f in found)
     summary = {"findings": [f._asdict() for f in found]}
     outcome = "problems" if failing else "ok"
-    report = Report("doctor", resources.version(), repo.shown, outcome, None, problems, summary)
+    report = Report("doctor", repo.shown, outcome, None, problems, summary)
     return Result(report._replace(findings=(), closing=tuple(map(str, found))), int(failing))
 
 

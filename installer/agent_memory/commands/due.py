@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from .. import resources
 from ..core.plan import Plan
 from ..core.review.triggers import due_reasons, pending_reactivations
 from ..errors import AgentMemoryError
@@ -81,7 +80,7 @@ def not_due(repo: Repo, read: Callable[[Repo], Live] = load_live) -> Result | No
 
 def nothing_due(repo: Repo) -> Result:
     """What ``review --if-due`` answers when no review is due, by either way of finding it."""
-    report = Report("review", resources.version(), repo.shown, "not due", Plan(()), (), {"due": []})
+    report = Report("review", repo.shown, "not due", Plan(()), (), {"due": []})
     return Result(report, 0)
 
 
@@ -89,6 +88,6 @@ def held(repo: Repo, reasons: Sequence[str]) -> Result:
     """What ``review --if-due`` answers behind the review gate (``agent_writes: propose``, DECAY.md
     § The review gate): a review is due, and a person runs it; nothing is written."""
     summary = {"due": list(reasons), "held": "agent_writes is propose"}
-    report = Report("review", resources.version(), repo.shown, "held", Plan(()), (), summary)
+    report = Report("review", repo.shown, "held", Plan(()), (), summary)
     said = "review due (" + "; ".join(reasons) + "): agent_writes is propose, so a person runs it"
     return Result(report._replace(closing=(said + ": agent-memory review",)), 0)

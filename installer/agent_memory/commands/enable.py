@@ -109,9 +109,7 @@ def _enable(
         *unreadable(files),
         *_pointers(repo, detected, settled.plan),
     ]
-    report = Report(
-        "enable", str(current), str(path), settled.outcome, settled.plan, findings, summary
-    )
+    report = Report("enable", str(path), settled.outcome, settled.plan, findings, summary)
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
     if driver and driver != "already set":
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {_short(driver)}")

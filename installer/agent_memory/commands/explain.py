@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.checks.citations import citations, mark, statuses
 from ..core.facts.curate import Place, locate
 from ..core.facts.explain import explain as explaining
@@ -60,9 +59,7 @@ def explain(repo: Repo, fact_id: str, full: bool) -> Result:
         *([f"origin: {origin}"] if origin is not None else []),
         *([_introduced(commit)] if commit is not None else []),
     ]
-    report = Report(
-        "explain", resources.version(), repo.shown, "ok", None, (), summary, tuple(text)
-    )
+    report = Report("explain", repo.shown, "ok", None, (), summary, tuple(text))
     return Result(report, 0)
 
 
@@ -89,7 +86,7 @@ def _personal(repo: Repo, place: Place) -> Result:
         f"  {rule}; uses {fields.get('uses', '1')}, last used {fields.get('last_used', '?')},"
         " counted in its own footer",
     )
-    report = Report("explain", resources.version(), repo.shown, "ok", None, (), summary, text)
+    report = Report("explain", repo.shown, "ok", None, (), summary, text)
     return Result(report, 0)
 
 

@@ -6,7 +6,6 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .. import resources
 from ..core.facts import personal
 from ..core.facts.add import add_fact, past_until
 from ..core.facts.conflicts import Conflict
@@ -64,9 +63,7 @@ def fact_add(repo: Repo, fact: FactOptions, options: Options) -> Result:
         "conflicts": [conflict_json(c) for c in new.conflicts],
     }
     # Only the id on stdout, so that `id=$(agent-memory fact add "…")` just works.
-    report = Report(
-        "fact add", resources.version(), repo.shown, settled.outcome, plan, (), summary, (new.id,)
-    )
+    report = Report("fact add", repo.shown, settled.outcome, plan, (), summary, (new.id,))
     notes = similar_lines(new.similar) + conflict_lines(new.conflicts)
     if fact.until is not None and fact.until < day:
         notes += (past_until(new.id, fact.until, day, path) or "",)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from ..core.agents.forget import FLOOR, MARGIN, choose
 from ..errors import AgentMemoryError
 from ..parse.untrusted import first_unsafe
-from ..shell.load import load
 from ..shell.repo import Repo
 from .curate import fact_retract
 from .report import Result
-from .settle import Options, not_enabled
+from .settle import Options, memory_of
 
 REASON = 200  # characters of the description kept in the retraction's reason
 
@@ -20,10 +19,8 @@ def fact_forget(repo: Repo, text: str, options: Options) -> Result:
     unsafe = first_unsafe(described)
     if unsafe is not None:
         raise AgentMemoryError(f"TEXT holds a control character ({unsafe}); pass plain text")
-    memory = load(repo, archives=False)
-    if memory.continuity is None:
-        raise not_enabled(repo)
-    live = [memory.continuity, *memory.threads]
+    memory, continuity = memory_of(repo, archives=False)
+    live = [continuity, *memory.threads]
     choice = choose(described, live)
     if choice.chosen is None:
         listed = "; ".join(

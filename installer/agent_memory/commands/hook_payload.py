@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from .. import resources
 from ..errors import AgentMemoryError
 from ..parse import hookinput
 from ..parse.hookinput import Payload
@@ -71,7 +70,7 @@ def answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Resu
     Gemini CLI all take ``hookSpecificOutput.additionalContext``."""
     added = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
     shown = json.dumps(added, ensure_ascii=False)
-    report = Report(command, resources.version(), ".", "ok", None, (), data, (shown,))
+    report = Report(command, ".", "ok", None, (), data, (shown,))
     return Result(report, 0)
 
 
@@ -87,4 +86,4 @@ def transcript_end(payload: Payload) -> bytes:
 
 
 def silent(command: str) -> Result:
-    return Result(Report(command, resources.version(), ".", "nothing to add"), 0)
+    return Result(Report(command, ".", "nothing to add"), 0)

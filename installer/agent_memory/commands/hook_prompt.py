@@ -13,7 +13,6 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import IO
 
-from .. import resources
 from ..core.agents import prompt_recall
 from ..parse import hookcontext
 from ..parse.facts import Document
@@ -69,7 +68,7 @@ def prompt(
             found,
         )
         data = {"hits": [h.id for h, _ in hit]}
-        report = Report("recall", resources.version(), repo.shown, "ok", None, (), data)
+        report = Report("recall", repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
 
     done = execute(_RECALL, where(payload), Call(hits))

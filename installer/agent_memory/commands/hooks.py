@@ -6,7 +6,6 @@ what they did in the manifest's ``## Agent hooks`` section (``core/agents/hooks.
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.agents import hooks, jsontext
 from ..core.agents.doctor import unshared
 from ..core.agents.hook_entries import COMMAND
@@ -151,5 +150,5 @@ def _settled(
 ) -> Result:
     plan = Plan.of(edits)
     settled = settle(repo, [plan], options, "unchanged")
-    report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), {})
+    report = Report(command, repo.shown, settled.outcome, plan, (), {})
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)

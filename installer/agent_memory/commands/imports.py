@@ -13,7 +13,6 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .. import resources
 from ..core.facts.add import NewFact
 from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere, duplicates
@@ -74,7 +73,6 @@ def import_memory(
     ]
     report = Report(
         "import",
-        resources.version(),
         repo.shown,
         settled.outcome,
         plan,

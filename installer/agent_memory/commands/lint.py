@@ -87,5 +87,5 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
         for severity, plural in zip(_SEVERITIES, ("errors", "warnings", "advisories"), strict=True)
     )
     outcome = "problems" if counts["error"] else "clean"
-    report = Report("lint", resources.version(), repo.shown, outcome, None, findings, counts)
+    report = Report("lint", repo.shown, outcome, None, findings, counts)
     return Result(report._replace(closing=(closing,)), linting.exit_code(findings))

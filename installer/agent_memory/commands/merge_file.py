@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import resources
 from ..core.merge.facts import merge_file as merge
 from ..shell.git import text_merge
 from ..shell.merge_files import read_version, write_result
@@ -29,7 +28,5 @@ def merge_file(base: Path, ours: Path, theirs: Path, path: str) -> Result:
     closing = (f"agent-memory merge-file: {path} merged {how}{marked}",)
     summary = {"path": path, "how": how, "conflicts": conflicts}
     outcome = "conflicts" if conflicts else "merged"
-    report = Report(
-        "merge-file", resources.version(), path, outcome, None, (), summary, (), closing
-    )
+    report = Report("merge-file", path, outcome, None, (), summary, (), closing)
     return Result(report, 1 if conflicts else 0)

@@ -4,7 +4,6 @@ like. Writes nothing."""
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.agents.inbox import pending, rejections
 from ..core.facts.accept import origins_in
 from ..core.review.triggers import unread_logs
@@ -34,5 +33,5 @@ def proposals(repo: Repo) -> Result:
         else "no proposals wait"
     )
     summary = {"proposals": [{**w._asdict(), "similar": list(w.similar)} for w in waiting]}
-    report = Report("proposals", resources.version(), repo.shown, "listed", None, (), summary)
+    report = Report("proposals", repo.shown, "listed", None, (), summary)
     return Result(report._replace(heading=(*lines, said)), 0)

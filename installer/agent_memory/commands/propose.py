@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .. import resources
 from ..core.agents.gate import with_proposal
 from ..core.agents.inbox import rejected_as, rejections
 from ..core.facts.duplicates import compare
@@ -61,5 +60,5 @@ def propose(
     edit = FileEdit(rel, before, after.encode(), Outcome.written(before), f"proposed: {address}")
     settled = settle(repo, [Plan.of([edit])], Options(), "unchanged")
     summary = {"log": rel, "address": address, "kind": kind}
-    report = Report("propose", resources.version(), repo.shown, "proposed", None, (), summary)
+    report = Report("propose", repo.shown, "proposed", None, (), summary)
     return Result(report, settled.exit_code)

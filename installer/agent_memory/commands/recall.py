@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from .. import resources
 from ..core.agents import ranking
 from ..core.agents import recall as searching
 from ..layout import CONTINUITY, PERSONAL
@@ -51,7 +50,7 @@ def recall(repo: Repo, query: str, limit: int, index_of: Indexer | None = None) 
         "hits": [h._asdict() | {"related": [r.id for r in near.get(h.id, ())]} for h in hits],
     }
     outcome = "found" if hits else "not found"
-    report = Report("recall", resources.version(), repo.shown, outcome, None, (), summary, text)
+    report = Report("recall", repo.shown, outcome, None, (), summary, text)
     return Result(report, 0 if hits else 1)
 
 

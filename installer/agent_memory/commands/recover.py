@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import resources
 from ..layout import MERGE_DRIVER_KEY
 from ..shell import files, git
 from ..shell.merge_driver import match_attributes
@@ -29,5 +28,5 @@ def recover(repo: Repo, wait: float) -> Result:
     if driver:
         text += (f"git config (local): {MERGE_DRIVER_KEY} {driver}, as .gitattributes says",)
     summary = {"merge_driver": driver, "temp_files_removed": strays}
-    report = Report("recover", resources.version(), repo.shown, outcome, None, (), summary, text)
+    report = Report("recover", repo.shown, outcome, None, (), summary, text)
     return Result(report, 0)

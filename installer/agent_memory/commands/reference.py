@@ -17,7 +17,6 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .. import resources
 from ..core.agents import hooks, jsontext, mcp_config
 from ..core.agents.references import add_references
 from ..core.facts.curate import locate
@@ -61,12 +60,12 @@ def reference(
         ids = [fact_id for fact_id in ids if fact_id not in personal]
         if not ids:
             summary = {"log": "", "label": label, "ids": [], "outcome": "personal"}
-            report = Report("reference", resources.version(), repo.shown, "personal", None, ())
+            report = Report("reference", repo.shown, "personal", None, ())
             return Result(report._replace(summary=summary), 0)
     if captured is not None:
         note = f"the session's capture writes them to its log (the hooks in {captured})"
         summary = {"log": "", "label": label, "ids": list(ids), "outcome": "captured"}
-        report = Report("reference", resources.version(), repo.shown, "captured", None, (), summary)
+        report = Report("reference", repo.shown, "captured", None, (), summary)
         return Result(report._replace(closing=(note,)), 0)
     log = session_log(repo, memory, continuity, own_log, now)
     rel, before = log.rel, log.before
@@ -75,9 +74,7 @@ def reference(
     plan = Plan.of([edit])
     settled = settle(repo, [plan], Options(), "unchanged")
     summary = {"log": rel, "label": label, "ids": list(ids), "outcome": settled.outcome}
-    report = Report(
-        "reference", resources.version(), repo.shown, settled.outcome, plan, (), summary
-    )
+    report = Report("reference", repo.shown, settled.outcome, plan, (), summary)
     return Result(report, settled.exit_code)
 
 

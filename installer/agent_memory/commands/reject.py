@@ -4,7 +4,6 @@ is not proposed again (DECAY.md § The review gate). The log is never modified."
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.agents.inbox import Rejection, appended, rejections
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
@@ -43,6 +42,5 @@ def fact_reject(repo: Repo, address: str, reason: str, options: Options) -> Resu
     settled = settle(repo, [plan], options, "unchanged")
     summary = {"address": found.address, "text": found.text, "reason": why, "day": day}
     said = f"{found.address} rejected: it waits no more, and its text is not proposed again"
-    report = Report("fact reject", resources.version(), repo.shown, settled.outcome, plan, (),
-                    summary)  # fmt: skip
+    report = Report("fact reject", repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=(said,)), settled.exit_code, settled.diff)

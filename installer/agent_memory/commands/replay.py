@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .. import patterns, resources
+from .. import patterns
 from ..core.replay import history, periods, tally
 from ..core.replay.periods import Period
 from ..core.replay.run import Replay, Step, replay, subjects
@@ -156,7 +156,7 @@ def replay_command(
     lines = _lines(source, whole, quarters, missed, outlooks, len(done.found))
     if len(budgets) > 1:
         lines += budget_lines(budgets, sizes)
-    report = Report("replay", resources.version(), repo.shown, "ok", None, (), data, tuple(lines))
+    report = Report("replay", repo.shown, "ok", None, (), data, tuple(lines))
     return Result(report, 0)
 
 

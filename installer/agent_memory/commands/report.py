@@ -20,7 +20,6 @@ from ..shell.files import os_error
 
 class Report(NamedTuple):
     command: str
-    version: str
     repo: str
     outcome: str
     plan: Plan | None = None
@@ -41,7 +40,7 @@ class Report(NamedTuple):
 
         doc = {
             "command": self.command,
-            "version": self.version,
+            "version": resources.version(),
             "repo": self.repo,
             "outcome": self.outcome,
             "plan": [
@@ -67,14 +66,14 @@ def failure(
     stderr and, with --json, the error document for stdout. An OSError the shell did not name
     (it rolls back before it raises) is still one line."""
     error = exc if isinstance(exc, AgentMemoryError) else os_error(exc, str(exc.filename or "repo"))
-    document = error_json(command, resources.version(), repo, error.problem) + "\n"
+    document = error_json(command, repo, error.problem) + "\n"
     return f"agent-memory: {shown(str(error))}\n", document if as_json else ""
 
 
-def error_json(command: str, version: str, repo: str, problem: Problem) -> str:
+def error_json(command: str, repo: str, problem: Problem) -> str:
     """The one ``--json`` document of a command that stopped on an error: the same shape as
     every other (``schema/report.schema.json``), its one finding the error."""
-    return Report(command, version, repo, "error", None, (problem,)).to_json()
+    return Report(command, repo, "error", None, (problem,)).to_json()
 
 
 class Result(NamedTuple):

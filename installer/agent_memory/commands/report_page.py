@@ -52,11 +52,9 @@ def report_page(repo: Repo, target: Path | None, form: str | None) -> Result:
     text = page.render(found) if form == "html" else markdown.render(found)
     data = found.as_data()
     if target is None:
-        report = Report("report", resources.version(), repo.shown, "ok", None, (), data)
+        report = Report("report", repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=(text.rstrip("\n"),)), 0)
     written = write_output(repo, target, text.encode("utf-8"))
     data["file"] = str(written)
     said = (f"wrote {target} ({len(text.encode('utf-8'))} bytes, {form})",)
-    return Result(
-        Report("report", resources.version(), repo.shown, "written", None, (), data, said), 0
-    )
+    return Result(Report("report", repo.shown, "written", None, (), data, said), 0)

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import resources
 from ..core.merge.log_append import has_review
 from ..core.plan import FileEdit, Outcome, Plan
 from ..core.review.projection import review as project
@@ -32,7 +31,6 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
     memory, continuity = memory_of(repo)
     if not (options.dry_run or options.check):
         _refuse_unadopted(repo)
-    version = resources.version()
     refuse_errors(memory.policy_problems, "then review again")
     reasons, early = why_due(repo, memory)
     if review_options.if_due and not reasons:
@@ -52,7 +50,7 @@ def review(repo: Repo, review_options: ReviewOptions, options: Options) -> Resul
     if settled.outcome == "unchanged":
         closing.append("nothing to change")
     data = _summary_data(summary, reasons)
-    report = Report("review", version, repo.shown, settled.outcome, plan, (), data)
+    report = Report("review", repo.shown, settled.outcome, plan, (), data)
     return Result(report._replace(closing=tuple(closing)), settled.exit_code, settled.diff)
 
 

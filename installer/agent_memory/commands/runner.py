@@ -21,7 +21,7 @@ from ..layout import CONTINUITY
 from ..shell import clock, discovery
 from ..shell.repo import Repo
 from .report import Result, failure
-from .settle import Options
+from .settle import Options, not_enabled
 
 
 class Needs(enum.Enum):
@@ -71,7 +71,7 @@ def execute(command: Command, given: Path | None, call: Call) -> Result:
     repo = open_repo(command.needs, given, call.options.today)  # the run's date, once
     if command.needs is Needs.ENABLED and not repo.exists(CONTINUITY):
         repo.refuse_if_interrupted()  # an interrupted enable says so, rather than "not enabled"
-        raise discovery.search(repo.root).not_enabled(repo.shown)
+        raise not_enabled(repo)
     options = call.options
     if call.quiet is not None:  # it reads nothing a journal may be rolling back: it checks
         quiet = call.quiet(repo)

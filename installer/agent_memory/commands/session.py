@@ -31,8 +31,7 @@ def session_new(repo: Repo, slug: str | None, now: dt.datetime | None) -> Result
     settled = settle(repo, [plan], Options(), "unchanged")
     # Only the path on stdout, so that `log=$(agent-memory session new)` just works: as it
     # works from where the user stands (--json's summary: as the repo names it).
-    version = resources.version()
-    report = Report("session new", version, repo.shown, settled.outcome, plan, (), {"path": rel})
+    report = Report("session new", repo.shown, settled.outcome, plan, (), {"path": rel})
     shown = from_here(repo.root, rel)
     return Result(report._replace(heading=(shown,), show_plan=False), settled.exit_code)
 

@@ -3,7 +3,6 @@ Personal facts)."""
 
 from __future__ import annotations
 
-from .. import resources
 from ..core.facts import personal_edits as personal
 from ..core.facts.add import add_fact
 from ..core.facts.curate import locate
@@ -61,5 +60,5 @@ def fact_share(repo: Repo, fact_id: str, options: Options) -> Result:
     fields = next(dict(f.fields) for f in shared.facts if f.id == fact_id)
     summary = {"id": fact_id, "path": CONTINUITY, "footer": fields, "message": said}
     name = "fact share"
-    report = Report(name, resources.version(), repo.shown, settled.outcome, plan, (), summary)
+    report = Report(name, repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=(said,)), settled.exit_code, settled.diff)

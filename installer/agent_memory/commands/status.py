@@ -92,5 +92,5 @@ def status(repo: Repo) -> Result:
         ),
     )
     outcome = "due" if reasons else "ok"
-    report = Report("status", resources.version(), repo.shown, outcome, None, (), data, text)
+    report = Report("status", repo.shown, outcome, None, (), data, text)
     return Result(report, 0)

@@ -51,7 +51,7 @@ class _Child(NamedTuple):
 
 class Asked(NamedTuple):
     """git's questions about a root, started: the diff against the first base, the untracked
-    files (None: not started, as on a system without ``posix_spawn``)."""
+    files (None: not started, as where Python has no ``posix_spawn``: PyPy, an older Android)."""
 
     root: Path
     bases: tuple[str, ...]
@@ -62,7 +62,7 @@ class Asked(NamedTuple):
 def ask(root: Path) -> Asked:
     """Start git's two questions, to answer them (``focus``) or drop them (``drop``) later."""
     bases = _bases(root)
-    if not hasattr(os, "posix_spawnp"):  # Windows: asked in turn, when answered
+    if not hasattr(os, "posix_spawnp"):  # PyPy, an older Android: asked in turn, when answered
         return Asked(root, bases, None, None)
     diff = _started(root, _diff(bases[0])) if bases else None
     return Asked(root, bases, diff, _started(root, [*_UNTRACKED, *_CODE]))
@@ -136,7 +136,7 @@ def _names(out: bytes | None) -> list[str]:
 def _bounded(root: Path, args: Sequence[str]) -> bytes | None:
     """git's stdout, at most ``_BYTES`` of it within ``_SECONDS``; None when git fails, is
     missing, or does not answer in time (the question is then unanswered)."""
-    if not hasattr(os, "posix_spawnp"):  # Windows
+    if not hasattr(os, "posix_spawnp"):  # PyPy, an older Android (they have fcntl: they run)
         return _bounded_portably(root, args)
     child = _started(root, args)
     return _answer(child) if child is not None else None

@@ -42,13 +42,17 @@ def load_live(repo: Repo) -> Live:
     raw = repo.read(CONTINUITY)
     continuity = facts.parse(CONTINUITY, raw) if raw is not None else None
     found_policy, problems = policy.parse(repo.read(POLICY))
-    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
-    return Live(continuity, found_policy, tuple(problems), names)
+    return Live(continuity, found_policy, tuple(problems), log_names(repo))
+
+
+def log_names(repo: Repo) -> LogNames:
+    """The session logs' names, not their contents."""
+    return LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
 
 
 def newest_log(repo: Repo) -> str | None:
     """The newest session log's name, for a command that needs no other."""
-    return LogNames(repo.list_dir(SESSIONS_DIR, ordered=False)).newest
+    return log_names(repo).newest
 
 
 def load(repo: Repo, *, archives: bool = True) -> Memory:

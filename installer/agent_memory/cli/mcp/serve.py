@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ... import resources
 from ...commands.report import Report, Result
 from ...errors import AgentMemoryError
 from ...shell.installed import sdk_hint
@@ -20,4 +19,4 @@ def serve(repo: Repo, wait: float) -> Result:
             raise
         raise AgentMemoryError(f"the MCP SDK is not installed; {sdk_hint()}") from None
     run(repo.root, wait)
-    return Result(Report("mcp", resources.version(), repo.shown, "stopped"), 0)
+    return Result(Report("mcp", repo.shown, "stopped"), 0)

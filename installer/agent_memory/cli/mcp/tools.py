@@ -5,12 +5,12 @@ line has, is declared here. MCP.md shows them all (generated: ``tests/cli_refere
 The lines come from the families that declare tools, not from ``table.py``: ``setup`` declares
 ``mcp``, whose server imports this module (a test holds the tools to the whole table).
 
-A tool is a thin function: it calls the same command function as the CLI, through the same
-runner (the repo found and opened, the journal rule), and returns the command's summary as the
-tool's structured result. Arguments are checked against the tool's input schema first; anything
-wrong, there or in the command, is an error the runner words as the CLI would, and the server
-sends it as a tool error. The repo is read afresh on every call, so a commit another agent made
-is seen by the next call.
+A tool runs its line's own build, the call the CLI makes, through the same runner (the repo
+found and opened, the journal rule), and returns the command's summary as the tool's structured
+result (``context`` and ``recall`` reshape theirs). Arguments are checked against the tool's
+input schema first; anything wrong, there or in the command, is an error the runner words as the
+CLI would, and the server sends it as a tool error. The repo is read afresh on every call, so a
+commit another agent made is seen by the next call.
 """
 
 from __future__ import annotations
@@ -23,21 +23,10 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # comes with the mcp extra
 
-from ... import resources
-from ...commands import accept as accept_command
-from ...commands import cite as cite_command
 from ...commands import context as context_command
-from ...commands import curate as curate_command
-from ...commands import explain as explain_command
-from ...commands import fact as fact_command
-from ...commands import forget as forget_command
-from ...commands import proposals as proposals_command
 from ...commands import propose as propose_command
 from ...commands import recall as recall_command
 from ...commands import reference as reference_command
-from ...commands import reject as reject_command
-from ...commands import share as share_command
-from ...commands import status as status_command
 from ...commands.report import Report, Result
 from ...commands.runner import Answer, Call, Command, Journal, answer
 from ...commands.settle import Options
@@ -49,7 +38,7 @@ from ...parse.dates import parse_date
 from ...shell.memo import FileMemo
 from ...shell.repo import Repo
 from .. import curation, memory
-from ..declared import Declared
+from ..declared import Declared, Kind, Param
 from . import schemas
 from .inputs import input_schema
 
@@ -75,13 +64,17 @@ class McpSession:
     )
 
 
+Run = Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]
+LINES = (*memory.LINES, *curation.LINES)  # the families whose lines are tools
+
+
 @dataclasses.dataclass(frozen=True)
 class Tool:
     name: str
     description: str
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
-    run: Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]
+    run: Run
     journal: Journal = Journal.READS
 
 
@@ -105,10 +98,6 @@ def _recall(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[st
     return {"query": args["query"], "facts": facts}
 
 
-def _status(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(status_command.status(repo).report.summary)
-
-
 def _reference(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     label = args.get("label", "referenced").capitalize()
     ids = list(dict.fromkeys(args["ids"]))
@@ -124,69 +113,11 @@ def _reference(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict
     return summary
 
 
-def _fact_add(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    fact = fact_command.FactOptions(
-        args["text"],
-        args.get("section"),
-        args.get("id"),
-        new_section=args.get("new_section", False),
-        personal=args.get("personal", False),
-    )
-    result = fact_command.fact_add(repo, fact, Options(wait=session.wait))
-    return {**result.report.summary, "outcome": result.report.outcome}
-
-
 def _context(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
     paths = tuple(args["paths"]) if "paths" in args else None
     result = context_command.context(repo, CONTEXT_BYTES, False, args.get("task", ""), paths)
     summary = result.report.summary
     return {"text": summary["markdown"], "due": list(summary["due"])}
-
-
-def _explain(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(explain_command.explain(repo, args["id"], False).report.summary)
-
-
-def _curated(result: Result) -> dict[str, Any]:
-    return {**result.report.summary, "outcome": result.report.outcome}
-
-
-def _curating(
-    command: Callable[..., Result], *names: str
-) -> Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]:
-    """A curation tool: the command called with the fact's id, then ``names``'s arguments."""
-
-    def run(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-        values = [args[name] for name in names]
-        return _curated(command(repo, args["id"], *values, Options(wait=session.wait)))
-
-    return run
-
-
-def _fact_expire(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    until = parse_date(args["until"])
-    if until is None:
-        raise AgentMemoryError(f"until: {args['until']!r} is not a date (YYYY-MM-DD)")
-    return _curated(curate_command.fact_expire(repo, args["id"], until, Options(wait=session.wait)))
-
-
-def _fact_supersede(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    text = args.get("text")
-    successor = curate_command.Successor(text, args.get("new_id")) if text is not None else None
-    options = Options(wait=session.wait)
-    return _curated(
-        curate_command.fact_supersede(repo, args["id"], args.get("new"), successor, options)
-    )
-
-
-def _fact_accept(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    options = Options(wait=session.wait)
-    address, every = args.get("address"), args.get("all", False)
-    return _curated(accept_command.fact_accept(repo, address, every, options))
-
-
-def _fact_forget(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    return _curated(forget_command.fact_forget(repo, args["text"], Options(wait=session.wait)))
 
 
 def _proposed(
@@ -215,47 +146,39 @@ def _proposed(
     }
 
 
-def _fact_reject(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    options = Options(wait=session.wait)
-    return _curated(reject_command.fact_reject(repo, args["address"], args["reason"], options))
+# The tools whose result is not their command's summary: the rest run their line (``_run``).
+_SHAPED: Mapping[str, Run] = {"memory_context": _context, "memory_recall": _recall}
 
 
-def _proposals(_session: McpSession, repo: Repo, _args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(proposals_command.proposals(repo).report.summary)
+def _run(line: Declared) -> Run:
+    """A declared tool run as its line: each argument handed to its parameter, the rest at what
+    click gives when they are not typed, the session's repo and wait; the command's summary is
+    the result, with its outcome when the tool writes."""
+    writes = line.command.journal is Journal.WRITES
+
+    def run(session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
+        values = {param.name: _value(param, args) for param in line.params}
+        values.update(path=session.path, wait=session.wait)
+        result = line.build(values, None)[1].run(repo)
+        summary = dict(result.report.summary)
+        return {**summary, "outcome": result.report.outcome} if writes else summary
+
+    return run
 
 
-def _fact_show(_session: McpSession, repo: Repo, args: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(cite_command.fact_show(repo, args["id"]).report.summary)
+def _value(param: Param, args: Mapping[str, Any]) -> Any:
+    """``param``'s value: its argument (a date parsed), else its default as click gives it."""
+    name = None if param.arg is None else param.arg.name or param.name
+    if name is None or name not in args:
+        return () if param.multiple else False if param.kind is Kind.FLAG else param.default
+    value = args[name]
+    if param.kind is not Kind.DATE:
+        return value
+    day = parse_date(value)
+    if day is None:
+        raise AgentMemoryError(f"{name}: {value!r} is not a date (YYYY-MM-DD)")
+    return day
 
-
-LINES = (*memory.LINES, *curation.LINES)  # the families whose lines are tools
-Run = Callable[[McpSession, Repo, Mapping[str, Any]], dict[str, Any]]
-
-# What each declared tool does with its arguments: its command, called as its line calls it.
-_RUNS: Mapping[str, Run] = {
-    "memory_status": _status,
-    "memory_context": _context,
-    "memory_recall": _recall,
-    "memory_explain": _explain,
-    "memory_fact_add": _fact_add,
-    "memory_fact_edit": _curating(curate_command.fact_edit, "text"),
-    "memory_fact_supersede": _fact_supersede,
-    "memory_fact_retract": _curating(curate_command.fact_retract, "reason"),
-    "memory_fact_forget": _fact_forget,
-    "memory_fact_share": _curating(share_command.fact_share),
-    "memory_fact_archive": _curating(curate_command.fact_archive),
-    "memory_fact_restore": _curating(curate_command.fact_restore),
-    "memory_fact_pin": _curating(curate_command.fact_pin),
-    "memory_fact_unpin": _curating(curate_command.fact_unpin),
-    "memory_fact_expire": _fact_expire,
-    "memory_fact_relate": _curating(curate_command.fact_relate, "other"),
-    "memory_fact_cite": _curating(cite_command.fact_cite, "place"),
-    "memory_fact_recite": _curating(cite_command.fact_recite),
-    "memory_fact_accept": _fact_accept,
-    "memory_fact_show": _fact_show,
-    "memory_fact_reject": _fact_reject,
-    "memory_proposals": _proposals,
-}
 
 # The one tool no command line declares: the uses of a session, in its own log.
 _REFERENCE = Tool(
@@ -278,7 +201,8 @@ def _declared(line: Declared, description: str) -> Tool:
     name = tool_name(line)
     journal = line.command.journal
     output = schemas.OUTPUTS[name]
-    return Tool(name, description, input_schema(line.params), output, _RUNS[name], journal)
+    run = _SHAPED.get(name) or _run(line)
+    return Tool(name, description, input_schema(line.params), output, run, journal)
 
 
 TOOLS = MappingProxyType(
@@ -309,7 +233,7 @@ def call(session: McpSession, name: str, arguments: object) -> Answer:
             summary = _proposed(session, repo, name, arguments)
         else:
             summary = tool.run(session, repo, arguments)
-        return Result(Report(name, resources.version(), repo.shown, "ok", None, (), summary), 0)
+        return Result(Report(name, repo.shown, "ok", None, (), summary), 0)
 
     options = Options(wait=session.wait)
     return answer(Command(name, journal), session.path, Call(checked, options), False)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import webbrowser
 
-from ... import resources
 from ...commands.report import Report, Result
 from ...errors import AgentMemoryError
 from ...shell.repo import Repo
@@ -34,4 +33,4 @@ def serve(repo: Repo, setting: Setting, port: int, browser: bool) -> Result:
         pass
     finally:
         server.server_close()
-    return Result(Report("ui", resources.version(), repo.shown, "stopped"), 0)
+    return Result(Report("ui", repo.shown, "stopped"), 0)

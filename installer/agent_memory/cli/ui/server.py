@@ -178,7 +178,7 @@ class Handler(BaseHTTPRequestHandler):
     def _render(self, title: str, make: Callable[[], Body]) -> None:
         """The page ``make`` builds, run by the runner as a command is: an error it raises is
         the one line the command line would print, shown on the page."""
-        call = Call(lambda _repo: Result(Report("ui", "", "", "shown", heading=tuple(make())), 0))
+        call = Call(lambda _repo: Result(Report("ui", "", "shown", heading=tuple(make())), 0))
         with self.server.working() as open_:
             if not open_:
                 self._refuse(HTTPStatus.SERVICE_UNAVAILABLE, "the server is stopping")

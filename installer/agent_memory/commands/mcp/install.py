@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import resources
 from ...core.agents import jsontext, mcp_config
 from ...core.plan import FileEdit, Outcome, Plan
 from ...errors import AgentMemoryError
@@ -35,7 +34,7 @@ def mcp_install(repo: Repo, agents: Sequence[str], options: Options, removing: b
         notes = () if summary["sdk_installed"] else (_NO_SDK + sdk_hint(),)
         notes += tuple(filter(None, [not_on_path()]))
         notes += ignored_notes(repo, [mcp_config.FILES[agent][0] for agent in summary["agents"]])
-    report = Report(command, resources.version(), repo.shown, settled.outcome, plan, (), summary)
+    report = Report(command, repo.shown, settled.outcome, plan, (), summary)
     return Result(report._replace(closing=notes), settled.exit_code, settled.diff)
 
 
