@@ -28,13 +28,15 @@ from typing import NamedTuple
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
+from ..agents.context import View
 from ..agents.relevance import RECENT_SESSIONS
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
 from . import periods, stored
 from .periods import Period
-from .states import Seen, States
+from .states import States
 
+SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
 LIVE = ""  # a use of a fact in the memory files: where the view put it says its outcome
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
@@ -97,14 +99,14 @@ def replay(
     policy: Policy,
     budgets: Sequence[int],
     period: Period = periods.quarter,
-    watch: Callable[[int, Sequence[Seen]], object] | None = None,
+    watch: Callable[[int, Sequence[View]], object] | None = None,
 ) -> tuple[Replay, ...]:
     """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: the task of its
     view) over ``subjects``, the facts of ``memory``, the view at each of ``budgets`` (one
     replay each); ``period``: the periods at whose end the facts per tier are counted.
     ``watch`` is told each log's views (by its index), as ``context`` lays them out."""
     run = _Run(memory, subjects, logs, policy, births(subjects, logs, refs))
-    steps: list[list[Step]] = [[] for _ in budgets]
+    per_budget: list[list[Step]] = [[] for _ in budgets]
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
@@ -119,11 +121,8 @@ def replay(
         seen = run.states.seen(tasks[index], budgets, [r.used for r in reversed(latest)])
         if watch is not None:
             watch(index, seen)
-        taken = run.take(index, found)
-        for made, view in zip(steps, seen, strict=True):
-            where = view.outcomes([i for i, outcome in taken if outcome == LIVE])
-            uses = tuple((i, where.get(i, HIDDEN) if o == LIVE else o) for i, o in taken)
-            made.append(Step(name, uses, view.size))
+        for made, step in zip(per_budget, steps(name, run.take(index, found), seen), strict=True):
+            made.append(step)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
     if counted:
@@ -142,8 +141,29 @@ def replay(
             {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
             {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
         )
-        for made in steps
+        for made in per_budget
     )
+
+
+def steps(log: str, taken: Sequence[tuple[str, str]], views: Sequence[View]) -> tuple[Step, ...]:
+    """Log ``log``'s step in each of ``views``: ``taken``, each id it used with its outcome,
+    where a ``LIVE`` one's is the first of in full, named, cut that the view gave it (left
+    out: hidden)."""
+    return tuple(
+        Step(
+            log,
+            tuple((i, _placed(view, i) if o == LIVE else o) for i, o in taken),
+            len(view.text.encode("utf-8")),
+        )
+        for view in views
+    )
+
+
+def _placed(view: View, fact_id: str) -> str:
+    for outcome, ids in ((SHOWN, view.full), (NAMED, view.named), (CUT, view.cut)):
+        if fact_id in ids:
+            return outcome
+    return HIDDEN
 
 
 def births(

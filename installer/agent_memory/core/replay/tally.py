@@ -10,8 +10,7 @@ from typing import Any, NamedTuple
 
 from . import periods
 from .periods import Period
-from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
-from .states import CUT, NAMED, SHOWN
+from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
 
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
