@@ -112,26 +112,12 @@ def view(
     vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``,
     ``recent`` the ids the latest sessions used (newest first); with the ids it shows in full,
     by name, and not at all (what a replay measures)."""
-    return views(docs, task, paths, (max_bytes,), due, marks, recent)[0]
-
-
-def views(
-    docs: Sequence[Document],
-    task: str,
-    paths: Sequence[str] | None,
-    budgets: Sequence[int],
-    due: Sequence[str] = (),
-    marks: Mapping[str, str] = MappingProxyType({}),
-    recent: Sequence[Collection[str]] = (),
-) -> tuple[View, ...]:
-    """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
-    replays at several budgets)."""
-    return Entries(docs, task, paths, marks, recent).views(budgets, due)
+    return Entries(docs, task, paths, marks, recent).views((max_bytes,), due)[0]
 
 
 class Entries:
     """The facts a view offers, in ``relevance``'s order, each with its forms made: what a view
-    lays out at each budget. ``views`` makes one and lays it out once. A replay keeps one made
+    lays out at each budget. ``view`` makes one and lays it out once. A replay keeps one made
     with no task and no paths, where a fact's key is its own alone, and tells it each fact
     that changed between two states (``put``): a state then costs its changed facts and the
     layout, not ranking and rendering every fact again."""

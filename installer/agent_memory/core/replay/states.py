@@ -80,7 +80,7 @@ class States:
         if self.kept is not None and self.kept[0] == wanted:
             return self.kept[1]
         if task.split():  # its scores weigh every fact: the memory is ranked again
-            views = context.views(self.memory(), task, None, budgets, recent=recent)
+            views = context.Entries(self.memory(), task, recent=recent).views(budgets)
         else:
             self.entries.reweigh(recent)
             for k, fact in self.pending.items():
