@@ -149,10 +149,7 @@ def replay_command(
         "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
         "most_missed": [m.as_data() for m in missed],
-        "budgets": [
-            {"max_bytes": b, **o.totals.as_data(), "mean_context_bytes": round(o.context_bytes, 1)}
-            for b, o in zip(budgets, sizes, strict=True)
-        ],
+        "budgets": tally.budget_rows(zip(budgets, sizes, strict=True)),
         "comparison": [o.as_data() for o in outlooks],
     }
     lines = _lines(source, whole, quarters, missed, outlooks, len(done.found))

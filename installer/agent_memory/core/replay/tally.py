@@ -121,6 +121,15 @@ def outlook(label: str, run: Replay) -> Outlook:
     return Outlook(label, totals(run.steps), mean, run.live, run.live_bytes)
 
 
+def budget_rows(budgets: Iterable[tuple[int, Outlook]]) -> list[dict[str, Any]]:
+    """The replay at each budget, (max bytes, its outlook), as JSON values (``replay`` and
+    ``report`` both print them)."""
+    return [
+        {"max_bytes": b, **o.totals.as_data(), "mean_context_bytes": round(o.context_bytes, 1)}
+        for b, o in budgets
+    ]
+
+
 def policy_words(policy: Mapping[str, object], changed: Sequence[str]) -> str:
     """``key: value`` of the keys a comparison changed (``changed``), or "the repo's"."""
     return ", ".join(f"{key}: {policy[key]}" for key in changed) or "the repo's policy"
