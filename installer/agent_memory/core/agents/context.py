@@ -16,10 +16,10 @@ from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
+from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse.facts import Document, Fact
-from .forms import FIRST_LINE, excerpt, fact_text, one_line, size, vision_text
+from .forms import FIRST_LINE, excerpt, full_text, one_line, size
 from .relevance import (
     CLOSED,
     CORE,
@@ -265,7 +265,7 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     kept = _pieces.get(key)
     if kept is not None and kept[0] is doc.text:
         return _Entry(offer.group, fact.id, kept[1], offer.key[3] != 0.0)
-    text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
+    text = full_text(doc, fact, mark)
     first = excerpt(text, fact.id, doc.path)
     lines = tuple(one_line(fact.id, fact.first_line, length) for length in FIRST_LINE)
     piece = _Piece(text, first, lines, size(text), size(first), tuple(size(line) for line in lines))
