@@ -240,10 +240,6 @@ class _Run:
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
         self.day_at = self.days + self.days[-1:]  # past the last log: its day
         self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
-        # Out of the memory files, a fact stays out until a log names it, so the next move of
-        # its tier is only computed when asked: here, where it is due (the few such facts, so a
-        # count of the tiers looks at them alone).
-        self.lazy: dict[int, int] = {}
         for k, subject in enumerate(subjects):
             if not subject.id:
                 fields = subject.fields
@@ -307,17 +303,10 @@ class _Run:
         self.when[k] = -1  # what was due for it is judged now
         if tier in GONE:
             self.states.hide(k)
-            # out of the memory files, a steady fact's tier moves only when a log names it
-            if not steady:  # (a steady fact is never lazy)
-                point = self._next(index, k, fields)
-                if point is None:
-                    self.lazy.pop(k, None)
-                else:
-                    self.lazy[k] = point
-            return
-        self.states.show(k, tier, task, fields)
-        if not steady:
-            self.lazy.pop(k, None)
+            if steady:  # out of the memory files, its tier moves only when a log names it
+                return
+        else:
+            self.states.show(k, tier, task, fields)
         point = self._next(index, k, fields)
         if point is not None:
             self._at(point, k)
@@ -354,13 +343,7 @@ class _Run:
         view put it tells), and the events the log adds: each fact it names is judged again
         before the next log. An id's outcome reads only its own fact, so each is taken with its
         event, in one pass."""
-        day, known, lazy, tier, count = (
-            self.days[index],
-            self.index,
-            self.lazy,
-            self.tier,
-            self.count,
-        )
+        day, known, tier, count = self.days[index], self.index, self.tier, self.count
         latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
         found_outcomes = []
         for fact_id in sorted(found.used):
@@ -368,8 +351,6 @@ class _Run:
             if k is None:
                 found_outcomes.append((fact_id, UNKNOWN))
                 continue
-            if k in lazy and lazy[k] <= index:  # out of the memory files, due to move
-                self._judge(index, k)
             now = tier[k] if index >= self.born[k] else None  # None: the session made it
             outcome = NEW if now is None else ARCHIVED if now in GONE else LIVE
             found_outcomes.append((fact_id, outcome))
@@ -377,22 +358,16 @@ class _Run:
             latest[k] = day
             by_log[k] = by_log[k] or fact_id in found.created
             cached[k] = points[k] = None
-            if k in lazy:
-                del lazy[k]
             self._at(max(index + 1, self.born[k]), k)  # judged again before the next log
         for old, _new in found.superseded:
             k = known.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
                 cached[k] = points[k] = None
-                lazy.pop(k, None)
                 self._at(index + 1, k)
         return tuple(found_outcomes)
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
-        due = sorted(k for k, point in self.lazy.items() if point <= index)
-        for k in due:
-            self._judge(index, k)
         found = Counter(self.tier)  # None: not born yet
         return dict(sorted((t, n) for t, n in found.items() if t is not None))
