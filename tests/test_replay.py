@@ -465,7 +465,7 @@ def test_a_fact_is_born_with_the_log_that_made_it_and_not_before_its_day() -> No
         [""] * len(logs),
         Policy(),
         (8192,),
-        watch=lambda i, seen: views.update({i: seen[0].view.text}),
+        watch=lambda i, seen: views.update({i: seen[0].text}),
     )[0]
     assert [s.uses for s in run.steps] == [
         (("dangling", "new"), ("old", "shown")),

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from agent_memory.commands.replay import replayed
 from agent_memory.commands.settle import memory_of
+from agent_memory.core.agents.context import View
 from agent_memory.core.replay.history import latest_logs
-from agent_memory.core.replay.states import Seen
 from agent_memory.parse.rawlog import Commit
 from agent_memory.parse.sessions import first_prompt, read_refs
 from agent_memory.shell.repo import Repo
@@ -94,7 +94,7 @@ def _in_full(text: str, fact_id: str) -> bool:
 def test_replay_s_views_and_headline_are_what_context_prints_on_each_state(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     before = _history(root)
-    views: dict[int, Seen] = {}
+    views: dict[int, View] = {}
     repo = Repo(root)
     memory, _ = memory_of(repo)
     done = replayed(
@@ -119,7 +119,7 @@ def test_replay_s_views_and_headline_are_what_context_prints_on_each_state(tmp_p
             "context", state, "--max-bytes", str(BUDGET), "--task", task, cwd=tmp_path
         )
         assert printed.returncode == 0, printed.stderr
-        assert printed.stdout.rstrip("\n") == views[index].view.text.rstrip("\n")
+        assert printed.stdout.rstrip("\n") == views[index].text.rstrip("\n")
         live = {f for f in read_refs(log.encode()).used if re.search(rf"`{f}`", printed.stdout)}
         existing += len(live)
         counted += sum(_in_full(printed.stdout, fact_id) for fact_id in live)

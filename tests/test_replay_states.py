@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from agent_memory.core.agents.context import Entries, view
 from agent_memory.core.agents.relevance import RECENT_SESSIONS
-from agent_memory.core.replay.states import CUT, NAMED, SHOWN, States
+from agent_memory.core.replay.run import CUT, HIDDEN, LIVE, NAMED, SHOWN, steps
+from agent_memory.core.replay.states import States
 from agent_memory.parse import facts
 
 IDS = ("outbox", "retry", "cache-key", "release-1.2.0", "é-note")
@@ -91,22 +92,22 @@ def test_the_states_hand_context_the_memory_as_it_stands_and_read_its_view_as_it
     assert list(states.memory()) == shown
     budgets = [max_bytes, 2 * max_bytes, max_bytes // 2]  # laid out from one ranking
     at = states.seen(text, budgets)
-    assert [s.view for s in at] == [view(shown, text, None, b) for b in budgets]
+    assert list(at) == [view(shown, text, None, b) for b in budgets]
     seen = at[0]
-    assert seen.size == len(seen.view.text.encode())
-    for fact_id in IDS:
-        got = seen.outcomes([fact_id]).get(fact_id)
+    (step,) = steps("log", [(fact_id, LIVE) for fact_id in IDS], [seen])
+    assert step.context == len(seen.text.encode())
+    for fact_id, got in step.uses:
         first = next(
             (
                 o
                 for o, ids in (
-                    (SHOWN, seen.view.full),
-                    (NAMED, seen.view.named),
-                    (CUT, seen.view.cut),
+                    (SHOWN, seen.full),
+                    (NAMED, seen.named),
+                    (CUT, seen.cut),
                 )
                 if fact_id in ids
             ),
-            None,
+            HIDDEN,
         )
         assert got == first
 
@@ -122,7 +123,7 @@ def test_a_view_is_asked_again_only_when_the_memory_or_the_task_changed() -> Non
     assert states.seen("", [8192])[0] is first
     assert states.seen("outbox", [8192])[0] is not first
     states.show(0, "core", None, dict(fact.fields))
-    assert states.seen("outbox", [8192])[0].view.text != first.view.text
+    assert states.seen("outbox", [8192])[0].text != first.text
 
 
 @settings(max_examples=150, deadline=None)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from ..core.checks.lint import exit_code
 from ..core.merge.log_append import is_review_append
 from ..errors import Problem
-from ..layout import SESSIONS_DIR
-from ..parse.sessions import session_date
+from ..layout import SESSION_NAME, SESSIONS_DIR
 from ..shell.git import blob, changed_paths
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -18,7 +17,7 @@ def check_logs(repo: Repo, base: str) -> Result:
     findings = []
     appended = 0
     for status, name in changed_paths(repo.root, base, SESSIONS_DIR):
-        if status not in ("M", "D", "T") or session_date(name.rsplit("/", 1)[-1]) is None:
+        if status not in ("M", "D", "T") or not SESSION_NAME.match(name.rsplit("/", 1)[-1]):
             continue
         if status == "M" and is_review_append(blob(repo.root, base, name), repo.read(name) or b""):
             appended += 1

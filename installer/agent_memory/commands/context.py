@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..core.agents import context as viewing
-from ..core.agents.forms import fact_text, vision_text
+from ..core.agents.forms import full_text
 from ..core.agents.inbox import closed_to, rejections
 from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
-from ..layout import CONTEXT_BYTES, CONTINUITY, REJECTED, SESSIONS_DIR, VISION
+from ..layout import CONTEXT_BYTES, CONTINUITY, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
-from ..parse.facts import Document, Fact
+from ..parse.facts import Document
 from ..parse.lognames import LogNames
 from ..parse.sessions import read_refs
 from ..shell.load import Live, extras, load_live, load_personal
@@ -120,7 +120,9 @@ def listed_at_start(
             fact.id
             for doc in _live_docs(repo, continuity, found)
             for fact in doc.facts
-            if fact.id and any(_full_text(doc, fact) in view for view in views)
+            # as a view shows it in full, up to its id: a stale citation's mark, which only
+            # git can tell, may follow on that line
+            if fact.id and any(full_text(doc, fact).rstrip("\n") in view for view in views)
         )
 
     def paths() -> tuple[str, ...] | None:
@@ -140,12 +142,6 @@ def _live_docs(
     the user's personal facts when this clone has them."""
     mine = load_personal(repo)
     return (*((continuity,) if continuity else ()), *found, *((mine,) if mine else ()))
-
-
-def _full_text(doc: Document, fact: Fact) -> str:
-    """A fact's text as a view shows it in full, up to its id: a stale citation's mark, which
-    only git can tell, may follow on that line."""
-    return (vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact)).rstrip("\n")
 
 
 def _stale_marks(repo: Repo, docs: Sequence[Document]) -> dict[str, str]:

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .. import patterns
+from ..core.agents.context import Entries, View
 from ..core.replay import history, periods, tally
 from ..core.replay.periods import Period
-from ..core.replay.run import Replay, Step, replay, subjects
-from ..core.replay.states import Seen
+from ..core.replay.run import Replay, Step, replay, steps, subjects
 from ..errors import AgentMemoryError, refuse_errors
 from ..layout import CONTEXT_MIN_BYTES, SESSIONS_DIR
 from ..parse.facts import Document
@@ -86,7 +86,7 @@ def replayed(
     budgets: Sequence[int],
     source: str = "prompt",
     period: Period = periods.quarter,
-    watch: Callable[[int, Sequence[Seen]], object] | None = None,
+    watch: Callable[[int, Sequence[View]], object] | None = None,
 ) -> Replayed:
     """The repo's history replayed under each of ``policies`` at each of ``budgets``, its logs
     read once; ``source``: the views' task (``task_of``); facts per tier are counted at the end
@@ -98,15 +98,17 @@ def replayed(
     found: dict[int, tuple[Step, ...]] = {}
     known = memory.known_ids
     # the views of the last start (its commit's, whatever ids its log asked the archive about)
-    kept: tuple[tuple[Document, ...] | None, str, tuple[Seen, ...]] = (None, "", ())
+    kept: tuple[tuple[Document, ...] | None, str, tuple[View, ...]] = (None, "", ())
     for index, start in session_starts(repo.root, memory.logs, [r.used for r in refs]):
-        if kept[0] is not start.live or kept[1] != tasks[index]:
-            kept = (start.live, tasks[index], history.seen(start, tasks[index], budgets))
+        task = tasks[index]
+        if kept[0] is not start.live or kept[1] != task:  # no paths known, no review due
+            kept = (start.live, task, Entries(start.live, task, recent=start.recent).views(budgets))
         if watch is not None:
             watch(index, kept[2])
-        found[index] = history.steps(start, kept[2], memory.logs[index], refs[index], known)
+        uses = history.uses(start, refs[index], known)
+        found[index] = steps(memory.logs[index], uses, kept[2])
 
-    def projected_watch(index: int, views: Sequence[Seen]) -> None:
+    def projected_watch(index: int, views: Sequence[View]) -> None:
         if watch is not None and index not in found:
             watch(index, views)
 
@@ -147,10 +149,7 @@ def replay_command(
         "totals": whole.as_data(),
         "quarters": [{"quarter": q, **t.as_data()} for q, t in quarters],
         "most_missed": [m.as_data() for m in missed],
-        "budgets": [
-            {"max_bytes": b, **o.totals.as_data(), "mean_context_bytes": round(o.context_bytes, 1)}
-            for b, o in zip(budgets, sizes, strict=True)
-        ],
+        "budgets": tally.budget_rows(zip(budgets, sizes, strict=True)),
         "comparison": [o.as_data() for o in outlooks],
     }
     lines = _lines(source, whole, quarters, missed, outlooks, len(done.found))

@@ -84,7 +84,7 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
         elif key in HANDRUN_KEYS:
             continue
         elif key in DEFAULTS:
-            if not _WHOLE.fullmatch(raw) or int(raw) <= 0:
+            if not _positive(raw):
                 problems.append(
                     _error(number, f"{key}: {raw!r} must be a positive whole number (0-9 digits)")
                 )
@@ -104,15 +104,25 @@ def parse(data: bytes | None) -> tuple[Policy, list[Problem]]:
             continue
         lines[key] = number
     policy = Policy(**{name: values[name] for name in Policy._fields if name in values})  # type: ignore[arg-type]
-    if not policy.working_window <= policy.active_window < policy.archive_window:
-        problems.append(
-            _error(
-                lines.get("archive_window", lines.get("active_window", 1)),
-                "windows must satisfy working_window ≤ active_window < archive_window "
-                f"(got {policy.working_window}, {policy.active_window}, {policy.archive_window})",
-            )
-        )
+    broken = _windows(policy)
+    if broken:
+        problems.append(_error(lines.get("archive_window", lines.get("active_window", 1)), broken))
     return policy, problems
+
+
+def _positive(raw: str) -> bool:
+    """Whether a value is a positive whole number (of at most nine digits)."""
+    return _WHOLE.fullmatch(raw) is not None and int(raw) > 0
+
+
+def _windows(policy: Policy) -> str:
+    """What is wrong with the policy's windows ("": nothing)."""
+    if policy.working_window <= policy.active_window < policy.archive_window:
+        return ""
+    return (
+        "windows must satisfy working_window ≤ active_window < archive_window "
+        f"(got {policy.working_window}, {policy.active_window}, {policy.archive_window})"
+    )
 
 
 def _error(line: int, message: str) -> Problem:
@@ -129,7 +139,7 @@ def overridden(policy: Policy, items: tuple[str, ...]) -> tuple[Policy, tuple[st
         key, raw = key.strip(), raw.strip()
         if key in SWITCHES and raw.lower() in ("true", "false"):
             values[key] = raw.lower() == "true"
-        elif key in DEFAULTS and _WHOLE.fullmatch(raw) and int(raw) > 0:
+        elif key in DEFAULTS and _positive(raw):
             values[key] = int(raw)
         else:
             known = ", ".join([*DEFAULTS, *SWITCHES])
@@ -140,9 +150,7 @@ def overridden(policy: Policy, items: tuple[str, ...]) -> tuple[Policy, tuple[st
         if key not in changed:
             changed.append(key)
     found = Policy(**values)  # type: ignore[arg-type]
-    if not found.working_window <= found.active_window < found.archive_window:
-        raise AgentMemoryError(
-            "--policy: windows must satisfy working_window ≤ active_window < archive_window "
-            f"(got {found.working_window}, {found.active_window}, {found.archive_window})"
-        )
+    broken = _windows(found)
+    if broken:
+        raise AgentMemoryError(f"--policy: {broken}")
     return found, tuple(changed)

@@ -68,7 +68,6 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
     position = line = 0
     title: str | None = None  # the section here (an h2), if any
     state = False  # whether that is Project State
-    days: set[str] = set()  # the footers' dates found real so far: most repeat
     for match in _LINE.finditer(body):
         if match.start() != position:
             return None  # a line of any other shape
@@ -86,7 +85,7 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
             line += 1
         elif groups[3] is not None:
             values = groups[_FIELDS:-1]
-            if title is None or state or not _real_days(values, days):
+            if title is None or state or not _real_days(values):
                 return None
             fields = tuple(compress(zip(CANONICAL, values, strict=True), values))
             if (values[_SEE] is not None or values[_CITES] is not None) and validate(fields):
@@ -99,14 +98,12 @@ def scan(body: str) -> tuple[list[Heading], list[Item]] | None:
     return (headings, items) if position == len(body) else None
 
 
-def _real_days(values: Sequence[str | None], days: set[str]) -> bool:
-    """Whether every date among a footer's ``values`` is a real one (``days``: those known)."""
+def _real_days(values: Sequence[str | None]) -> bool:
+    """Whether every date among a footer's ``values`` is a real one."""
     for n in _DATES:
         day = values[n]
-        if day is not None and day not in days:
-            if parse_date(day) is None:
-                return False
-            days.add(day)
+        if day is not None and parse_date(day) is None:
+            return False
     return True
 
 
@@ -117,8 +114,7 @@ def count(data: bytes) -> int | None:
     footer or not). Then the facts are the bullets under an h2 other than Project State,
     whatever the comments and the rest of the lines say: blocks open at the start of a line."""
     lines = _lines(data)
-    found = _items(lines) if lines is not None else None
-    return len(found) if found is not None else None
+    return _facts(lines) if lines is not None else None
 
 
 _TASKS = ("[ ] ", "[x] ", "[X] ")
@@ -136,34 +132,27 @@ def _lines(data: bytes) -> list[str] | None:
     return body[:-1].split("\n")
 
 
-def _items(lines: Sequence[str]) -> list[tuple[str, int, int]] | None:
-    """Each fact's section, bullet line and the line after its last comment line, or None
-    unless every line is of a kind ``count`` reads."""
-    found: list[tuple[str, int]] = []
-    ends: list[int] = []
+def _facts(lines: Sequence[str]) -> int | None:
+    """How many bullets sit under a section whose bullets are facts, or None unless every line
+    is of a kind ``count`` reads."""
+    found = 0
     title: str | None = None  # the section bullets are facts of; None: none here
-    open_item = False  # whether the last bullet was a fact
-    for index, line in enumerate(lines):
+    for line in lines:
         if line[:2] == "- ":
             if not _plain_bullet(line[2:]):
                 return None
-            open_item = title is not None
             if title is not None:
-                found.append((title, index))
-                ends.append(index + 1)
+                found += 1
         elif line[:6] == "  <!--":
             if line[-3:] != "-->":  # else an HTML block could run on over the lines below
                 return None
-            if open_item:
-                ends[-1] = index + 1
         elif line:
             level = 1 if line[:2] == "# " else 2 if line[:3] == "## " else 0
             heading = line[level + 1 :]
             if not level or heading != heading.strip() or "#" in heading:
                 return None
             title = heading if level == 2 and heading.lower() != PROJECT_STATE else None
-            open_item = False
-    return [(section, start, end) for (section, start), end in zip(found, ends, strict=True)]
+    return found
 
 
 def _plain_bullet(text: str) -> bool:

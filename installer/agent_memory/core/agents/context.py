@@ -16,10 +16,10 @@ from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ...layout import CONTEXT_BYTES, CONTINUITY, VISION
+from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse.facts import Document, Fact
-from .forms import FIRST_LINE, excerpt, fact_text, one_line, size, vision_text
+from .forms import FIRST_LINE, excerpt, full_text, one_line, size
 from .relevance import (
     CLOSED,
     CORE,
@@ -112,26 +112,12 @@ def view(
     vision.md) for ``task`` and the touched ``paths`` (None: unknown), at most ``max_bytes``,
     ``recent`` the ids the latest sessions used (newest first); with the ids it shows in full,
     by name, and not at all (what a replay measures)."""
-    return views(docs, task, paths, (max_bytes,), due, marks, recent)[0]
-
-
-def views(
-    docs: Sequence[Document],
-    task: str,
-    paths: Sequence[str] | None,
-    budgets: Sequence[int],
-    due: Sequence[str] = (),
-    marks: Mapping[str, str] = MappingProxyType({}),
-    recent: Sequence[Collection[str]] = (),
-) -> tuple[View, ...]:
-    """``view`` at each of ``budgets``: the facts are ranked once for them all (a report
-    replays at several budgets)."""
-    return Entries(docs, task, paths, marks, recent).views(budgets, due)
+    return Entries(docs, task, paths, marks, recent).views((max_bytes,), due)[0]
 
 
 class Entries:
     """The facts a view offers, in ``relevance``'s order, each with its forms made: what a view
-    lays out at each budget. ``views`` makes one and lays it out once. A replay keeps one made
+    lays out at each budget. ``view`` makes one and lays it out once. A replay keeps one made
     with no task and no paths, where a fact's key is its own alone, and tells it each fact
     that changed between two states (``put``): a state then costs its changed facts and the
     layout, not ranking and rendering every fact again."""
@@ -279,7 +265,7 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     kept = _pieces.get(key)
     if kept is not None and kept[0] is doc.text:
         return _Entry(offer.group, fact.id, kept[1], offer.key[3] != 0.0)
-    text = vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
+    text = full_text(doc, fact, mark)
     first = excerpt(text, fact.id, doc.path)
     lines = tuple(one_line(fact.id, fact.first_line, length) for length in FIRST_LINE)
     piece = _Piece(text, first, lines, size(text), size(first), tuple(size(line) for line in lines))

@@ -57,13 +57,13 @@ def hooks_state(text: str | None, agent: str) -> str:
     """Which of our hook groups the agent's settings hold."""
     if text is None:
         return "none"
-    found = hooks.held(text, agent)
+    found = hooks.positions(text, agent)
     ours = hooks.wanted(agent)
     if hooks.legacy(text, agent):
         return "5.0.0"
     if not found:
         return "none"
-    return "current" if set(ours) <= found else "partial"
+    return "current" if ours.keys() <= found.keys() else "partial"
 
 
 def hooks_load(agent: str, wired: Wired, machine: Machine) -> bool:

@@ -97,6 +97,12 @@ def _ends_in_block(text: str) -> bool:
     return opening is not None
 
 
+def full_text(doc: Document, fact: Fact, mark: str = "") -> str:
+    """The fact as a view shows it in full: vision.md as one fact (``vision_text``), any other
+    by its lines (``fact_text``, with ``mark``)."""
+    return vision_text(doc, fact) if doc.path == VISION else fact_text(doc, fact, mark)
+
+
 def vision_text(doc: Document, fact: Fact) -> str:
     """vision.md as one fact: its title and id, then its other lines (the footer's line and
     blank lines left out) indented under it, so that its headings stay inside the fact."""

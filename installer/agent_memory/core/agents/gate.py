@@ -27,9 +27,7 @@ KINDS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def kind_of(section: str | None, thread: bool = False) -> str:
-    if thread:
-        return "thread"
+def kind_of(section: str | None) -> str:
     return KINDS.get(" ".join((section or "").lower().split()), "remember")
 
 

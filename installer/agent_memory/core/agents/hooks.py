@@ -106,15 +106,11 @@ def positions(text: str, agent: str) -> dict[str, int]:
     return found
 
 
-def held(text: str, agent: str) -> frozenset[str]:
-    return frozenset(positions(text, agent))
-
-
 def captures(text: str, agent: str) -> bool:
     """Whether the agent's settings hold our session-end hook: then every session of the agent
     is captured from its transcript, which holds each of its MCP calls too."""
     ours = AGENTS[agent]
-    return any(ours.subcommands[event] == SESSION_END for event in held(text, agent))
+    return any(ours.subcommands[event] == SESSION_END for event in positions(text, agent))
 
 
 def legacy(text: str, agent: str) -> bool:

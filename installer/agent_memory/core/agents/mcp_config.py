@@ -140,9 +140,6 @@ def _servers(data: bytes) -> tuple[jsontext.Doc, jsontext.Node, jsontext.Node | 
 
 # -- TOML ------------------------------------------------------------------------------------
 
-# The server as the TOML block declares it, read back.
-_OURS_TOML = MappingProxyType({"command": COMMAND["command"], "args": list(COMMAND["args"])})
-
 
 def install_toml(data: bytes | None) -> bytes:
     """The file with our block: where it was, else appended after a blank line.
@@ -166,7 +163,7 @@ def install_toml(data: bytes | None) -> bytes:
         result = before + TOML_BLOCK + after
     else:
         result = text + ("\n" if text else "") + TOML_BLOCK  # a blank line, or an end of line
-    expected = {**doc, "mcp_servers": {**servers, NAME: dict(_OURS_TOML)}}
+    expected = {**doc, "mcp_servers": {**servers, NAME: entry("codex")}}  # our block, read back
     _same(result, expected, "add")
     return result.encode()
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from ...layout import ARCHIVE_DIR, CONTEXT_BYTES, VISION
 from ...parse.facts import Document, parse
 from ...parse.sidefiles import parse_vision
-from .forms import fact_text, vision_text
+from .forms import full_text
 from .ranking import Hit, Searched, search, words
 
 FLOOR = 6.0  # BM25 score a hit must reach: a rare word of the prompt, or several less rare
@@ -95,7 +95,7 @@ def _in_full(hit: Hit, read: Read | None) -> str:
     doc = parse_vision(data) if hit.path == VISION else _around(hit, data)
     for fact in doc.facts:
         if fact.id == hit.id:
-            text = vision_text(doc, fact) if hit.path == VISION else fact_text(doc, fact)
+            text = full_text(doc, fact)
             heading = f"- `{hit.id}` [{hit.tier}] {hit.path}:{hit.line}, in full:\n"
             return heading + "".join(f"  {line}\n" for line in text.splitlines())
     return ""

@@ -13,9 +13,7 @@ from ...parse.facts import Document
 from ...parse.memory import known_ids
 from ...parse.rawlog import Commit
 from ...parse.sessions import SessionRefs
-from ..agents import context
-from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Step
-from .states import Seen
+from .run import ARCHIVED, LIVE, NEW, UNKNOWN
 
 
 class Start(NamedTuple):
@@ -93,28 +91,15 @@ def _put(
     files[name] = held
 
 
-def seen(start: Start, task: str, budgets: Sequence[int]) -> tuple[Seen, ...]:
-    """``context``'s own view of ``start`` at each of ``budgets``, as the replay's are asked
-    (no paths known, no review due)."""
-    views = context.views(start.live, task, None, budgets, recent=start.recent)
-    return tuple(Seen(view) for view in views)
-
-
-def steps(
-    start: Start, views: Sequence[Seen], log: str, found: SessionRefs, known: Collection[str]
-) -> tuple[Step, ...]:
-    """Log ``log``'s uses (``found``) as the ``views`` of ``start`` showed them, one step per
-    view; ``known``: the ids today's memory holds (an id ``start`` lacks is the session's own,
-    or made later, when today's memory holds it, else unknown)."""
+def uses(start: Start, found: SessionRefs, known: Collection[str]) -> tuple[tuple[str, str], ...]:
+    """Each id a session used (``found``) with where it stood at its ``start`` (``LIVE``: in
+    the memory files, where the view put it tells; ``run.steps``), sorted; ``known``: the ids
+    today's memory holds (an id ``start`` lacks is the session's own, or made later, when
+    today's memory holds it, else unknown)."""
     live = known_ids(start.live)
-    made = []
-    for view in views:
-        where = view.outcomes([i for i in found.used if i in live])
-        uses = tuple(
-            (i, where.get(i, HIDDEN))
-            if i in live
-            else (i, ARCHIVED if i in start.archived else NEW if i in known else UNKNOWN)
-            for i in sorted(found.used)
-        )
-        made.append(Step(log, uses, view.size))
-    return tuple(made)
+    return tuple(
+        (i, LIVE)
+        if i in live
+        else (i, ARCHIVED if i in start.archived else NEW if i in known else UNKNOWN)
+        for i in sorted(found.used)
+    )

@@ -28,13 +28,15 @@ from typing import NamedTuple
 from ...parse.facts import Document, Fact
 from ...parse.policy import Policy
 from ...parse.sessions import SessionRefs
+from ..agents.context import View
 from ..agents.relevance import RECENT_SESSIONS
 from ..review import moves, tiers
 from ..review.verdicts import from_logs
 from . import periods, stored
 from .periods import Period
-from .states import Seen, States
+from .states import States
 
+SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
 ARCHIVED, HIDDEN, UNKNOWN, NEW = "archived", "hidden", "unknown", "new"
 LIVE = ""  # a use of a fact in the memory files: where the view put it says its outcome
 GONE = ("archived", tiers.SUPERSEDED)  # tiers that put a fact out of continuity.md
@@ -97,14 +99,14 @@ def replay(
     policy: Policy,
     budgets: Sequence[int],
     period: Period = periods.quarter,
-    watch: Callable[[int, Sequence[Seen]], object] | None = None,
+    watch: Callable[[int, Sequence[View]], object] | None = None,
 ) -> tuple[Replay, ...]:
     """Replay ``logs`` (sorted names; ``refs``: what each references, ``tasks``: the task of its
     view) over ``subjects``, the facts of ``memory``, the view at each of ``budgets`` (one
     replay each); ``period``: the periods at whose end the facts per tier are counted.
     ``watch`` is told each log's views (by its index), as ``context`` lays them out."""
     run = _Run(memory, subjects, logs, policy, births(subjects, logs, refs))
-    steps: list[list[Step]] = [[] for _ in budgets]
+    per_budget: list[list[Step]] = [[] for _ in budgets]
     counted: list[tuple[str, Mapping[str, int]]] = []  # (period, facts per tier at its end)
     day = now = ""
     for index, (name, found) in enumerate(zip(logs, refs, strict=True)):
@@ -119,11 +121,8 @@ def replay(
         seen = run.states.seen(tasks[index], budgets, [r.used for r in reversed(latest)])
         if watch is not None:
             watch(index, seen)
-        taken = run.take(index, found)
-        for made, view in zip(steps, seen, strict=True):
-            where = view.outcomes([i for i, outcome in taken if outcome == LIVE])
-            uses = tuple((i, where.get(i, HIDDEN) if o == LIVE else o) for i, o in taken)
-            made.append(Step(name, uses, view.size))
+        for made, step in zip(per_budget, steps(name, run.take(index, found), seen), strict=True):
+            made.append(step)
     run.judge_until(len(logs))
     counts = run.tier_counts(len(logs))
     if counted:
@@ -142,8 +141,29 @@ def replay(
             {s.id: run.count[k] for k, s in enumerate(subjects) if s.id},
             {s.id: t for s, t in zip(subjects, run.tier, strict=True) if t is not None},
         )
-        for made in steps
+        for made in per_budget
     )
+
+
+def steps(log: str, taken: Sequence[tuple[str, str]], views: Sequence[View]) -> tuple[Step, ...]:
+    """Log ``log``'s step in each of ``views``: ``taken``, each id it used with its outcome,
+    where a ``LIVE`` one's is the first of in full, named, cut that the view gave it (left
+    out: hidden)."""
+    return tuple(
+        Step(
+            log,
+            tuple((i, _placed(view, i) if o == LIVE else o) for i, o in taken),
+            len(view.text.encode("utf-8")),
+        )
+        for view in views
+    )
+
+
+def _placed(view: View, fact_id: str) -> str:
+    for outcome, ids in ((SHOWN, view.full), (NAMED, view.named), (CUT, view.cut)):
+        if fact_id in ids:
+            return outcome
+    return HIDDEN
 
 
 def births(
@@ -220,10 +240,6 @@ class _Run:
         self._after = {day: n + 1 for n, day in enumerate(self.days)}
         self.day_at = self.days + self.days[-1:]  # past the last log: its day
         self.since_at, self.since = -1, self._counter(-1)  # sessions_since at a log
-        # Out of the memory files, a fact stays out until a log names it, so the next move of
-        # its tier is only computed when asked: here, where it is due (the few such facts, so a
-        # count of the tiers looks at them alone).
-        self.lazy: dict[int, int] = {}
         for k, subject in enumerate(subjects):
             if not subject.id:
                 fields = subject.fields
@@ -287,17 +303,10 @@ class _Run:
         self.when[k] = -1  # what was due for it is judged now
         if tier in GONE:
             self.states.hide(k)
-            # out of the memory files, a steady fact's tier moves only when a log names it
-            if not steady:  # (a steady fact is never lazy)
-                point = self._next(index, k, fields)
-                if point is None:
-                    self.lazy.pop(k, None)
-                else:
-                    self.lazy[k] = point
-            return
-        self.states.show(k, tier, task, fields)
-        if not steady:
-            self.lazy.pop(k, None)
+            if steady:  # out of the memory files, its tier moves only when a log names it
+                return
+        else:
+            self.states.show(k, tier, task, fields)
         point = self._next(index, k, fields)
         if point is not None:
             self._at(point, k)
@@ -334,13 +343,7 @@ class _Run:
         view put it tells), and the events the log adds: each fact it names is judged again
         before the next log. An id's outcome reads only its own fact, so each is taken with its
         event, in one pass."""
-        day, known, lazy, tier, count = (
-            self.days[index],
-            self.index,
-            self.lazy,
-            self.tier,
-            self.count,
-        )
+        day, known, tier, count = self.days[index], self.index, self.tier, self.count
         latest, by_log, cached, points = self.latest, self.by_log, self.cached, self.points
         found_outcomes = []
         for fact_id in sorted(found.used):
@@ -348,8 +351,6 @@ class _Run:
             if k is None:
                 found_outcomes.append((fact_id, UNKNOWN))
                 continue
-            if k in lazy and lazy[k] <= index:  # out of the memory files, due to move
-                self._judge(index, k)
             now = tier[k] if index >= self.born[k] else None  # None: the session made it
             outcome = NEW if now is None else ARCHIVED if now in GONE else LIVE
             found_outcomes.append((fact_id, outcome))
@@ -357,22 +358,16 @@ class _Run:
             latest[k] = day
             by_log[k] = by_log[k] or fact_id in found.created
             cached[k] = points[k] = None
-            if k in lazy:
-                del lazy[k]
             self._at(max(index + 1, self.born[k]), k)  # judged again before the next log
         for old, _new in found.superseded:
             k = known.get(old)
             if k is not None and not self.replaced[k]:
                 self.replaced[k] = True
                 cached[k] = points[k] = None
-                lazy.pop(k, None)
                 self._at(index + 1, k)
         return tuple(found_outcomes)
 
     def tier_counts(self, index: int) -> Mapping[str, int]:
         """Facts per tier before log ``index`` (after the last, at ``len(logs)``)."""
-        due = sorted(k for k, point in self.lazy.items() if point <= index)
-        for k in due:
-            self._judge(index, k)
         found = Counter(self.tier)  # None: not born yet
         return dict(sorted((t, n) for t, n in found.items() if t is not None))

@@ -11,36 +11,11 @@ the task changed since the last one (a view is a pure function of them).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
 
 from ...parse.facts import Document, Fact
 from ..agents import context
 from ..agents.context import View
-
-SHOWN, NAMED, CUT = "shown", "named", "cut"  # in full, by its one line, counted but not named
-
-
-class Seen(NamedTuple):
-    """A view, as the replay reads it."""
-
-    view: View
-
-    def outcomes(self, wanted: Collection[str]) -> dict[str, str]:
-        """Where each of ``wanted`` fell: the first of in full, named, cut that one of its
-        facts got (an id the view leaves out: absent)."""
-        found = {}
-        view = self.view
-        for fact_id in wanted:
-            for outcome, ids in ((SHOWN, view.full), (NAMED, view.named), (CUT, view.cut)):
-                if fact_id in ids:
-                    found[fact_id] = outcome
-                    break
-        return found
-
-    @property
-    def size(self) -> int:
-        return len(self.view.text.encode("utf-8"))
 
 
 class States:
@@ -63,7 +38,7 @@ class States:
         self.changed: set[int] = set(self.members)  # documents to make again
         self.docs: tuple[Document, ...] = ()
         self.version = 0  # counts the changes, for the views kept
-        self.kept: tuple[tuple[object, ...], tuple[Seen, ...]] | None = None  # the last
+        self.kept: tuple[tuple[object, ...], tuple[View, ...]] | None = None  # the last
 
     def show(self, k: int, tier: str | None, task: str | None, fields: Mapping[str, str]) -> None:
         """Fact ``k`` is in the memory files with ``tier``, ``task`` and footer ``fields``."""
@@ -97,7 +72,7 @@ class States:
 
     def seen(
         self, task: str, budgets: Sequence[int], recent: Sequence[frozenset[str]] = ()
-    ) -> tuple[Seen, ...]:
+    ) -> tuple[View, ...]:
         """``context``'s view of the memory as it stands, for ``task`` (no paths known, no
         review due, no citation marks) within each of ``budgets``, ``recent`` the ids the
         latest logs used (newest first)."""
@@ -105,13 +80,12 @@ class States:
         if self.kept is not None and self.kept[0] == wanted:
             return self.kept[1]
         if task.split():  # its scores weigh every fact: the memory is ranked again
-            views = context.views(self.memory(), task, None, budgets, recent=recent)
+            views = context.Entries(self.memory(), task, recent=recent).views(budgets)
         else:
             self.entries.reweigh(recent)
             for k, fact in self.pending.items():
                 self.entries.put(self.facts[k][0], k, fact)
             self.pending.clear()
             views = self.entries.views(budgets)
-        found = tuple(Seen(view) for view in views)
-        self.kept = (wanted, found)
-        return found
+        self.kept = (wanted, views)
+        return views

@@ -10,8 +10,7 @@ from typing import Any, NamedTuple
 
 from . import periods
 from .periods import Period
-from .run import ARCHIVED, HIDDEN, NEW, UNKNOWN, Replay, Step
-from .states import CUT, NAMED, SHOWN
+from .run import ARCHIVED, CUT, HIDDEN, NAMED, NEW, SHOWN, UNKNOWN, Replay, Step
 
 OUTCOMES = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED, UNKNOWN, NEW)
 COUNTED = (SHOWN, NAMED, CUT, HIDDEN, ARCHIVED)  # the uses of facts that existed then
@@ -120,6 +119,15 @@ def outlook(label: str, run: Replay) -> Outlook:
     count = len(run.steps)
     mean = sum(s.context for s in run.steps) / count if count else 0.0
     return Outlook(label, totals(run.steps), mean, run.live, run.live_bytes)
+
+
+def budget_rows(budgets: Iterable[tuple[int, Outlook]]) -> list[dict[str, Any]]:
+    """The replay at each budget, (max bytes, its outlook), as JSON values (``replay`` and
+    ``report`` both print them)."""
+    return [
+        {"max_bytes": b, **o.totals.as_data(), "mean_context_bytes": round(o.context_bytes, 1)}
+        for b, o in budgets
+    ]
 
 
 def policy_words(policy: Mapping[str, object], changed: Sequence[str]) -> str:

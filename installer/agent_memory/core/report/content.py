@@ -54,14 +54,7 @@ class Content(NamedTuple):
             "most_used": [r._asdict() for r in self.most_used],
             "least_used": [r._asdict() for r in self.least_used],
             "most_missed": [m.as_data() for m in self.missed],
-            "budgets": [
-                {
-                    "max_bytes": b,
-                    **o.totals.as_data(),
-                    "mean_context_bytes": round(o.context_bytes, 1),
-                }
-                for b, o in self.budgets
-            ],
+            "budgets": tally.budget_rows(self.budgets),
             "archive": [{"file": f, "facts": n} for f, n in self.archive],
             "stale": [{"id": i, "why": w} for i, w in self.stale],
             "expiring": [{"id": i, "valid_until": d, "past": p} for i, d, p in self.expiring],
