@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 from .. import patterns
 from ..errors import Problem
-from ..layout import SESSION_NAME
 from .footer import ID, ID_PATTERN
 from .markdown import blocks, front_matter, inside
 from .outline import markdown
@@ -77,12 +76,6 @@ class SessionRefs(NamedTuple):
 
 
 EMPTY = SessionRefs(frozenset(), frozenset(), ())
-
-
-def session_date(name: str) -> str | None:
-    """The date of a correctly named log, or None for any other file name."""
-    match = SESSION_NAME.match(name)
-    return match.group(1) if match else None
 
 
 def first_prompt(text: str) -> str | None:
