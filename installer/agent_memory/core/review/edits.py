@@ -7,9 +7,7 @@ their section.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import accumulate
 from typing import NamedTuple
 
 from ...parse import footer
@@ -78,24 +76,6 @@ def fact_lines(text: Text, fact: Fact, fields: Mapping[str, str]) -> list[str]:
     lines = list(text.lines[fact.start : fact.end])
     lines[edit.start - fact.start : edit.end - fact.start] = edit.lines
     return lines
-
-
-def shift_sections(sections: Iterable[Section], edits: Sequence[Edit]) -> tuple[Section, ...]:
-    """Where ``sections`` are once ``edits`` are applied, without reading the text again.
-
-    The review's edits replace, remove or add lines of facts and of Project State, never a
-    heading, so each heading and section end moves by what the edits before it add or remove
-    (an insertion at a heading's line goes before it).
-    """
-
-    by_end = sorted((e.end, len(e.lines) - (e.end - e.start)) for e in edits)
-    ends = [end for end, _ in by_end]
-    shifts = list(accumulate((delta for _, delta in by_end), initial=0))
-
-    def moved(line: int) -> int:  # the shift of every edit that ends at or before ``line``
-        return line + shifts[bisect_right(ends, line)]
-
-    return tuple(Section(s.title, moved(s.heading), moved(s.end)) for s in sections)
 
 
 def append_to_section(

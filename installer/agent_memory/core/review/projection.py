@@ -13,7 +13,7 @@ from ...layout import ARCHIVE_DIR, ARCHIVE_INDEX, CONTINUITY, OPEN_THREADS_DIR
 from ...parse import facts
 from ...parse.continuity import cursor, last_review
 from ...parse.dates import quarter_of
-from ...parse.facts import Document, Section
+from ...parse.facts import Document
 from ...parse.text import Text, decode
 from ..plan import FileEdit, Outcome, Plan
 from . import archive as archive_files
@@ -25,7 +25,6 @@ from .edits import (
     fact_lines,
     footer_edit,
     last_review_edit,
-    shift_sections,
 )
 from .inputs import Inputs
 from .summary import Summary
@@ -89,13 +88,6 @@ def _rewrite(
         review_line = last_review_edit(inputs.continuity, inputs.today.isoformat(), newest, count)
         edits.setdefault(CONTINUITY, []).append(review_line)
     texts = {path: apply_edits(doc.text, edits.get(path, ())) for path, doc in docs.items()}
-    unread = dict(docs)
-
-    def sections(path: str) -> tuple[Section, ...] | None:
-        """A file's sections after its edits, for its first append (a later one reads them)."""
-        doc = unread.pop(path, None)
-        return shift_sections(doc.sections, edits.get(path, ())) if doc else None
-
     archived = [v for v in verdicts if v.move == "archive"]
     if archived:
         path = f"{ARCHIVE_DIR}/{quarter}"
@@ -106,9 +98,7 @@ def _rewrite(
             (t, [ln for v in archived if v.swept == s for ln in _moved_lines(docs, v)])
             for t, s in kinds
         ]
-        texts[path] = append_to_sections(
-            path, texts[path], [m for m in moved if m[1]], sections(path)
-        )
+        texts[path] = append_to_sections(path, texts[path], [m for m in moved if m[1]])
     restored = sorted(
         (v for v in verdicts if v.move == "restore"),
         key=lambda v: (v.path, v.fact.start),
@@ -121,9 +111,7 @@ def _rewrite(
         else:
             back.setdefault(verdict.section, []).extend(_moved_lines(docs, verdict))
     if back:
-        texts[CONTINUITY] = append_to_sections(
-            CONTINUITY, texts[CONTINUITY], sorted(back.items()), sections(CONTINUITY)
-        )
+        texts[CONTINUITY] = append_to_sections(CONTINUITY, texts[CONTINUITY], sorted(back.items()))
     return texts
 
 
