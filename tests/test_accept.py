@@ -220,3 +220,18 @@ def test_the_pending_line_fits_within_the_smallest_budget(captured: Path) -> Non
     assert result.exit_code == 0
     assert len(result.output.rstrip("\n").encode()) <= 256
     assert "_5 proposed facts wait in session logs no review has read" in result.output
+
+
+def test_a_footer_quoted_in_a_code_example_accepts_nothing(captured: Path) -> None:
+    """Only a fact's own footer says a proposal was accepted, as the reader finds facts: the
+    same words in a fenced example of the archive do not."""
+    quarter = captured / "memory/archive/2026-Q1.md"
+    quarter.write_text(
+        "# Archive 2026-Q1\n\n## Facts\n\n"
+        f"```\n- an example\n  <!-- id: an-example | origin: {LOG}#4 -->\n```\n"
+    )
+    listed = cli("fact", "accept", captured)
+    assert f"{LOG}#4" in listed.output
+    accepted = cli("fact", "accept", f"{LOG}#4", captured, *DAY)
+    assert accepted.exit_code == 0 and "already accepted" not in accepted.output
+    assert f"origin: {LOG}#4 -->" in _section(captured, "Key Decisions")

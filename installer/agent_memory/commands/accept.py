@@ -21,6 +21,7 @@ from ..layout import CONTINUITY, PERSONAL, REJECTED, SESSIONS_DIR
 from ..parse import facts, proposed
 from ..parse.continuity import last_review
 from ..parse.lognames import LogNames
+from ..parse.sidefiles import parse_file
 from ..shell.load import archive_files, extra_files, log_names
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -36,9 +37,9 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     continuity = facts.parse(CONTINUITY, raw)
     names = log_names(repo)
     others = [*archive_files(repo), *extra_files(repo)]
-    origins = accepting.origins_in(
-        data.decode("utf-8", errors="replace") for data in (raw, *(d for _, d in others))
-    )
+    # the files that may hold an accepted proposal's footer, by the reader
+    holding = [parse_file(path, data) for path, data in others if b"origin" in data]
+    origins = accepting.origins_in([continuity, *holding])
     if address is not None and every:
         raise AgentMemoryError(f"pass LOG#N or --all, not both ({address!r} and --all)")
     if address is not None:

@@ -17,7 +17,7 @@ from .settle import memory_of
 def proposals(repo: Repo) -> Result:
     memory, continuity = memory_of(repo, archives=False)
     live = [continuity, *memory.threads, *([memory.vision] if memory.vision else [])]
-    origins = origins_in(doc.render().decode("utf-8", errors="replace") for doc in live)
+    origins = origins_in(live)
     rejected = rejections((repo.read(REJECTED) or b"").decode("utf-8", errors="replace"))
     unread = unread_logs(last_review(continuity), memory.sessions)
     waiting = pending(repo.read_each(SESSIONS_DIR, unread), origins, rejected, live)

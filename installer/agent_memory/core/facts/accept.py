@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ...errors import AgentMemoryError, refuse_errors
 from ...layout import CONTINUITY
-from ...parse import footer, proposed
+from ...parse import proposed
 from ...parse.facts import Document, parse
 from ...parse.proposed import Pending
 from ..secrets import scan
@@ -58,19 +58,14 @@ class Outcome(NamedTuple):
     skipped: tuple[Skipped, ...]
 
 
-def origins_in(texts: Iterable[str]) -> dict[str, str]:
-    """The ``origin`` values of the footers in ``texts`` (memory files, unparsed), each with
-    the id of the fact that has it."""
+def origins_in(docs: Iterable[Document]) -> dict[str, str]:
+    """The ``origin`` of each fact of ``docs`` that has one, with the fact's id."""
     found: dict[str, str] = {}
-    for text in texts:
-        if "origin" not in text:
-            continue
-        for line in text.splitlines():
-            spot = footer.find(line) if "origin" in line else None
-            if spot is not None:
-                fields = dict(footer.parse_fields(spot.body)[0])
-                if "origin" in fields:
-                    found.setdefault(fields["origin"], fields.get("id", "?"))
+    for doc in docs:
+        for fact in doc.facts:
+            origin = dict(fact.fields).get("origin")
+            if origin is not None:
+                found.setdefault(origin, fact.id or "?")
     return found
 
 
