@@ -17,11 +17,12 @@ from ..core.facts.relations import line, related
 from ..core.review import moves
 from ..errors import AgentMemoryError
 from ..parse.cites import Citation, Skipped, cite, parse_place
+from ..parse.memory import Memory
 from ..parse.text import strip_eol
 from ..shell.cited import work_tree
 from ..shell.load import with_related
 from ..shell.repo import Repo
-from .curate import finish, index_of, memory_read
+from .curate import finish, footer_command, index_of, memory_read
 from .report import Report, Result
 from .settle import Options
 
@@ -30,15 +31,14 @@ _TOP = "paths are relative to the repo's top, as `git ls-files --full-name` show
 
 def fact_cite(repo: Repo, fact_id: str, place_text: str, options: Options) -> Result:
     """Cite ``FILE[:A-B]`` as it is in the work tree now."""
-    memory = memory_read(repo, fact_id)
-    place = locate(memory.curated, fact_id)
-    citation = cite_now(repo, place_text)
-    same = {c.path for c in citations(place.fact)} & {citation.path}
-    stale = [s.citation.place for s in statuses(place.fact, work_tree(repo, same)) if s.stale]
-    done = footers.cite(place, citation, stale)
-    reason = f"fact cite: {fact_id}"
-    edits = rewrite([(place, done.fields)], reason, memory.archives, index_of(memory))
-    return finish(repo, "fact cite", edits, options, place, done.said)
+
+    def change(place: Place, _memory: Memory) -> footers.Change:
+        citation = cite_now(repo, place_text)
+        same = {c.path for c in citations(place.fact)} & {citation.path}
+        stale = [s.citation.place for s in statuses(place.fact, work_tree(repo, same)) if s.stale]
+        return footers.cite(place, citation, stale)
+
+    return footer_command(repo, "cite", fact_id, options, change)
 
 
 def cited(repo: Repo, places: Sequence[str]) -> list[Citation]:

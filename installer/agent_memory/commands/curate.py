@@ -148,16 +148,13 @@ def _tier(repo: Repo, memory: Memory, place: Place, day: dt.date, without: list[
 
 
 def fact_unpin(repo: Repo, fact_id: str, options: Options) -> Result:
-    memory = memory_read(repo, fact_id)
-    place = locate(memory.curated, fact_id)
-    tier = place.fields.get("tier", "")
-    if tier == "core":
-        tier = _tier(repo, memory, place, _day(repo, memory), ["tier"])
-    done = footers.unpin(place, tier)
-    edits = rewrite(
-        [(place, done.fields)], f"fact unpin: {fact_id}", memory.archives, index_of(memory)
-    )
-    return finish(repo, "fact unpin", edits, options, place, done.said)
+    def change(place: Place, memory: Memory) -> footers.Change:
+        tier = place.fields.get("tier", "")
+        if tier == "core":
+            tier = _tier(repo, memory, place, _day(repo, memory), ["tier"])
+        return footers.unpin(place, tier)
+
+    return footer_command(repo, "unpin", fact_id, options, change)
 
 
 def fact_restore(repo: Repo, fact_id: str, options: Options) -> Result:
