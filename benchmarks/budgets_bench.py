@@ -8,7 +8,8 @@ The repo is review_bench's (--facts live facts, --logs logs), reviewed once and 
 no review is due, with an archive quarter of 10,000 more facts (hook_bench's), committed to git.
 Each hook's payload names a transcript of 4 MiB, the most of one a hook reads (a prompt that
 clears the floor reads it for what the agent holds of our context; a session start, on a
-resume only).
+resume only), and none of our context in it: the worst case. `held view` is `live`'s prompt in
+a session whose transcript holds the start's view, as a Claude Code or Codex session has it.
 Budgets: each command <= 1.5x; `first` (a prompt naming an archived fact right after the archive
 changed: its rows of the derived store made again) <= 5x. Medians of CPU time (user + system of
 the child), the commands run in turn.
@@ -55,6 +56,20 @@ def main() -> None:
             "archived": {**prompt, "prompt": "module m4242"},
             "live": {**prompt, "prompt": "check the release"},
         }
+        # the same live hit in a session whose transcript holds the start's view, as Claude
+        # Code keeps it (3 MiB after it): the prompt reads the facts it showed from that view
+        started = subprocess.run(
+            [*TOOL, "hook", "session-start"],
+            input=json.dumps(payloads["start"]).encode(),
+            capture_output=True,
+            check=True,
+        )
+        view = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+        attachment = {"type": "hook_additional_context", "content": [view]}
+        record = {"type": "attachment", "attachment": attachment, "sessionId": "b"}
+        holding = root.parent / "session-held.jsonl"
+        holding.write_bytes(json.dumps(record).encode() + b"\n" + lines * (3 * 2**20 // len(lines)))
+        payloads["held view"] = {**payloads["live"], "transcript_path": str(holding)}
         stdin = {name: json.dumps(p).encode() for name, p in payloads.items()}
         stdin["first"] = stdin["archived"]
         repo = str(root)
@@ -64,6 +79,7 @@ def main() -> None:
             "common": [*TOOL, "hook", "prompt"],
             "archived": [*TOOL, "hook", "prompt"],
             "live": [*TOOL, "hook", "prompt"],
+            "held view": [*TOOL, "hook", "prompt"],
             "status": [*TOOL, "status", repo],
             "context": [*TOOL, "context", repo],
             "task": [*TOOL, "context", repo, "--task", "please fix module m4242"],
@@ -75,6 +91,9 @@ def main() -> None:
         }
         hit = subprocess.run(commands["archived"], input=stdin["archived"], capture_output=True)
         assert b"old-4242" in hit.stdout, hit.stdout + hit.stderr
+        said = [subprocess.run(commands[n], input=stdin[n], capture_output=True).stdout
+                for n in ("live", "held view")]  # fmt: skip
+        assert said[0] and said[0] == said[1], said  # the held view's path answers alike
         print(f"logs={args.logs} facts={args.facts} archived=10000 runs={args.runs}, in turn")
 
         def prepare(name: str) -> None:
