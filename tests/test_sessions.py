@@ -195,6 +195,11 @@ reference_line = st.sampled_from(
         "\r",
         "\ufeff",
         "é",
+        "<details>",  # an HTML block, and a front matter: the one block rule's
+        "</details>",
+        "  <!--",
+        "-->",
+        "---",
     ]
 )
 

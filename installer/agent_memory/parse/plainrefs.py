@@ -25,18 +25,21 @@ _HEADING = patterns.compile(
 _ID = ID_PATTERN.encode()
 _ITEM = patterns.compile(rb"[-*+] ([A-Za-z]+): ?(" + _ID + rb"(?:, ?" + _ID + rb")*)?[ \t]*")
 _PHRASE = b"memory references"
+_TAG_LINES = (b"\n<", b"\n <", b"\n  <", b"\n   <")
 _NONE: frozenset[str] = frozenset()
 
 
 def plain_refs(data: bytes) -> tuple[frozenset[str], frozenset[str]] | None:
     """(used, created) of a plain log; None for any other log."""
     # bytes.find, not "in": the operator goes through the buffer protocol and costs three times
-    # as much; one search for any of the three costs more than the three finds.
+    # as much; one search for any of them costs more than the finds. A fence, a line that opens
+    # with a tag (an HTML block may) or a front matter: the block rule's, the general reader's.
     if (
         data.find(b"```") != -1
         or data.find(b"~~~") != -1
         or data.find(b"\r") != -1
-        or data.startswith(b"\xef\xbb\xbf")
+        or data.startswith((b"\xef\xbb\xbf", b"---"))
+        or (data.find(b"<") != -1 and _a_line_opens_with_a_tag(data))
     ):
         return None
     lowered = data.lower()
@@ -55,6 +58,13 @@ def plain_refs(data: bytes) -> tuple[frozenset[str], frozenset[str]] | None:
         return None  # a sub-heading, or a "#" line that is not a heading
     body = data[start : following or len(data)]
     return _items(body) if not body or body.endswith(b"\n") else None
+
+
+def _a_line_opens_with_a_tag(data: bytes) -> bool:
+    """Whether a line starts with ``<`` after up to three spaces: it may open an HTML block."""
+    return data.startswith((b"<", b" <", b"  <", b"   <")) or any(
+        data.find(tag) != -1 for tag in _TAG_LINES
+    )
 
 
 def _level(data: bytes, at: int) -> int:

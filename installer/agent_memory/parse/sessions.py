@@ -146,11 +146,14 @@ def reference_sections(text: str) -> list[tuple[int, list[str]]]:
     sections: list[tuple[int, list[str]]] = []
     start: int | None = None
     level = index = at = 0
+    ahead = iter(opaque)  # the blocks, in order, passed as the headings are: linear
+    block = next(ahead, None)
     for match in _ATX.finditer(text):  # the heading lines alone: a log may run to 10,000 lines
         index, at = index + text.count("\n", at, match.start()), match.start()
+        while block is not None and block.end <= index:
+            block = next(ahead, None)
         line = lines[index]
-        hidden = any(block.start <= index < block.end for block in opaque)
-        title = heading_title(line) if not hidden else None
+        title = heading_title(line) if block is None or index < block.start else None
         if title is None:
             continue
         if start is not None:
