@@ -239,6 +239,8 @@ def test_only_the_transcript_s_end_is_read(tmp_path: Path) -> None:
         b"",
         b"",
     ]
+    # the tail begins exactly where a line does: that line is whole, and kept
+    assert [tail(transcript, n) for n in (10, 6)] == [b"two\nthree\n", b"three\n"]
 
 
 def _start(root: Path, transcript: Path | None, source: str = "resume") -> str:

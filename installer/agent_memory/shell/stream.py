@@ -44,11 +44,11 @@ def tail(path: Path, most: int) -> bytes:
     with os.fdopen(_regular(path, shown), "rb") as handle:
         try:
             size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - most))
-            data = handle.read(most)
+            handle.seek(max(0, size - most - 1))  # and the byte before: a line may start there
+            data = handle.read(most + 1)
         except OSError as exc:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", shown) from None
-    return data.partition(b"\n")[2] if size > most else data  # begun mid-line: the next one
+    return data.partition(b"\n")[2] if size > most else data  # the first whole line on
 
 
 def _regular(path: Path, shown: str) -> int:
