@@ -29,11 +29,9 @@ from ..layout import (
     HANDRUN_PROTOCOL,
     MERGE_DRIVER_KEY,
     OPEN_THREADS_DIR,
-    SESSIONS_DIR,
 )
-from ..parse.lognames import LogNames
 from ..shell.git import line_dates
-from ..shell.load import archive_paths
+from ..shell.load import archive_paths, log_names
 from ..shell.logs import references
 from ..shell.merge_driver import reconcile
 from ..shell.repo import Repo
@@ -221,7 +219,7 @@ def _plans(
 
 def _history(repo: Repo, paths: Sequence[str]) -> History:
     """What git says of the lines of ``paths``, and the logs of the ids they name."""
-    names = list(LogNames(repo.list_dir(SESSIONS_DIR, ordered=False)).logs)
+    names = list(log_names(repo).logs)
     named: dict[str, str] = {}
     for name, refs in references(repo, names).items():
         for fact_id in refs.used:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from ..core.agents.inbox import Rejection, appended, rejections
 from ..core.plan import FileEdit, Outcome, Plan
 from ..errors import AgentMemoryError
-from ..layout import REJECTED, SESSIONS_DIR
-from ..parse.lognames import LogNames
+from ..layout import REJECTED
 from ..parse.untrusted import first_unsafe
+from ..shell.load import log_names
 from ..shell.repo import Repo
 from .accept import proposal_at
 from .report import Report, Result
@@ -27,7 +27,7 @@ def fact_reject(repo: Repo, address: str, reason: str, options: Options) -> Resu
             f"--reason must be plain text of 1 to {REASON_MAX} characters"
             + (f" (it holds {unsafe})" if unsafe else "")
         )
-    names = LogNames(repo.list_dir(SESSIONS_DIR, ordered=False))
+    names = log_names(repo)
     found = proposal_at(repo, names, address)
     before = repo.read(REJECTED)
     text = before.decode("utf-8", errors="replace") if before is not None else None
