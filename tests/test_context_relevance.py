@@ -215,3 +215,27 @@ def test_hooks_md_names_the_recent_use_constants_as_the_code_has_them() -> None:
     doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
     assert f"the newest {relevance.RECENT_SESSIONS} session logs (`RECENT_SESSIONS`" in doc
     assert f"(`HALF_LIFE`, {relevance.HALF_LIFE} session)" in doc
+
+
+def test_hooks_md_names_the_views_shares_and_floors_as_the_code_has_them() -> None:
+    """Each number HOOKS.md gives for the view and the prompt hook is the code's: a change to
+    one without the other fails here."""
+    from agent_memory.core.agents import forms, prompt_recall
+
+    doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
+    fractions = {0.2: "a fifth", 0.4: "two fifths", 0.05: "a twentieth"}
+    assert f"at most {fractions[viewing.BINDING_SHARE]} of the budget (`BINDING_SHARE`)" in doc
+    together, personal = viewing.BINDING_SHARE + viewing.PERSONAL_SHARE, viewing.PERSONAL_SHARE
+    assert f"at most {fractions[together]} (`PERSONAL_SHARE`, {fractions[personal]} more)" in doc
+    assert f"at most {fractions[viewing.INDEX_SHARE]} of the budget (`INDEX_SHARE`)" in doc
+    assert f"larger than {fractions[viewing.FACT_SHARE]} of the budget (`FACT_SHARE`)" in doc
+    assert f"longer than {forms.EXCERPT_BYTES} bytes" in doc
+    assert f"at most {forms.EXCERPT_BYTES} bytes" in doc
+    widths = ", ".join(map(str, forms.FIRST_LINE[:-1])) + f" or {forms.FIRST_LINE[-1]}"
+    assert f"the longest of {widths} characters" in doc
+    assert f"at least **{relevance.TASK_FLOOR}** (`TASK_FLOOR`" in doc
+    assert f"the **{relevance.TASK_LIFTS}** best (`TASK_LIFTS`" in doc
+    assert f"score at least **{prompt_recall.FLOOR}** (BM25" in doc
+    assert f"the prompt's first {prompt_recall.QUERY_WORDS} distinct words" in doc
+    kib = prompt_recall.BYTES // 1024
+    assert f"at most **{prompt_recall.MOST}** hits and **{kib} KiB** (`MOST`, `BYTES`" in doc
