@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -11,6 +13,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +24,7 @@ from agent_memory.core.agents import recall as searching
 from agent_memory.parse import facts
 from agent_memory.shell import store
 from agent_memory.shell.store import NAME
-from conftest import build_tree, git_init
+from conftest import build_tree, cli, git_init
 from test_written import documents
 
 FOOT = "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-0{1} | uses: 1 | tier: {2} -->"
@@ -184,6 +187,55 @@ def test_a_read_only_git_folder_changes_no_output(tmp_path: Path) -> None:
         assert not (root / NAME).parent.exists() or os.geteuid() == 0
     finally:
         (root / ".git").chmod(0o700)
+
+
+def test_a_full_disk_changes_no_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's own "database or disk is full", whether the store is made or a file's rows are
+    made again: the answers are the files', and the store is used again once there is room."""
+    root = _repo(tmp_path)
+    queries = ("cats 3", "shed", "cats", "dogs")
+
+    def answers() -> list[tuple[int, str]]:
+        return [(r.exit_code, r.output) for r in (cli("recall", q, root) for q in queries)]
+
+    expected = answers()
+    store_file = root / NAME
+    store_file.unlink()
+    connect = sqlite3.connect
+
+    def full(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        if args[0] == ":memory:":  # the schema this SQLite makes, not a file
+            return db
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {max(pages, 1)}")  # no page more
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    assert answers() == expected  # no store could be made
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert answers() == expected and store_file.is_file()  # made now
+    (root / "memory/archive/2026-Q1.md").write_text(_archive(400, "dogs"))  # more pages
+    monkeypatch.setattr(sqlite3, "connect", full)
+    changed = answers()  # the new rows cannot be stored
+    assert changed != expected and changed[3][0] == 0
+    with contextlib.closing(connect(store_file)) as db:
+        digests = {row[0] for row in db.execute("SELECT digest FROM files")}
+    archived = (root / "memory/archive/2026-Q1.md").read_bytes()
+    assert hashlib.sha256(archived).hexdigest() not in digests
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert answers() == changed == [(r[0], r[1]) for r in _without_store_in_process(root)]
+
+
+def _without_store_in_process(root: Path) -> list[tuple[int, str]]:
+    store_folder = (root / NAME).parent
+    shutil.rmtree(store_folder, ignore_errors=True)
+    store_folder.write_text("not a folder\n")
+    try:
+        found = [cli("recall", q, root) for q in ("cats 3", "shed", "cats", "dogs")]
+        return [(r.exit_code, r.output) for r in found]
+    finally:
+        store_folder.unlink()
 
 
 def _committed(tmp_path: Path) -> Path:
