@@ -108,6 +108,34 @@ def test_session_start_finds_the_repo_from_the_payloads_cwd(enabled: Path, tmp_p
     assert answer["hookSpecificOutput"]["additionalContext"].rstrip("\n") == context.rstrip("\n")
 
 
+@pytest.mark.parametrize("control", ["\x7f", "\x9b"])
+def test_a_fact_holding_del_or_c1_gives_json_the_agent_can_read(
+    enabled: Path, control: str
+) -> None:
+    """``json.dumps`` leaves DEL and C1 raw, and the text printer wrote them as ``\\x7f``, which
+    is no JSON escape: every hook that showed such a fact printed a line no agent could read."""
+    assert cli("fact", "add", "Ship the nightly build", "--id", "ship", enabled).exit_code == 0
+    continuity = enabled / "memory/continuity.md"
+    continuity.write_text(continuity.read_text().replace("nightly", f"night{control}ly"))
+    foot = (
+        "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: archived -->"
+    )
+    filler = "".join(f"- Filler fact {n}\n  {foot.format(f'filler-{n}')}\n" for n in range(30))
+    quarter = f"# Archive\n\n## Facts\n- The quasar{control} cache\n  {foot.format('quasar')}\n"
+    (enabled / "memory/archive").mkdir(exist_ok=True)
+    (enabled / "memory/archive/2026-Q1.md").write_text(quarter + filler)
+    where = {"cwd": str(enabled), "session_id": "s"}
+    start = {**where, "hook_event_name": "SessionStart", "source": "startup"}
+    prompt = {**where, "hook_event_name": "UserPromptSubmit", "prompt": "the quasar cache"}
+    for event, payload, text in (
+        ("session-start", start, f"night{control}ly"),
+        ("prompt", prompt, f"quasar{control} cache"),
+    ):
+        done = _hook(event, json.dumps(payload), enabled)
+        assert done.returncode == 0, done.stderr
+        assert text in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
 def test_session_start_runs_a_due_review_silently(tmp_path: Path) -> None:
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE.parent / "before", root)

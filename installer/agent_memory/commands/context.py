@@ -22,6 +22,7 @@ from ..parse.continuity import last_review
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
 from ..parse.sessions import read_refs
+from ..parse.untrusted import hook_json
 from ..shell.load import Live, extras, load_live, load_personal
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -57,10 +58,7 @@ def context(
     report = Report("context", repo.shown, outcome, None, (), summary)
     shown = text.rstrip("\n")
     if hook:
-        import json  # 3 ms to import, paid only by the hook's call
-
-        answer = {"hookEventName": "SessionStart", "additionalContext": text}
-        shown = json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+        shown = hook_json("SessionStart", text)
     return Result(report._replace(heading=(shown,)), 0)
 
 

@@ -7,7 +7,6 @@ neither, and a prompt loads the context only for a hit.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -15,6 +14,7 @@ from typing import IO, Any
 from ..errors import AgentMemoryError
 from ..parse import hookinput
 from ..parse.hookinput import Payload
+from ..parse.untrusted import hook_json
 from ..shell.repo import Repo
 from ..shell.stream import hook_input, tail
 from .report import Report, Result
@@ -66,11 +66,8 @@ def event_of(name: str, payload: Payload) -> str:
 
 
 def answer(command: str, event: str, text: str, data: Mapping[str, Any]) -> Result:
-    """The one line every agent reads from a hook that adds context: Claude Code, Codex and
-    Gemini CLI all take ``hookSpecificOutput.additionalContext``."""
-    added = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    shown = json.dumps(added, ensure_ascii=False)
-    report = Report(command, ".", "ok", None, (), data, (shown,))
+    """The one line every agent reads from a hook that adds context (``hook_json``)."""
+    report = Report(command, ".", "ok", None, (), data, (hook_json(event, text),))
     return Result(report, 0)
 
 

@@ -28,6 +28,8 @@ _TIMESTAMP = patterns.compile(
 # What a terminal obeys rather than shows: C0 controls but tab and line feed, a carriage return
 # not ending a line, DEL and C1 (``\x1b]0;title\x07`` retitles the window, ``\x1b[2J`` clears it).
 _TERMINAL = patterns.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# What ``json.dumps`` leaves raw in a string and ``shown`` would escape: DEL and C1.
+_JSON_RAW = patterns.compile("[\x7f-\x9f]")
 # The longest value ``one_line`` writes whole: Linux's PATH_MAX.
 LINE_VALUE_MAX = 4096
 
@@ -54,6 +56,18 @@ def shown(text: str) -> str:
     ESC, a bell, a carriage return that rewrites a line) written as its Python escape, the rest
     (tabs and line breaks included) as it is."""
     return _TERMINAL.sub(_escape, text)
+
+
+def hook_json(event: str, text: str) -> str:
+    """The one JSON line an agent reads from a hook that adds ``text`` to its context (Claude
+    Code, Codex and Gemini CLI all take ``hookSpecificOutput.additionalContext``), as ``shown``
+    prints it unchanged: DEL and C1, which ``json.dumps`` leaves raw and ``shown`` would then
+    write as ``\\x7f`` (no JSON escape), are ``\\u007f`` escapes already."""
+    import json  # 3 ms to import, paid only by a hook's call
+
+    added = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    dumped = json.dumps(added, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", dumped)
 
 
 def controls_in(text: str) -> Iterator[tuple[int, str]]:
