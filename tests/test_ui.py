@@ -301,6 +301,24 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
     assert tree(repo_root) == tree(twin)
 
 
+def test_an_edited_text_fact_edit_refuses_refuses_the_acceptance_and_writes_nothing(
+    client: Client, repo_root: Path
+) -> None:
+    """Edit-then-accept is one plan: a text ``fact edit`` would refuse is found by the preview,
+    and the apply writes neither the acceptance nor the edit."""
+    client.log_in()
+    before = tree(repo_root)
+    text = "The API uses JSON only <!-- see RFC -->"
+    form = {"action": "accept", "subject": SECOND, "proposed": "two", "text": text}
+    preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+    assert preview.status == 422 and "holds an HTML comment" in preview.body
+    # an apply posted with the digest of the plain acceptance's preview
+    token = client.token_for("/inbox", "accept")
+    unedited = client.post("/preview", {**form, "text": "two", "csrf": token})
+    applied = client.post("/apply", {**applying(unedited.body), "text": text})
+    assert applied.status == 422 and tree(repo_root) == before
+
+
 def test_the_preview_is_the_dry_run_and_writes_nothing(client: Client, repo_root: Path) -> None:
     client.log_in()
     before = tree(repo_root)

@@ -20,17 +20,16 @@ def preview_page(
     root: Path, form_data: Mapping[str, str], setting: Setting, issue: Callable[[], str]
 ) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
-    said = change(name, subject, form_data, root, True, setting)
+    said = _run(root, form_data, True, setting)
     body = [f"<p>{e(' '.join(ACTIONS[name].words))} {e(subject)}: nothing is written yet.</p>"]
     if said.code != 0:
         raise _failed(said)
-    body.append(diff(said.out.rstrip("\n")))
-    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
-    if text is not None:
+    if _edited(form_data) is not None:
         body.append(
-            "<p>Then, once it is a fact, <code>fact edit</code> gives it this text (its diff "
-            f"follows the acceptance, which makes the fact):</p>{pre(text)}"
+            "<p>Accepted with its text edited: <code>fact accept</code>, then <code>fact "
+            "edit</code> of the fact it makes, written together as one change.</p>"
         )
+    body.append(diff(said.out.rstrip("\n")))
     more = ("text", "proposed") if name == "accept" else ()
     kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields, *more)}
     kept["seen"] = _digest(said.out)
@@ -41,26 +40,32 @@ def preview_page(
 
 def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
-    again = change(name, subject, form_data, root, True, setting)
+    again = _run(root, form_data, True, setting)
     if again.code != 0 or _digest(again.out) != form_data.get("seen"):
         raise Refused(
             "the memory changed since the preview, so this change would not be the one shown: "
             "nothing was written; go back and preview it again"
         )
-    text = edited_text(form_data, form_data.get("proposed", "")) if name == "accept" else None
+    done = _run(root, form_data, False, setting)
+    if done.code != 0:
+        raise _failed(done)
+    return [f'<div class="notice">{pre(done.out.rstrip())}</div>', _back(name, subject)]
+
+
+def _run(root: Path, form_data: Mapping[str, str], preview: bool, setting: Setting) -> Answer:
+    """The form's change: its line's plan, previewed or applied; an accept with its text edited
+    is one plan of both steps."""
+    name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    text = _edited(form_data)
     if text is not None:
-        done = accept_edited(subject, text, root, setting)
-    else:
-        done = [change(name, subject, form_data, root, False, setting)]
-    if len(done) == 1 and done[0].code != 0:
-        raise _failed(done[0])
-    shown = [
-        f'<div class="notice">{pre(said.out.rstrip())}</div>'
-        if said.code == 0
-        else f'<div class="error">{pre((said.err or said.out).strip())}</div>'
-        for said in done
-    ]
-    return [*shown, _back(name, subject)]
+        return accept_edited(subject, text, root, preview, setting)
+    return change(name, subject, form_data, root, preview, setting)
+
+
+def _edited(form_data: Mapping[str, str]) -> str | None:
+    if form_data.get("action") != "accept":
+        return None
+    return edited_text(form_data, form_data.get("proposed", ""))
 
 
 def _failed(said: Answer) -> AgentMemoryError | OSError:
