@@ -59,16 +59,18 @@ class Client:
         self.port = server.server_address[1]
         self.host = f"127.0.0.1:{self.port}"
         self.origin = f"http://{self.host}"
-        self.cookie = ""
+        self.prefix = ""  # the token's folder, once the printed address is opened
 
     def ask(self, method: str, path: str, body: str | None = None, **headers: str) -> Reply:
-        sent = {"Host": self.host, **({"Cookie": self.cookie} if self.cookie else {})}
+        """``path`` under the token's folder, once the address is opened (``log_in``)."""
+        sent = {"Host": self.host}
         sent.update({k.replace("_", "-"): v for k, v in headers.items()})
         if body is not None:
             sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
-            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            target = self.prefix + path
+            connection.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             for name, value in sent.items():
                 connection.putheader(name, value)
             data = body.encode() if body is not None else None
@@ -81,9 +83,9 @@ class Client:
             connection.close()
 
     def log_in(self) -> None:
-        reply = self.ask("GET", f"/?t={self.server.guard.token}")
-        assert reply.status == 303
-        self.cookie = reply.headers["Set-Cookie"].split(";")[0]
+        """Open the printed address: every page after it is under the token's folder."""
+        assert self.server.address == f"{self.origin}/{self.server.guard.token}/"
+        self.prefix = f"/{self.server.guard.token}"
 
     def post(self, path: str, form: Mapping[str, str], **headers: str) -> Reply:
         return self.ask("POST", path, urlencode(form), **{"Origin": self.origin, **headers})
@@ -106,7 +108,7 @@ class Client:
 def applying(preview: str) -> dict[str, str]:
     """What the preview's Apply button posts: its form's hidden fields, as a browser sends them."""
     found = re.search(
-        r'<form class="action" method="post" action="/apply">(.*?)</form>', preview, re.S
+        r'<form class="action" method="post" action="apply">(.*?)</form>', preview, re.S
     )
     assert found is not None, preview
     fields = re.findall(
@@ -151,23 +153,34 @@ def client(repo_root: Path) -> Iterator[Client]:
         yield served
 
 
-def test_no_token_no_page_and_the_address_s_token_becomes_a_strict_cookie(client: Client) -> None:
-    for path in ("/", "/fact?id=busy", "/inbox", "/health", "/style.css"):
-        refused = client.ask("GET", path)
+def test_the_token_is_the_address_s_first_folder_and_no_cookie_is_set(client: Client) -> None:
+    """A cookie of 127.0.0.1 goes to every port of it (another local server would get the
+    token; a second ``ui`` would overwrite it): the token is in every address instead."""
+    token = client.server.guard.token
+    for path in ("/", "/fact?id=busy", "/inbox", "/health", "/style.css", f"/?t={token}"):
+        refused = client.ask("GET", path, Cookie=f"agent_memory_ui={token}")
         assert refused.status == 403 and "busy" not in refused.body
-    assert client.ask("GET", "/?t=wrong").status == 403
-    client.cookie = "agent_memory_ui=wrong"
-    assert client.ask("GET", "/").status == 403
-    client.cookie = ""
-    given = client.ask("GET", f"/?t={client.server.guard.token}")
-    assert given.status == 303 and given.headers["Location"] == "/"
-    cookie = given.headers["Set-Cookie"]
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    for path in ("/wrong/", f"/{token[:-1]}/", f"/{token}x/", f"/x/{token}/"):
+        assert client.ask("GET", path).status == 403, path
+    sent_on = client.ask("GET", f"/{token}")
+    assert sent_on.status == 303 and sent_on.headers["Location"] == f"/{token}/"
     client.log_in()
-    assert "Busy decision" in client.ask("GET", "/").body
+    # another local app's cookie that the standard library's parser gives up on is no matter
+    home = client.ask("GET", "/", Cookie='prefs={"theme":"dark"}; other=1')
+    assert home.status == 200 and "Busy decision" in home.body
+    assert "Set-Cookie" not in home.headers and home.headers["Referrer-Policy"] == "same-origin"
+    # every address a page names is relative, so it stays under the token's folder
+    named = re.findall(r'(?:href|action)="([^"]*)"', home.body)
+    assert named and not [n for n in named if n.startswith(("/", "http", "//"))], named
+    with serving(client.server.root, Setting(DAY)) as second:
+        assert client.ask("GET", "/").status == 200  # a second server locks no one out
+        second.log_in()
+        assert second.ask("GET", "/").status == 200
+        second.prefix = client.prefix
+        assert second.ask("GET", "/").status == 403
 
 
-def test_a_wrong_host_is_refused_even_with_the_cookie(client: Client) -> None:
+def test_a_wrong_host_is_refused_even_with_the_token(client: Client) -> None:
     client.log_in()
     for host in (
         "evil.example",
@@ -375,14 +388,14 @@ def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
         assert added.exit_code == 0, added.output
     body = client.ask("GET", "/?filter=conflicting").body
     cards = dict(
-        re.findall(r'<a href="/fact\?id=(\w+)">\1</a> <span.*?may contradict (.*?)</p>', body)
+        re.findall(r'<a href="fact\?id=(\w+)">\1</a> <span.*?may contradict (.*?)</p>', body)
     )
     assert set(cards) == {"py11", "py12"}
-    assert 'href="/fact?id=py12"' in cards["py11"] and 'href="/fact?id=py11"' in cards["py12"]
-    assert "3.11" in cards["py11"] and 'href="/fact?id=old"' not in body
+    assert 'href="fact?id=py12"' in cards["py11"] and 'href="fact?id=py11"' in cards["py12"]
+    assert "3.11" in cards["py11"] and 'href="fact?id=old"' not in body
     page = client.ask("GET", "/fact?id=py11").body
     named = page.split("<h2>May contradict</h2>")[1]
-    assert 'href="/fact?id=py12"' in named and "The CI runs Python 3.12" in named
+    assert 'href="fact?id=py12"' in named and "The CI runs Python 3.12" in named
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=old").body
     assert cli("fact", "relate", "py11", "py12", repo_root, *TODAY).exit_code == 0  # see: py12
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=py11").body
@@ -399,12 +412,12 @@ def test_a_note_names_the_first_few_a_fact_may_contradict_and_counts_the_rest(
         text = f"The worker pool size is {10 + n}"
         assert cli("fact", "add", text, repo_root, "--id", f"pool{n}", *TODAY).exit_code == 0
     body = client.ask("GET", "/?filter=conflicting").body
-    first = re.search(r'<a href="/fact\?id=pool0">pool0</a> <span.*?may contradict (.*?)</p>', body)
+    first = re.search(r'<a href="fact\?id=pool0">pool0</a> <span.*?may contradict (.*?)</p>', body)
     assert first is not None
-    assert first.group(1).count('<a href="/fact?id=pool') == NOTED
+    assert first.group(1).count('<a href="fact?id=pool') == NOTED
     assert first.group(1).endswith(" and 2 more (its page lists them)")
     page = client.ask("GET", "/fact?id=pool0").body.split("<h2>May contradict</h2>")[1]
-    assert all(f'href="/fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
+    assert all(f'href="fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
 
 
 def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
@@ -419,9 +432,9 @@ def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
     assert "Restore: preview" in gone.body
     assert cli("fact", "relate", "old", "gone", repo_root, *TODAY).exit_code == 0
     related = client.ask("GET", "/fact?id=old").body.split("<h2>Related facts</h2>")[1]
-    assert 'href="/fact?id=gone"' in related.split("<h2>")[0]
+    assert 'href="fact?id=gone"' in related.split("<h2>")[0]
     back = client.ask("GET", "/fact?id=gone").body.split("<h2>Related facts</h2>")[1]
-    assert 'href="/fact?id=old"' in back.split("<h2>")[0]
+    assert 'href="fact?id=old"' in back.split("<h2>")[0]
     assert client.ask("GET", "/fact?id=nothing").status == 422
 
 
@@ -435,7 +448,7 @@ def test_the_inbox_names_the_facts_a_proposal_may_contradict(
     body = client.ask("GET", "/inbox").body
     cards = body.split('<div class="fact">')
     clash = next(c for c in cards if "2026-04-05-120000#1" in c)
-    assert 'may contradict (version: python: 3.12 / 3.11): <a href="/fact?id=py11">' in clash
+    assert 'may contradict (version: python: 3.12 / 3.11): <a href="fact?id=py11">' in clash
     assert all("may contradict" not in c for c in cards if c is not clash)
 
 
@@ -445,10 +458,10 @@ def test_the_memory_page_shows_each_section_by_tier_core_first(
     client.log_in()
     assert cli("fact", "pin", "evil", repo_root, *TODAY).exit_code == 0
     body = client.ask("GET", "/").body
-    order = [body.index(f'href="/fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
+    order = [body.index(f'href="fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
     assert order == sorted(order)  # evil, pinned, before the active ones written above it
     pinned = client.ask("GET", "/?filter=pinned").body
-    assert 'href="/fact?id=evil"' in pinned and 'href="/fact?id=old"' not in pinned
+    assert 'href="fact?id=evil"' in pinned and 'href="fact?id=old"' not in pinned
 
 
 def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) -> None:
@@ -495,11 +508,11 @@ def test_ctrl_c_stops_the_server_and_leaves_no_journal_or_lock(repo_root: Path) 
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/\?t=(\S+)", first)
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/([\w-]+)/", first)
         assert found is not None, first
         # a browser's connection, kept open and idle: Ctrl-C does not wait for it
         connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
-        connection.request("GET", f"/?t={found.group(2)}")
+        connection.request("GET", f"/{found.group(2)}")
         reply = connection.getresponse()
         assert reply.status == 303 and reply.read() == b""
         process.send_signal(signal.SIGINT)
@@ -563,11 +576,12 @@ def test_only_the_exact_origin_may_write(origin: str, referer: str) -> None:
 
 
 @given(st.text())
-def test_any_cookie_header_is_read_without_raising(header: str) -> None:
+def test_only_an_address_under_the_token_s_folder_is_a_page(path: str) -> None:
     guard = Guard("127.0.0.1", 8123, "token")
-    found = guard.cookie_token(header)
-    assert found is None or isinstance(found, str)
-    assert guard.cookie_token("a=b; agent_memory_ui=token") == "token"
+    inside = guard.inside(path)
+    assert (inside is not None) == path.removeprefix("/").startswith("token/")
+    assert inside is None or path.removeprefix("/").removeprefix("token") == inside
+    assert guard.inside("/token/fact") == "/fact" and guard.inside("/token/") == "/"
 
 
 def test_closing_waits_for_the_answers_under_way_and_takes_no_new_one(repo_root: Path) -> None:

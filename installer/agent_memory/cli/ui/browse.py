@@ -43,10 +43,10 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
     repo = opened(root)
     links = [f'<a href="{link("/", {"filter": k})}">{e(v)}</a>' for k, v in FILTERS.items()]
     body = [
-        '<form method="get" action="/"><input type="text" name="q" '
+        '<form method="get" action="./"><input type="text" name="q" '
         f'value="{e(query)}" placeholder="search the facts (recall)"> <button>Search</button>'
         "</form>",
-        f'<nav class="filters">Show only: {"".join(links)}<a href="/">all live facts</a></nav>',
+        f'<nav class="filters">Show only: {"".join(links)}<a href="./">all live facts</a></nav>',
     ]
     if query:
         return body + _hits(root, query)

@@ -48,8 +48,10 @@ def e(text: object) -> str:
 
 
 def link(path: str, query: Mapping[str, str] | None = None) -> str:
-    """An address of this server, escaped for an attribute."""
-    return e(f"{path}?{urlencode(query)}" if query else path)
+    """An address of this server, relative and escaped for an attribute: every page sits right
+    under the token's prefix (``/TOKEN/fact``), so a relative link stays under it."""
+    where = path.removeprefix("/") or "./"
+    return e(f"{where}?{urlencode(query)}" if query else where)
 
 
 def page(title: str, body: Iterable[str], *, repo: str, read_only: bool) -> bytes:
@@ -60,8 +62,8 @@ def page(title: str, body: Iterable[str], *, repo: str, read_only: bool) -> byte
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{e(title)} · agent-memory</title><link rel="stylesheet" href="/style.css">'
-        '<link rel="icon" href="/icon.svg"></head><body>'
+        f'<title>{e(title)} · agent-memory</title><link rel="stylesheet" href="style.css">'
+        '<link rel="icon" href="icon.svg"></head><body>'
         f"<header><strong>agent-memory</strong> <span>{e(repo)}</span>{nav}{mode}</header>"
         f"<main><h1>{e(title)}</h1>{''.join(body)}</main></body></html>\n"
     )
@@ -77,7 +79,7 @@ def form(
         for k, v in {**hidden, "csrf": token}.items()
     )
     return (
-        f'<form class="action" method="post" action="{e(action)}">{kept}{"".join(fields)}'
+        f'<form class="action" method="post" action="{link(action)}">{kept}{"".join(fields)}'
         f"<button>{e(button)}</button></form>"
     )
 
