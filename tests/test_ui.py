@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_memory.cli.ui import guard
 from agent_memory.cli.ui.actions import Setting
 from agent_memory.cli.ui.browse import NOTED
 from agent_memory.cli.ui.guard import POLICY, Guard
@@ -220,6 +221,31 @@ def test_a_cross_origin_post_changes_nothing(client: Client, repo_root: Path) ->
     assert tree(repo_root) == before
 
 
+def test_every_form_of_a_page_just_rendered_works_however_many_it_holds(
+    client: Client, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One token per page, shared by its forms: an inbox of thousands of proposals, or a fact's
+    page among hundreds opened, expires no form of the page last rendered."""
+    client.log_in()
+    monkeypatch.setattr(guard, "ISSUED_MOST", 6)  # fewer than a fact's page has forms
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text(
+        "## Proposed Facts\n" + "".join(f"{n}. decision: Rule {n}\n" for n in range(1, 9))
+    )
+    for page in ("/fact?id=old", "/inbox"):
+        body = client.ask("GET", page).body
+        tokens = set(re.findall(r'name="csrf" value="([^"]+)"', body))
+        assert len(tokens) == 1 and body.count('name="csrf"') > 6, page
+    first = client.token_for("/fact?id=old", "edit")
+    for name, fields in (("edit", {"text": "Old, edited"}), ("pin", {}), ("archive", {})):
+        form = {"action": name, "subject": "old", **fields, "csrf": first}
+        assert client.post("/preview", form).status == 200, name
+    preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": first})
+    assert client.post("/apply", {**applying(preview.body), "csrf": first}).status == 403
+    assert client.post("/apply", applying(preview.body)).status == 200
+    assert client.post("/apply", applying(preview.body)).status == 403  # good once
+
+
 def test_a_facts_script_is_inert_text_under_a_strict_policy(client: Client) -> None:
     client.log_in()
     for path in ("/", "/fact?id=evil", "/?q=owned", "/health"):
@@ -255,7 +281,7 @@ def test_read_only_offers_no_change_and_takes_none(repo_root: Path) -> None:
         for path in ("/fact?id=busy", "/inbox"):
             body = client.ask("GET", path).body
             assert "<form" not in body.replace('<form method="get"', "")
-        form = {"action": "pin", "subject": "busy", "csrf": client.server.guard.issue()}
+        form = {"action": "pin", "subject": "busy", "csrf": client.server.guard.issue("/apply")}
         assert client.post("/apply", form).status == 403
     assert tree(repo_root) == before
 

@@ -190,7 +190,7 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
     if not setting.read_only:
         body.append("<h2>Change it</h2>")
         mine = doc.path == PERSONAL
-        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue, mine))
+        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue(), mine))
     return body
 
 
@@ -214,10 +214,9 @@ def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
     ] or ["<p>None.</p>"]
 
 
-def _forms(
-    fact_id: str, text: str, issue: Callable[[], str], personal: bool = False
-) -> Iterable[str]:
-    """One form per action, each posting to its preview (the plan's diff, nothing written). A
+def _forms(fact_id: str, text: str, token: str, personal: bool = False) -> Iterable[str]:
+    """One form per action, each posting to its preview (the plan's diff, nothing written), all
+    with the page's one token. A
     personal fact may be shared, not superseded (its successor would be the team's); a team
     fact, the other way round."""
     labels = {"text": "Text", "reason": "Reason", "until": "Valid until (YYYY-MM-DD)"}
@@ -231,4 +230,4 @@ def _forms(
             for f in action.fields
         ]
         hidden = {"action": name, "subject": fact_id}
-        yield form("/preview", issue(), fields, f"{action.label}: preview", hidden=hidden)
+        yield form("/preview", token, fields, f"{action.label}: preview", hidden=hidden)

@@ -7,7 +7,9 @@ address, every link of a page relative to it). Not a cookie: a browser sends a c
 a second ``ui`` would overwrite the first's. Its ``Host`` must be the address served, so a name
 rebound to 127.0.0.1 by a hostile page gets nothing (DNS rebinding); a write is a POST whose
 ``Origin`` (or ``Referer``) is the server itself and which carries a token issued with the page
-that holds its form.
+that holds its form: one token per page, shared by its forms and good only for the address
+they post to; a preview writes nothing, so its token serves every preview of that page, and an
+apply's (issued with the preview) is good once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 
-ISSUED_MOST = 2048  # form tokens kept; the oldest goes first
+ISSUED_MOST = 2048  # form tokens kept, one per page rendered; the oldest goes first
 POLICY = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -41,7 +43,7 @@ class Guard:
         self.authority = f"{host}:{port}"
         self.origin = f"http://{self.authority}"
         self.home = f"{self.origin}/{self.token}/"  # the address to open: every page is under it
-        self._issued: OrderedDict[str, None] = OrderedDict()
+        self._issued: OrderedDict[str, str] = OrderedDict()  # each token, the path it posts to
         self._lock = threading.Lock()
 
     def host_ok(self, host: str | None) -> bool:
@@ -63,18 +65,23 @@ class Guard:
             return origin == self.origin
         return referer is not None and referer.startswith(f"{self.origin}/")
 
-    def issue(self) -> str:
-        """A token for one form of one page."""
+    def issue(self, action: str) -> str:
+        """The token of one page's forms, which post to ``action``."""
         made = secrets.token_urlsafe(24)
         with self._lock:
-            self._issued[made] = None
+            self._issued[made] = action
             while len(self._issued) > ISSUED_MOST:
                 self._issued.popitem(last=False)
         return made
 
-    def redeem(self, given: str | None) -> bool:
-        """Whether ``given`` was issued and not yet used; it is used now."""
+    def redeem(self, given: str | None, action: str, once: bool) -> bool:
+        """Whether ``given`` was issued for forms posting to ``action`` (and, when ``once``, is
+        used now)."""
         if not given:
             return False
         with self._lock:
-            return self._issued.pop(given, False) is None
+            if self._issued.get(given) != action:
+                return False
+            if once:
+                del self._issued[given]
+            return True

@@ -29,6 +29,7 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
     memory = load(opened(root))
     live = memory.documents[: len(memory.documents) - len(memory.archives)]
     body = [f"<p>{len(pending)} proposals pending, oldest log first.</p>"]
+    token = issue()  # one for every form of the page, however many proposals it lists
     for proposal in pending:
         body.append(
             f'<div class="fact"><p>{e(proposal["text"])}</p><p class="meta">'
@@ -55,9 +56,9 @@ def inbox_page(root: Path, setting: Setting, issue: Callable[[], str]) -> Body:
                 "proposed": proposal["text"],
             }
             field = text_field("text", "Text (edit it to accept it changed)", proposal["text"])
-            body.append(form("/preview", issue(), [field], "Accept: preview", hidden=hidden))
+            body.append(form("/preview", token, [field], "Accept: preview", hidden=hidden))
             why = text_field("reason", "Reason (kept in memory/rejected.md)")
             hidden = {"action": "reject", "subject": proposal["address"]}
-            body.append(form("/preview", issue(), [why], "Reject: preview", hidden=hidden))
+            body.append(form("/preview", token, [why], "Reject: preview", hidden=hidden))
         body.append("</div>")
     return body

@@ -13,6 +13,7 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -106,7 +107,8 @@ class Handler(BaseHTTPRequestHandler):
         if path in ASSETS:  # the only files served: the page's own, held in code
             self._send(HTTPStatus.OK, *ASSETS[path])
             return
-        setting, root, issue = self.server.setting, self.server.root, self.server.guard.issue
+        setting, root = self.server.setting, self.server.root
+        issue = partial(self.server.guard.issue, "/preview")  # one token per page, for its forms
         pages: dict[str, tuple[str, Callable[[], Body]]] = {
             "/": ("Memory", lambda: memory_page(root, query.get("q", ""), query.get("filter", ""))),
             "/fact": (
@@ -135,16 +137,18 @@ class Handler(BaseHTTPRequestHandler):
         form = self._form()
         if form is None:
             return
-        if not guard.redeem(form.get("csrf")):
+        if path not in ("/preview", "/apply"):
+            self._refuse(HTTPStatus.NOT_FOUND, "no such action")
+            return
+        if not guard.redeem(form.get("csrf"), path, once=path == "/apply"):
             self._refuse(HTTPStatus.FORBIDDEN, "this form has expired; reload its page")
             return
         root, setting = self.server.root, self.server.setting
         if path == "/preview":
-            self._render("Preview", lambda: preview_page(root, form, setting, guard.issue))
-        elif path == "/apply":
-            self._render("Applied", lambda: apply_page(root, form, setting))
+            issue = partial(guard.issue, "/apply")
+            self._render("Preview", lambda: preview_page(root, form, setting, issue))
         else:
-            self._refuse(HTTPStatus.NOT_FOUND, "no such action")
+            self._render("Applied", lambda: apply_page(root, form, setting))
 
     def _allowed(self, path: str) -> str | None:
         """The Host and the token, checked before anything else: the page asked for under the
