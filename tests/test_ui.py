@@ -91,19 +91,31 @@ class Client:
     def post(self, path: str, form: Mapping[str, str], **headers: str) -> Reply:
         return self.ask("POST", path, urlencode(form), **{"Origin": self.origin, **headers})
 
-    def token_for(self, page: str, action: str) -> str:
-        """The form token the page ``page`` issued with its ``action`` form."""
-        body = self.ask("GET", page).body
-        found = re.search(rf'value="{action}">(?:(?!</form>).)*?name="csrf" value="([^"]+)"', body)
-        assert found is not None, body
-        return found.group(1)
+    def hidden_of(self, page: str, action: str, subject: str | None = None) -> dict[str, str]:
+        """The hidden fields (its token, what the page showed) of ``page``'s ``action`` form
+        (the one for ``subject``, else the first), as a browser would post them."""
+        for fields in forms(self.ask("GET", page).body):
+            if fields.get("action") == action and subject in (None, fields.get("subject")):
+                return fields
+        raise AssertionError(f"no {action} form on {page}")
 
     def change(self, page: str, action: str, subject: str, **fields: str) -> Reply:
         """Preview ``action`` from ``page``'s form, then apply it from the preview's form."""
         form = {"action": action, "subject": subject, **fields}
-        preview = self.post("/preview", {**form, "csrf": self.token_for(page, action)})
+        preview = self.post("/preview", {**self.hidden_of(page, action, subject), **form})
         assert preview.status == 200, preview.body
         return self.post("/apply", applying(preview.body))
+
+
+def forms(body: str) -> list[dict[str, str]]:
+    """Each POST form's hidden fields, as a browser sends them."""
+    return [
+        {
+            k: html.unescape(v)
+            for k, v in re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', f)
+        }
+        for f in re.findall(r'<form class="action" method="post"[^>]*>(.*?)</form>', body, re.S)
+    ]
 
 
 def applying(preview: str) -> dict[str, str]:
@@ -112,10 +124,7 @@ def applying(preview: str) -> dict[str, str]:
         r'<form class="action" method="post" action="apply">(.*?)</form>', preview, re.S
     )
     assert found is not None, preview
-    fields = re.findall(
-        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', found.group(1), re.S
-    )
-    return {name: html.unescape(value) for name, value in fields}
+    return forms(found.group(0))[0]
 
 
 @contextlib.contextmanager
@@ -203,21 +212,21 @@ def test_a_cross_origin_post_changes_nothing(client: Client, repo_root: Path) ->
         {"Origin": "null"},
         {"Origin": f"http://localhost:{client.port}"},
     ):
-        token = client.token_for("/fact?id=busy", "retract")
-        assert client.post("/apply", {**form, "csrf": token}, **origin).status == 403
+        token = client.hidden_of("/fact?id=busy", "retract")
+        assert client.post("/apply", {**token, **form}, **origin).status == 403
     # no Origin: the Referer must be a page of this server
-    token = client.token_for("/fact?id=busy", "retract")
+    token = client.hidden_of("/fact?id=busy", "retract")
     no_origin = client.ask(
-        "POST", "/apply", urlencode({**form, "csrf": token}), Referer="http://evil.example/"
+        "POST", "/apply", urlencode({**token, **form}), Referer="http://evil.example/"
     )
     assert no_origin.status == 403
     # same origin, but a token never issued, or one used already
     assert client.post("/apply", {**form, "csrf": "made-up"}).status == 403
     assert client.post("/apply", form).status == 403
     assert tree(repo_root) == before
-    token = client.token_for("/fact?id=busy", "retract")
-    assert client.post("/preview", {**form, "csrf": token}).status == 200
-    assert client.post("/apply", {**form, "csrf": token}).status == 403  # used by the preview
+    token = client.hidden_of("/fact?id=busy", "retract")
+    assert client.post("/preview", {**token, **form}).status == 200
+    assert client.post("/apply", {**token, **form}).status == 403  # the preview's, not the apply's
     assert tree(repo_root) == before
 
 
@@ -236,12 +245,12 @@ def test_every_form_of_a_page_just_rendered_works_however_many_it_holds(
         body = client.ask("GET", page).body
         tokens = set(re.findall(r'name="csrf" value="([^"]+)"', body))
         assert len(tokens) == 1 and body.count('name="csrf"') > 6, page
-    first = client.token_for("/fact?id=old", "edit")
+    first = client.hidden_of("/fact?id=old", "edit")
     for name, fields in (("edit", {"text": "Old, edited"}), ("pin", {}), ("archive", {})):
-        form = {"action": name, "subject": "old", **fields, "csrf": first}
+        form = {**first, "action": name, "subject": "old", **fields}
         assert client.post("/preview", form).status == 200, name
-    preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": first})
-    assert client.post("/apply", {**applying(preview.body), "csrf": first}).status == 403
+    preview = client.post("/preview", {**first, "action": "pin"})
+    assert client.post("/apply", {**applying(preview.body), "csrf": first["csrf"]}).status == 403
     assert client.post("/apply", applying(preview.body)).status == 200
     assert client.post("/apply", applying(preview.body)).status == 403  # good once
 
@@ -325,14 +334,12 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
     with serving(repo_root, Setting(DAY)) as client:
         client.log_in()
         form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
-        preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+        preview = client.post("/preview", {**client.hidden_of("/inbox", "accept", second), **form})
         assert preview.status == 200 and "two, reworded" in preview.body
         applied = client.post("/apply", applying(preview.body))
         assert applied.status == 200 and 'class="error"' not in applied.body
         unchanged = {**form, "subject": PROPOSAL, "proposed": "one", "text": "one\r\n"}
-        preview = client.post(
-            "/preview", {**unchanged, "csrf": client.token_for("/inbox", "accept")}
-        )
+        preview = client.post("/preview", {**client.hidden_of("/inbox", "accept"), **unchanged})
         assert "fact edit</code>" not in preview.body
     made = re.search(r"\S+ \u2192 (\S+) ", cli("fact", "accept", second, twin, *TODAY).output)
     assert made is not None
@@ -349,11 +356,11 @@ def test_an_edited_text_fact_edit_refuses_refuses_the_acceptance_and_writes_noth
     before = tree(repo_root)
     text = "The API uses JSON only <!-- see RFC -->"
     form = {"action": "accept", "subject": SECOND, "proposed": "two", "text": text}
-    preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+    preview = client.post("/preview", {**client.hidden_of("/inbox", "accept", SECOND), **form})
     assert preview.status == 422 and "holds an HTML comment" in preview.body
     # an apply posted with the digest of the plain acceptance's preview
-    token = client.token_for("/inbox", "accept")
-    unedited = client.post("/preview", {**form, "text": "two", "csrf": token})
+    token = client.hidden_of("/inbox", "accept", SECOND)
+    unedited = client.post("/preview", {**token, **form, "text": "two"})
     applied = client.post("/apply", {**applying(unedited.body), "text": text})
     assert applied.status == 422 and tree(repo_root) == before
 
@@ -362,7 +369,7 @@ def test_the_preview_is_the_dry_run_and_writes_nothing(client: Client, repo_root
     client.log_in()
     before = tree(repo_root)
     form = {"action": "pin", "subject": "old"}
-    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "pin")})
+    preview = client.post("/preview", {**client.hidden_of("/fact?id=old", "pin"), **form})
     dry = cli("fact", "pin", "old", repo_root, "--dry-run", *TODAY).output
     assert preview.status == 200 and tree(repo_root) == before
     shown = re.search(r'<pre class="diff">(.*?)</pre>', preview.body, re.S)
@@ -376,14 +383,12 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
 ) -> None:
     client.log_in()
     before = tree(repo_root)
-    token = client.token_for("/fact?id=old", "expire")
-    bad = client.post(
-        "/preview", {"action": "expire", "subject": "old", "until": "soon", "csrf": token}
-    )
+    token = client.hidden_of("/fact?id=old", "expire")
+    bad = client.post("/preview", {**token, "action": "expire", "subject": "old", "until": "soon"})
     assert bad.status == 422 and "is not a date" in bad.body
-    token = client.token_for("/fact?id=old", "relate")
+    token = client.hidden_of("/fact?id=old", "relate")
     missing = client.post(
-        "/preview", {"action": "relate", "subject": "old", "other": "nope", "csrf": token}
+        "/preview", {**token, "action": "relate", "subject": "old", "other": "nope"}
     )
     assert "nope" in missing.body and 'class="error"' in missing.body
     assert tree(repo_root) == before
@@ -395,7 +400,7 @@ def test_a_reject_without_a_reason_is_one_line_and_writes_nothing(
     client.log_in()
     before = tree(repo_root)
     form = {"action": "reject", "subject": PROPOSAL, "reason": " \r\n "}
-    bad = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "reject")})
+    bad = client.post("/preview", {**client.hidden_of("/inbox", "reject"), **form})
     assert bad.status == 422
     error = re.search(r'<div class="error">(.*?)</div>', bad.body, re.S)
     assert error is not None and error.group(1).strip() == (
@@ -501,11 +506,35 @@ def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) 
 def test_a_change_is_applied_only_as_previewed(client: Client, repo_root: Path) -> None:
     client.log_in()
     form = {"action": "edit", "subject": "old", "text": "Old, as previewed"}
-    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "edit")})
-    assert cli("fact", "relate", "old", "freeze", repo_root, *TODAY).exit_code == 0
+    preview = client.post("/preview", {**client.hidden_of("/fact?id=old", "edit"), **form})
+    # the fact below it changed: this one did not, the file the plan rewrites did
+    assert cli("fact", "edit", "busy", "Busy, reworded", repo_root, *TODAY).exit_code == 0
     before = tree(repo_root)
     stale = client.post("/apply", applying(preview.body))
     assert stale.status == 422 and "changed since the preview" in stale.body
+    assert tree(repo_root) == before
+
+
+def test_a_change_from_a_page_of_before_is_refused_in_one_line(
+    client: Client, repo_root: Path
+) -> None:
+    """A fact or a proposal that changed since its page was rendered is not acted on: the
+    change would be made to what the person did not see."""
+    client.log_in()
+    form = client.hidden_of("/fact?id=old", "edit")
+    accept = client.hidden_of("/inbox", "accept", PROPOSAL)
+    assert cli("fact", "edit", "old", "Old, changed elsewhere", repo_root, *TODAY).exit_code == 0
+    rejected = cli("fact", "reject", PROPOSAL, "--reason", "no", repo_root, *TODAY)
+    assert rejected.exit_code == 0, rejected.output
+    before = tree(repo_root)
+    for sent, said in (
+        ({**form, "text": "Old, as I saw it"}, "this fact changed since the page was rendered"),
+        (accept, "this proposal was accepted, rejected or changed since the page was rendered"),
+    ):
+        reply = client.post("/preview", sent)
+        error = re.search(r'<div class="error">(.*?)</div>', reply.body, re.S)
+        assert reply.status == 422 and error is not None and said in error.group(1)
+        assert error.group(1).count("\n") == 1
     assert tree(repo_root) == before
 
 
@@ -514,8 +543,7 @@ def test_a_change_while_a_command_line_run_holds_the_lock_is_refused(
 ) -> None:
     client.log_in()
     before = tree(repo_root)
-    token = client.token_for("/fact?id=old", "pin")
-    preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": token})
+    preview = client.post("/preview", client.hidden_of("/fact?id=old", "pin"))
     with Repo(repo_root).locked():
         held = client.post("/apply", applying(preview.body))
         assert 'class="error"' in held.body and "lock" in held.body

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from ...commands.runner import Answer
 from ...errors import AgentMemoryError
+from . import browse, inbox
 from .actions import ACTIONS, Refused, Setting, accept_edited, change, edited_text
-from .browse import Body
+from .browse import Body, found
 from .html import diff, e, form, link, pre
+from .inbox import pending
 
 BACK = {"accept": "/inbox", "reject": "/inbox"}
 
@@ -20,6 +22,7 @@ def preview_page(
     root: Path, form_data: Mapping[str, str], setting: Setting, issue: Callable[[], str]
 ) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    _refuse_if_changed(root, form_data)
     said = _run(root, form_data, True, setting)
     body = [f"<p>{e(' '.join(ACTIONS[name].words))} {e(subject)}: nothing is written yet.</p>"]
     if said.code != 0:
@@ -30,7 +33,7 @@ def preview_page(
             "edit</code> of the fact it makes, written together as one change.</p>"
         )
     body.append(diff(said.out.rstrip("\n")))
-    more = ("text", "proposed") if name == "accept" else ()
+    more = ("rendered", "text", "proposed") if name == "accept" else ("rendered",)
     kept = {k: form_data.get(k, "") for k in ("action", "subject", *ACTIONS[name].fields, *more)}
     kept["seen"] = _digest(said.out)
     body.append(form("/apply", issue(), [], f"Apply: {ACTIONS[name].label}", hidden=kept))
@@ -40,6 +43,7 @@ def preview_page(
 
 def apply_page(root: Path, form_data: Mapping[str, str], setting: Setting) -> Body:
     name, subject = form_data.get("action", ""), form_data.get("subject", "")
+    _refuse_if_changed(root, form_data)
     again = _run(root, form_data, True, setting)
     if again.code != 0 or _digest(again.out) != form_data.get("seen"):
         raise Refused(
@@ -66,6 +70,29 @@ def _edited(form_data: Mapping[str, str]) -> str | None:
     if form_data.get("action") != "accept":
         return None
     return edited_text(form_data, form_data.get("proposed", ""))
+
+
+def _refuse_if_changed(root: Path, form_data: Mapping[str, str]) -> None:
+    """Refuse a form whose page showed its fact (or proposal) otherwise than the memory holds it
+    now: the change would be made to what the person did not see."""
+    action = ACTIONS.get(form_data.get("action", ""))
+    subject, shown = form_data.get("subject", ""), form_data.get("rendered")
+    if action is None:
+        return  # the line refuses an action it does not know
+    if action.subject == "address":
+        now = {p["address"]: p["text"] for p in pending(root)}
+        if inbox.rendered(subject, now.get(subject)) != shown:
+            raise Refused(
+                "this proposal was accepted, rejected or changed since the page was rendered: "
+                "nothing was written; reload the inbox"
+            )
+        return
+    try:
+        _, _, doc, fact = found(root, subject)
+    except AgentMemoryError:
+        doc = None
+    if doc is None or browse.rendered(doc, fact) != shown:
+        raise Refused("this fact changed since the page was rendered; reload it")
 
 
 def _failed(said: Answer) -> AgentMemoryError | OSError:
