@@ -701,3 +701,32 @@ def test_the_server_collects_cycles_though_a_command_does_not(
     finally:
         gc.enable()
     assert seen == [True] and done.report.outcome == "stopped"
+
+
+def test_the_browser_is_opened_on_a_private_page_never_on_the_token_s_address(
+    repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A browser's arguments are read by every user of the machine (/proc/PID/cmdline): it is
+    given a page only the user may read, which sends it on, and which goes with the server."""
+    from agent_memory.cli.ui import serve as serving
+
+    opened: list[str] = []
+    seen: list[tuple[int, int, str]] = []
+
+    def serve_forever(self: Server) -> None:
+        page = Path(opened[0].removeprefix("file://"))
+        folder_mode, page_mode = page.parent.stat().st_mode, page.stat().st_mode
+        seen.append((folder_mode & 0o777, page_mode & 0o777, page.read_text()))
+        assert self.guard.token not in opened[0]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(serving.webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(Server, "serve_forever", serve_forever)
+    done = serving.serve(Repo(repo_root), Setting(DAY), 0, browser=True)
+    assert done.report.outcome == "stopped" and len(opened) == 1
+    assert opened[0].startswith("file:///") and opened[0].endswith("/open.html")
+    folder, page, text = seen[0]
+    assert (folder, page) == (0o700, 0o600)
+    address = re.search(r'content="0;url=(http://127\.0\.0\.1:\d+/[\w-]+/)"', text)
+    assert address is not None and f'href="{address.group(1)}"' in text
+    assert not Path(opened[0].removeprefix("file://")).parent.exists()  # gone with the server
