@@ -268,6 +268,20 @@ def test_a_facts_script_is_inert_text_under_a_strict_policy(client: Client) -> N
     assert "script-src" not in POLICY and POLICY.startswith("default-src 'none'")
 
 
+def test_the_standard_library_s_own_error_pages_carry_the_headers_too(client: Client) -> None:
+    for method in ("PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "HEAD"):
+        reply = client.ask(method, "/")
+        assert reply.status == 501, method
+        assert reply.headers["Content-Security-Policy"] == POLICY, method
+        assert reply.headers["X-Frame-Options"] == "DENY", method
+    for line in (b"GET /a b HTTP/1.1\r\n\r\n", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", client.port), timeout=30) as raw:
+            raw.sendall(line)
+            head = raw.makefile("rb").read().split(b"\r\n\r\n")[0].decode()
+        assert head.split()[1] in ("400", "414"), head
+        assert f"Content-Security-Policy: {POLICY}" in head and "nosniff" in head, head
+
+
 def test_nothing_is_served_but_the_pages_and_their_own_assets(client: Client) -> None:
     client.log_in()
     for path in (
@@ -598,7 +612,7 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        for given in (str(port), "70000"):
+        for given in ("70000", str(port)):
             argv = ["ui", str(repo_root), "--no-browser", "--port", given]
             done = subprocess.run(
                 [sys.executable, "-m", "agent_memory", *argv],
@@ -608,6 +622,8 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
             )
             assert done.returncode == 1, done
             assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+        taken_said = f"cannot listen on 127.0.0.1:{port} (Address already in use); pass another "
+        assert taken_said + "--port, or --port 0 for a free one" in done.stderr
 
 
 @given(st.text())

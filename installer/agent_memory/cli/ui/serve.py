@@ -12,7 +12,7 @@ from ...errors import AgentMemoryError
 from ...shell.launch import redirect_page
 from ...shell.repo import Repo
 from .actions import Setting
-from .server import Server
+from .server import HOST, Server
 
 PORT_MOST = 65535
 
@@ -24,7 +24,13 @@ def serve(repo: Repo, setting: Setting, port: int, browser: bool) -> Result:
     if port > PORT_MOST:
         raise AgentMemoryError(f"--port {port} is not a port; pass 1 to {PORT_MOST}, or 0 for any")
     gc.enable()  # off for a command's short run (``cli.entry``); a server runs for hours
-    server = Server(repo.root, repo.shown, setting, port)
+    try:
+        server = Server(repo.root, repo.shown, setting, port)
+    except OSError as exc:
+        raise AgentMemoryError(
+            f"cannot listen on {HOST}:{port} ({exc.strerror or exc}); pass another --port, or "
+            "--port 0 for a free one"
+        ) from None
     mode = " (read-only)" if setting.read_only else ""
     print(f"Serving {repo.shown}{mode} at {server.address}", flush=True)
     print("Stop with Ctrl-C.", flush=True)

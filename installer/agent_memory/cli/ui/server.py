@@ -208,7 +208,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _close_headers(self, length: int) -> None:
-        for name, value in HEADERS.items():
-            self.send_header(name, value)
         self.send_header("Content-Length", str(length))
         self.end_headers()
+
+    def end_headers(self) -> None:
+        """Every answer carries the policy and the other headers, the standard library's own
+        error pages too (a bad request line, a method it does not serve)."""
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()
