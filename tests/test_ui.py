@@ -35,6 +35,7 @@ from agent_memory.cli.ui.guard import POLICY, Guard
 from agent_memory.cli.ui.html import diff, e
 from agent_memory.cli.ui.server import Server
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.parse.untrusted import shown
 from agent_memory.shell.repo import Repo
 from conftest import cli, tree
 from test_report import history
@@ -497,6 +498,17 @@ def test_the_inbox_names_the_facts_a_proposal_may_contradict(
     assert all("may contradict" not in c for c in cards if c is not clash)
 
 
+def test_a_control_character_in_a_proposal_is_shown_as_the_command_line_shows_it(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text("## Proposed Facts\n1. decision: Nul\x00 and bell\x07 here\n")
+    body = client.ask("GET", "/inbox").body
+    assert "Nul\\x00 and bell\\x07 here" in body
+    assert not {"\x00", "\x07"} & set(body)
+
+
 def test_the_memory_page_shows_each_section_by_tier_core_first(
     client: Client, repo_root: Path
 ) -> None:
@@ -628,12 +640,12 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
 
 @given(st.text())
 def test_any_text_is_inert_and_given_back_whole(text: str) -> None:
-    shown = e(text)
-    assert not set("<>\"'") & set(shown)
-    assert html.unescape(shown) == text
+    made = e(text)
+    assert not set("<>\"'") & set(made)
+    assert html.unescape(made) == shown(text)  # a control character as the command line shows it
     made = diff(text)
     inner = made.removeprefix('<pre class="diff">').removesuffix("</pre>")
-    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == text
+    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == shown(text)
     assert "<" not in re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)
 
 

@@ -7,6 +7,8 @@ import html
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
+from ...parse.untrusted import shown
+
 STYLE = b"""\
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:.6em 1.2em;display:flex;gap:1.4em;align-items:center}
@@ -43,8 +45,9 @@ PAGES = (("/", "Memory"), ("/inbox", "Inbox"), ("/health", "Health"))
 
 
 def e(text: object) -> str:
-    """Any text from the repo (or from a request), as inert HTML."""
-    return html.escape(str(text), quote=True)
+    """Any text from the repo (or from a request), as inert HTML: each control character a
+    terminal would obey written as the command line shows it (``\\x00``), never sent raw."""
+    return html.escape(shown(str(text)), quote=True)
 
 
 def link(path: str, query: Mapping[str, str] | None = None) -> str:
