@@ -72,16 +72,16 @@ def _children() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _ask(server: Timed, path: str, cookie: str) -> tuple[float, float, bytes]:
+def _ask(server: Timed, path: str, prefix: str) -> tuple[float, float, bytes]:
     """The wall time of a page, the CPU time of its answer (its thread's, and any process it
     ran: git, for a fact's page), and the page."""
     port = server.server_address[1]
     server.cpu = []
     children = _children()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    headers = {"Host": f"127.0.0.1:{port}", "Cookie": cookie}
+    headers = {"Host": f"127.0.0.1:{port}"}
     started = time.perf_counter()
-    connection.request("GET", path, headers=headers)
+    connection.request("GET", prefix + path, headers=headers)
     reply = connection.getresponse()
     body = reply.read()
     took = time.perf_counter() - started
@@ -140,17 +140,17 @@ def timed(root: Path, runs: int) -> tuple[Samples, dict[str, tuple[int, float]],
     server = Timed(root, str(root), Setting())
     thread = threading.Thread(target=server.serve_forever)
     thread.start()
-    cookie = server.guard.set_cookie().split(";")[0]
+    prefix = f"/{server.guard.token}"  # every page is under the token's folder
     paths = {k: v.format(fact=_a_live_fact(root)) for k, v in PAGES.items()}
     status = [*TOOL, "status", str(root)]
     report = [*TOOL, "report", str(root)]
     try:
         time.sleep(2.1)  # files younger than 2 s are never trusted by the kept report
         started = time.perf_counter()
-        while WAITING in _ask(server, "/health", cookie)[2]:
+        while WAITING in _ask(server, "/health", prefix)[2]:
             time.sleep(0.5)  # the page itself reloads every 2 s
         cold = time.perf_counter() - started
-        first = {name: _ask(server, path, cookie) for name, path in paths.items()}
+        first = {name: _ask(server, path, prefix) for name, path in paths.items()}
         sizes = {name: (len(body), cpu) for name, (_, cpu, body) in first.items()}
         subprocess.run(status, check=True, capture_output=True)
         took: Samples = {n: [] for n in ["status", *paths, "report (the CLI)"]}
@@ -160,7 +160,7 @@ def timed(root: Path, runs: int) -> tuple[Samples, dict[str, tuple[int, float]],
                 subprocess.run(command, check=True, capture_output=True)
                 took[name].append((time.perf_counter() - began, _children() - children))
             for name, path in paths.items():
-                took[name].append(_ask(server, path, cookie)[:2])
+                took[name].append(_ask(server, path, prefix)[:2])
     finally:
         server.shutdown()
         server.server_close()

@@ -28,12 +28,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_memory.cli.ui import guard
 from agent_memory.cli.ui.actions import Setting
 from agent_memory.cli.ui.browse import NOTED
 from agent_memory.cli.ui.guard import POLICY, Guard
 from agent_memory.cli.ui.html import diff, e
 from agent_memory.cli.ui.server import Server
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
+from agent_memory.parse.untrusted import shown
 from agent_memory.shell.repo import Repo
 from conftest import cli, tree
 from test_report import history
@@ -59,16 +61,18 @@ class Client:
         self.port = server.server_address[1]
         self.host = f"127.0.0.1:{self.port}"
         self.origin = f"http://{self.host}"
-        self.cookie = ""
+        self.prefix = ""  # the token's folder, once the printed address is opened
 
     def ask(self, method: str, path: str, body: str | None = None, **headers: str) -> Reply:
-        sent = {"Host": self.host, **({"Cookie": self.cookie} if self.cookie else {})}
+        """``path`` under the token's folder, once the address is opened (``log_in``)."""
+        sent = {"Host": self.host}
         sent.update({k.replace("_", "-"): v for k, v in headers.items()})
         if body is not None:
             sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
-            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            target = self.prefix + path
+            connection.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             for name, value in sent.items():
                 connection.putheader(name, value)
             data = body.encode() if body is not None else None
@@ -81,38 +85,47 @@ class Client:
             connection.close()
 
     def log_in(self) -> None:
-        reply = self.ask("GET", f"/?t={self.server.guard.token}")
-        assert reply.status == 303
-        self.cookie = reply.headers["Set-Cookie"].split(";")[0]
+        """Open the printed address: every page after it is under the token's folder."""
+        assert self.server.address == f"{self.origin}/{self.server.guard.token}/"
+        self.prefix = f"/{self.server.guard.token}"
 
     def post(self, path: str, form: Mapping[str, str], **headers: str) -> Reply:
         return self.ask("POST", path, urlencode(form), **{"Origin": self.origin, **headers})
 
-    def token_for(self, page: str, action: str) -> str:
-        """The form token the page ``page`` issued with its ``action`` form."""
-        body = self.ask("GET", page).body
-        found = re.search(rf'value="{action}">(?:(?!</form>).)*?name="csrf" value="([^"]+)"', body)
-        assert found is not None, body
-        return found.group(1)
+    def hidden_of(self, page: str, action: str, subject: str | None = None) -> dict[str, str]:
+        """The hidden fields (its token, what the page showed) of ``page``'s ``action`` form
+        (the one for ``subject``, else the first), as a browser would post them."""
+        for fields in forms(self.ask("GET", page).body):
+            if fields.get("action") == action and subject in (None, fields.get("subject")):
+                return fields
+        raise AssertionError(f"no {action} form on {page}")
 
     def change(self, page: str, action: str, subject: str, **fields: str) -> Reply:
         """Preview ``action`` from ``page``'s form, then apply it from the preview's form."""
         form = {"action": action, "subject": subject, **fields}
-        preview = self.post("/preview", {**form, "csrf": self.token_for(page, action)})
+        preview = self.post("/preview", {**self.hidden_of(page, action, subject), **form})
         assert preview.status == 200, preview.body
         return self.post("/apply", applying(preview.body))
+
+
+def forms(body: str) -> list[dict[str, str]]:
+    """Each POST form's hidden fields, as a browser sends them."""
+    return [
+        {
+            k: html.unescape(v)
+            for k, v in re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', f)
+        }
+        for f in re.findall(r'<form class="action" method="post"[^>]*>(.*?)</form>', body, re.S)
+    ]
 
 
 def applying(preview: str) -> dict[str, str]:
     """What the preview's Apply button posts: its form's hidden fields, as a browser sends them."""
     found = re.search(
-        r'<form class="action" method="post" action="/apply">(.*?)</form>', preview, re.S
+        r'<form class="action" method="post" action="apply">(.*?)</form>', preview, re.S
     )
     assert found is not None, preview
-    fields = re.findall(
-        r'<input type="hidden" name="([^"]+)" value="([^"]*)">', found.group(1), re.S
-    )
-    return {name: html.unescape(value) for name, value in fields}
+    return forms(found.group(0))[0]
 
 
 @contextlib.contextmanager
@@ -151,23 +164,34 @@ def client(repo_root: Path) -> Iterator[Client]:
         yield served
 
 
-def test_no_token_no_page_and_the_address_s_token_becomes_a_strict_cookie(client: Client) -> None:
-    for path in ("/", "/fact?id=busy", "/inbox", "/health", "/style.css"):
-        refused = client.ask("GET", path)
+def test_the_token_is_the_address_s_first_folder_and_no_cookie_is_set(client: Client) -> None:
+    """A cookie of 127.0.0.1 goes to every port of it (another local server would get the
+    token; a second ``ui`` would overwrite it): the token is in every address instead."""
+    token = client.server.guard.token
+    for path in ("/", "/fact?id=busy", "/inbox", "/health", "/style.css", f"/?t={token}"):
+        refused = client.ask("GET", path, Cookie=f"agent_memory_ui={token}")
         assert refused.status == 403 and "busy" not in refused.body
-    assert client.ask("GET", "/?t=wrong").status == 403
-    client.cookie = "agent_memory_ui=wrong"
-    assert client.ask("GET", "/").status == 403
-    client.cookie = ""
-    given = client.ask("GET", f"/?t={client.server.guard.token}")
-    assert given.status == 303 and given.headers["Location"] == "/"
-    cookie = given.headers["Set-Cookie"]
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    for path in ("/wrong/", f"/{token[:-1]}/", f"/{token}x/", f"/x/{token}/"):
+        assert client.ask("GET", path).status == 403, path
+    sent_on = client.ask("GET", f"/{token}")
+    assert sent_on.status == 303 and sent_on.headers["Location"] == f"/{token}/"
     client.log_in()
-    assert "Busy decision" in client.ask("GET", "/").body
+    # another local app's cookie that the standard library's parser gives up on is no matter
+    home = client.ask("GET", "/", Cookie='prefs={"theme":"dark"}; other=1')
+    assert home.status == 200 and "Busy decision" in home.body
+    assert "Set-Cookie" not in home.headers and home.headers["Referrer-Policy"] == "same-origin"
+    # every address a page names is relative, so it stays under the token's folder
+    named = re.findall(r'(?:href|action)="([^"]*)"', home.body)
+    assert named and not [n for n in named if n.startswith(("/", "http", "//"))], named
+    with serving(client.server.root, Setting(DAY)) as second:
+        assert client.ask("GET", "/").status == 200  # a second server locks no one out
+        second.log_in()
+        assert second.ask("GET", "/").status == 200
+        second.prefix = client.prefix
+        assert second.ask("GET", "/").status == 403
 
 
-def test_a_wrong_host_is_refused_even_with_the_cookie(client: Client) -> None:
+def test_a_wrong_host_is_refused_even_with_the_token(client: Client) -> None:
     client.log_in()
     for host in (
         "evil.example",
@@ -189,22 +213,47 @@ def test_a_cross_origin_post_changes_nothing(client: Client, repo_root: Path) ->
         {"Origin": "null"},
         {"Origin": f"http://localhost:{client.port}"},
     ):
-        token = client.token_for("/fact?id=busy", "retract")
-        assert client.post("/apply", {**form, "csrf": token}, **origin).status == 403
+        token = client.hidden_of("/fact?id=busy", "retract")
+        assert client.post("/apply", {**token, **form}, **origin).status == 403
     # no Origin: the Referer must be a page of this server
-    token = client.token_for("/fact?id=busy", "retract")
+    token = client.hidden_of("/fact?id=busy", "retract")
     no_origin = client.ask(
-        "POST", "/apply", urlencode({**form, "csrf": token}), Referer="http://evil.example/"
+        "POST", "/apply", urlencode({**token, **form}), Referer="http://evil.example/"
     )
     assert no_origin.status == 403
     # same origin, but a token never issued, or one used already
     assert client.post("/apply", {**form, "csrf": "made-up"}).status == 403
     assert client.post("/apply", form).status == 403
     assert tree(repo_root) == before
-    token = client.token_for("/fact?id=busy", "retract")
-    assert client.post("/preview", {**form, "csrf": token}).status == 200
-    assert client.post("/apply", {**form, "csrf": token}).status == 403  # used by the preview
+    token = client.hidden_of("/fact?id=busy", "retract")
+    assert client.post("/preview", {**token, **form}).status == 200
+    assert client.post("/apply", {**token, **form}).status == 403  # the preview's, not the apply's
     assert tree(repo_root) == before
+
+
+def test_every_form_of_a_page_just_rendered_works_however_many_it_holds(
+    client: Client, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One token per page, shared by its forms: an inbox of thousands of proposals, or a fact's
+    page among hundreds opened, expires no form of the page last rendered."""
+    client.log_in()
+    monkeypatch.setattr(guard, "ISSUED_MOST", 6)  # fewer than a fact's page has forms
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text(
+        "## Proposed Facts\n" + "".join(f"{n}. decision: Rule {n}\n" for n in range(1, 9))
+    )
+    for page in ("/fact?id=old", "/inbox"):
+        body = client.ask("GET", page).body
+        tokens = set(re.findall(r'name="csrf" value="([^"]+)"', body))
+        assert len(tokens) == 1 and body.count('name="csrf"') > 6, page
+    first = client.hidden_of("/fact?id=old", "edit")
+    for name, fields in (("edit", {"text": "Old, edited"}), ("pin", {}), ("archive", {})):
+        form = {**first, "action": name, "subject": "old", **fields}
+        assert client.post("/preview", form).status == 200, name
+    preview = client.post("/preview", {**first, "action": "pin"})
+    assert client.post("/apply", {**applying(preview.body), "csrf": first["csrf"]}).status == 403
+    assert client.post("/apply", applying(preview.body)).status == 200
+    assert client.post("/apply", applying(preview.body)).status == 403  # good once
 
 
 def test_a_facts_script_is_inert_text_under_a_strict_policy(client: Client) -> None:
@@ -218,6 +267,20 @@ def test_a_facts_script_is_inert_text_under_a_strict_policy(client: Client) -> N
     shown = client.ask("GET", "/fact?id=evil").body
     assert "&lt;script&gt;document.title=&quot;owned&quot;&lt;/script&gt; &amp; &lt;img" in shown
     assert "script-src" not in POLICY and POLICY.startswith("default-src 'none'")
+
+
+def test_the_standard_library_s_own_error_pages_carry_the_headers_too(client: Client) -> None:
+    for method in ("PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "HEAD"):
+        reply = client.ask(method, "/")
+        assert reply.status == 501, method
+        assert reply.headers["Content-Security-Policy"] == POLICY, method
+        assert reply.headers["X-Frame-Options"] == "DENY", method
+    for line in (b"GET /a b HTTP/1.1\r\n\r\n", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", client.port), timeout=30) as raw:
+            raw.sendall(line)
+            head = raw.makefile("rb").read().split(b"\r\n\r\n")[0].decode()
+        assert head.split()[1] in ("400", "414"), head
+        assert f"Content-Security-Policy: {POLICY}" in head and "nosniff" in head, head
 
 
 def test_nothing_is_served_but_the_pages_and_their_own_assets(client: Client) -> None:
@@ -242,7 +305,7 @@ def test_read_only_offers_no_change_and_takes_none(repo_root: Path) -> None:
         for path in ("/fact?id=busy", "/inbox"):
             body = client.ask("GET", path).body
             assert "<form" not in body.replace('<form method="get"', "")
-        form = {"action": "pin", "subject": "busy", "csrf": client.server.guard.issue()}
+        form = {"action": "pin", "subject": "busy", "csrf": client.server.guard.issue("/apply")}
         assert client.post("/apply", form).status == 403
     assert tree(repo_root) == before
 
@@ -286,14 +349,12 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
     with serving(repo_root, Setting(DAY)) as client:
         client.log_in()
         form = {"action": "accept", "subject": second, "proposed": "two", "text": "two, reworded"}
-        preview = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "accept")})
+        preview = client.post("/preview", {**client.hidden_of("/inbox", "accept", second), **form})
         assert preview.status == 200 and "two, reworded" in preview.body
         applied = client.post("/apply", applying(preview.body))
         assert applied.status == 200 and 'class="error"' not in applied.body
         unchanged = {**form, "subject": PROPOSAL, "proposed": "one", "text": "one\r\n"}
-        preview = client.post(
-            "/preview", {**unchanged, "csrf": client.token_for("/inbox", "accept")}
-        )
+        preview = client.post("/preview", {**client.hidden_of("/inbox", "accept"), **unchanged})
         assert "fact edit</code>" not in preview.body
     made = re.search(r"\S+ \u2192 (\S+) ", cli("fact", "accept", second, twin, *TODAY).output)
     assert made is not None
@@ -301,11 +362,29 @@ def test_edit_then_accept_is_accept_then_edit_of_the_fact_it_made(
     assert tree(repo_root) == tree(twin)
 
 
+def test_an_edited_text_fact_edit_refuses_refuses_the_acceptance_and_writes_nothing(
+    client: Client, repo_root: Path
+) -> None:
+    """Edit-then-accept is one plan: a text ``fact edit`` would refuse is found by the preview,
+    and the apply writes neither the acceptance nor the edit."""
+    client.log_in()
+    before = tree(repo_root)
+    text = "The API uses JSON only <!-- see RFC -->"
+    form = {"action": "accept", "subject": SECOND, "proposed": "two", "text": text}
+    preview = client.post("/preview", {**client.hidden_of("/inbox", "accept", SECOND), **form})
+    assert preview.status == 422 and "holds an HTML comment" in preview.body
+    # an apply posted with the digest of the plain acceptance's preview
+    token = client.hidden_of("/inbox", "accept", SECOND)
+    unedited = client.post("/preview", {**token, **form, "text": "two"})
+    applied = client.post("/apply", {**applying(unedited.body), "text": text})
+    assert applied.status == 422 and tree(repo_root) == before
+
+
 def test_the_preview_is_the_dry_run_and_writes_nothing(client: Client, repo_root: Path) -> None:
     client.log_in()
     before = tree(repo_root)
     form = {"action": "pin", "subject": "old"}
-    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "pin")})
+    preview = client.post("/preview", {**client.hidden_of("/fact?id=old", "pin"), **form})
     dry = cli("fact", "pin", "old", repo_root, "--dry-run", *TODAY).output
     assert preview.status == 200 and tree(repo_root) == before
     shown = re.search(r'<pre class="diff">(.*?)</pre>', preview.body, re.S)
@@ -319,14 +398,12 @@ def test_a_refused_change_is_one_line_on_the_page_and_writes_nothing(
 ) -> None:
     client.log_in()
     before = tree(repo_root)
-    token = client.token_for("/fact?id=old", "expire")
-    bad = client.post(
-        "/preview", {"action": "expire", "subject": "old", "until": "soon", "csrf": token}
-    )
+    token = client.hidden_of("/fact?id=old", "expire")
+    bad = client.post("/preview", {**token, "action": "expire", "subject": "old", "until": "soon"})
     assert bad.status == 422 and "is not a date" in bad.body
-    token = client.token_for("/fact?id=old", "relate")
+    token = client.hidden_of("/fact?id=old", "relate")
     missing = client.post(
-        "/preview", {"action": "relate", "subject": "old", "other": "nope", "csrf": token}
+        "/preview", {**token, "action": "relate", "subject": "old", "other": "nope"}
     )
     assert "nope" in missing.body and 'class="error"' in missing.body
     assert tree(repo_root) == before
@@ -338,7 +415,7 @@ def test_a_reject_without_a_reason_is_one_line_and_writes_nothing(
     client.log_in()
     before = tree(repo_root)
     form = {"action": "reject", "subject": PROPOSAL, "reason": " \r\n "}
-    bad = client.post("/preview", {**form, "csrf": client.token_for("/inbox", "reject")})
+    bad = client.post("/preview", {**client.hidden_of("/inbox", "reject"), **form})
     assert bad.status == 422
     error = re.search(r'<div class="error">(.*?)</div>', bad.body, re.S)
     assert error is not None and error.group(1).strip() == (
@@ -357,14 +434,14 @@ def test_the_conflicting_filter_links_each_fact_to_the_one_it_may_contradict(
         assert added.exit_code == 0, added.output
     body = client.ask("GET", "/?filter=conflicting").body
     cards = dict(
-        re.findall(r'<a href="/fact\?id=(\w+)">\1</a> <span.*?may contradict (.*?)</p>', body)
+        re.findall(r'<a href="fact\?id=(\w+)">\1</a> <span.*?may contradict (.*?)</p>', body)
     )
     assert set(cards) == {"py11", "py12"}
-    assert 'href="/fact?id=py12"' in cards["py11"] and 'href="/fact?id=py11"' in cards["py12"]
-    assert "3.11" in cards["py11"] and 'href="/fact?id=old"' not in body
+    assert 'href="fact?id=py12"' in cards["py11"] and 'href="fact?id=py11"' in cards["py12"]
+    assert "3.11" in cards["py11"] and 'href="fact?id=old"' not in body
     page = client.ask("GET", "/fact?id=py11").body
     named = page.split("<h2>May contradict</h2>")[1]
-    assert 'href="/fact?id=py12"' in named and "The CI runs Python 3.12" in named
+    assert 'href="fact?id=py12"' in named and "The CI runs Python 3.12" in named
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=old").body
     assert cli("fact", "relate", "py11", "py12", repo_root, *TODAY).exit_code == 0  # see: py12
     assert "<h2>May contradict</h2><p>None.</p>" in client.ask("GET", "/fact?id=py11").body
@@ -381,12 +458,12 @@ def test_a_note_names_the_first_few_a_fact_may_contradict_and_counts_the_rest(
         text = f"The worker pool size is {10 + n}"
         assert cli("fact", "add", text, repo_root, "--id", f"pool{n}", *TODAY).exit_code == 0
     body = client.ask("GET", "/?filter=conflicting").body
-    first = re.search(r'<a href="/fact\?id=pool0">pool0</a> <span.*?may contradict (.*?)</p>', body)
+    first = re.search(r'<a href="fact\?id=pool0">pool0</a> <span.*?may contradict (.*?)</p>', body)
     assert first is not None
-    assert first.group(1).count('<a href="/fact?id=pool') == NOTED
+    assert first.group(1).count('<a href="fact?id=pool') == NOTED
     assert first.group(1).endswith(" and 2 more (its page lists them)")
     page = client.ask("GET", "/fact?id=pool0").body.split("<h2>May contradict</h2>")[1]
-    assert all(f'href="/fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
+    assert all(f'href="fact?id=pool{n}"' in page for n in range(1, NOTED + 3))
 
 
 def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
@@ -401,9 +478,9 @@ def test_a_fact_s_page_finds_it_and_its_related_facts_in_the_archive(
     assert "Restore: preview" in gone.body
     assert cli("fact", "relate", "old", "gone", repo_root, *TODAY).exit_code == 0
     related = client.ask("GET", "/fact?id=old").body.split("<h2>Related facts</h2>")[1]
-    assert 'href="/fact?id=gone"' in related.split("<h2>")[0]
+    assert 'href="fact?id=gone"' in related.split("<h2>")[0]
     back = client.ask("GET", "/fact?id=gone").body.split("<h2>Related facts</h2>")[1]
-    assert 'href="/fact?id=old"' in back.split("<h2>")[0]
+    assert 'href="fact?id=old"' in back.split("<h2>")[0]
     assert client.ask("GET", "/fact?id=nothing").status == 422
 
 
@@ -417,8 +494,19 @@ def test_the_inbox_names_the_facts_a_proposal_may_contradict(
     body = client.ask("GET", "/inbox").body
     cards = body.split('<div class="fact">')
     clash = next(c for c in cards if "2026-04-05-120000#1" in c)
-    assert 'may contradict (version: python: 3.12 / 3.11): <a href="/fact?id=py11">' in clash
+    assert 'may contradict (version: python: 3.12 / 3.11): <a href="fact?id=py11">' in clash
     assert all("may contradict" not in c for c in cards if c is not clash)
+
+
+def test_a_control_character_in_a_proposal_is_shown_as_the_command_line_shows_it(
+    client: Client, repo_root: Path
+) -> None:
+    client.log_in()
+    log = repo_root / "memory/sessions/2026-04-05-120000.md"
+    log.write_text("## Proposed Facts\n1. decision: Nul\x00 and bell\x07 here\n")
+    body = client.ask("GET", "/inbox").body
+    assert "Nul\\x00 and bell\\x07 here" in body
+    assert not {"\x00", "\x07"} & set(body)
 
 
 def test_the_memory_page_shows_each_section_by_tier_core_first(
@@ -427,10 +515,10 @@ def test_the_memory_page_shows_each_section_by_tier_core_first(
     client.log_in()
     assert cli("fact", "pin", "evil", repo_root, *TODAY).exit_code == 0
     body = client.ask("GET", "/").body
-    order = [body.index(f'href="/fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
+    order = [body.index(f'href="fact?id={i}"') for i in ("evil", "old", "busy", "freeze")]
     assert order == sorted(order)  # evil, pinned, before the active ones written above it
     pinned = client.ask("GET", "/?filter=pinned").body
-    assert 'href="/fact?id=evil"' in pinned and 'href="/fact?id=old"' not in pinned
+    assert 'href="fact?id=evil"' in pinned and 'href="fact?id=old"' not in pinned
 
 
 def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) -> None:
@@ -444,11 +532,35 @@ def test_the_pages_read_while_a_command_line_run_holds_the_lock(client: Client) 
 def test_a_change_is_applied_only_as_previewed(client: Client, repo_root: Path) -> None:
     client.log_in()
     form = {"action": "edit", "subject": "old", "text": "Old, as previewed"}
-    preview = client.post("/preview", {**form, "csrf": client.token_for("/fact?id=old", "edit")})
-    assert cli("fact", "relate", "old", "freeze", repo_root, *TODAY).exit_code == 0
+    preview = client.post("/preview", {**client.hidden_of("/fact?id=old", "edit"), **form})
+    # the fact below it changed: this one did not, the file the plan rewrites did
+    assert cli("fact", "edit", "busy", "Busy, reworded", repo_root, *TODAY).exit_code == 0
     before = tree(repo_root)
     stale = client.post("/apply", applying(preview.body))
     assert stale.status == 422 and "changed since the preview" in stale.body
+    assert tree(repo_root) == before
+
+
+def test_a_change_from_a_page_of_before_is_refused_in_one_line(
+    client: Client, repo_root: Path
+) -> None:
+    """A fact or a proposal that changed since its page was rendered is not acted on: the
+    change would be made to what the person did not see."""
+    client.log_in()
+    form = client.hidden_of("/fact?id=old", "edit")
+    accept = client.hidden_of("/inbox", "accept", PROPOSAL)
+    assert cli("fact", "edit", "old", "Old, changed elsewhere", repo_root, *TODAY).exit_code == 0
+    rejected = cli("fact", "reject", PROPOSAL, "--reason", "no", repo_root, *TODAY)
+    assert rejected.exit_code == 0, rejected.output
+    before = tree(repo_root)
+    for sent, said in (
+        ({**form, "text": "Old, as I saw it"}, "this fact changed since the page was rendered"),
+        (accept, "this proposal was accepted, rejected or changed since the page was rendered"),
+    ):
+        reply = client.post("/preview", sent)
+        error = re.search(r'<div class="error">(.*?)</div>', reply.body, re.S)
+        assert reply.status == 422 and error is not None and said in error.group(1)
+        assert error.group(1).count("\n") == 1
     assert tree(repo_root) == before
 
 
@@ -457,8 +569,7 @@ def test_a_change_while_a_command_line_run_holds_the_lock_is_refused(
 ) -> None:
     client.log_in()
     before = tree(repo_root)
-    token = client.token_for("/fact?id=old", "pin")
-    preview = client.post("/preview", {"action": "pin", "subject": "old", "csrf": token})
+    preview = client.post("/preview", client.hidden_of("/fact?id=old", "pin"))
     with Repo(repo_root).locked():
         held = client.post("/apply", applying(preview.body))
         assert 'class="error"' in held.body and "lock" in held.body
@@ -477,11 +588,11 @@ def test_ctrl_c_stops_the_server_and_leaves_no_journal_or_lock(repo_root: Path) 
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/\?t=(\S+)", first)
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/([\w-]+)/", first)
         assert found is not None, first
         # a browser's connection, kept open and idle: Ctrl-C does not wait for it
         connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
-        connection.request("GET", f"/?t={found.group(2)}")
+        connection.request("GET", f"/{found.group(2)}")
         reply = connection.getresponse()
         assert reply.status == 303 and reply.read() == b""
         process.send_signal(signal.SIGINT)
@@ -513,7 +624,7 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        for given in (str(port), "70000"):
+        for given in ("70000", str(port)):
             argv = ["ui", str(repo_root), "--no-browser", "--port", given]
             done = subprocess.run(
                 [sys.executable, "-m", "agent_memory", *argv],
@@ -523,16 +634,18 @@ def test_a_port_taken_or_out_of_range_is_one_line_and_exit_1(repo_root: Path) ->
             )
             assert done.returncode == 1, done
             assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+        taken_said = f"cannot listen on 127.0.0.1:{port} (Address already in use); pass another "
+        assert taken_said + "--port, or --port 0 for a free one" in done.stderr
 
 
 @given(st.text())
 def test_any_text_is_inert_and_given_back_whole(text: str) -> None:
-    shown = e(text)
-    assert not set("<>\"'") & set(shown)
-    assert html.unescape(shown) == text
+    made = e(text)
+    assert not set("<>\"'") & set(made)
+    assert html.unescape(made) == shown(text)  # a control character as the command line shows it
     made = diff(text)
     inner = made.removeprefix('<pre class="diff">').removesuffix("</pre>")
-    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == text
+    assert html.unescape(re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)) == shown(text)
     assert "<" not in re.sub(r'</?span(?: class="(?:add|del)")?>', "", inner)
 
 
@@ -545,11 +658,12 @@ def test_only_the_exact_origin_may_write(origin: str, referer: str) -> None:
 
 
 @given(st.text())
-def test_any_cookie_header_is_read_without_raising(header: str) -> None:
+def test_only_an_address_under_the_token_s_folder_is_a_page(path: str) -> None:
     guard = Guard("127.0.0.1", 8123, "token")
-    found = guard.cookie_token(header)
-    assert found is None or isinstance(found, str)
-    assert guard.cookie_token("a=b; agent_memory_ui=token") == "token"
+    inside = guard.inside(path)
+    assert (inside is not None) == path.removeprefix("/").startswith("token/")
+    assert inside is None or path.removeprefix("/").removeprefix("token") == inside
+    assert guard.inside("/token/fact") == "/fact" and guard.inside("/token/") == "/"
 
 
 def test_closing_waits_for_the_answers_under_way_and_takes_no_new_one(repo_root: Path) -> None:
@@ -615,3 +729,32 @@ def test_the_server_collects_cycles_though_a_command_does_not(
     finally:
         gc.enable()
     assert seen == [True] and done.report.outcome == "stopped"
+
+
+def test_the_browser_is_opened_on_a_private_page_never_on_the_token_s_address(
+    repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A browser's arguments are read by every user of the machine (/proc/PID/cmdline): it is
+    given a page only the user may read, which sends it on, and which goes with the server."""
+    from agent_memory.cli.ui import serve as serving
+
+    opened: list[str] = []
+    seen: list[tuple[int, int, str]] = []
+
+    def serve_forever(self: Server) -> None:
+        page = Path(opened[0].removeprefix("file://"))
+        folder_mode, page_mode = page.parent.stat().st_mode, page.stat().st_mode
+        seen.append((folder_mode & 0o777, page_mode & 0o777, page.read_text()))
+        assert self.guard.token not in opened[0]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(serving.webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(Server, "serve_forever", serve_forever)
+    done = serving.serve(Repo(repo_root), Setting(DAY), 0, browser=True)
+    assert done.report.outcome == "stopped" and len(opened) == 1
+    assert opened[0].startswith("file:///") and opened[0].endswith("/open.html")
+    folder, page, text = seen[0]
+    assert (folder, page) == (0o700, 0o600)
+    address = re.search(r'content="0;url=(http://127\.0\.0\.1:\d+/[\w-]+/)"', text)
+    assert address is not None and f'href="{address.group(1)}"' in text
+    assert not Path(opened[0].removeprefix("file://")).parent.exists()  # gone with the server

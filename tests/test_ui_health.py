@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -61,6 +62,27 @@ def test_the_report_is_worked_out_once_and_kept_until_the_memory_changes(repo_ro
         assert WAITING in changed and "Until then, the report as it was last worked out" in changed
         assert changed.endswith(body.split("<h1>Health</h1>")[1])  # the old one, below
         assert ready(client) != body
+
+
+def test_a_commit_is_worked_out_again_though_no_file_changed(repo_root: Path) -> None:
+    """The report lays each session out on the memory git holds from before it: a commit
+    changes that answer, and no file under memory/."""
+    aged(repo_root)
+    with serving(repo_root, Setting(DAY)) as client:
+        client.log_in()
+        client.ask("GET", "/health")
+        before = ready(client)
+        assert "(0 laid out on the memory git holds" in before
+        for words in (
+            ("add", "-A", "--", ".", ":!memory/sessions"),
+            ("commit", "-q", "-m", "the memory"),
+            ("add", "-A"),
+            ("commit", "-q", "-m", "the sessions"),
+        ):
+            subprocess.run(["git", *words], cwd=repo_root, check=True, capture_output=True)
+        assert WAITING in client.ask("GET", "/health").body
+        after = ready(client)
+        assert "(0 laid out on the memory git holds" not in after
 
 
 def test_a_cited_file_a_log_or_the_date_changed_is_worked_out_again(repo_root: Path) -> None:

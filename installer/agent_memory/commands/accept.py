@@ -30,7 +30,11 @@ from .settle import Options, not_enabled, review_date, settle
 _LIST_HINT = "`agent-memory fact accept` lists the pending proposals"
 
 
-def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) -> Result:
+def fact_accept(
+    repo: Repo, address: str | None, every: bool, options: Options, text: str | None = None
+) -> Result:
+    """With ``text`` (the browser's edit-then-accept), the fact made from ``address`` takes that
+    text as ``fact edit`` would give it, in the same plan: both are written, or neither."""
     raw = repo.read(CONTINUITY)
     if raw is None:
         raise not_enabled(repo)
@@ -54,6 +58,8 @@ def fact_accept(repo: Repo, address: str | None, every: bool, options: Options) 
     mine = repo.read(PERSONAL)  # a proposal that says a personal fact is refused, never copied
     beside = Elsewhere([*others, *([(PERSONAL, mine)] if mine else [])])
     done = accepting.accept(continuity, beside, chosen, origins, day, address is None)
+    if text is not None and done.accepted:
+        done = done._replace(after=accepting.edited(done.after, done.accepted[0].id, text))
     reason = f"proposals accepted: {len(done.accepted)}"
     edit = FileEdit(CONTINUITY, continuity.render(), done.after, Outcome.UPDATED, reason)
     plan = Plan.of([edit] if done.accepted else [])

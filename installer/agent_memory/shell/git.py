@@ -285,6 +285,20 @@ def line_dates(root: Path, paths: Sequence[str]) -> dict[str, str] | None:
     return found
 
 
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD names, or None: no git, no commit yet, or no answer in time. What git's
+    history says of the repo changes with it, though no file of the work tree does."""
+    if not in_work_tree(root):
+        return None
+    try:
+        done = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], timeout=_QUICK)
+    except AgentMemoryError:
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode(errors="replace").strip() or None
+
+
 def in_work_tree(root: Path) -> bool:
     """Whether ``root`` is in a git work tree (its own or a parent's ``.git``): else no git
     process need start."""

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...commands.runner import Answer, answer
+from ...commands.accept import fact_accept
+from ...commands.runner import Answer, Call, answer
 from ...errors import AgentMemoryError
 from ...parse.dates import parse_date
 from .. import curation, insight, memory
-from ..declared import Declared, Kind
+from ..declared import Declared, Kind, options
 
 LINES: Mapping[tuple[str, ...], Declared] = {
     line.words: line for line in (*memory.LINES, *curation.LINES, *insight.LINES)
@@ -110,14 +111,14 @@ def edited_text(form: Mapping[str, str], proposed: str) -> str | None:
     return text if text and text != proposed.strip() else None
 
 
-def accept_edited(address: str, text: str, root: Path, setting: Setting) -> list[Answer]:
-    """Edit-then-accept, as a person runs it: ``fact accept LOG#N``, then ``fact edit`` of the
-    fact it made (a session log is never rewritten, so the proposal itself cannot change)."""
-    accepted = change("accept", address, {}, root, False, setting)
-    made = accepted.result.report.summary["accepted"] if accepted.result is not None else []
-    if accepted.code != 0 or not made:
-        return [accepted]
-    return [accepted, change("edit", made[0]["id"], {"text": text}, root, False, setting)]
+def accept_edited(address: str, text: str, root: Path, preview: bool, setting: Setting) -> Answer:
+    """Edit-then-accept: ``fact accept LOG#N`` with ``fact edit``'s new text given to the fact it
+    makes, as one plan (a session log is never rewritten, so the proposal itself cannot change):
+    a text ``fact edit`` refuses is refused before anything is written."""
+    opts = options({"dry_run": preview, "today": setting.today, "wait": setting.wait})
+    line = LINES[ACTIONS["accept"].words]
+    call = Call(lambda repo: fact_accept(repo, address, False, opts, text), opts)
+    return answer(line.command, root, call, as_json=False)
 
 
 def _typed(kind: Kind, field: str, text: str) -> Any:

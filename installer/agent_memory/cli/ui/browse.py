@@ -3,6 +3,7 @@ text, footer, ``explain``, relations and the changes it may take)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -43,10 +44,10 @@ def memory_page(root: Path, query: str, chosen: str) -> Body:
     repo = opened(root)
     links = [f'<a href="{link("/", {"filter": k})}">{e(v)}</a>' for k, v in FILTERS.items()]
     body = [
-        '<form method="get" action="/"><input type="text" name="q" '
+        '<form method="get" action="./"><input type="text" name="q" '
         f'value="{e(query)}" placeholder="search the facts (recall)"> <button>Search</button>'
         "</form>",
-        f'<nav class="filters">Show only: {"".join(links)}<a href="/">all live facts</a></nav>',
+        f'<nav class="filters">Show only: {"".join(links)}<a href="./">all live facts</a></nav>',
     ]
     if query:
         return body + _hits(root, query)
@@ -164,14 +165,7 @@ def _hits(root: Path, query: str) -> Body:
 
 
 def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], str]) -> Body:
-    repo = opened(root)
-    live_docs = load(repo, archives=False).curated  # the personal file's facts too
-    # the archive files that hold the fact or a fact related to it, as ``explain`` reads them
-    docs = with_related(repo, live_docs, fact_id) if fact_id else live_docs
-    place = next(((d, f) for d in docs for f in d.facts if f.id == fact_id and fact_id), None)
-    if place is None:
-        raise AgentMemoryError(f"no fact {fact_id!r} in this memory")
-    doc, fact = place
+    live_docs, docs, doc, fact = found(root, fact_id)
     footer = doc.text.lines[fact.footer_line].strip() if fact.footer_line is not None else ""
     explained = run(("explain",), root, {"fact_id": fact_id, "today": setting.today})
     body = [
@@ -190,8 +184,30 @@ def fact_page(root: Path, fact_id: str, setting: Setting, issue: Callable[[], st
     if not setting.read_only:
         body.append("<h2>Change it</h2>")
         mine = doc.path == PERSONAL
-        body.extend(_forms(fact_id, fact_text(doc, fact).rstrip(), issue, mine))
+        hidden = {"subject": fact_id, "rendered": rendered(doc, fact)}
+        body.extend(_forms(fact_text(doc, fact).rstrip(), issue(), hidden, mine))
     return body
+
+
+def found(
+    root: Path, fact_id: str
+) -> tuple[Sequence[Document], Sequence[Document], Document, Fact]:
+    """The live files, those with the archive files that hold the fact or a fact related to it
+    (as ``explain`` reads them), and the fact with its file."""
+    repo = opened(root)
+    live_docs = load(repo, archives=False).curated  # the personal file's facts too
+    docs = with_related(repo, live_docs, fact_id) if fact_id else live_docs
+    place = next(((d, f) for d in docs for f in d.facts if f.id == fact_id and fact_id), None)
+    if place is None:
+        raise AgentMemoryError(f"no fact {fact_id!r} in this memory")
+    return live_docs, docs, *place
+
+
+def rendered(doc: Document, fact: Fact) -> str:
+    """What a fact's page shows of it (its file, text and footer), as a digest its forms carry:
+    a change asked from a page of before is refused, not made to a fact the page did not show."""
+    lines = doc.text.lines[fact.start : fact.end]
+    return hashlib.sha256("\0".join((doc.path, *lines)).encode()).hexdigest()
 
 
 def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
@@ -215,9 +231,10 @@ def _contradicting(docs: Sequence[Document], doc: Document, fact: Fact) -> Body:
 
 
 def _forms(
-    fact_id: str, text: str, issue: Callable[[], str], personal: bool = False
+    text: str, token: str, hidden: Mapping[str, str], personal: bool = False
 ) -> Iterable[str]:
-    """One form per action, each posting to its preview (the plan's diff, nothing written). A
+    """One form per action, each posting to its preview (the plan's diff, nothing written), all
+    with the page's one token and ``hidden`` (the fact's id, what the page showed of it). A
     personal fact may be shared, not superseded (its successor would be the team's); a team
     fact, the other way round."""
     labels = {"text": "Text", "reason": "Reason", "until": "Valid until (YYYY-MM-DD)"}
@@ -230,5 +247,5 @@ def _forms(
             text_field(f, labels[f], text if name == "edit" else "", area=f == "text")
             for f in action.fields
         ]
-        hidden = {"action": name, "subject": fact_id}
-        yield form("/preview", issue(), fields, f"{action.label}: preview", hidden=hidden)
+        kept = {"action": name, **hidden}
+        yield form("/preview", token, fields, f"{action.label}: preview", hidden=kept)

@@ -1,11 +1,15 @@
 """Who may ask the server anything: the rules a request passes before any page is made.
 
 The server listens on the loopback address, which every user and every web page of the machine
-can reach. So a request needs the random token (in the address printed once, then an HttpOnly,
-SameSite=Strict cookie); its ``Host`` must be the address served, so a name rebound to
-127.0.0.1 by a hostile page gets nothing (DNS rebinding); a write is a POST whose ``Origin`` (or
-``Referer``) is the server itself and which carries a token issued with the page that holds its
-form, used once.
+can reach. So a request's path must begin with the random token (``/TOKEN/``: a capability
+address, every link of a page relative to it). Not a cookie: a browser sends a cookie of
+127.0.0.1 to every port of it, so another local server the user visits would get the token, and
+a second ``ui`` would overwrite the first's. Its ``Host`` must be the address served, so a name
+rebound to 127.0.0.1 by a hostile page gets nothing (DNS rebinding); a write is a POST whose
+``Origin`` (or ``Referer``) is the server itself and which carries a token issued with the page
+that holds its form: one token per page, shared by its forms and good only for the address
+they post to; a preview writes nothing, so its token serves every preview of that page, and an
+apply's (issued with the preview) is good once.
 """
 
 from __future__ import annotations
@@ -15,10 +19,8 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from http.cookies import CookieError, SimpleCookie
 
-COOKIE = "agent_memory_ui"
-ISSUED_MOST = 2048  # form tokens kept; the oldest goes first
+ISSUED_MOST = 2048  # form tokens kept, one per page rendered; the oldest goes first
 POLICY = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -40,7 +42,8 @@ class Guard:
         self.token = token or secrets.token_urlsafe(32)
         self.authority = f"{host}:{port}"
         self.origin = f"http://{self.authority}"
-        self._issued: OrderedDict[str, None] = OrderedDict()
+        self.home = f"{self.origin}/{self.token}/"  # the address to open: every page is under it
+        self._issued: OrderedDict[str, str] = OrderedDict()  # each token, the path it posts to
         self._lock = threading.Lock()
 
     def host_ok(self, host: str | None) -> bool:
@@ -49,19 +52,11 @@ class Guard:
     def token_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
-    def cookie_token(self, header: str | None) -> str | None:
-        if not header:
-            return None
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(header)
-        except CookieError:
-            return None
-        morsel = jar.get(COOKIE)
-        return morsel.value if morsel is not None else None
-
-    def set_cookie(self) -> str:
-        return f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+    def inside(self, path: str) -> str | None:
+        """The page ``path`` asks for under the token's prefix (``/TOKEN/inbox``: ``/inbox``), or
+        None when it does not begin with the token."""
+        head, slash, rest = path.removeprefix("/").partition("/")
+        return f"/{rest}" if slash and self.token_ok(head) else None
 
     def same_origin(self, origin: str | None, referer: str | None) -> bool:
         """A write comes from a page of this server: its Origin says so, or, from a browser
@@ -70,18 +65,23 @@ class Guard:
             return origin == self.origin
         return referer is not None and referer.startswith(f"{self.origin}/")
 
-    def issue(self) -> str:
-        """A token for one form of one page."""
+    def issue(self, action: str) -> str:
+        """The token of one page's forms, which post to ``action``."""
         made = secrets.token_urlsafe(24)
         with self._lock:
-            self._issued[made] = None
+            self._issued[made] = action
             while len(self._issued) > ISSUED_MOST:
                 self._issued.popitem(last=False)
         return made
 
-    def redeem(self, given: str | None) -> bool:
-        """Whether ``given`` was issued and not yet used; it is used now."""
+    def redeem(self, given: str | None, action: str, once: bool) -> bool:
+        """Whether ``given`` was issued for forms posting to ``action`` (and, when ``once``, is
+        used now)."""
         if not given:
             return False
         with self._lock:
-            return self._issued.pop(given, False) is None
+            if self._issued.get(given) != action:
+                return False
+            if once:
+                del self._issued[given]
+            return True

@@ -89,7 +89,7 @@ def _report(said: Answer) -> Body:
             ],
             raw=0,
         ),
-        f'<p>Proposals pending: <a href="/inbox">{e(data["pending_proposals"])}</a></p>',
+        f'<p>Proposals pending: <a href="{link("/inbox")}">{e(data["pending_proposals"])}</a></p>',
     ]
     return body
 

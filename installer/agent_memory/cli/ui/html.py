@@ -7,6 +7,8 @@ import html
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
+from ...parse.untrusted import shown
+
 STYLE = b"""\
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:.6em 1.2em;display:flex;gap:1.4em;align-items:center}
@@ -43,13 +45,16 @@ PAGES = (("/", "Memory"), ("/inbox", "Inbox"), ("/health", "Health"))
 
 
 def e(text: object) -> str:
-    """Any text from the repo (or from a request), as inert HTML."""
-    return html.escape(str(text), quote=True)
+    """Any text from the repo (or from a request), as inert HTML: each control character a
+    terminal would obey written as the command line shows it (``\\x00``), never sent raw."""
+    return html.escape(shown(str(text)), quote=True)
 
 
 def link(path: str, query: Mapping[str, str] | None = None) -> str:
-    """An address of this server, escaped for an attribute."""
-    return e(f"{path}?{urlencode(query)}" if query else path)
+    """An address of this server, relative and escaped for an attribute: every page sits right
+    under the token's prefix (``/TOKEN/fact``), so a relative link stays under it."""
+    where = path.removeprefix("/") or "./"
+    return e(f"{where}?{urlencode(query)}" if query else where)
 
 
 def page(title: str, body: Iterable[str], *, repo: str, read_only: bool) -> bytes:
@@ -60,8 +65,8 @@ def page(title: str, body: Iterable[str], *, repo: str, read_only: bool) -> byte
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{e(title)} · agent-memory</title><link rel="stylesheet" href="/style.css">'
-        '<link rel="icon" href="/icon.svg"></head><body>'
+        f'<title>{e(title)} · agent-memory</title><link rel="stylesheet" href="style.css">'
+        '<link rel="icon" href="icon.svg"></head><body>'
         f"<header><strong>agent-memory</strong> <span>{e(repo)}</span>{nav}{mode}</header>"
         f"<main><h1>{e(title)}</h1>{''.join(body)}</main></body></html>\n"
     )
@@ -77,7 +82,7 @@ def form(
         for k, v in {**hidden, "csrf": token}.items()
     )
     return (
-        f'<form class="action" method="post" action="{e(action)}">{kept}{"".join(fields)}'
+        f'<form class="action" method="post" action="{link(action)}">{kept}{"".join(fields)}'
         f"<button>{e(button)}</button></form>"
     )
 

@@ -3,11 +3,13 @@ of its own: ``report`` replays every session log, seconds on a long history, so 
 waits for it.
 
 The report reads the files under ``memory/`` (the memory, the policy, the logs, the rejections),
-the files its facts cite (stale citations) and the date. Its result is kept with a key of those:
-each file's path, size, mtime and inode, and the date. A page compares the key of the files as
-they are now (a ``stat`` each, no read) with the kept one; on any difference the report is
-worked out again. A file modified within ``RACY_NS`` of the key's taking is never trusted
-(``shell/memo``'s rule), so such a result is shown once and worked out again at the next ask.
+the files its facts cite (stale citations), git's history (the memory each session found) and the
+date. Its result is kept with a key of those: each file's path, size, mtime and inode, the
+commit HEAD names (a commit changes the history, not the files), and the date. A page compares
+the key of now (a ``stat`` of each file, no read, and one ``git rev-parse``) with the kept one;
+on any difference the report is worked out again. A file modified within ``RACY_NS`` of the
+key's taking is never trusted (``shell/memo``'s rule), so such a result is shown once and worked
+out again at the next ask.
 Nothing is written: the result lives as long as the server.
 """
 
@@ -26,7 +28,7 @@ from ...commands.runner import Answer
 from ...core.checks.citations import cited_paths
 from ...layout import MEMORY_DIR
 from ...parse.cites import path_problem
-from ...shell import clock
+from ...shell import clock, git
 from ...shell.load import load
 from ...shell.memo import RACY_NS
 from ...shell.repo import Repo
@@ -38,6 +40,7 @@ _MTIME = 2
 
 class Key(NamedTuple):
     today: dt.date
+    head: str | None  # the commit HEAD names: the history the report replays on
     memory: tuple[Stamp, ...]  # every entry under memory/, in path order
     cited: tuple[str, ...]  # the paths the live facts cite, as read when the key was taken
     sources: tuple[Stamp, ...]  # those paths' stamps
@@ -67,14 +70,14 @@ class Kept:
         if since is not None:  # a report is under way: the last is not the files' of now
             return self._last, False, time.monotonic() - since
         started = time.time_ns()
-        today = clock.today(setting.today)
+        today, head = clock.today(setting.today), git.head_commit(repo.root)
         memory = _memory_stamps(repo.root)
         last = self._last
-        if last is not None and _holds(repo, last.key, today, memory):
+        if last is not None and _holds(repo, last.key, (today, head), memory):
             return last, True, 0.0
         with self._lock:
             if self._since is None:
-                key = taken(repo, today, memory, started)
+                key = taken(repo, (today, head), memory, started)
                 self._since = time.monotonic()
                 work = threading.Thread(target=self._work, args=(repo, setting, key), daemon=True)
                 work.start()
@@ -91,12 +94,15 @@ class Kept:
                 self._since = None
 
 
-def taken(repo: Repo, today: dt.date, memory: tuple[Stamp, ...], started: int) -> Key:
+def taken(
+    repo: Repo, now: tuple[dt.date, str | None], memory: tuple[Stamp, ...], started: int
+) -> Key:
     """The key of the report's inputs, taken before the report reads them: a change made while
     it works gives the next page another key."""
     cited = tuple(cited_paths(load(repo, archives=False).documents))
     sources = _source_stamps(repo, cited)
-    return Key(today, memory, cited, sources, _settled((*memory, *sources), started - RACY_NS))
+    trusted = _settled((*memory, *sources), started - RACY_NS)
+    return Key(*now, memory, cited, sources, trusted)
 
 
 def _settled(stamps: Sequence[Stamp], before: int) -> bool:
@@ -108,12 +114,14 @@ def _settled(stamps: Sequence[Stamp], before: int) -> bool:
     return True
 
 
-def _holds(repo: Repo, key: Key, today: dt.date, memory: tuple[Stamp, ...]) -> bool:
+def _holds(
+    repo: Repo, key: Key, now: tuple[dt.date, str | None], memory: tuple[Stamp, ...]
+) -> bool:
     """Whether ``key`` is the key of the files as they are now: the cited paths are the kept
     ones, as they change only with the memory, which the stamps of memory/ cover."""
     return (
         key.trusted
-        and key.today == today
+        and (key.today, key.head) == now
         and key.memory == memory
         and key.sources == _source_stamps(repo, key.cited)
     )

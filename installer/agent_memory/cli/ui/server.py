@@ -13,6 +13,7 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -85,8 +86,8 @@ class Server(ThreadingHTTPServer):
 
     @property
     def address(self) -> str:
-        """The address to open: the token in it once, a cookie after."""
-        return f"{self.guard.origin}/?t={self.guard.token}"
+        """The address to open: the token is its first folder, every page under it."""
+        return self.guard.home
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -100,12 +101,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
-        if not self._allowed(query.get("t"), url.path):
+        path = self._allowed(url.path)
+        if path is None:
             return
-        if url.path in ASSETS:  # the only files served: the page's own, held in code
-            self._send(HTTPStatus.OK, *ASSETS[url.path])
+        if path in ASSETS:  # the only files served: the page's own, held in code
+            self._send(HTTPStatus.OK, *ASSETS[path])
             return
-        setting, root, issue = self.server.setting, self.server.root, self.server.guard.issue
+        setting, root = self.server.setting, self.server.root
+        issue = partial(self.server.guard.issue, "/preview")  # one token per page, for its forms
         pages: dict[str, tuple[str, Callable[[], Body]]] = {
             "/": ("Memory", lambda: memory_page(root, query.get("q", ""), query.get("filter", ""))),
             "/fact": (
@@ -115,14 +118,14 @@ class Handler(BaseHTTPRequestHandler):
             "/inbox": ("Inbox", lambda: inbox_page(root, setting, issue)),
             "/health": ("Health", lambda: health_page(root, setting, self.server.kept)),
         }
-        if url.path not in pages:
+        if path not in pages:
             self._refuse(HTTPStatus.NOT_FOUND, "no such page")
             return
-        self._render(*pages[url.path])
+        self._render(*pages[path])
 
     def do_POST(self) -> None:
-        url = urlsplit(self.path)
-        if not self._allowed(None, url.path):
+        path = self._allowed(urlsplit(self.path).path)
+        if path is None:
             return
         guard = self.server.guard
         if not guard.same_origin(self.headers.get("Origin"), self.headers.get("Referer")):
@@ -134,34 +137,35 @@ class Handler(BaseHTTPRequestHandler):
         form = self._form()
         if form is None:
             return
-        if not guard.redeem(form.get("csrf")):
+        if path not in ("/preview", "/apply"):
+            self._refuse(HTTPStatus.NOT_FOUND, "no such action")
+            return
+        if not guard.redeem(form.get("csrf"), path, once=path == "/apply"):
             self._refuse(HTTPStatus.FORBIDDEN, "this form has expired; reload its page")
             return
         root, setting = self.server.root, self.server.setting
-        if url.path == "/preview":
-            self._render("Preview", lambda: preview_page(root, form, setting, guard.issue))
-        elif url.path == "/apply":
-            self._render("Applied", lambda: apply_page(root, form, setting))
+        if path == "/preview":
+            issue = partial(guard.issue, "/apply")
+            self._render("Preview", lambda: preview_page(root, form, setting, issue))
         else:
-            self._refuse(HTTPStatus.NOT_FOUND, "no such action")
+            self._render("Applied", lambda: apply_page(root, form, setting))
 
-    def _allowed(self, given: str | None, path: str) -> bool:
-        """The Host and the token, checked before anything else; a good token in the address
-        is traded for the cookie, and the address without it."""
+    def _allowed(self, path: str) -> str | None:
+        """The Host and the token, checked before anything else: the page asked for under the
+        token's prefix, or None (refused; the token without its slash is sent on to the home)."""
         guard = self.server.guard
         if not guard.host_ok(self.headers.get("Host")):
             self._refuse(HTTPStatus.FORBIDDEN, "wrong Host: open the address the server printed")
-            return False
-        if given is not None and guard.token_ok(given):
+            return None
+        inside = guard.inside(path)
+        if inside is None and guard.token_ok(path.removeprefix("/")):
             self.send_response(HTTPStatus.SEE_OTHER)
-            self.send_header("Set-Cookie", guard.set_cookie())
-            self.send_header("Location", path if path.startswith("/") else "/")
+            self.send_header("Location", f"/{guard.token}/")
             self._close_headers(0)
-            return False
-        if not guard.token_ok(guard.cookie_token(self.headers.get("Cookie"))):
+            return None
+        if inside is None:
             self._refuse(HTTPStatus.FORBIDDEN, "no token: open the address the server printed")
-            return False
-        return True
+        return inside
 
     def _form(self) -> dict[str, str] | None:
         kind = self.headers.get("Content-Type", "").split(";")[0].strip()
@@ -204,7 +208,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _close_headers(self, length: int) -> None:
-        for name, value in HEADERS.items():
-            self.send_header(name, value)
         self.send_header("Content-Length", str(length))
         self.end_headers()
+
+    def end_headers(self) -> None:
+        """Every answer carries the policy and the other headers, the standard library's own
+        error pages too (a bad request line, a method it does not serve)."""
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()

@@ -21,6 +21,8 @@ from ...parse.facts import Document, parse
 from ...parse.proposed import Pending
 from ..secrets import scan
 from .add import DEFAULT_SECTION, THREADS, add_fact
+from .curate import locate
+from .edit import edit_text
 from .elsewhere import Elsewhere
 from .imports import CLAUDE_SECTIONS
 
@@ -104,6 +106,12 @@ def accept(
         accepted.append(Accepted(each.address, new.id, new.section))
         taken[each.address] = new.id
     return Outcome(doc.render(), tuple(accepted), tuple(skipped))
+
+
+def edited(after: bytes, fact_id: str, text: str) -> bytes:
+    """continuity.md as ``fact edit`` of the fact just accepted would leave it: edit-then-accept
+    is one plan, so a text that ``fact edit`` refuses refuses the acceptance too."""
+    return edit_text(locate([parse(CONTINUITY, after)], fact_id), text).encode()
 
 
 def _refuse_secrets(text: str) -> None:
