@@ -71,3 +71,12 @@ def test_the_id_and_the_tool_survive_what_cannot_be_read_and_it_stays_linear() -
         jsonrpc.INVALID_REQUEST,
         "Invalid Request: the message holds NaN, which JSON does not have",
     )
+
+
+def test_nesting_never_closed_is_a_parse_error() -> None:
+    """What cannot be cut (its containers never close) is not JSON either: a parse error, where
+    json's scanner gave up past Python's recursion and the server died with the traceback."""
+    for line in (b"[" * 5000, b'{"a": ' * 5000, b"[" * 5000 + b"]" * 10):
+        assert jsonrpc.read(line) == jsonrpc.Unreadable(
+            None, jsonrpc.PARSE_ERROR, "Parse error: not JSON"
+        )

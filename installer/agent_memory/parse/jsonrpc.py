@@ -58,7 +58,7 @@ def read(line: bytes) -> dict[str, Any] | Unreadable:
             doc = _loads(text)
         except RecursionError:
             doc = _loads(_cut(text))
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting never closed is not cut: nor is it JSON
         return Unreadable(None, PARSE_ERROR, "Parse error: not JSON")
     if not isinstance(doc, dict):
         return Unreadable(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
