@@ -115,6 +115,24 @@ def test_same_transcript_same_bytes_and_a_second_capture_writes_nothing(
     assert tree(memory_repo) == before
 
 
+def test_a_session_before_year_1000_is_named_as_every_log_and_captured_once(
+    memory_repo: Path, tmp_path: Path
+) -> None:
+    """strftime writes year 1 as ``1``: the log's name was no log's name, so no command read it
+    and a second capture refused to overwrite it."""
+    transcript = tmp_path / "old.jsonl"
+    text = TRANSCRIPTS["claude"].read_text()
+    transcript.write_text(re.sub(r'"timestamp":"2026-', '"timestamp":"0001-', text))
+    first = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert first.exit_code == 0, first.output
+    rel = first.output.splitlines()[0]
+    assert re.fullmatch(r"memory/sessions/0001-11-20-091400-claude-[0-9a-f]{8}\.md", rel)
+    before = tree(memory_repo)
+    again = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert again.exit_code == 0 and "nothing new to capture: already captured" in again.output
+    assert tree(memory_repo) == before
+
+
 def test_a_transcript_already_captured_is_answered_without_reading_the_archive(
     memory_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,7 +21,8 @@ def log_template(schema: str) -> str:
 
 def log_name(now: dt.datetime, slug: str | None) -> str:
     """``YYYY-MM-DD-HHMMSS[-slug].md`` for a UTC time; the slug is reduced to kebab-case."""
-    stem = now.astimezone(dt.timezone.utc).strftime("%Y-%m-%d-%H%M%S")
+    utc = now.astimezone(dt.timezone.utc)  # the year as four digits: strftime writes 1 for 0001
+    stem = f"{utc.year:04}-{utc:%m-%d-%H%M%S}"
     if slug:
         kebab = _SLUG_JUNK.sub("-", slug.lower()).strip("-")
         if kebab:
