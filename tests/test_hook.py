@@ -86,6 +86,28 @@ def test_a_bad_payload_is_one_line_and_exit_1_never_2(
     assert tree(enabled) == before
 
 
+def test_a_payload_too_long_or_never_whole_says_so_and_what_to_do(enabled: Path) -> None:
+    """A prompt of over 1 MiB was "not a JSON object"; a payload that never ended advised the
+    ``--transcript`` of ``session capture``, an option no hook has."""
+    prompt = {"cwd": str(enabled), "hook_event_name": "UserPromptSubmit", "prompt": "x" * (1 << 20)}
+    done = _hook("prompt", json.dumps(prompt), enabled)
+    assert done.returncode == 1 and "the hook's input is longer than 1,048,576 bytes" in done.stderr
+    hook = subprocess.Popen(
+        ["agent-memory", "hook", "prompt"], cwd=enabled, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None and hook.stderr is not None
+    hook.stdin.write('{"prompt": "')
+    hook.stdin.flush()  # and kept open, as an agent may
+    try:
+        assert hook.wait(timeout=20) == 1
+    finally:
+        hook.kill()
+        hook.stdin.close()
+    said = hook.stderr.read()
+    assert "no whole JSON object arrived" in said and "--transcript" not in said, said
+
+
 def test_a_payload_outside_any_enabled_repo_says_so(tmp_path: Path) -> None:
     payload = json.dumps({"cwd": str(tmp_path), "hook_event_name": "SessionStart"})
     done = _hook("session-start", payload, tmp_path)

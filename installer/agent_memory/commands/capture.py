@@ -79,7 +79,9 @@ def _from_hook(stdin: IO[str] | None) -> Path | None:
     if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("pass --transcript FILE, or --hook with the hook's JSON on stdin")
     most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
-    where = hookinput.transcript_path(hook_input(stdin, hookinput.whole, most, seconds))
+    where = hookinput.transcript_path(
+        hook_input(stdin, hookinput.whole, most, seconds, hookinput.CAPTURE_FIX)
+    )
     return None if where is None else Path(where)
 
 

@@ -38,7 +38,7 @@ def read_payload(stdin: IO[str] | None) -> Payload:
     if stdin is None or stdin.isatty():  # a person at a terminal: do not wait for input
         raise AgentMemoryError("reads the JSON an agent's hook passes on stdin (HOOKS.md)")
     most, seconds = hookinput.PAYLOAD_MAX, hookinput.PAYLOAD_SECONDS
-    return hookinput.payload(hook_input(stdin, hookinput.whole, most, seconds))
+    return hookinput.payload(hook_input(stdin, hookinput.whole, most, seconds, hookinput.HOOK_FIX))
 
 
 def where(payload: Payload) -> Path | None:

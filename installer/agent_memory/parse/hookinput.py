@@ -17,7 +17,7 @@ from .untrusted import first_unsafe, session_id
 PAYLOAD_MAX = 1 << 20  # bytes read from stdin at most; the agents send well under 4 KiB
 PAYLOAD_SECONDS = 2.0  # agents write the object as they start the hook
 PATH_MAX = 4096  # bytes: Linux's limit for a path
-_FIX = "run it from an agent's hook, or pass --transcript FILE"
+CAPTURE_FIX = "run it from an agent's hook, or pass --transcript FILE"
 
 
 def whole(data: bytes) -> bool:
@@ -35,14 +35,14 @@ def transcript_path(data: bytes) -> str | None:
     JSON object, is one line."""
     payload = _decoded(data)
     if not isinstance(payload, dict):
-        raise InputError("<stdin>", None, "the hook's input is not a JSON object", _FIX)
-    return _path(payload.get("transcript_path"), "transcript_path", _FIX)
+        raise InputError("<stdin>", None, "the hook's input is not a JSON object", CAPTURE_FIX)
+    return _path(payload.get("transcript_path"), "transcript_path", CAPTURE_FIX)
 
 
 def hook_transcript(payload: Payload) -> str | None:
     """``transcript_path`` of a hook command's payload, checked as ``transcript_path`` checks
     it: the capture hooks refuse a value no file could have; the other hooks then read none."""
-    return _path(payload.transcript, "transcript_path", _HOOK_FIX)
+    return _path(payload.transcript, "transcript_path", HOOK_FIX)
 
 
 def _path(where: object, key: str, fix: str) -> str | None:
@@ -84,7 +84,7 @@ class Payload(NamedTuple):
     source: str | None = None  # why a session starts: startup, resume, compact, clear
 
 
-_HOOK_FIX = "run it from an agent's hook, which writes its JSON on stdin"
+HOOK_FIX = "run it from an agent's hook, which writes its JSON on stdin"
 PROMPT_MAX = 1 << 16  # characters of a prompt a search reads; the rest adds no word worth it
 
 
@@ -94,13 +94,13 @@ def payload(data: bytes) -> Payload:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError("<stdin>", None, "the hook's input is not UTF-8", _HOOK_FIX) from None
+        raise InputError("<stdin>", None, "the hook's input is not UTF-8", HOOK_FIX) from None
     found = _decoded(data)
     if not isinstance(found, dict):
-        raise InputError("<stdin>", None, "the hook's input is not a JSON object", _HOOK_FIX)
+        raise InputError("<stdin>", None, "the hook's input is not a JSON object", HOOK_FIX)
     event, prompt, source = found.get("hook_event_name"), found.get("prompt"), found.get("source")
     return Payload(
-        _path(found.get("cwd"), "cwd", _HOOK_FIX),
+        _path(found.get("cwd"), "cwd", HOOK_FIX),
         event if isinstance(event, str) else None,
         session_id(found.get("session_id")),
         prompt[:PROMPT_MAX] if isinstance(prompt, str) else None,

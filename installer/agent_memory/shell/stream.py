@@ -65,10 +65,13 @@ def _regular(path: Path, shown: str) -> int:
     return fd
 
 
-def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, seconds: float) -> bytes:
+def hook_input(
+    stdin: IO[Any], whole: Callable[[bytes], bool], most: int, seconds: float, fix: str
+) -> bytes:
     """What a hook's caller writes on stdin, up to the end of its JSON (``whole``) or of the
     input, at most ``most`` bytes and ``seconds`` of waiting: an agent may keep stdin open after
-    its payload, and a hook must not wait for an end of file that never comes."""
+    its payload, and a hook must not wait for an end of file that never comes. ``fix``: what
+    the user is told to do when none arrives whole."""
     try:
         fd = stdin.fileno()
     except (AttributeError, OSError, ValueError):  # not a file (a test's stream): read it
@@ -80,9 +83,8 @@ def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, second
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
             raise InputError(
-                "<stdin>", None, f"no whole JSON object arrived within {seconds:g} s",
-                "run it from an agent's hook, or pass --transcript FILE",
-            )  # fmt: skip
+                "<stdin>", None, f"no whole JSON object arrived within {seconds:g} s", fix
+            )
         try:
             chunk = os.read(fd, most - len(data))
         except OSError as exc:
@@ -90,6 +92,8 @@ def hook_input(stdin: IO[Any], whole: Callable[[bytes], bool], most: int, second
         if not chunk:
             break
         data += chunk
+    if len(data) >= most and not whole(bytes(data)):
+        raise InputError("<stdin>", None, f"the hook's input is longer than {most:,} bytes", fix)
     return bytes(data)
 
 
