@@ -21,6 +21,7 @@ from ...parse.memory import id_places
 from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
+from ..review.moves import landed
 from ..review.tiers import at_birth
 from ..secrets import refuse
 from .conflicts import Conflict, against
@@ -60,6 +61,7 @@ def add_fact(
         imported=imported, checked=checked,
     )  # fmt: skip
     after = append_to_section(CONTINUITY, continuity.text, new.section, lines, continuity.sections)
+    landed(continuity.path, after, [(new.id, new.section)])
     return new._replace(after=after.encode())
 
 
