@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -653,6 +654,26 @@ def _archived_by_review(root: Path) -> str:
     named = "## Memory References\n- Referenced: old-fact-about-the-build-cache\n"
     build_tree(root, {"memory/sessions/2026-03-05-100000.md": named})
     return "memory/archive/2026-Q1.md"
+
+
+@pytest.mark.parametrize(
+    "back", [["review"], ["fact", "restore", "old-fact-about-the-build-cache"]]
+)
+def test_a_fact_from_project_state_comes_back_to_key_decisions(
+    tmp_path: Path, back: list[str]
+) -> None:
+    """Project State holds no facts: a fact reactivated there was a footer-orphan no command
+    could find."""
+    quarter = tmp_path / _archived_by_review(tmp_path)
+    quarter.write_text(quarter.read_text().replace("from: Key Decisions", "from: project  state"))
+    done = cli(*back, tmp_path, "--today", "2026-03-10")
+    assert done.exit_code == 0, done.output
+    memory = facts.parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())
+    assert [(f.id, f.section) for f in memory.facts] == [
+        ("old-fact-about-the-build-cache", "Key Decisions")
+    ]
+    assert cli("lint", tmp_path).output.endswith("0 errors, 0 warnings, 0 advisories\n")
+    assert cli("fact", "show", "old-fact-about-the-build-cache", tmp_path).exit_code == 0
 
 
 def test_a_reactivation_a_section_would_swallow_is_refused(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ... import resources
 from ...errors import AgentMemoryError, DuplicateError, refuse_errors
-from ...layout import CONTINUITY, PERSONAL, USER_DATA
+from ...layout import CONTINUITY, KEY_DECISIONS, PERSONAL, USER_DATA
 from ...parse import facts, footer
 from ...parse.facts import PLAIN_FROM, PROJECT_STATE, Document, parse_text
 from ...parse.memory import id_places
@@ -28,7 +28,7 @@ from .conflicts import Conflict, against
 from .duplicates import Match
 from .elsewhere import Elsewhere, duplicates
 
-DEFAULT_SECTION = "Key Decisions"
+DEFAULT_SECTION = KEY_DECISIONS
 THREADS = "Open Threads"
 SECTION_MAX = 200  # characters: MCP's schema says the same
 

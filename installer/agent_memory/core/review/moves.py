@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from ... import patterns
 from ...errors import InputError
-from ...layout import OPEN_THREADS, OPEN_THREADS_DIR
+from ...layout import KEY_DECISIONS, OPEN_THREADS, OPEN_THREADS_DIR
 from ...parse import footer, markdown
-from ...parse.facts import Document, Fact, is_blank, parse_text
+from ...parse.facts import PROJECT_STATE, Document, Fact, is_blank, parse_text
 from ...parse.text import Text
 from .edits import Edit
 
@@ -36,8 +36,14 @@ def thread_file(from_value: str | None) -> str | None:
 
 
 def section_of(from_value: str | None) -> str | None:
-    """The section the tier rules see for an archived fact with this ``from``."""
-    return OPEN_THREADS if thread_file(from_value) else from_value
+    """The section the tier rules see for an archived fact with this ``from``, and the one it
+    goes back to. Project State holds no facts (only a hand edit names it): a fact sent there
+    would vanish, so it goes where ``fact add`` puts a fact by default."""
+    if thread_file(from_value):
+        return OPEN_THREADS
+    if from_value is not None and " ".join(from_value.split()).lower() == PROJECT_STATE:
+        return KEY_DECISIONS
+    return from_value
 
 
 def emptied(text: Text) -> bool:
