@@ -235,3 +235,17 @@ def test_a_footer_quoted_in_a_code_example_accepts_nothing(captured: Path) -> No
     accepted = cli("fact", "accept", f"{LOG}#4", captured, *DAY)
     assert accepted.exit_code == 0 and "already accepted" not in accepted.output
     assert f"origin: {LOG}#4 -->" in _section(captured, "Key Decisions")
+
+
+def test_a_proposal_its_section_would_swallow_is_refused(captured: Path) -> None:
+    """Key Decisions ending in an HTML block took the accepted fact into it: gone, though
+    accepted."""
+    path = captured / "memory/continuity.md"
+    text = path.read_text()
+    path.write_text(text.replace("## Key Decisions\n", "## Key Decisions\n<details>\n", 1))
+    before = tree(captured)
+    done = cli("fact", "accept", f"{LOG}#4", captured, *DAY)
+    assert done.exit_code == 1
+    assert "ends inside the HTML block that starts here" in done.output
+    assert f"{LOG}#4: memory/continuity.md:" in done.output
+    assert tree(captured) == before

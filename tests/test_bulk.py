@@ -10,14 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pytest import MonkeyPatch
 
-from agent_memory.core.facts import bulk
 from agent_memory.core.facts.add import NewFact, add_fact
 from agent_memory.core.facts.bulk import Wanted, add_all
 from agent_memory.core.facts.elsewhere import Elsewhere
+from agent_memory.core.review import moves
 from agent_memory.errors import DuplicateError
 from agent_memory.layout import CONTINUITY
 from agent_memory.parse import facts
 from agent_memory.parse.facts import Document
+from agent_memory.parse.text import Text
 
 DAY = dt.date(2026, 6, 2)
 BASE = (
@@ -96,9 +97,9 @@ def test_the_memory_is_parsed_once_however_many_entries(monkeypatch: MonkeyPatch
         Wanted(text.format(n, _WORDS[n % 10], n * 7), "Conventions", None, False, False, fields, "")
         for n in range(300)
     ]
-    parsed: list[bytes] = []
-    real = facts.parse
-    monkeypatch.setattr(bulk.facts, "parse", lambda *a: parsed.append(a[1]) or real(*a))
+    parsed: list[Text] = []
+    real = moves.parse_text
+    monkeypatch.setattr(moves, "parse_text", lambda *a: parsed.append(a[1]) or real(*a))
     after, found, _ = add_all(doc, Elsewhere([]), wanted, DAY, "x")
     assert len(found) == 300 and len(after.facts) == 301
     assert len(parsed) == 1  # once, at the end; one by one parsed it 300 times

@@ -110,6 +110,32 @@ def test_a_log_someone_wrote_into_is_not_rewritten(memory_repo: Path, tmp_path: 
     assert len(logs) == 2 and logs[first] == mine
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b"- Referenced: post-only-mutations\n", b"- Referenced: post-only-mutations, x\n"),
+        (b"- src/api/routes.py\n", b"- src/api/routes.py\nWhy the cancel route matters.\n"),
+        (b"\n## Files Changed", b"\n## Files Changed"),  # untouched: rewritten, one log
+    ],
+)
+def test_a_log_edited_inside_its_sections_is_not_rewritten(
+    memory_repo: Path, tmp_path: Path, old: bytes, new: bytes
+) -> None:
+    """A line changed, or one added, under headings capture writes itself: the headings alone
+    said the log was capture's, and the next capture dropped the person's text."""
+    _capture(memory_repo, _prefix(TRANSCRIPTS["claude"], tmp_path / "s.jsonl", 12))
+    [(first, data)] = _logs(memory_repo).items()
+    assert old in data
+    mine = data.replace(old, new, 1)
+    (memory_repo / "memory/sessions" / first).write_bytes(mine)
+    _capture(memory_repo, TRANSCRIPTS["claude"])
+    logs = _logs(memory_repo)
+    if mine == data:
+        assert list(logs) == [first] and b"- transcript lines: 5-20\n" in logs[first]
+    else:
+        assert len(logs) == 2 and logs[first] == mine
+
+
 # -- Gemini CLI: resume ($set) and rewind ($rewindTo) ---------------------------------------------
 
 

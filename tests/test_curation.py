@@ -467,3 +467,15 @@ def test_fact_remove_names_the_ways_a_fact_leaves(repo: Path, word: str) -> None
     assert code == 2 and "Did you mean" not in err
     assert "fact retract ID --reason WHY" in err and "fact archive ID" in err
     assert tree(repo) == before
+
+
+def test_a_restore_into_a_section_that_would_swallow_it_is_refused(repo: Path) -> None:
+    assert run(repo, "fact", "archive", "ship")[0] == 0
+    assert run(repo, "review")[0] == 0
+    path = repo / "memory/continuity.md"
+    path.write_text(path.read_text().replace("user's -->\n", "user's -->\n\n```\n"))
+    before = tree(repo)
+    code, out, err = run(repo, "fact", "restore", "ship")
+    assert (code, out) == (1, "")
+    assert err.startswith("agent-memory: memory/continuity.md:17: the code fence opened here")
+    assert tree(repo) == before

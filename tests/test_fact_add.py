@@ -328,3 +328,24 @@ def test_a_fact_of_several_paragraphs_keeps_one_blank_line_between_them(enabled:
     shown = cli("fact", "show", "release-steps", enabled).output
     assert "Tag" in shown and "Push" in shown
     assert cli("lint", enabled).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("tail", "said"),
+    [
+        ("<details>\n<summary>older notes</summary>\n", ":17: section 'User Preferences' ends "),
+        ("Some code:\n\n```sh\nmake\n", ":19: the code fence opened here is never closed"),
+    ],
+)
+def test_a_fact_a_section_end_would_swallow_is_refused(enabled: Path, tail: str, said: str) -> None:
+    """A fact appended after an HTML block or into a fence never closed is read as part of it:
+    ``fact add`` said its id and wrote a fact that did not exist."""
+    with (enabled / "memory/continuity.md").open("a") as memory:
+        memory.write(tail)
+    before = tree(enabled)
+    section = ["--section", "User Preferences"]
+    done = cli("fact", "add", "Prefer tabs", enabled, *section, "--today", DAY)
+    assert done.exit_code == 1
+    assert done.output.startswith("agent-memory: memory/continuity.md" + said)
+    assert len(done.output.splitlines()) == 1 and "then try again" in done.output
+    assert tree(enabled) == before

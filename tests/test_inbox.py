@@ -143,3 +143,30 @@ def test_rejections_read_back_what_was_appended(items: list[tuple[str, str]]) ->
     assert [r.address for r in found] == [
         f"2026-03-01-000000#{n}" for n in range(1, len(items) + 1)
     ]
+
+
+def test_reject_never_copies_a_credential_into_the_committed_file(
+    waiting: tuple[Path, list[str]],
+) -> None:
+    """rejected.md is committed: a key in the reason is refused, one in the proposal (a hand-
+    written log's, which capture did not scrub) is recorded redacted, and lint sees the file."""
+    root, addresses = waiting
+    aws, token = "AKIA" + "Q7RZ4XKPL2MWN3TB", "ghp_" + "CcO4N35lkTN2OQHCcKuxu4IsAEpaJh1Jllhh"
+    before = tree(root)
+    refused = cli("fact", "reject", addresses[0], "--reason", f"key {aws}", root)
+    assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
+    assert "--reason holds what looks like a credential (aws-access-key" in refused.output
+    assert aws not in refused.output and tree(root) == before
+    log = root / "memory/sessions/2026-03-05-120000.md"
+    log.write_text(f"# Session\n\n## Proposed Facts\n\n1. decision: the token is {token}\n")
+    done = cli("fact", "reject", "2026-03-05-120000#1", "--reason", "a credential", root, "--json")
+    assert done.exit_code == 0 and token not in done.output
+    rejected = (root / "memory/rejected.md").read_text()
+    assert token not in rejected
+    assert "| the token is [redacted: github-token]\n  reason: a credential\n" in rejected
+    log.unlink()
+    assert cli("lint", root, "--only", "secret").exit_code == 0
+    (root / "memory/rejected.md").write_text(f"{rejected}- x#1 | 2026-03-05 | uses {token}\n")
+    found = cli("lint", root, "--only", "secret")
+    assert found.exit_code == 1 and token not in found.output
+    assert f"memory/rejected.md:{len(rejected.splitlines()) + 1}: error [secret]" in found.output

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -640,3 +641,49 @@ def test_a_first_review_in_which_20000_facts_change_tier_is_linear(tmp_path: Pat
         ("archived", "active"),
     }
     assert continuity.read_text().count("\n## Topic ") == 1_000
+
+
+def _archived_by_review(root: Path) -> str:
+    """A repo whose one fact a review archived from Key Decisions; the quarter file's path."""
+    assert cli("enable", root, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    added = cli("fact", "add", "Old fact about the build cache", root, "--today", "2026-01-01")
+    assert added.exit_code == 0
+    empty = "## Memory References\n- Referenced: (none)\n"
+    build_tree(root, {f"memory/sessions/2026-02-{d:02}-100000.md": empty for d in range(1, 26)})
+    assert "Archived: 1" in cli("review", root, "--today", "2026-03-01").output
+    named = "## Memory References\n- Referenced: old-fact-about-the-build-cache\n"
+    build_tree(root, {"memory/sessions/2026-03-05-100000.md": named})
+    return "memory/archive/2026-Q1.md"
+
+
+@pytest.mark.parametrize(
+    "back", [["review"], ["fact", "restore", "old-fact-about-the-build-cache"]]
+)
+def test_a_fact_from_project_state_comes_back_to_key_decisions(
+    tmp_path: Path, back: list[str]
+) -> None:
+    """Project State holds no facts: a fact reactivated there was a footer-orphan no command
+    could find."""
+    quarter = tmp_path / _archived_by_review(tmp_path)
+    quarter.write_text(quarter.read_text().replace("from: Key Decisions", "from: project  state"))
+    done = cli(*back, tmp_path, "--today", "2026-03-10")
+    assert done.exit_code == 0, done.output
+    memory = facts.parse("memory/continuity.md", (tmp_path / "memory/continuity.md").read_bytes())
+    assert [(f.id, f.section) for f in memory.facts] == [
+        ("old-fact-about-the-build-cache", "Key Decisions")
+    ]
+    assert cli("lint", tmp_path).output.endswith("0 errors, 0 warnings, 0 advisories\n")
+    assert cli("fact", "show", "old-fact-about-the-build-cache", tmp_path).exit_code == 0
+
+
+def test_a_reactivation_a_section_would_swallow_is_refused(tmp_path: Path) -> None:
+    _archived_by_review(tmp_path)
+    path = tmp_path / "memory/continuity.md"
+    path.write_text(path.read_text().replace("## Key Decisions\n", "## Key Decisions\n<div>\n"))
+    before = tree(tmp_path)
+    done = cli("review", tmp_path, "--today", "2026-03-10")
+    assert done.exit_code == 1 and len(done.output.splitlines()) == 1
+    assert done.output.startswith(
+        "agent-memory: memory/continuity.md:11: section 'Key Decisions' ends inside the HTML block"
+    )
+    assert tree(tmp_path) == before

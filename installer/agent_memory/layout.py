@@ -36,6 +36,7 @@ ARCHIVE_INDEX = "memory/archive/INDEX.md"
 # task item with its footer; the product vision, whose footer sits in a blockquote.
 OPEN_THREADS_DIR = "memory/open-threads"
 OPEN_THREADS = "Open Threads"
+KEY_DECISIONS = "Key Decisions"  # where a fact goes when nothing names its section
 VISION = "memory/vision.md"
 # The proposals a person rejected (DECAY.md § The review gate): committed, append-only.
 REJECTED = "memory/rejected.md"

@@ -138,7 +138,7 @@ def _capture(
     log = capturing.render(read.agent, told, name, files, found, proposals.render(wanted))
     rel = f"{SESSIONS_DIR}/{name}"
     before = repo.read(rel) if reopened else None
-    if before is not None and not parts.rewritable(before, log.text):  # someone wrote in it
+    if before is not None and not parts.rewritable(before):  # someone wrote in it
         return _capture(repo, transcript, agent, session_id, reopen=False)
     if before is None and repo.exists(rel):  # a log of that name not written from these lines
         raise AgentMemoryError("already exists and session logs are never overwritten", rel)

@@ -20,6 +20,7 @@ from ..layout import (
     MANIFEST,
     PERSONAL,
     POLICY,
+    REJECTED,
     SESSIONS_DIR,
 )
 from ..parse.manifest import parse as parse_manifest
@@ -69,7 +70,11 @@ def lint(repo: Repo, only: Sequence[str] = (), rev: str | None = None) -> Result
     """``only``: the checks to report (the pre-commit secret guard asks for ``secret``);
     ``rev``: check citations against that git revision instead of the work tree (for CI)."""
     memory = load(repo)
-    texts = [(POLICY, repo.read(POLICY)), (ARCHIVE_INDEX, memory.archive_index)]
+    texts = [
+        (POLICY, repo.read(POLICY)),
+        (ARCHIVE_INDEX, memory.archive_index),
+        (REJECTED, repo.read(REJECTED)),
+    ]
     logs = repo.read_each(SESSIONS_DIR, memory.logs)
     present = [(p, data) for p, data in texts if data is not None]
     code = code_of(repo, memory, rev)

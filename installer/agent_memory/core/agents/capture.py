@@ -27,6 +27,7 @@ from ...parse.footer import find as find_footer
 from ...parse.transcripts import LINE_MAX, Bad, Item, Meta, Record
 from ...parse.untrusted import one_line
 from ..secrets import redact
+from .parts import sealed
 
 # Bytes that can be part of a token stay; every other byte becomes a space.
 _TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
@@ -321,12 +322,11 @@ def render(
     ]
     text, secrets = redact("\n".join(lines))
     kinds.update(secret.kind for secret in secrets)
+    rows = text.split("\n")
     if kinds:  # the scrubbing keeps every line where it was: the note ends the Session list
         note = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-        scrubbed = text.split("\n")
-        scrubbed.insert(len(head), f"- redacted: {note}")
-        text = "\n".join(scrubbed)
-    return Log(name, text, dict(kinds))
+        rows.insert(len(head), f"- redacted: {note}")
+    return Log(name, sealed(rows, len(head) + bool(kinds)), dict(kinds))
 
 
 def prompt_line(prompt: str) -> tuple[str, Counter[str]]:

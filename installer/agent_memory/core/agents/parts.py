@@ -2,7 +2,8 @@
 capture writes.
 
 A session's log is rewritten by each later capture of the session until a review reads it or git
-records it (the command asks: ``commands/own_log``); only then does the session go on in a new
+records it (the command asks: ``commands/own_log``), or someone writes to it (its digest no longer
+matches: ``rewritable``); only then does the session go on in a new
 log, a part, which covers the transcript lines after the last one the closed logs cover. So a
 hook that fires every turn gives one log, and a log a review counted or a commit holds never
 changes. Each log says which session it is (its ``- session:`` line) and which lines it covers.
@@ -11,6 +12,7 @@ changes. Each log says which session it is (its ``- session:`` line) and which l
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -28,7 +30,7 @@ from ..secrets import redact
 _SESSION = patterns.compile(r"^- session: .*$", re.M)
 _COVERED = patterns.compile(r"^- transcript lines: ([0-9]{1,18})-([0-9]{1,18})$", re.M)
 _END = patterns.compile(r"^- end: (.*)$", re.M)
-_HEADING = patterns.compile(r"^#.*$", re.M)
+_DIGEST = patterns.compile(rb"^- digest: ([0-9a-f]{64})\n", re.M)
 _SLUG_CHARS = 8
 _NAME_TRIES = 100  # names tried for a new part: the seconds after its first record's
 
@@ -91,12 +93,24 @@ def parts(logs: Iterable[tuple[str, bytes]], session_id: str) -> list[Part]:
     return sorted(found, key=lambda part: (part.last_line, part.name))
 
 
-def rewritable(old: bytes, new: str) -> bool:
-    """Whether ``new`` may replace the open log ``old``: every heading of ``old`` is one of
-    ``new``'s. A log someone added a section to holds their text, which a rewrite would lose:
-    it is closed like one a review read."""
-    headings = set(_HEADING.findall(new))
-    return all(h in headings for h in _HEADING.findall(old.decode("utf-8", errors="replace")))
+def sealed(rows: Sequence[str], at: int) -> str:
+    """The log of ``rows`` with its ``- digest:`` line at row ``at``: the SHA-256 of the log's
+    other bytes, by which a later capture knows the log is still exactly what it wrote."""
+    text = "\n".join(rows)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return "\n".join([*rows[:at], f"- digest: {digest}", *rows[at:]])
+
+
+def rewritable(old: bytes) -> bool:
+    """Whether the open log ``old`` may be rewritten: its bytes are the ones its digest seals.
+    A log someone wrote to (a line changed, a section added) holds their text, which a rewrite
+    would lose, and one without a digest may have been written by anyone: either is closed like
+    one a review read."""
+    found = _DIGEST.search(old)
+    if found is None:
+        return False
+    rest = old[: found.start()] + old[found.end() :]
+    return hashlib.sha256(rest).hexdigest().encode() == found.group(1)
 
 
 def resume(found: Sequence[Part], last_open: bool) -> Resume:

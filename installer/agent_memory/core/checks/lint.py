@@ -50,13 +50,15 @@ def lint(
     code: Code | None = None,
     today: dt.date | None = None,
 ) -> list[Problem]:
-    """All findings, sorted by file, line and check; ``texts`` are files to scan for conflicts;
-    ``today`` is the date a fact's ``valid-until`` is compared with (none: no fact expired)."""
+    """All findings, sorted by file, line and check; ``texts`` are the other committed memory
+    files (the policy, INDEX.md, rejected.md), scanned for conflicts and credentials; ``today``
+    is the date a fact's ``valid-until`` is compared with (none: no fact expired)."""
     mine = (memory.personal,) if memory.personal is not None else ()  # the same checks
     found: list[Problem] = [*memory.problems, *(p for doc in mine for p in doc.problems)]
     found += _manifest(*manifest)
     for path, data in texts:
-        found += conflict_markers(path, data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        found += conflict_markers(path, text) + secrets(path, text)
     docs = memory.documents
     known = known_ids(docs)
     live = (*docs[: len(docs) - len(memory.archives)], *mine)

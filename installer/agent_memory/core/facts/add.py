@@ -14,20 +14,21 @@ from typing import NamedTuple
 
 from ... import resources
 from ...errors import AgentMemoryError, DuplicateError, refuse_errors
-from ...layout import CONTINUITY, PERSONAL, USER_DATA
+from ...layout import CONTINUITY, KEY_DECISIONS, PERSONAL, USER_DATA
 from ...parse import facts, footer
 from ...parse.facts import PLAIN_FROM, PROJECT_STATE, Document, parse_text
 from ...parse.memory import id_places
 from ...parse.text import Text
 from ...parse.untrusted import first_unsafe
 from ..review.edits import append_to_section
+from ..review.moves import landed
 from ..review.tiers import at_birth
 from ..secrets import refuse
 from .conflicts import Conflict, against
 from .duplicates import Match
 from .elsewhere import Elsewhere, duplicates
 
-DEFAULT_SECTION = "Key Decisions"
+DEFAULT_SECTION = KEY_DECISIONS
 THREADS = "Open Threads"
 SECTION_MAX = 200  # characters: MCP's schema says the same
 
@@ -60,6 +61,7 @@ def add_fact(
         imported=imported, checked=checked,
     )  # fmt: skip
     after = append_to_section(CONTINUITY, continuity.text, new.section, lines, continuity.sections)
+    landed(continuity.path, after, [(new.id, new.section)])
     return new._replace(after=after.encode())
 
 

@@ -19,6 +19,7 @@ from ...parse import facts
 from ...parse.facts import Document
 from ...parse.text import Text
 from ..review.edits import append_to_sections
+from ..review.moves import landed
 from .add import NewFact, draft
 from .duplicates import Found, Match, compare, fact_text, probes, words
 from .elsewhere import Elsewhere
@@ -74,7 +75,7 @@ def add_all(
     text = append_to_sections(
         CONTINUITY, doc.text, [(new.section, lines) for _i, new, lines in added], doc.sections
     )
-    after = facts.parse(CONTINUITY, text.encode())
+    after = landed(CONTINUITY, text, [(new.id, new.section) for _i, new, _l in added])
     lines_of = {f.id: f.line for f in after.facts if f.id is not None}
     return after, [(i, _placed(new, lines_of)) for i, new, _l in added], skipped
 

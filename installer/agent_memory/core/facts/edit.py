@@ -95,5 +95,6 @@ def moved_back(
         return changed
     section = moves.section_of(came_from) or place.fact.section
     text = append_to_section(CONTINUITY, continuity.text, section, lines, continuity.sections)
+    moves.landed(CONTINUITY, text, [(place.id, section)])
     changed[CONTINUITY] = (continuity, text)
     return changed

@@ -7,9 +7,13 @@ the fact is reactivated (DESIGN §13).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ... import patterns
-from ...layout import OPEN_THREADS, OPEN_THREADS_DIR
-from ...parse.facts import Fact, is_blank
+from ...errors import InputError
+from ...layout import KEY_DECISIONS, OPEN_THREADS, OPEN_THREADS_DIR
+from ...parse import footer, markdown
+from ...parse.facts import PROJECT_STATE, Document, Fact, is_blank, parse_text
 from ...parse.text import Text
 from .edits import Edit
 
@@ -32,8 +36,14 @@ def thread_file(from_value: str | None) -> str | None:
 
 
 def section_of(from_value: str | None) -> str | None:
-    """The section the tier rules see for an archived fact with this ``from``."""
-    return OPEN_THREADS if thread_file(from_value) else from_value
+    """The section the tier rules see for an archived fact with this ``from``, and the one it
+    goes back to. Project State holds no facts (only a hand edit names it): a fact sent there
+    would vanish, so it goes where ``fact add`` puts a fact by default."""
+    if thread_file(from_value):
+        return OPEN_THREADS
+    if from_value is not None and " ".join(from_value.split()).lower() == PROJECT_STATE:
+        return KEY_DECISIONS
+    return from_value
 
 
 def emptied(text: Text) -> bool:
@@ -48,3 +58,48 @@ def removal(text: Text, fact: Fact) -> list[Edit]:
     if before_blank and end < len(lines) and is_blank(lines[end]):
         end += 1
     return [Edit(fact.start, end, ())]
+
+
+def landed(path: str, text: Text, placed: Sequence[tuple[str, str]]) -> Document:
+    """``text`` read back with the one reader, each new fact of ``placed`` (id, section) found
+    there under its section, or a refusal: a section that ends inside an HTML block or a fence
+    never closed would take the fact into it, and a fact written there would not exist."""
+    doc = parse_text(path, text)
+    held = {fact.id: fact.section.strip().lower() for fact in doc.facts if fact.id is not None}
+    for fact_id, title in placed:
+        if held.get(fact_id) != title.strip().lower():
+            raise _swallowed(path, text, fact_id, title)
+    return doc
+
+
+def _swallowed(path: str, text: Text, fact_id: str, title: str) -> InputError:
+    """Why ``fact_id`` would not be read at the end of ``title``: the block it fell into."""
+    line = next((n for n, ln in enumerate(text.lines) if _names(ln, fact_id)), None)
+    block = next(
+        (b for b in markdown.blocks(text.lines) if line is not None and b.start <= line < b.end),
+        None,
+    )
+    if block is None:
+        return InputError(
+            path, None, f"fact {fact_id} would not read back in section {title!r}",
+            "agent-memory lint lists what is wrong with the file; fix it, then try again",
+        )  # fmt: skip
+    if block.kind == "fence":
+        return InputError(
+            path, block.start + 1,
+            "the code fence opened here is never closed, so it runs to the end of the file and "
+            f"would hold fact {fact_id} as code",
+            "close the fence (a line of the same backticks or tildes), then try again",
+        )  # fmt: skip
+    return InputError(
+        path, block.start + 1,
+        f"section {title!r} ends inside the HTML block that starts here, which would hold fact "
+        f"{fact_id} as part of it",
+        "close the block and put a blank line and a line of text after it (or move it up the "
+        "section), then try again",
+    )  # fmt: skip
+
+
+def _names(line: str, fact_id: str) -> bool:
+    found = footer.find(line)
+    return found is not None and dict(footer.parse_fields(found.body)[0]).get("id") == fact_id

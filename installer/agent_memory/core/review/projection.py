@@ -104,14 +104,17 @@ def _rewrite(
         key=lambda v: (v.path, v.fact.start),
     )
     back: dict[str, list[str]] = {}  # section → the lines returning to it, in file order
+    placed: list[tuple[str, str]] = []
     for verdict in restored:
         thread = moves.thread_file(verdict.came_from)
         if thread is not None and thread not in texts:  # DESIGN §13: its file comes back
             texts[thread] = Text(False, tuple(_moved_lines(docs, verdict)))
         else:
             back.setdefault(verdict.section, []).extend(_moved_lines(docs, verdict))
+            placed.append((verdict.id, verdict.section))
     if back:
         texts[CONTINUITY] = append_to_sections(CONTINUITY, texts[CONTINUITY], sorted(back.items()))
+        moves.landed(CONTINUITY, texts[CONTINUITY], placed)
     return texts
 
 
