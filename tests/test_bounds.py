@@ -270,3 +270,28 @@ def test_stale_citations_are_checked_within_a_bound(
     )  # fmt: skip
     assert hook.returncode == 0 and "table-0" in hook.stdout, hook.stderr
     assert children_cpu() - started < 12  # 15 to 17 s before
+
+
+def test_a_log_naming_200_000_unknown_ids_is_read_within_a_bound(repo: Path) -> None:
+    """lint looked for each unknown id's line over the whole log, and the search for archived
+    ids to reactivate compiled a pattern per id (even with no archive): lint ran for hours on
+    such a log, and status and the session-start hook for 12 to 24 s."""
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    named = ", ".join(f"y-{n}" for n in range(200_000))
+    log = repo / "memory/sessions/2026-01-04-100000.md"
+    log.write_text(f"# S\n\n## Memory References\n- Referenced: {named}\n")
+    (repo / "memory/archive").mkdir(exist_ok=True)
+    (repo / "memory/archive/2026-Q1.md").write_text(
+        "# Archive\n\n## Facts\n- Old y-17 thing\n  <!-- id: y-17 | created: 2026-01-01 | "
+        "last_used: 2026-01-01 | uses: 1 | tier: archived -->\n"
+    )
+    started = children_cpu()
+    status = run_console("status", repo, cwd=repo)
+    assert "1 archived fact named by unread session logs waits to be reactivated (y-17)" in (
+        status.stdout
+    ), status.stderr
+    linted = run_console("lint", repo, cwd=repo)
+    warnings = [line for line in linted.stdout.splitlines() if "[unknown-id]" in line]
+    assert len(warnings) == 199_999 and all(":4: warning" in line for line in warnings)
+    assert sum("did you mean" in line for line in warnings) <= 100
+    assert children_cpu() - started < 20

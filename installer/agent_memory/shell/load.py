@@ -127,17 +127,30 @@ def archives_naming(
 
 
 def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[facts.Document, ...]:
-    """Those of ``files`` in which any of ``ids`` stands as a whole id, parsed."""
-    wanted = [re.compile(re.escape(i.encode()) + _ID_ENDS) for i in sorted(set(ids))]
-    return tuple(
-        facts.parse(path, data)
-        for path, data in files
-        if any(_whole(found, data) for found in wanted)
-    )
+    """Those of ``files`` in which any of ``ids`` stands as a whole id, parsed. Each id is
+    searched as a literal; past ``_LITERAL`` ids (a log may name 200,000), only those among the
+    file's own id-shaped words, read in one pass: a pattern per id was minutes of work."""
+    wanted = sorted({i.encode() for i in ids})
+    if not files or not wanted:
+        return ()
+    compiled: dict[bytes, re.Pattern[bytes]] = {}
+
+    def holds(data: bytes) -> bool:
+        among = wanted if len(wanted) <= _LITERAL else sorted(set(wanted) & set(_WORDS(data)))
+        for i in among:
+            found = compiled.get(i) or compiled.setdefault(i, re.compile(re.escape(i) + _ID_ENDS))
+            if _whole(found, data):
+                return True
+        return False
+
+    return tuple(facts.parse(path, data) for path, data in files if holds(data))
 
 
 # What may not follow an id that stands whole (no more of an id), nor come before one.
 _ID_ENDS = rb"(?![A-Za-z0-9_]|[.-][A-Za-z0-9])"
+# Every id that stands whole is one of these (the longest run of ``ID_PATTERN`` from there).
+_WORDS = re.compile(rb"(?<![A-Za-z0-9._-])[a-z0-9]+(?:[.-][a-z0-9]+)*").findall
+_LITERAL = 64
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ... import patterns
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
 from ...parse import scopes
@@ -27,6 +28,11 @@ from ..review.triggers import advice, due_reasons, pending_reactivations, window
 from ..secrets import scan
 from .citations import missing_paths, stale_problems
 from .supersessions import log_problems, see_problems, superseded_since, supersession_problems
+
+# A run an id may be part of: an id stands alone where such a run is the id (``ID_PATTERN``).
+_WORD = patterns.compile(r"[a-z0-9.-]+")
+# The unknown ids of a log that get a "did you mean": each is compared with every id there is.
+_HINTED = 100
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "advisory": 2}
 
@@ -238,26 +244,36 @@ def _references(
                     f"not count{hint}",
                 )
             )
-    for fact_id in sorted(refs.used - known):
-        spelt = [_kebab(w.segment) for w in refs.written if w.token == fact_id]
-        line = next((w.line for w in refs.written if w.token == fact_id), None)
-        hint = _nearest([*spelt, fact_id], known, ordered)
-        line = line or _line_of(data, fact_id)
+    unknown = sorted(refs.used - known)
+    spelt: dict[str, list[str]] = {fact_id: [] for fact_id in unknown}
+    lines: dict[str, int] = {}
+    for written in refs.written:  # once over the log, however many ids it names
+        if written.token in spelt:
+            spelt[written.token].append(_kebab(written.segment))
+            lines.setdefault(written.token, written.line)
+    missing = [fact_id for fact_id in unknown if fact_id not in lines]
+    if missing:
+        lines.update(_lines_of(data, missing))
+    for n, fact_id in enumerate(unknown):
+        hint = _nearest([*spelt[fact_id], fact_id], known, ordered) if n < _HINTED else ""
         message = f"references {fact_id!r}, which exists nowhere{hint}"
-        found.append(Problem(path, line, "warning", "unknown-id", message))
+        found.append(Problem(path, lines.get(fact_id), "warning", "unknown-id", message))
     return found
 
 
-def _line_of(data: bytes, fact_id: str) -> int | None:
-    """The line of the references section that names ``fact_id`` (the fast reader, which most
-    logs take, keeps no lines: lint looks again, for the rare unknown id)."""
+def _lines_of(data: bytes, wanted: Sequence[str]) -> dict[str, int]:
+    """The first line of the references sections naming each of ``wanted`` (the fast reader,
+    which most logs take, keeps no lines: lint looks again, for the rare unknown id), in one
+    pass over the sections' words."""
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n")
-    word = re.compile(rf"(?<![a-z0-9.-]){re.escape(fact_id)}(?![a-z0-9.-])")
-    for first, lines in reference_sections(text):
-        found = next((first + i for i, line in enumerate(lines) if word.search(line)), None)
-        if found is not None:
-            return found
-    return None
+    left, found = set(wanted), {}
+    for first, section in reference_sections(text):
+        for number, line in enumerate(section, first):
+            for word in _WORD.findall(line):
+                if word in left:
+                    left.discard(word)
+                    found[word] = number
+    return found
 
 
 def _kebab(text: str) -> str:
