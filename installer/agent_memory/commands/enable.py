@@ -13,7 +13,7 @@ from .. import resources
 from ..core.install import enable as core
 from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
-from ..core.install.bootstrap import check_vendors, physical
+from ..core.install.bootstrap import check_vendors, later_backups, physical
 from ..core.install.ladder import Files, Ladder
 from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget, unreadable
@@ -72,6 +72,7 @@ def _enable(
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
     reads = (ladder or default_ladder()).reads
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *reads]
+    known += _later_backups(repo, str(current))
     disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     restoring = enable_restore.restoring(repo, disk, current, links)
@@ -116,6 +117,14 @@ def _enable(
         closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
     report = report._replace(heading=(heading,), closing=tuple(closing))
     return Result(report, settled.exit_code, settled.diff)
+
+
+def _later_backups(repo: Repo, current: str) -> list[str]:
+    """The second, third… backups of a file already there: their few folders listed, not
+    walked, and only the names a backup may take kept."""
+    names = later_backups(current)
+    folders = sorted({name.rpartition("/")[0] for name in names})
+    return [f"{f}/{n}" for f in folders for n in repo.list_dir(f) if f"{f}/{n}" in names]
 
 
 def user_diff(plan: Plan) -> str:

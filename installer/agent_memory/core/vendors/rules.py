@@ -22,6 +22,7 @@ from ...parse import frontmatter
 from ...parse.markdown import HEADING, blocks, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
 from ..blocks import block_of, find_block, upsert_block, worded
+from ..plan import numbered
 from .stores import Fact, store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
@@ -188,10 +189,7 @@ def copy_path(
 
 def copy_names(path: str) -> list[str]:
     """Every name a copy of ``path`` may have in ``.agent/migrated/``, first to last."""
-    folder, _, name = f"{MIGRATED_DIR}/{path}".rpartition("/")
-    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
-    numbered = (f"{folder}/{stem}-{number}{dot}{extension}" for number in range(2, _MAX_COPIES + 1))
-    return [f"{folder}/{name}", *numbered]
+    return numbered(f"{MIGRATED_DIR}/{path}", _MAX_COPIES)
 
 
 def _always_on(source: Source, data: Any) -> bool:
