@@ -119,13 +119,25 @@ def _instruction(
                 out.files[path] = after
                 out.reasons[path] = "agent-memory block added; your text is untouched"
         return []
-    body, imports = _body(source, split.body)
+    mine = _without_block(path, text, len(split.header))
+    body, imports = _body(source, mine)
     section, moved, noted = _section(path, body, said)
     out.moved.append((path, moved, noted))
     out.files[path] = _pointer(source, split, imports, text)
     copy = _keep_original(out, path, data, "verbatim original", kept)
-    out.reasons[path] = f"text moved to AGENTS.md; original in {copy}"
+    block = "" if len(mine) == len(split.body) else "; its agent-memory block stays ours, not moved"
+    out.reasons[path] = f"text moved to AGENTS.md; original in {copy}{block}"
     return [section] if section else []
+
+
+def _without_block(path: str, text: Text, start: int) -> list[str]:
+    """The source's lines from ``start`` on, but for an agent-memory block: its markers are
+    checked here, so an error names the source's own line, and what the block holds is ours (a
+    re-sync replaces it), never moved into AGENTS.md, where it would become AGENTS.md's block."""
+    span = find_block(path, text.lines)
+    if span is None:
+        return list(text.lines[start:])
+    return [line for i, line in enumerate(text.lines[start:], start) if not span[0] <= i <= span[1]]
 
 
 def _unread_header(text: Text) -> frontmatter.Split:
