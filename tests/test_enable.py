@@ -237,6 +237,16 @@ def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo
     assert checked.returncode == 0
 
 
+@pytest.mark.parametrize("path", [".gitignore", ".gitattributes", "AGENTS.md"])
+def test_a_short_crlf_file_without_a_final_newline_gets_crlf_lines(repo: Path, path: str) -> None:
+    """A last line without an ending says nothing about the file's line ending: two lines, one
+    CRLF and one unterminated, make a CRLF file, and every line we add ends in CRLF too."""
+    build_tree(repo, {path: "a\r\nb"})
+    assert cli("enable", repo, "--vendor", "none", "--today", TODAY).exit_code == 0
+    data = (repo / path).read_bytes()
+    assert b"a\r\n" in data and data.count(b"\n") == data.count(b"\r\n") > 2
+
+
 def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: Path) -> None:
     import subprocess
 
