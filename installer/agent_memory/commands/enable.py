@@ -33,7 +33,7 @@ from ..layout import (
 from ..shell.git import line_dates
 from ..shell.load import archive_paths, log_names
 from ..shell.logs import references
-from ..shell.merge_driver import reconcile
+from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.history import NO_HISTORY, History, history, redated
@@ -103,20 +103,22 @@ def _enable(
         heading = _restored(settled.outcome, restoring, current, path)
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
+    failed = failure(driver, str(path))
     findings = [
         *budget(AGENTS_MD, final),
         *unreadable(files),
         *_pointers(repo, detected, settled.plan),
+        *failed,
     ]
     report = Report("enable", str(path), settled.outcome, settled.plan, findings, summary)
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
-    if driver and driver != "already set":
+    if driver and driver != "already set" and not failed:
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {_short(driver)}")
     if any(e.path == agents for e in settled.plan.writes):
         size = "is now" if settled.outcome == "changed" else "would be"
         closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
     report = report._replace(heading=(heading,), closing=tuple(closing))
-    return Result(report, settled.exit_code, settled.diff)
+    return Result(report, 1 if failed else settled.exit_code, settled.diff)
 
 
 def _later_backups(repo: Repo, current: str) -> list[str]:
