@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +105,60 @@ def test_markers_in_a_fence_of_agents_md_stay_an_example(repo: Path) -> None:
     top = agents.index(BEGIN)
     assert top < agents.index("```md") and agents.count(BEGIN) == 2
     assert example[len("# Tooling\n") :] in agents
+
+
+END = "<!-- agent-memory:end -->"
+
+
+@pytest.mark.parametrize(
+    ("files", "where"),
+    [
+        ({"CLAUDE.md": f"# Rules\n{BEGIN}\n- x\n"}, "CLAUDE.md:2: has an agent-memory block"),
+        ({"CLAUDE.md": f"# Rules\n- x\n{END}\n"}, f"CLAUDE.md:3: has {END} without"),
+        (
+            {"AGENTS.md": "# Mine\n", ".cursorrules": f"- a\n{BEGIN}\n{END}\n{BEGIN}\n{END}\n"},
+            f".cursorrules:4: has a second {BEGIN} marker",
+        ),
+    ],
+)
+def test_a_bad_marker_in_a_source_is_named_at_its_own_line(
+    repo: Path, files: dict[str, str], where: str
+) -> None:
+    """An error about a source's markers names the source and its line, not AGENTS.md's line
+    the consolidation would have moved it to; nothing is written."""
+    build_tree(repo, files)
+    before = stats(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and where in lines[0], lines
+    assert stats(repo) == before
+
+
+def test_a_block_in_a_source_stays_ours_and_never_becomes_agents_md_s(repo: Path) -> None:
+    """A source's balanced block is ours (a re-sync would replace it): it is not moved into
+    AGENTS.md, where it would be taken for AGENTS.md's block; the original keeps it."""
+    claude = f"# Rules\n- keep me\n{BEGIN}\n- not a rule of the user's\n{END}\n"
+    build_tree(repo, {"CLAUDE.md": claude})
+    output = enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    assert agents.count(BEGIN) == 1 and "- keep me\n" in agents
+    assert "not a rule of the user's" not in agents
+    assert (repo / ".agent/migrated/CLAUDE.md").read_text() == claude
+    assert "its agent-memory block stays ours, not moved" in output
+    assert "up to date" in enable(repo)
+
+
+def test_enabling_again_after_the_memory_was_deleted_keeps_agents_md(repo: Path) -> None:
+    """The bootstraps of an earlier enable hold our blocks: with .agent/ and memory/ deleted,
+    enable migrates them (Mode C) and leaves AGENTS.md as it was, one block in it."""
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_bytes()
+    shutil.rmtree(repo / ".agent")
+    shutil.rmtree(repo / "memory")
+    assert "(mode C)" in enable(repo)
+    assert (repo / "AGENTS.md").read_bytes() == agents
+    assert "up to date" in enable(repo)
 
 
 def test_the_report_says_what_moved_and_how_big_agents_md_is(repo: Path) -> None:

@@ -234,3 +234,17 @@ def test_disable_names_the_copy_when_the_pointer_was_written_to(tmp_path: Path) 
     assert (tmp_path / "CLAUDE.md").read_text() == "@docs/style.md\n\nAsk before deleting files.\n"
     assert "its text before enable is in .agent/migrated/CLAUDE.md" in result.output
     assert (tmp_path / ".agent/migrated/CLAUDE.md").read_text() == CLAUDE_RULES
+
+
+def test_a_driver_git_will_not_unset_fails_the_run_after_its_report(repo: Path) -> None:
+    """disable takes its files out, then unsets the driver: when git cannot write its config the
+    report still lists what went, and one error line gives the command that finishes it."""
+    assert cli("enable", repo, "--today", "2026-06-13").exit_code == 0
+    (repo / ".git/config.lock").write_text("")
+    done = cli("disable", repo, "--today", "2026-06-14")
+    assert done.exit_code == 1
+    assert "removed  .agent/version.md" in done.output
+    failed = [line for line in done.output.splitlines() if "[merge-driver]" in line]
+    assert len(failed) == 1 and "could not unset merge.agent-memory.driver" in failed[0]
+    assert failed[0].endswith("run git config --local --unset merge.agent-memory.driver")
+    assert not (repo / ".agent/version.md").exists()

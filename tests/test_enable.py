@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from agent_memory.parse import manifest
 from agent_memory.shell.merge_driver import installing_command, merge_driver
-from conftest import PROJECT, build_tree, cli, stats, tree
+from conftest import PROJECT, build_tree, cli, run_console, stats, tree
 
 VERSION = (PROJECT / "VERSION").read_text().strip()
 TODAY = "2026-06-13"
@@ -237,6 +238,16 @@ def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo
     assert checked.returncode == 0
 
 
+@pytest.mark.parametrize("path", [".gitignore", ".gitattributes", "AGENTS.md"])
+def test_a_short_crlf_file_without_a_final_newline_gets_crlf_lines(repo: Path, path: str) -> None:
+    """A last line without an ending says nothing about the file's line ending: two lines, one
+    CRLF and one unterminated, make a CRLF file, and every line we add ends in CRLF too."""
+    build_tree(repo, {path: "a\r\nb"})
+    assert cli("enable", repo, "--vendor", "none", "--today", TODAY).exit_code == 0
+    data = (repo / path).read_bytes()
+    assert b"a\r\n" in data and data.count(b"\n") == data.count(b"\r\n") > 2
+
+
 def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: Path) -> None:
     import subprocess
 
@@ -257,6 +268,39 @@ def test_enable_sends_memory_files_to_the_merge_driver_in_this_repo_only(repo: P
     assert local.stdout == MERGE_DRIVER + "\n"
     again = cli("enable", repo, "--today", TODAY)
     assert "up to date" in again.output and "driver" not in again.output  # set: nothing to say
+
+
+def test_a_git_config_git_will_not_write_fails_the_run_after_its_report(repo: Path) -> None:
+    """git's config is set once the files have landed: when git cannot write it (here another
+    git holds its lock), the run still lists every file it wrote, then says what failed and
+    what to do, and exits 1; run again once git can, and the driver is set."""
+    build_tree(repo, {"CLAUDE.md": "- Run make check.\n"})
+    (repo / ".git/config.lock").write_text("")
+    done = run_console("enable", repo, "--today", TODAY, cwd=repo)
+    assert done.returncode == 1 and done.stderr == "", done.stderr
+    assert "created  memory/continuity.md  (template)" in done.stdout
+    assert "updated  CLAUDE.md  (text moved to AGENTS.md" in done.stdout
+    failed = [line for line in done.stdout.splitlines() if "[merge-driver]" in line]
+    assert len(failed) == 1 and failed[0].startswith(f"{repo}: error [merge-driver] ")
+    assert "could not set merge.agent-memory.driver" in failed[0]
+    assert "the files are written; run enable again once git can write its config" in failed[0]
+    assert (repo / "AGENTS.md").exists() and (repo / ".agent/version.md").exists()
+    (repo / ".git/config.lock").unlink()
+    again = cli("enable", repo, "--today", TODAY)
+    assert again.exit_code == 0 and "merge.agent-memory.driver set" in again.output
+
+
+def test_a_repo_git_will_not_work_in_says_the_driver_is_not_set_and_why(repo: Path) -> None:
+    """A folder with a ``.git`` git refuses (a broken ``gitdir:``; or another user's repository,
+    git's "dubious ownership") gets its files, and the report says the driver is not set."""
+    shutil.rmtree(repo / ".git")
+    (repo / ".git").write_text("gitdir: nowhere\n")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    line = "git config (local): merge.agent-memory.driver not set: git will not work in this"
+    assert f"{line} folder (fatal: not a git repository: {repo}/nowhere) — run enable" in (
+        result.output
+    )
 
 
 def test_outside_git_enable_writes_the_attributes_and_no_config(tmp_path: Path) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from agent_memory.parse import manifest
 from agent_memory.resources import version
@@ -80,6 +83,34 @@ def test_an_edited_managed_file_is_backed_up_and_replaced(repo: Path) -> None:
     (repo / ".agent/schema.md").write_text("# my schema\n")
     assert_found_then_repaired(repo, ".agent/schema.md", "bootstrap")
     assert (repo / f".agent/backup/{CURRENT}/.agent/schema.md").read_text() == "# my schema\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "copies"),
+    [
+        (".agent/DECAY.md", (".agent/DECAY.md", ".agent/DECAY-2.md", ".agent/DECAY-3.md")),
+        ("AGENTS.md", ("AGENTS.md", "AGENTS-2.md", "AGENTS-3.md")),
+        ("CLAUDE.md", ("CLAUDE.md", "CLAUDE-2.md", "CLAUDE-3.md")),
+    ],
+)
+def test_a_later_repair_keeps_every_earlier_backup(
+    repo: Path, path: str, copies: tuple[str, ...]
+) -> None:
+    """Each repair of other text backs it up under a name of its own (``-2``, ``-3``): no
+    backup is written over, and a repair of text already backed up writes no second copy."""
+    enabled(repo)
+    folder = repo / f".agent/backup/{CURRENT}"
+    damaged = []
+    for note in ("note A", "note B", "note C"):
+        block = re.compile(f"{BEGIN}.*<!-- agent-memory:end -->\n", re.DOTALL)
+        text = block.sub("", (repo / path).read_text()) + f"{note}\n"
+        damaged.append(text)
+        (repo / path).write_text(text)
+        assert_found_then_repaired(repo, path, "bootstrap")
+    assert [(folder / copy).read_text() for copy in copies] == damaged
+    (repo / path).write_text(damaged[0])
+    assert_found_then_repaired(repo, path, "bootstrap")
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")) == sorted(copies)
 
 
 def test_a_missing_managed_file_is_put_back(repo: Path) -> None:

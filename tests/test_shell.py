@@ -130,6 +130,25 @@ def test_symlinks_leading_outside_are_refused_for_reading_and_writing(tmp_path: 
     assert tree(outside) == {"secret": b"x\n"}
 
 
+@pytest.mark.parametrize(
+    "path", [".git/config", ".git/hooks/pre-commit", "sub/.GIT/x", LOCK_FILE, "store/config"]
+)
+def test_no_plan_writes_into_git_or_onto_the_lock(tmp_path: Path, path: str) -> None:
+    """Whatever a plan names, git's files (in any ``.git`` folder, or the folder a ``.git`` file
+    names) and the tool's lock are never among its targets; nothing of the plan is written."""
+    root = tmp_path / "repo"
+    separate = ["--separate-git-dir", root / "store"] if path.startswith("store/") else []
+    subprocess.run(["git", "init", "-q", *separate, root], check=True)
+    build_tree(root, {"sub/.GIT/x": "x\n"})
+    before = tree(tmp_path)
+    old = (root / path).read_bytes() if (root / path).is_file() else None
+    plan = _plan(("a.md", None, b"a\n"), (path, old, b"ours\n"))
+    for check in (Repo(root).check_writes, Repo(root).apply):
+        with pytest.raises(RefusedError, match=f"{path}: is in git's folder"):
+            check(plan)
+    assert tree(tmp_path) == before
+
+
 def _logs(tmp_path: Path, count: int) -> tuple[Repo, list[str]]:
     folder = tmp_path / "logs"
     folder.mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from agent_memory.core.install import enable as core
 from agent_memory.layout import BLOCK_BEGIN
 from agent_memory.parse import manifest
-from conftest import build_tree, cli, stats, tree
+from conftest import build_tree, cli, git_init, stats, tree
 
 TODAY = "2026-06-13"
 RULES = "# Project\r\n\r\nUse the repo's own task runner.  \r\n- Run `make check` before a PR.\r\n"
@@ -231,3 +232,59 @@ def test_a_dry_run_refuses_what_the_run_would_refuse(repo: Path) -> None:
     assert {(a.exit_code, a.output) for a in answers} == {(1, answers[2].output)}
     assert "memory/continuity.md: is a symlink" in answers[2].output
     assert stats(repo) == before
+
+
+def _commit(root: Path) -> None:
+    subprocess.run(["git", "-C", root, "add", "-A"], check=True)
+    who = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "-C", root, *who, "commit", "-qm", "x"], check=True)
+
+
+# Where a committed CLAUDE.md may lead in a clone: git's own files (a hook is code run on the next
+# commit; the config may hold a remote's token) and the files the tool writes itself.
+HOSTILE_TARGETS = [
+    ".git/config",
+    ".git/hooks/pre-commit",
+    ".git/HEAD",
+    ".git/info/attributes",
+    ".agent-memory.lock",
+    "memory/continuity.md",
+    ".agent/DECAY.md",
+    ".gitignore",
+]
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["mode-b", "mode-a"])
+@pytest.mark.parametrize("target", HOSTILE_TARGETS)
+def test_a_link_into_git_or_onto_our_own_files_is_refused_in_a_clone(
+    tmp_path: Path, target: str, enabled: bool
+) -> None:
+    upstream = git_init(tmp_path / "upstream")
+    if enabled:
+        assert cli("enable", upstream, "--today", TODAY).exit_code == 0
+        (upstream / "CLAUDE.md").unlink()
+    (upstream / "CLAUDE.md").symlink_to(target)
+    _commit(upstream)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", upstream, clone], check=True)
+    git_before = {p: (clone / ".git" / p).read_bytes() for p in ("config", "HEAD")}
+    before = stats(clone)
+    for extra in (("--dry-run",), ()):
+        result = cli("enable", clone, "--today", TODAY, *extra)
+        assert result.exit_code == 1, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and f"CLAUDE.md: is a symlink to {target}" in lines[0], lines
+    assert stats(clone) == before
+    assert {p: (clone / ".git" / p).read_bytes() for p in git_before} == git_before
+    assert not (clone / ".git/hooks/pre-commit").exists()
+    assert not (clone / ".git/info/attributes").exists()
+
+
+def test_a_link_into_the_git_folder_a_dot_git_file_names_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", f"--separate-git-dir={root}/store", root], check=True)
+    (root / "CLAUDE.md").symlink_to("store/config")
+    before = stats(root)
+    result = cli("enable", root, "--today", TODAY)
+    assert result.exit_code == 1 and "inside git's own folder" in result.output, result.output
+    assert stats(root) == before

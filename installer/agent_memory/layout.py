@@ -135,6 +135,18 @@ MERGE_DRIVER_FALLBACK = (
     "; else exec git merge-file -L ours -L base -L theirs -- %A %O %B; fi"
 )
 
+# What the tool writes in its own right, each path with all below it. A link from any other file
+# onto one of them is refused (DESIGN §15): a plan would write that file as two different things.
+OWN_PATHS = (
+    ".agent",
+    MEMORY_DIR,
+    LOCK_FILE,
+    JOURNAL_DIR,
+    GITIGNORE,
+    GITATTRIBUTES,
+    VENDORS["cursor"][0],
+)
+
 # The session-start view's size (`context --max-bytes`): its default and its least.
 CONTEXT_BYTES = 8192
 CONTEXT_MIN_BYTES = 256

@@ -7,7 +7,7 @@ from .. import resources
 from ..core.install.disable import backup_dir, migrated, plan_disable, probe_paths
 from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER_KEY, PERSONAL
-from ..shell.merge_driver import reconcile
+from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
 from ..shell.walk import files_under
 from .report import Report, Result
@@ -38,10 +38,11 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     heading = (_heading(path, settled.outcome == "changed", keep_memory, folder),)
     summary = {"memory": "kept" if keep_memory else "removed", "backup": folder}
     summary["merge_driver"] = driver
-    report = Report("disable", path, settled.outcome, settled.plan, (), summary)
+    failed = failure(driver, path)
+    report = Report("disable", path, settled.outcome, settled.plan, failed, summary)
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
-    report = report._replace(heading=heading, closing=closing)
-    return Result(report, settled.exit_code, settled.diff)
+    report = report._replace(heading=heading, closing=() if failed else closing)
+    return Result(report, 1 if failed else settled.exit_code, settled.diff)
 
 
 def _heading(path: str, done: bool, keep_memory: bool, folder: str) -> str:

@@ -13,7 +13,7 @@ from .. import resources
 from ..core.install import enable as core
 from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
-from ..core.install.bootstrap import check_vendors, physical
+from ..core.install.bootstrap import check_vendors, later_backups, physical
 from ..core.install.ladder import Files, Ladder
 from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget, unreadable
@@ -33,7 +33,7 @@ from ..layout import (
 from ..shell.git import line_dates
 from ..shell.load import archive_paths, log_names
 from ..shell.logs import references
-from ..shell.merge_driver import reconcile
+from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
 from ..shell.walk import matching
 from ..upgrade.history import NO_HISTORY, History, history, redated
@@ -72,6 +72,7 @@ def _enable(
     threads = [f"{OPEN_THREADS_DIR}/{n}" for n in repo.list_dir(OPEN_THREADS_DIR) if n[:1] != "."]
     reads = (ladder or default_ladder()).reads
     known = [*core.probe_paths(str(current)), ".cursorrules", *archive, *threads, *reads]
+    known += _later_backups(repo, str(current))
     disk, links = repo.read_known(known)
     sources = matching(repo, [source.pattern for source in TABLE])
     restoring = enable_restore.restoring(repo, disk, current, links)
@@ -102,20 +103,30 @@ def _enable(
         heading = _restored(settled.outcome, restoring, current, path)
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
+    failed = failure(driver, str(path))
     findings = [
         *budget(AGENTS_MD, final),
         *unreadable(files),
         *_pointers(repo, detected, settled.plan),
+        *failed,
     ]
     report = Report("enable", str(path), settled.outcome, settled.plan, findings, summary)
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
-    if driver and driver != "already set":
+    if driver and driver != "already set" and not failed:
         closing.append(f"git config (local): {MERGE_DRIVER_KEY} {_short(driver)}")
     if any(e.path == agents for e in settled.plan.writes):
         size = "is now" if settled.outcome == "changed" else "would be"
         closing.append(f"{AGENTS_MD} {size} {len(final or b''):,} bytes")
     report = report._replace(heading=(heading,), closing=tuple(closing))
-    return Result(report, settled.exit_code, settled.diff)
+    return Result(report, 1 if failed else settled.exit_code, settled.diff)
+
+
+def _later_backups(repo: Repo, current: str) -> list[str]:
+    """The second, third… backups of a file already there: their few folders listed, not
+    walked, and only the names a backup may take kept."""
+    names = later_backups(current)
+    folders = sorted({name.rpartition("/")[0] for name in names})
+    return [f"{f}/{n}" for f in folders for n in repo.list_dir(f) if f"{f}/{n}" in names]
 
 
 def user_diff(plan: Plan) -> str:

@@ -93,6 +93,15 @@ class Plan(NamedTuple):
         return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
 
 
+def numbered(path: str, count: int) -> list[str]:
+    """``path``, then ``<name>-2``, ``-3``… (before its extension), ``count`` names in all: where
+    a kept copy of a file goes when an earlier copy of other bytes is there, never written over."""
+    folder, slash, name = path.rpartition("/")
+    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
+    others = (f"{folder}{slash}{stem}-{n}{dot}{extension}" for n in range(2, count + 1))
+    return [path, *others]
+
+
 def _lines(data: bytes | None) -> list[str]:
     if data is None:
         return []

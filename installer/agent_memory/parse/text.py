@@ -21,9 +21,11 @@ class Text(NamedTuple):
 
     @property
     def newline(self) -> str:
-        """The file's dominant line ending, used for lines we add."""
+        """The file's dominant line ending, used for lines we add; a last line without one
+        has no say (``a\\r\\nb`` is a CRLF file)."""
+        ended = sum(1 for line in self.lines if line.endswith("\n"))
         crlf = sum(1 for line in self.lines if line.endswith("\r\n"))
-        return "\r\n" if crlf * 2 > len(self.lines) else "\n"
+        return "\r\n" if crlf * 2 > ended else "\n"
 
     def encode(self) -> bytes:
         return ((BOM if self.bom else "") + self.body).encode("utf-8")

@@ -71,14 +71,20 @@ def git_folder(top: Path) -> Path | None:
     mode = os.lstat(top / ".git").st_mode
     if stat.S_ISDIR(mode):
         return top / ".git"
-    if not stat.S_ISREG(mode):
+    named = named_folder(top) if stat.S_ISREG(mode) else None
+    if named is None:
         return None
+    return named if (named / "HEAD").is_file() and names_back(top, named) else None
+
+
+def named_folder(top: Path) -> Path | None:
+    """The folder the ``.git`` file at ``top`` names (``gitdir: <path>``), resolved, whether or
+    not it names ``top`` back; None when it names none."""
     with (top / ".git").open("rb") as file:
         line = file.read(4097).split(b"\n", 1)[0].strip()
     if not line.startswith(b"gitdir: "):
         return None
-    named = (top / os.fsdecode(line[len(b"gitdir: ") :])).resolve()  # absolute, or from top
-    return named if (named / "HEAD").is_file() and names_back(top, named) else None
+    return (top / os.fsdecode(line[len(b"gitdir: ") :])).resolve()  # absolute, or from top
 
 
 def names_back(top: Path, folder: Path) -> bool:

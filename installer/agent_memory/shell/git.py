@@ -215,6 +215,17 @@ def git_dirs(root: Path) -> tuple[Path, Path, Path] | None:
     return top, git_dir, common
 
 
+def refusal(root: Path) -> str:
+    """What git says first when it will not work in ``root`` (a repository another user owns:
+    its "dubious ownership"; the lines after it are advice)."""
+    try:
+        done = _run(root, ["rev-parse", "--show-toplevel"], timeout=_QUICK)
+    except AgentMemoryError as exc:
+        return exc.message
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    return said[0].strip() if said else "git failed"
+
+
 class Introduced(NamedTuple):
     """The commit that first wrote a fact's footer."""
 

@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 from ..core.install.attributes import routes_to_driver
-from ..errors import LockedError
+from ..errors import AgentMemoryError, LockedError, Problem
 from ..layout import GITATTRIBUTES, MERGE_DRIVER, MERGE_DRIVER_FALLBACK, MERGE_DRIVER_KEY
-from .discovery import names_back
-from .git import git_dirs, local_config, unset_local_config
+from .discovery import names_back, work_tree_top
+from .git import git_dirs, local_config, refusal, unset_local_config
 from .repo import Repo
 
 
@@ -31,7 +31,12 @@ def reconcile(repo: Repo, wanted: bool, dry: bool) -> str:
     for the report: "" when there was nothing to do, or no work tree."""
     dirs = git_dirs(repo.root)
     if dirs is None:
-        return ""
+        if not wanted or work_tree_top(repo.root) is None:
+            return ""
+        return (
+            f"not set: git will not work in this folder ({refusal(repo.root)}) — run enable "
+            "again once it does, or set it by hand (MERGE.md § Setup)"
+        )
     foreign = _foreign(repo.root, *dirs)
     if foreign:  # nothing of ours is there to unset: enable never writes to it
         return (
@@ -47,11 +52,29 @@ def reconcile(repo: Repo, wanted: bool, dry: bool) -> str:
     if dry:
         return f"would be {done}"
     repo.crash_point()
-    if wanted:
-        local_config(repo.root, MERGE_DRIVER_KEY, driver)
-    else:
-        unset_local_config(repo.root, MERGE_DRIVER_KEY)
+    try:
+        if wanted:
+            local_config(repo.root, MERGE_DRIVER_KEY, driver)
+        else:
+            unset_local_config(repo.root, MERGE_DRIVER_KEY)
+    except AgentMemoryError as exc:  # the plan has landed: its report must still be told
+        return f"{FAILED}{exc.message} — the files are written; {_BY_HAND[wanted]}"
     return done
+
+
+def failure(driver: str, shown: str) -> list[Problem]:
+    """The error a driver that git would not set or unset is: the run's files are written
+    (the report lists them), and the run fails."""
+    if not driver.startswith(FAILED):
+        return []
+    return [Problem(shown, None, "error", "merge-driver", driver.removeprefix(FAILED))]
+
+
+FAILED = "failed: "  # a reconcile whose git config command failed says this first
+_BY_HAND = {
+    True: "run enable again once git can write its config, or set it by hand (MERGE.md § Setup)",
+    False: f"once git can write its config, run git config --local --unset {MERGE_DRIVER_KEY}",
+}
 
 
 def installing_command() -> str:

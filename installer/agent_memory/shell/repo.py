@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import functools
 import os
 import stat
 import time
@@ -19,10 +20,12 @@ from typing import NamedTuple
 
 from ..core.plan import FileEdit, Plan
 from ..errors import AgentMemoryError, RefusedError
-from ..layout import JOURNAL_DIR
+from ..layout import JOURNAL_DIR, OWN_PATHS
 from . import clock
+from .discovery import named_folder
 from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
 from .journal import Journal
+from .journal_format import safe_path
 from .lock import Lock, stop_if_called_off
 
 # Logs are opened without following links and without blocking (a FIFO must not hang a run).
@@ -82,10 +85,44 @@ class Repo:
         for rel in paths:
             if not os.path.lexists(self.root / rel):
                 continue
-            target = self.real(rel).relative_to(self.root).as_posix()
-            if target != rel:
-                found[rel] = target
+            resolved = self.real(rel)
+            target = resolved.relative_to(self.root).as_posix()
+            if target == rel:
+                continue
+            if self._in_git(resolved):
+                raise RefusedError(
+                    f"is a symlink to {target}, inside git's own folder; agent-memory never "
+                    "reads or writes git's files through a link — replace the link with a real "
+                    "file, then run again",
+                    rel,
+                )
+            if _own(target) and not _own(rel):
+                raise RefusedError(
+                    f"is a symlink to {target}, a file agent-memory writes itself; replace the "
+                    "link with a real file, then run again",
+                    rel,
+                )
+            found[rel] = target
         return found
+
+    def _in_git(self, resolved: Path) -> bool:
+        """Whether the real path ``resolved`` is in a git folder: one named ``.git`` anywhere, or
+        the one this work tree's ``.git`` leads to (a link, or a file naming a folder)."""
+        parts = resolved.relative_to(self.root).parts if resolved != self.root else ()
+        if any(part.lower() == ".git" for part in parts):
+            return True
+        return any(folder == resolved or folder in resolved.parents for folder in self._git)
+
+    @functools.cached_property
+    def _git(self) -> tuple[Path, ...]:
+        dot_git = self.root / ".git"
+        try:
+            found = [dot_git.resolve()]
+            if dot_git.is_file() and (named := named_folder(self.root)) is not None:
+                found.append(named)
+        except (OSError, RuntimeError):  # a loop, a FIFO: nothing of git's can be reached there
+            return ()
+        return tuple(found)
 
     def read_known(self, paths: Iterable[str]) -> tuple[dict[str, bytes | None], dict[str, str]]:
         """The bytes of ``paths`` and of the files their links lead to, and the links."""
@@ -255,7 +292,13 @@ class Repo:
     def _reachable(self, edit: FileEdit, seen: set[Path]) -> tuple[Path, bool]:
         """The target of ``edit`` once it is known to be reached without a symlink, to be a
         regular writable file or nothing, and not to be written twice; and whether it exists."""
-        self.real(edit.path)  # a link leading outside says so first
+        resolved = self.real(edit.path)  # a link leading outside says so first
+        if not safe_path(edit.path) or self._in_git(resolved):
+            raise RefusedError(
+                "is in git's folder, or is agent-memory's lock or journal: nothing writes "
+                "there; nothing was written",
+                edit.path,
+            )
         target = self.root / edit.path
         exists = no_symlink_on_the_way(self.root, edit.path)
         if target in seen:
@@ -278,3 +321,8 @@ class Repo:
                 "changed while this run was planning; run the command again", edit.path
             )
         return target
+
+
+def _own(path: str) -> bool:
+    """Whether ``path`` is one the tool writes in its own right (``layout.OWN_PATHS``)."""
+    return any(path == own or path.startswith(f"{own}/") for own in OWN_PATHS)

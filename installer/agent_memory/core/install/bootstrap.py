@@ -28,7 +28,7 @@ from ...layout import (
 from ...parse import manifest
 from ...parse.text import decode
 from ..blocks import find_block, upsert_block, worded
-from ..plan import Outcome
+from ..plan import Outcome, numbered
 from .ladder import Files
 
 Links = Mapping[str, str]
@@ -38,6 +38,9 @@ _HEADING_VERSION = patterns.compile(rb"^(## Shared memory \(agent-memory )[^)\n]
 _MARKUP = patterns.compile(r"<[^<>\n]{0,200}>|\]\([^()\s]{0,500}\)|[*_`~\[\]\\]")
 _SPACE = patterns.compile(r"\s+")
 NO_LINKS: Links = MappingProxyType({})
+# The files a run may back up before it replaces them or adds our block.
+BACKED_UP = (*FULLY_MANAGED, AGENTS_MD, *(path for path, _template, _kind in VENDORS.values()))
+_MAX_BACKUPS = 100  # backups of one file in one version's folder: a bound on the names tried
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,18 @@ def follow(files: Files, links: Links) -> dict[str, bytes | None]:
 
 def backup_path(version: str, path: str) -> str:
     return f"{BACKUP_DIR}/{version}/{path}"
+
+
+def backup_names(version: str, path: str) -> list[str]:
+    """Every name a backup of ``path`` may take, first to last: a second repair of an edited
+    file keeps the first one's copy and takes ``<name>-2``."""
+    return numbered(backup_path(version, path), _MAX_BACKUPS)
+
+
+def later_backups(version: str) -> frozenset[str]:
+    """The names a second, third… backup of a file may take: the shell lists their folders and
+    reads the ones there, so that a new backup never writes over one."""
+    return frozenset(name for path in BACKED_UP for name in backup_names(version, path)[1:])
 
 
 def bootstrap(
@@ -153,17 +168,15 @@ def _block(
         return changes
     if repair and outcome is not Outcome.UNCHANGED:
         # On the current version our block can only differ because it was damaged or removed.
-        changes.update(_backup(files, path, existing, version))
+        where = _backup(files, path, existing, version, changes)
         what = "restored" if outcome is Outcome.BLOCK_ADDED else "repaired"
-        where = backup_path(version, path)
         changes[path] = Change(
             after, outcome, f"agent-memory block {what}; the file as it was is in {where}"
         )
     elif outcome is Outcome.BLOCK_ADDED and _is_legacy(path, existing):
         # A file the hand-run protocol wrote (2.x or later): its text stays, but keep the
         # original beside it before we add to it.
-        changes.update(_backup(files, path, existing, version))
-        kept = f"the original is in {backup_path(version, path)}"
+        kept = f"the original is in {_backup(files, path, existing, version, changes)}"
         changes[path] = Change(after, outcome, f"{reason}; {kept}")
     return changes
 
@@ -190,19 +203,31 @@ def _managed(files: Files, path: str, data: bytes, version: str, recorded: str |
         return {path: Change(existing, Outcome.UNCHANGED, "current")}
     if recorded is not None and manifest.sha256(existing) == recorded:
         return {path: Change(data, Outcome.UPDATED, "managed file refreshed")}
-    changes = _backup(files, path, existing, version)
-    where = backup_path(version, path)
+    changes: Changes = {}
+    where = _backup(files, path, existing, version, changes)
     changes[path] = Change(data, Outcome.BACKED_UP, f"your version is in {where}")
     return changes
 
 
-def _backup(files: Files, path: str, data: bytes, version: str) -> Changes:
-    """Copy ``data`` to ``.agent/backup/<version>/<path>`` (kept if already there)."""
-    target = backup_path(version, path)
-    if files.get(target) == data:
-        return {target: Change(data, Outcome.UNCHANGED, f"backup of {path} already there")}
-    outcome = Outcome.written(files.get(target))
-    return {target: Change(data, outcome, f"backup of {path} before agent-memory changes it")}
+def _backup(files: Files, path: str, data: bytes, version: str, changes: Changes) -> str:
+    """Copy ``data`` to ``.agent/backup/<version>/<path>``, or to the first numbered name free
+    when that holds an earlier backup of other bytes (never written over); a backup of these
+    very bytes is kept as it is. Where the copy is."""
+    for target in backup_names(version, path):
+        there = files.get(target)
+        if there == data:
+            changes[target] = Change(data, Outcome.UNCHANGED, f"backup of {path} already there")
+            return target
+        if there is None:
+            reason = f"backup of {path} before agent-memory changes it"
+            changes[target] = Change(data, Outcome.CREATED, reason)
+            return target
+    raise InputError(
+        backup_path(version, path),
+        None,
+        f"and {_MAX_BACKUPS - 1} numbered backups of it hold other text",
+        f"move the old backups out of {BACKUP_DIR}/{version}/ and run again",
+    )
 
 
 def vendors_present(files: Files, listed: Sequence[str], links: Links = NO_LINKS) -> list[str]:

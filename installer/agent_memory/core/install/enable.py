@@ -20,7 +20,6 @@ from ...layout import (
     ARCHIVE_INDEX,
     CONTINUITY,
     DEFAULT_VENDORS,
-    FULLY_MANAGED,
     GITIGNORE,
     GITIGNORE_BLOCK,
     GITIGNORE_MARKERS,
@@ -42,6 +41,7 @@ from ..plan import FileEdit, Outcome, Plan
 from ..review.archive import index_line, render_index
 from ..vendors import rules, stores
 from .bootstrap import (
+    BACKED_UP,
     NO_LINKS,
     Change,
     Changes,
@@ -70,10 +70,8 @@ class Detected:
 
 def probe_paths(current: str) -> tuple[str, ...]:
     """Every path enable may read: the known ones only, never a walk of the tree."""
-    bootstraps = [path for path, _template, _kind in VENDORS.values()]
-    paths = {MANIFEST, CONTINUITY, SCHEMA, AGENTS_MD, GITIGNORE, *FULLY_MANAGED, *USER_DATA}
-    paths.update(bootstraps)
-    paths.update(backup_path(current, p) for p in (*FULLY_MANAGED, AGENTS_MD, *bootstraps))
+    paths = {MANIFEST, CONTINUITY, SCHEMA, GITIGNORE, *USER_DATA, *BACKED_UP}
+    paths.update(backup_path(current, p) for p in BACKED_UP)
     return tuple(sorted(paths))
 
 

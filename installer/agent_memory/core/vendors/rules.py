@@ -22,6 +22,7 @@ from ...parse import frontmatter
 from ...parse.markdown import HEADING, blocks, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
 from ..blocks import block_of, find_block, upsert_block, worded
+from ..plan import numbered
 from .stores import Fact, store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
@@ -118,13 +119,25 @@ def _instruction(
                 out.files[path] = after
                 out.reasons[path] = "agent-memory block added; your text is untouched"
         return []
-    body, imports = _body(source, split.body)
+    mine = _without_block(path, text, len(split.header))
+    body, imports = _body(source, mine)
     section, moved, noted = _section(path, body, said)
     out.moved.append((path, moved, noted))
     out.files[path] = _pointer(source, split, imports, text)
     copy = _keep_original(out, path, data, "verbatim original", kept)
-    out.reasons[path] = f"text moved to AGENTS.md; original in {copy}"
+    block = "" if len(mine) == len(split.body) else "; its agent-memory block stays ours, not moved"
+    out.reasons[path] = f"text moved to AGENTS.md; original in {copy}{block}"
     return [section] if section else []
+
+
+def _without_block(path: str, text: Text, start: int) -> list[str]:
+    """The source's lines from ``start`` on, but for an agent-memory block: its markers are
+    checked here, so an error names the source's own line, and what the block holds is ours (a
+    re-sync replaces it), never moved into AGENTS.md, where it would become AGENTS.md's block."""
+    span = find_block(path, text.lines)
+    if span is None:
+        return list(text.lines[start:])
+    return [line for i, line in enumerate(text.lines[start:], start) if not span[0] <= i <= span[1]]
 
 
 def _unread_header(text: Text) -> frontmatter.Split:
@@ -188,10 +201,7 @@ def copy_path(
 
 def copy_names(path: str) -> list[str]:
     """Every name a copy of ``path`` may have in ``.agent/migrated/``, first to last."""
-    folder, _, name = f"{MIGRATED_DIR}/{path}".rpartition("/")
-    stem, dot, extension = name.rpartition(".") if "." in name[1:] else (name, "", "")
-    numbered = (f"{folder}/{stem}-{number}{dot}{extension}" for number in range(2, _MAX_COPIES + 1))
-    return [f"{folder}/{name}", *numbered]
+    return numbered(f"{MIGRATED_DIR}/{path}", _MAX_COPIES)
 
 
 def _always_on(source: Source, data: Any) -> bool:
