@@ -305,9 +305,8 @@ def head_commit(root: Path) -> str | None:
         done = _run(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], timeout=_QUICK)
     except AgentMemoryError:
         return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode(errors="replace").strip() or None
+    named = done.stdout.decode(errors="replace").strip()
+    return named if done.returncode == 0 and named else None
 
 
 def in_work_tree(root: Path) -> bool:
