@@ -205,7 +205,7 @@ def test_escape_sequences_in_a_fact_never_reach_the_terminal(repo: Path) -> None
     continuity = repo / "memory/continuity.md"
     text = continuity.read_text()
     hostile = (
-        "- Widgets ship \x1b]0;PWNED\x07\x1b[2J nightly\r over the old line\n"
+        "- Widgets ship \x1b]0;PWNED\x07\x1b[2J nightly\r over the old line \u202edeifirev\u202c\n"
         "  <!-- id: widgets | tier: working | created: 2026-06-01 | last_used: 2026-06-01 "
         "| uses: 1 -->\n"
     )
@@ -220,11 +220,12 @@ def test_escape_sequences_in_a_fact_never_reach_the_terminal(repo: Path) -> None
         assert done.returncode == 0, (args, done.stderr)
         assert "Widgets" in done.stdout, args
         printed = done.stdout + done.stderr
-        assert not set("\x1b\x07\r") & set(printed), (args, printed)
+        assert not set("\x1b\x07\r\u202e\u202c") & set(printed), (args, printed)
         assert "\\x1b]0;PWNED\\x07\\x1b[2J" in done.stdout, args
     linted = run_console("lint", repo, cwd=repo)
     assert "memory/continuity.md:" in linted.stdout
     assert "warning [control-character] holds the control character U+001B" in linted.stdout
+    assert "\\u202edeifirev\\u202c" in run_console("fact", "show", "widgets", repo, cwd=repo).stdout
 
 
 def _cited_everywhere(repo: Path, facts: int, cites: int, lines: int) -> None:

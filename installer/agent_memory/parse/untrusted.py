@@ -26,8 +26,12 @@ _TIMESTAMP = patterns.compile(
     r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\Z"
 )
 # What a terminal obeys rather than shows: C0 controls but tab and line feed, a carriage return
-# not ending a line, DEL and C1 (``\x1b]0;title\x07`` retitles the window, ``\x1b[2J`` clears it).
-_TERMINAL = patterns.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# not ending a line, DEL and C1 (``\x1b]0;title\x07`` retitles the window, ``\x1b[2J`` clears it),
+# and the bidirectional embeddings, overrides and isolates, which reorder what the line shows
+# (``\u202e`` prints the words after it backwards: the text read is not the text shown).
+_TERMINAL = patterns.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
 # What ``json.dumps`` leaves raw in a string and ``shown`` would escape: DEL and C1.
 _JSON_RAW = patterns.compile("[\x7f-\x9f]")
 # The longest value ``one_line`` writes whole: Linux's PATH_MAX.
@@ -53,8 +57,8 @@ def one_line(text: str) -> str:
 
 def shown(text: str) -> str:
     """``text`` as a terminal may print it: each character it would obey (an escape sequence's
-    ESC, a bell, a carriage return that rewrites a line) written as its Python escape, the rest
-    (tabs and line breaks included) as it is."""
+    ESC, a bell, a carriage return that rewrites a line, a bidirectional override) written as
+    its Python escape, the rest (tabs and line breaks included) as it is."""
     return _TERMINAL.sub(_escape, text)
 
 
