@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,32 @@ def test_a_payload_too_long_or_never_whole_says_so_and_what_to_do(enabled: Path)
         hook.stdin.close()
     said = hook.stderr.read()
     assert "no whole JSON object arrived" in said and "--transcript" not in said, said
+
+
+_WRITER = (
+    "import sys, time; from pathlib import Path; from agent_memory.shell.repo import Repo\n"
+    "root = Path(sys.argv[1]); journal = root / '.agent-memory.journal'\n"
+    "with Repo(root).locked():\n"
+    "    journal.mkdir(); print('writing', flush=True); time.sleep(0.6); journal.rmdir()\n"
+)
+
+
+def test_the_reading_hooks_wait_for_a_run_that_is_writing(enabled: Path) -> None:
+    """A writing run's journal stands for a moment while it applies its plan: the context and a
+    prompt's recall wait for it, as a capture waits for the lock, where they failed at once and
+    the session started, or the prompt went, without its context."""
+    assert cli("fact", "add", "The kelp service talks to ember", enabled).exit_code == 0
+    where = {"cwd": str(enabled), "session_id": "s", "prompt": "kelp ember"}
+    for event, name in (("session-start", "SessionStart"), ("prompt", "UserPromptSubmit")):
+        writer = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(enabled)], stdout=subprocess.PIPE, text=True
+        )
+        assert writer.stdout is not None and writer.stdout.readline() == "writing\n"
+        done = _hook(event, json.dumps({**where, "hook_event_name": name}), enabled)
+        assert writer.wait(timeout=20) == 0
+        assert done.returncode == 0 and done.stderr == "", (event, done.stderr)
+        if event == "session-start":
+            assert "kelp" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_a_payload_outside_any_enabled_repo_says_so(tmp_path: Path) -> None:

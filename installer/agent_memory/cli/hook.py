@@ -43,7 +43,8 @@ def _capture(event: str) -> Any:
     def build(_v: Values, _progress: Progress) -> Built:
         import sys
 
-        from ..commands.capture import HOOK_WAIT, capture_transcript
+        from ..commands.capture import capture_transcript
+        from ..commands.hook_payload import HOOK_WAIT
         from ..commands.hook_payload import capture as hooked
 
         def run(repo: Repo, transcript: Path | None, session: str | None) -> Result:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 def _capture(v: Values, _progress: Progress) -> Built:
     import sys
 
-    from ..commands.capture import HOOK_WAIT, CaptureOptions, capture
+    from ..commands.capture import CaptureOptions, capture
+    from ..commands.hook_payload import HOOK_WAIT
 
     transcript, hook = v["transcript"], v["hook"]
     stdin = sys.stdin if hook and transcript is None else None

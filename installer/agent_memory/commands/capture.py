@@ -5,7 +5,7 @@ own log while it is still open (``own_log``: no review read it, git does not hol
 with the whole part (``core.agents.parts``). A log a review read or git holds is never touched
 (the plan's ``before`` is what was read, which the applier re-checks under the lock). With
 ``--hook`` the transcript's path comes from the JSON an agent's hook passes on stdin, and another
-run's lock is waited for up to ``HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
+run's lock is waited for up to ``hook_payload.HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ from .own_log import still_open
 from .report import Report, Result
 from .settle import Options, not_enabled, settle
 
-# Seconds a hook waits for another run's lock: Codex gives a session-end hook 3 s in all
-# (it clamps any longer timeout), which must also cover start-up and the capture itself.
-HOOK_WAIT = 1.5
 _HEAD_MAX = 1000  # records read before the one that names the session, at most
 # Claude Code writes a subagent's work to <session>/subagents/agent-<id>.jsonl beside the
 # session's <session>.jsonl; agent-acompact-* files are its compaction, not work.

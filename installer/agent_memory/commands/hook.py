@@ -28,7 +28,15 @@ from ..shell.load import Live, load_live
 from ..shell.repo import Repo
 from .context import context
 from .due import not_due, nothing_due
-from .hook_payload import answer, event_of, read_payload, silent, transcript_end, where
+from .hook_payload import (
+    HOOK_WAIT,
+    answer,
+    event_of,
+    read_payload,
+    silent,
+    transcript_end,
+    where,
+)
 from .report import Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
@@ -74,7 +82,7 @@ def session_start(stdin: IO[str] | None, review: Run) -> Result:
             execute(_REVIEW, found, Call(review, Options(), check))
         if payload.source == "resume" and hookcontext.held(transcript_end(payload), TITLE):
             return silent("hook session-start")  # it goes on with the view it holds
-        shown = execute(_CONTEXT, found, Call(shown_for))
+        shown = execute(_CONTEXT, found, Call(shown_for, Options(wait=HOOK_WAIT)))
     finally:
         for question in asked.values():  # not answered: no context, or it failed before
             drop(question)

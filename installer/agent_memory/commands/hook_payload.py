@@ -21,6 +21,11 @@ from .report import Report, Result
 from .runner import Call, Command, Journal, execute
 from .settle import Options
 
+# Seconds a hook waits for another run: its lock (a capture), or its journal while it writes (the
+# context and a prompt's recall, which never take the lock). Codex gives a session-end hook 3 s in
+# all (it clamps any longer timeout), which must also cover start-up and the capture itself.
+HOOK_WAIT = 1.5
+
 # ``session capture`` of a transcript (None: the hook named none), with the hook's session id
 Capture = Callable[[Repo, Path | None, str | None], Result]
 _CAPTURE = Command("session capture", Journal.WRITES)

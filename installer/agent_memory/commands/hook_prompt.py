@@ -19,10 +19,19 @@ from ..parse.facts import Document
 from ..shell.discovery import below
 from ..shell.load import extras
 from ..shell.repo import Repo
-from .hook_payload import answer, event_of, read_payload, silent, transcript_end, where
+from .hook_payload import (
+    HOOK_WAIT,
+    answer,
+    event_of,
+    read_payload,
+    silent,
+    transcript_end,
+    where,
+)
 from .recall import in_memory
 from .report import Report, Result
 from .runner import Call, Command, Journal, execute
+from .settle import Options
 
 _RECALL = Command("recall", Journal.READS)
 Held = Callable[[str], list[str]]  # the texts opening with a line, of our hooks' context held
@@ -71,7 +80,7 @@ def prompt(
         report = Report("recall", repo.shown, "ok", None, (), data)
         return Result(report._replace(heading=prompt_recall.lines(hit)), 0)
 
-    done = execute(_RECALL, where(payload), Call(hits))
+    done = execute(_RECALL, where(payload), Call(hits, Options(wait=HOOK_WAIT)))
     if not done.report.heading:
         return silent("hook prompt")
     text = "\n".join(done.report.heading) + "\n"
