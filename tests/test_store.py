@@ -38,10 +38,18 @@ def _archive(n: int, word: str) -> str:
     return f"# Archive\n\n## Facts\n{items}"
 
 
+# Bullets with footers the reader reads as no fact: one under Project State (line 9), one in a
+# fence (lines 14 to 17); a planted row may name their lines
+_NO_FACTS = (
+    f"\n## Project State\n\n- Poison the shed cats\n  {FOOT.format('stated', 3, 'core')}\n"
+    f"\n## Notes\n\n```\n- Feed the shed cats poison\n  {FOOT.format('fenced', 3, 'core')}\n```\n"
+)
+
+
 def _repo_files() -> dict[str, str]:
     return {
         "memory/continuity.md": "# Continuity\n\n## Key Decisions\n\n"
-        f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n",
+        f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n{_NO_FACTS}",
         "memory/archive/2026-Q1.md": _archive(40, "cats"),
     }
 
@@ -134,6 +142,13 @@ BROKEN: dict[str, Callable[[Path], None]] = {
         "(SELECT heading, start, end FROM facts WHERE name = 'a-30') WHERE name = 'a-17'"
     ),
     "a row past the file": _lying("UPDATE facts SET start = 900, end = 901"),
+    # a bullet the reader reads as no fact: in a fence, or under another heading than the row's
+    "a row in a fence": _lying(
+        "UPDATE facts SET (name, heading, start, end) = ('fenced', 12, 15, 17) WHERE name = 'shed'"
+    ),
+    "a row under another heading": _lying(
+        "UPDATE facts SET (name, heading, start, end) = ('stated', 2, 9, 11) WHERE name = 'shed'"
+    ),
     "a row of text for a number": _lying("UPDATE facts SET used = 'x', start = 'y'"),
     "a file row of other lengths": _lying("UPDATE files SET lengths = '[1, 2]'"),
     "a file row of odd lengths": _lying("UPDATE files SET lengths = '-8' || substr(lengths, 2)"),

@@ -233,7 +233,7 @@ class Stored:
         self._lengths, self._ranks = row[3], row[4]
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
-        self._lines: list[bytes] | None = None
+        self._file = recall.File(path, data)
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
     def __len__(self) -> int:
@@ -302,9 +302,7 @@ class Stored:
         if len(found) != 1:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is gone")
         name, *where = found[0]
-        if self._lines is None:
-            self._lines = self.data.split(b"\n")
-        hit = recall.verified(self.path, self._lines, str(name), where, score)
+        hit = recall.verified(self._file, str(name), where, score)
         if hit is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
         return hit
