@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.parse.markdown import Block, blocks, front_matter, inside
+from agent_memory.parse.markdown import Block, blocks, front_matter, headings, inside, opening
 from agent_memory.parse.outline import markdown
 
 # Lines without indentation or containers, among them every kind of opaque block's start and
@@ -59,3 +59,41 @@ def test_a_tilde_fence_inside_a_backtick_fence_is_code() -> None:
     lines = ["```md", "~~~", "# inside", "~~~", "```", "# outside"]
     assert blocks(lines) == (Block(0, 5, "fence"),)
     assert 5 not in inside(lines)
+
+
+# LINES, and lines a block rule leaves to a container or calls text that CommonMark may not:
+# a lone tag (an HTML block of kind 7), indented fences and tags, front matter, footers and
+# headings of every shape
+MORE = st.one_of(
+    LINES,
+    st.sampled_from(
+        [
+            "<foo>", "</span>", "  ```", "   ~~~", "   <div>", "    <div>", "---", "...", "a: 1",
+            "  <!-- id: a | tier: core -->", "  <!-- id: a", "Title", "===", "--", "- ", "#",
+            "## h2", "##\th", " # h1", "### h3", "#5", "\t```",
+        ]
+    ),
+)  # fmt: skip
+
+
+@given(st.lists(MORE, max_size=30))
+def test_no_line_is_in_a_block_when_none_before_it_may_open_one(lines: list[str]) -> None:
+    """``opening``, a search of the bytes in C, finds no line later than the first that opens a
+    block, markdown-it's fences and HTML blocks (of every kind) and front matter; ``headings``
+    finds each heading of level 1 or 2 after the first line."""
+    text = "".join(line + "\n" for line in lines)
+    data, offsets = text.encode(), [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line.encode()) + 1)
+    tokens = [t for t in markdown().parse(text) if t.level == 0 and t.map]
+    spans = [(t.map[0], t.map[1]) for t in tokens if t.map and t.type in ("fence", "html_block")]
+    spans.append((0, front_matter(lines)))
+    first = opening(data)
+    for n in range(len(lines)):
+        if offsets[n] <= first:
+            assert not any(a < n < b for a, b in spans), n
+    starts = headings(data)
+    for token in markdown().parse(text):
+        if token.type == "heading_open" and token.level == 0 and token.tag in ("h1", "h2"):
+            last = token.map[1] - 1 if token.map else 0  # an ATX line, or a setext underline
+            assert last == 0 or offsets[last] in starts, last

@@ -38,10 +38,18 @@ def _archive(n: int, word: str) -> str:
     return f"# Archive\n\n## Facts\n{items}"
 
 
+# Bullets with footers the reader reads as no fact: one under Project State (line 9), one in a
+# fence (lines 14 to 17); a planted row may name their lines
+_NO_FACTS = (
+    f"\n## Project State\n\n- Poison the shed cats\n  {FOOT.format('stated', 3, 'core')}\n"
+    f"\n## Notes\n\n```\n- Feed the shed cats poison\n  {FOOT.format('fenced', 3, 'core')}\n```\n"
+)
+
+
 def _repo_files() -> dict[str, str]:
     return {
         "memory/continuity.md": "# Continuity\n\n## Key Decisions\n\n"
-        f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n",
+        f"- Cats live in the shed\n  {FOOT.format('shed', 2, 'active')}\n{_NO_FACTS}",
         "memory/archive/2026-Q1.md": _archive(40, "cats"),
     }
 
@@ -134,6 +142,13 @@ BROKEN: dict[str, Callable[[Path], None]] = {
         "(SELECT heading, start, end FROM facts WHERE name = 'a-30') WHERE name = 'a-17'"
     ),
     "a row past the file": _lying("UPDATE facts SET start = 900, end = 901"),
+    # a bullet the reader reads as no fact: in a fence, or under another heading than the row's
+    "a row in a fence": _lying(
+        "UPDATE facts SET (name, heading, start, end) = ('fenced', 12, 15, 17) WHERE name = 'shed'"
+    ),
+    "a row under another heading": _lying(
+        "UPDATE facts SET (name, heading, start, end) = ('stated', 2, 9, 11) WHERE name = 'shed'"
+    ),
     "a row of text for a number": _lying("UPDATE facts SET used = 'x', start = 'y'"),
     "a file row of other lengths": _lying("UPDATE files SET lengths = '[1, 2]'"),
     "a file row of odd lengths": _lying("UPDATE files SET lengths = '-8' || substr(lengths, 2)"),
@@ -503,4 +518,46 @@ def test_a_word_held_once_twice_or_more_counts_as_in_the_reader(tmp_path: Path) 
             plain = ranking.search(query, made, 10, least)
             assert ranking.search(query, stored, 10, least) == plain
     assert [n for _, n in made[0].postings("cats")] == [2, 3, 4, 5, 6]
+    kept.db.close()
+
+
+def _relating(tmp_path: Path, see: str) -> tuple[store.Store, str, bytes]:
+    """A store holding the rows of an archive whose first fact's footer relates it to ``see``."""
+    lines = _archive(40, "cats").splitlines(keepends=True)
+    lines[4] = lines[4].replace(" -->", f" | see: {see} -->")
+    data = "".join(lines).encode()
+    where = tmp_path / "store.sqlite3"
+    store._made(where)
+    kept = store.Store(sqlite3.connect(where, isolation_level=None), "")
+    kept.index("memory/archive/2026-Q1.md", data)
+    return kept, "memory/archive/2026-Q1.md", data
+
+
+def test_a_footer_naming_thousands_of_ids_costs_one_query_a_file(tmp_path: Path) -> None:
+    """Related ids are looked up in one pass over each file's facts, not one query each: a
+    footer may name thousands that no fact holds."""
+    kept, path, data = _relating(tmp_path, ", ".join(["a-7", *(f"zz-{n}" for n in range(5000))]))
+    stored = kept.index(path, data)
+    assert isinstance(stored, store.Stored)
+    hits = ranking.search("cats 0", [stored], 3)
+    asked: list[str] = []
+    kept.db.set_trace_callback(asked.append)
+    near = ranking.related(hits, [stored])
+    assert near == ranking.related(hits, [searching.read(path, data)])
+    assert [r.id for r in near["a-0"]] == ["a-7"]
+    assert len(asked) < 10
+    kept.db.close()
+
+
+def test_stored_relations_longer_than_their_file_are_a_lie(tmp_path: Path) -> None:
+    """Each fact's relations come from its footer: all of a file's together are no longer than
+    it, and a store saying more is not split into its millions of ids."""
+    kept, path, data = _relating(tmp_path, "a-7")
+    kept.db.execute(
+        "UPDATE facts SET see = ? WHERE name = 'a-0'", ("\x1f".join(["a"] * len(data)),)
+    )
+    stored = kept.index(path, data)
+    assert isinstance(stored, store.Stored)
+    with pytest.raises(sqlite3.DatabaseError):
+        stored.seeing()
     kept.db.close()

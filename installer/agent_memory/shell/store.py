@@ -233,7 +233,7 @@ class Stored:
         self._lengths, self._ranks = row[3], row[4]
         self._norms: tuple[float, list[float]] | None = None
         self._keys: dict[int, tuple[int, int, str, str]] = {}
-        self._lines: list[bytes] | None = None
+        self._file = recall.File(path, data)
         self._postings: dict[str, list[tuple[int, int]]] = {}
 
     def __len__(self) -> int:
@@ -291,20 +291,20 @@ class Stored:
 
     def seeing(self) -> dict[str, tuple[str, ...]]:
         found = self.store.rows("name, see", self.base, self.counted, "AND see != ''")
+        if sum(len(str(see)) for _, see in found) > len(self.data):  # each is a footer's
+            raise sqlite3.DatabaseError(f"the stored relations of {self.path} are not its")
         return {str(name): tuple(str(see).split(_APART)) for name, see in found}
 
-    def find(self, fact_id: str) -> int | None:
-        found = self.store.rows("id", self.base, self.counted, "AND name = ?", fact_id)
-        return _int(found[-1][0]) - self.base if found else None
+    def found(self, ids: Collection[str]) -> dict[str, int]:
+        found = self.store.rows("name, id", self.base, self.counted)  # one query, not one an id
+        return {str(name): _int(key) - self.base for name, key in found if name in ids}
 
     def hit(self, entry: int, score: float) -> ranking.Hit:
         found = self.store.rows("name, heading, start, end", self.base + entry, 1)
         if len(found) != 1:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is gone")
         name, *where = found[0]
-        if self._lines is None:
-            self._lines = self.data.split(b"\n")
-        hit = recall.verified(self.path, self._lines, str(name), where, score)
+        hit = recall.verified(self._file, str(name), where, score)
         if hit is None:
             raise sqlite3.DatabaseError(f"a stored fact of {self.path} is not in it")
         return hit

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ...layout import ARCHIVE_DIR, CONTEXT_BYTES, VISION
+from ...parse import markdown
 from ...parse.facts import Document, parse
 from ...parse.sidefiles import parse_vision
 from .forms import full_text
@@ -103,11 +104,16 @@ def _in_full(hit: Hit, read: Read | None) -> str:
 
 def _around(hit: Hit, data: bytes) -> Document:
     """The lines of ``data`` from the bullet before the hit's footer line to that line, parsed:
-    the fact alone, not the archive quarter of thousands it sits in."""
+    the fact alone, not the archive quarter of thousands it sits in. The whole file when a line
+    before that bullet may open a block (``markdown.opening``): a fence or an HTML block may hold
+    it, and its lines read alone would not be what the reader reads."""
     lines = data.split(b"\n")[: hit.line]
     start = len(lines) - 1
     while start > max(0, len(lines) - _BACK) and lines[start][:2] not in _BULLETS:
         start -= 1
+    before = sum(map(len, lines[:start])) + start  # where the bullet's line starts
+    if markdown.opening(data[:before]) < before:
+        return parse(hit.path, data)
     return parse(hit.path, b"\n".join(lines[start:]) + b"\n", hit.section or None)
 
 

@@ -86,7 +86,7 @@ class Searched(Protocol):
     def first(self, entries: Collection[int], count: int) -> list[int]: ...
     def hit(self, entry: int, score: float) -> Hit: ...
     def seeing(self) -> dict[str, tuple[str, ...]]: ...
-    def find(self, fact_id: str) -> int | None: ...
+    def found(self, ids: Collection[str]) -> dict[str, int]: ...
 
 
 class Index:
@@ -207,10 +207,9 @@ class Index:
         """Each fact's id with the ids its footer relates it to, for those relating any."""
         return {self.ids[e]: see for e, see in enumerate(self.sees) if see}
 
-    def find(self, fact_id: str) -> int | None:
-        """The last fact holding ``fact_id``, or None."""
-        found = [e for e, held in enumerate(self.ids) if held == fact_id]
-        return found[-1] if found else None
+    def found(self, ids: Collection[str]) -> dict[str, int]:
+        """The last fact holding each of ``ids`` it holds, in one pass over its facts."""
+        return {held: e for e, held in enumerate(self.ids) if held in ids}
 
     def hit(self, entry: int, score: float) -> Hit:
         tier, section, line = self.tiers[entry], self._sections[entry], self._lines[entry]
@@ -334,19 +333,17 @@ def _minor(idfs: Mapping[str, float], least: float) -> frozenset[str]:
 
 def related(hits: Sequence[Hit], indexes: Sequence[Searched]) -> dict[str, list[Hit]]:
     """Each hit's related facts (those it sees, then those seeing it): shown beside it, which
-    is not a use. Only the facts named are built as hits."""
+    is not a use. The ids named are looked up in one pass over each index, not one each: a
+    footer may name thousands that no fact holds. Only the facts named are built as hits."""
     sees: dict[str, tuple[str, ...]] = {}
     for ix in indexes:
         sees.update(ix.seeing())
     if not sees:
         return {}
-    found: dict[str, Hit | None] = {}
-
-    def place(fact_id: str) -> Hit | None:
-        if fact_id not in found:  # the last file holding it, as a fact's id is looked up
-            entries = ((ix, ix.find(fact_id)) for ix in reversed(indexes))
-            ix, entry = next(((ix, e) for ix, e in entries if e is not None), (None, None))
-            found[fact_id] = ix.hit(entry, 0.0) if ix is not None and entry is not None else None
-        return found[fact_id]
-
-    return {h.id: [r for i in related_ids(h.id, sees) if (r := place(i)) is not None] for h in hits}
+    near = {h.id: related_ids(h.id, sees) for h in hits}
+    named = {fact_id for ids in near.values() for fact_id in ids}
+    held: dict[str, tuple[Searched, int]] = {}
+    for ix in indexes if named else ():  # the last file holding it, as a fact's id is looked up
+        held.update((fact_id, (ix, entry)) for fact_id, entry in ix.found(named).items())
+    built = {fact_id: ix.hit(entry, 0.0) for fact_id, (ix, entry) in held.items()}
+    return {h.id: [built[i] for i in near[h.id] if i in built] for h in hits}

@@ -5,16 +5,29 @@ search reads of each fact, from the reader's parse of its file.
 from __future__ import annotations
 
 import bisect
+import codecs
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ...errors import InputError
-from ...parse import facts
+from ...parse import facts, markdown
 from ...parse.facts import Document, Fact
 from ...parse.footer import listed, without_footers
 from .ranking import Cited, Hit, Index, search, words
 
-__all__ = ["cite", "index", "lines", "read", "recall", "recency", "terms", "text", "verified"]
+__all__ = [
+    "File",
+    "cite",
+    "index",
+    "lines",
+    "read",
+    "recall",
+    "recency",
+    "terms",
+    "text",
+    "verified",
+]
 
 
 def index(doc: Document) -> Index:
@@ -31,31 +44,73 @@ def _heading(doc: Document, starts: Sequence[int], fact: Fact) -> int:
     return starts[owner] if owner >= 0 and fact.start < doc.sections[owner].end else -1
 
 
-def verified(
-    path: str, pieces: Sequence[bytes], fact_id: str, place: Sequence[object], score: float
-) -> Hit | None:
+class File:
+    """A memory file's bytes, and what checking a stored hit reads of them, each worked out
+    once, when a hit first needs it: its lines, where a block may first open and a heading may
+    stand (``markdown``: one search of the bytes in C each), the reader's index of it."""
+
+    def __init__(self, path: str, data: bytes) -> None:
+        self.path, self.data = path, data
+
+    @functools.cached_property
+    def pieces(self) -> list[bytes]:
+        return self.data.split(b"\n")
+
+    @functools.cached_property
+    def opening(self) -> int:
+        return markdown.opening(self.data)
+
+    @functools.cached_property
+    def headings(self) -> list[int]:
+        return markdown.headings(self.data)
+
+    @functools.cached_property
+    def whole(self) -> Index:
+        return read(self.path, self.data)
+
+
+def verified(file: File, fact_id: str, place: Sequence[object], score: float) -> Hit | None:
     """The hit of the fact ``fact_id`` said to stand at ``place`` (its section's heading line,
-    its first and end lines) in the file whose bytes split at each newline are ``pieces``, read
-    by the reader from those lines alone: what a hit shows never comes from a derived store,
-    and the rest of the file is not decoded. None when they hold no such fact."""
+    its first and end lines) in ``file``: what a hit shows never comes from a derived store.
+    Read by the reader from those lines alone where they read alone as in the file
+    (``_alone``), the rest of it not decoded; else from the reader's index of the whole file.
+    None when they hold no such fact."""
     if len(place) != 3 or not all(type(n) is int for n in place):
         return None
     heading, start, end = (int(n) for n in place)  # type: ignore[call-overload]
+    pieces = file.pieces
     if not (-1 <= heading < start < end <= len(pieces) - (not pieces[-1])):
         return None
-    head = [pieces[heading]] if heading >= 0 else []
+    if heading < 0 or not _alone(file, heading, start):
+        ix = file.whole
+        at = [e for e, p in enumerate(ix.places) if p == (heading, start, end)]
+        return ix.hit(at[0], score) if at and ix.ids[at[0]] == fact_id else None
     ending = b"\n" if end < len(pieces) else b""  # the file's last line may have none
     try:
-        part = facts.parse(path, b"\n".join([*head, *pieces[start:end]]) + ending)
+        part = facts.parse(file.path, b"\n".join([pieces[heading], *pieces[start:end]]) + ending)
     except InputError:
         return None
-    if [s.heading for s in part.sections] != ([0] if head else []) or len(part.facts) != 1:
+    if [s.heading for s in part.sections] != [0] or len(part.facts) != 1:
         return None
     found = part.facts[0]
-    if found.id != fact_id or found.start != len(head):
+    if found.id != fact_id or found.start != 1:
         return None
     fact_id, tier, section, line, first, _, see, _ = cite(part.text.lines, found)
-    return Hit(fact_id, tier, path, line - len(head) + start, section, first, score, see)
+    return Hit(fact_id, tier, file.path, line - 1 + start, section, first, score, see)
+
+
+def _alone(file: File, heading: int, start: int) -> bool:
+    """Whether the lines of a heading and of a fact's start read alone as in their file: each
+    at its line's start (indented, either may be a list item's), no line before them that may
+    open a block, none after the heading up to the fact's that may make one of level 1 or 2."""
+    pieces = file.pieces
+    title = pieces[0].removeprefix(codecs.BOM_UTF8) if heading == 0 else pieces[heading]
+    if title[:1] != b"#" or pieces[start][:1] not in (b"-", b"*", b"+"):
+        return False
+    after = sum(map(len, pieces[: heading + 1])) + heading + 1  # where the next line starts
+    begins = after + sum(map(len, pieces[heading + 1 : start])) + start - heading - 1
+    between = bisect.bisect_left(file.headings, after) < bisect.bisect_right(file.headings, begins)
+    return begins <= file.opening and not between
 
 
 def cite(lines: Sequence[str], fact: Fact) -> Cited:
