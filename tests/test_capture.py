@@ -217,6 +217,27 @@ def test_a_cut_transcript_gives_a_marked_partial_log_the_rest_completes(
     assert len(list((memory_repo / "memory/sessions").glob("*.md"))) == 1
 
 
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])  # the legacy one is one object
+def test_a_cut_last_record_capture_skips_is_no_longer_marked_once_whole(
+    memory_repo: Path, tmp_path: Path, name: str
+) -> None:
+    """A transcript's last record is often one capture reads nothing of (Claude Code's /exit,
+    Codex's task_complete, Gemini CLI's $set): cut, it marked the log incomplete, and once whole
+    the next capture found nothing new to add and left the mark, which was committed."""
+    whole = TRANSCRIPTS[name].read_bytes()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(whole[:-40])
+    first = cli("session", "capture", memory_repo, "--transcript", transcript)
+    rel = first.output.splitlines()[0]
+    assert b"- incomplete:" in (memory_repo / rel).read_bytes(), first.output
+    transcript.write_bytes(whole)  # the session ended: its last line is whole
+    again = cli("session", "capture", memory_repo, "--transcript", transcript)
+    assert again.exit_code == 0, again.output
+    log = (memory_repo / rel).read_bytes()
+    assert b"- incomplete:" not in log and read_refs(log).used == USED
+    assert len(list((memory_repo / "memory/sessions").glob("*.md"))) == 1
+
+
 def test_facts_added_or_reworded_since_the_session_start_are_listed(memory_repo: Path) -> None:
     continuity = memory_repo / "memory/continuity.md"
     text = continuity.read_text().replace(

@@ -198,9 +198,12 @@ def _covered(transcript: Path, agent: str, last: parts.Part) -> bool:
     """Whether the session's last log covers every record of its transcript, and of its
     subagents' (HOOKS.md § One session, one log): then the capture has nothing to add, and
     neither the memory nor git is read (Gemini CLI fires its hook before every model turn). A
-    line that could not be read counts as new: the log says what could not be."""
+    line that could not be read counts as new: the log says what could not be; and so does a
+    last line the log says was cut that is whole now, though it may hold nothing to count."""
     _agent, items = transcripts.read(lines(transcript, transcripts.LINE_MAX), agent)
     if any(not isinstance(item, Meta) and item.line > last.last_line for item in items):
+        return False
+    if last.cut and not any(isinstance(item, Bad) and item.last for item in items):
         return False
     side = _subagents(transcript) if agent == "claude" else iter(())
     return not any(

@@ -30,6 +30,7 @@ from ..secrets import redact
 _SESSION = patterns.compile(r"^- session: .*$", re.M)
 _COVERED = patterns.compile(r"^- transcript lines: ([0-9]{1,18})-([0-9]{1,18})$", re.M)
 _END = patterns.compile(r"^- end: (.*)$", re.M)
+_CUT = patterns.compile(r"^- incomplete: ", re.M)
 _DIGEST = patterns.compile(rb"^- digest: ([0-9a-f]{64})\n", re.M)
 _SLUG_CHARS = 8
 _NAME_TRIES = 100  # names tried for a new part: the seconds after its first record's
@@ -37,13 +38,15 @@ _NAME_TRIES = 100  # names tried for a new part: the seconds after its first rec
 
 class Part(NamedTuple):
     """A log captured from the session: the transcript lines it covers, the time of the last
-    record it holds, and the ids it lists as created."""
+    record it holds, the ids it lists as created, and whether it says the transcript's last
+    line was cut mid-record."""
 
     name: str
     first_line: int
     last_line: int
     end: str | None
     created: frozenset[str]
+    cut: bool = False
 
 
 class Resume(NamedTuple):
@@ -89,7 +92,7 @@ def parts(logs: Iterable[tuple[str, bytes]], session_id: str) -> list[Part]:
         first, last = (int(covered.group(1)), int(covered.group(2))) if covered else (0, 0)
         when = end.group(1) if end else None
         created = frozenset(read_refs(data).created)
-        found.append(Part(name, first, last, when, created))
+        found.append(Part(name, first, last, when, created, _CUT.search(text) is not None))
     return sorted(found, key=lambda part: (part.last_line, part.name))
 
 
