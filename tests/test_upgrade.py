@@ -18,7 +18,7 @@ from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.parse import facts, manifest
 from agent_memory.resources import version
 from agent_memory.upgrade.rungs import default_ladder
-from conftest import PROJECT, build_tree, cli, run_console, stats, tree
+from conftest import PROJECT, build_tree, cli, run_console, run_forked, stats, tree
 
 EXAMPLE = PROJECT / "examples/legacy-2x-repo"
 TODAY = "2026-06-13"
@@ -174,6 +174,33 @@ def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
         "2026-06-13: 2.2.0 → 5.0.0 (rung 5.0.0: toy 5.0.0)",
     )
     assert not any(".agent-memory" in p for p in tree(repo))
+
+
+def test_an_adoption_killed_at_any_step_ends_where_an_uninterrupted_one_does(
+    tmp_path: Path,
+) -> None:
+    """An adoption killed between two rungs (or inside one) is resumed by the next run: its tree
+    is the uninterrupted run's, byte for byte. The stamp of the adoption's step records the
+    vendors found, which a resumed run cannot find again once the stamp is ours. (The crash
+    matrix does the same for the 2.x example.)"""
+    example, today = "handrun-4x-repo", "2026-08-25"
+    clean = tmp_path / "clean"
+    shutil.copytree(PROJECT / "examples" / example / "before", clean)
+    assert run_forked(["enable", str(clean), "--today", today], {}) == 0
+    between = 0
+    for step in range(1, 200):
+        repo = tmp_path / f"step-{step}"
+        shutil.copytree(PROJECT / "examples" / example / "before", repo)
+        args = ["enable", str(repo), "--today", today]
+        if run_forked(args, {"AGENT_MEMORY_FAULT_AT_STEP": str(step)}) == 0:
+            break
+        if (repo / ".agent/version.md").exists():
+            stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+            between += stamp.ours and str(stamp.version) != CURRENT
+        assert run_forked(args, {}) == 0
+        assert tree(repo) == tree(clean), f"killed at step {step}"
+        shutil.rmtree(repo)
+    assert between >= 2  # kills that left the repo between two rungs were among them
 
 
 def _stamped(repo: Path, version: str, schema: bytes, recorded: bytes, vendors: str) -> None:
