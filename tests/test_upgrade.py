@@ -249,6 +249,65 @@ def test_a_deleted_vendor_bootstrap_stays_deleted(repo: Path) -> None:
     assert any("gemini bootstrap deleted" in e["reason"] for e in doc["plan"])
 
 
+def _enabled_by(repo: Path, old: str) -> None:
+    """A repo as release ``old`` left it, as far as the re-sync can tell: its stamp and the
+    heading of AGENTS.md's block name ``old``."""
+    assert cli("enable", repo, "--vendor", "claude", "--today", TODAY).exit_code == 0
+    for rel, key in ((".agent/version.md", r"version: +"), ("AGENTS.md", r"\(agent-memory ")):
+        path = repo / rel
+        text, count = re.subn(f"({key}){re.escape(CURRENT)}", rf"\g<1>{old}", path.read_text())
+        path.write_text(text)
+        assert count == 1
+
+
+@pytest.mark.parametrize("rel", ["AGENTS.md", "CLAUDE.md"])
+def test_an_upgrade_backs_up_a_block_someone_edited_before_it_replaces_it(
+    repo: Path, rel: str
+) -> None:
+    """UPGRADE.md step 3: a block no release wrote holds a person's edit, and the upgrade's
+    re-sync replaces it: the file is copied first, as a repair copies it."""
+    _enabled_by(repo, "5.1.0")
+    path = repo / rel
+    begin = "<!-- agent-memory:begin -->\n"
+    edited = path.read_text().replace(begin, f"{begin}0. TEAM LINE\n", 1)
+    path.write_text(edited)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "upgraded" in result.output and "TEAM LINE" not in path.read_text()
+    assert (repo / f".agent/backup/{CURRENT}/{rel}").read_text() == edited
+    assert f"the file with your edit is in .agent/backup/{CURRENT}/{rel}" in result.output
+
+
+def test_an_upgrade_refreshes_a_block_no_one_edited_without_a_backup(repo: Path) -> None:
+    _enabled_by(repo, "5.1.0")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0 and "upgraded" in result.output
+    assert re.search(r"block updated +AGENTS\.md", result.output)
+    assert not (repo / ".agent/backup").exists()
+
+
+def test_every_block_this_release_writes_is_known_as_written() -> None:
+    """The digests of written.WRITTEN must name every block this release's templates give; a
+    template changed without its new digest would have every upgrade back up that file."""
+    from agent_memory.core.blocks import block_of, worded
+    from agent_memory.core.install.written import WRITTEN, digest, versioned
+    from agent_memory.layout import AGENTS_MD, AGENTS_TEMPLATE, VENDORS
+    from agent_memory.resources import data
+
+    blocks = {AGENTS_MD: [versioned(data(AGENTS_TEMPLATE), CURRENT)]}
+    for path, template, kind in VENDORS.values():
+        if kind == "block":
+            own = worded(data(template), b"Text of the project's own.\n", path)
+            blocks[path] = [data(template), own]
+    missing = {
+        path: digest(block_of(path, text))
+        for path, texts in blocks.items()
+        for text in texts
+        if digest(block_of(path, text)) not in WRITTEN
+    }
+    assert not missing, f"add to written.WRITTEN: {missing}"
+
+
 def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:
     _stamped(repo, "9.0.0", b"x\n", b"x\n", "claude")
     before = stats(repo)
