@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -82,6 +84,29 @@ def run_console(
         env={**os.environ, **env},
         check=False,
     )
+
+
+def run_forked(args: list[str], env: dict[str, str], kill_after: float | None = None) -> int:
+    """Run the CLI in a forked child (fast, and a real process that can be SIGKILLed)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.environ.update(env)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            main.main(args, prog_name="agent-memory", standalone_mode=False)
+        except SystemExit as exc:
+            os._exit(exc.code if isinstance(exc.code, int) else 1)
+        except BaseException:
+            os._exit(3)
+        os._exit(0)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
 def git_init(root: Path) -> Path:

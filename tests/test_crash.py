@@ -6,12 +6,9 @@ of their plan and at seeded random moments, then runs another command and checks
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -20,39 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_memory.cli.app import main
 from agent_memory.layout import JOURNAL_DIR, LOCK_FILE
 from agent_memory.resources import version
 from agent_memory.shell import journal_format
-from conftest import PROJECT, build_tree, cli, git_init, tree
+from conftest import PROJECT, build_tree, cli, git_init, run_forked, tree
 
 pytestmark = pytest.mark.slow
 
 EXAMPLES = PROJECT / "examples"
 LEFTOVERS = re.compile(r"\.agent-memory(-tmp|\.lock|\.journal)")
-
-
-def _run_forked(args: list[str], env: dict[str, str], kill_after: float | None = None) -> int:
-    """Run the CLI in a forked child (fast, and a real process that can be SIGKILLed)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        os.environ.update(env)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        try:
-            main.main(args, prog_name="agent-memory", standalone_mode=False)
-        except SystemExit as exc:
-            os._exit(exc.code if isinstance(exc.code, int) else 1)
-        except BaseException:
-            os._exit(3)
-        os._exit(0)
-    if kill_after is not None:
-        time.sleep(kill_after)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
 Scenario = tuple[str, Callable[[Path], None], list[str]]
@@ -137,7 +110,7 @@ def _states(
         make(clean)
         before = _state(clean)
         started = time.perf_counter()
-        assert _run_forked([*args[:1], str(clean), *args[1:]], {}) == 0
+        assert run_forked([*args[:1], str(clean), *args[1:]], {}) == 0
         durations.append(time.perf_counter() - started)
         states.append(_state(clean))
     assert states[0] == states[1]
@@ -161,7 +134,7 @@ def test_killed_at_every_step_and_at_random_moments(
             raise AssertionError("too many steps")
         repo = tmp_path / f"probe-{step}"
         make(repo)
-        code = _run_forked(
+        code = run_forked(
             [*args[:1], str(repo), *args[1:]], {"AGENT_MEMORY_FAULT_AT_STEP": str(step - 1)}
         )
         shutil.rmtree(repo)
@@ -176,9 +149,7 @@ def test_killed_at_every_step_and_at_random_moments(
         repo = tmp_path / f"run-{index}"
         make(repo)
         env = {"AGENT_MEMORY_FAULT_AT_STEP": str(int(value))} if kind == "step" else {}
-        code = _run_forked(
-            [*args[:1], str(repo), *args[1:]], env, None if kind == "step" else value
-        )
+        code = run_forked([*args[:1], str(repo), *args[1:]], env, None if kind == "step" else value)
         kills += code == -9
         # A read-only command refuses a half-written tree; recover (which every writing command
         # does first) restores a consistent state.
@@ -244,14 +215,14 @@ def test_merge_file_killed_at_random_moments_leaves_ours_whole(tmp_path: Path) -
 
     clean = build_tree(tmp_path / "clean", sides)
     started = time.perf_counter()
-    assert _run_forked(args(clean), {}) == 0
+    assert run_forked(args(clean), {}) == 0
     duration, merged = time.perf_counter() - started, (clean / "a").read_bytes()
     assert merged not in (sides["a"], b"")
     rng, kills, tries = random.Random("crash-matrix-merge-file"), 0, 0
     while kills < 48 and tries < 400:
         tries += 1
         run = build_tree(tmp_path / f"run-{tries}", sides)
-        kills += _run_forked(args(run), {}, rng.uniform(0.0, duration)) == -9
+        kills += run_forked(args(run), {}, rng.uniform(0.0, duration)) == -9
         state = tree(run)
         temps = [p for p in state if re.fullmatch(r"\.a\.[a-z0-9_]{8}\.agent-memory-tmp", p)]
         assert {p: state[p] for p in state if p not in temps} in ({**sides}, {**sides, "a": merged})
@@ -332,7 +303,7 @@ def test_a_killed_runs_journal_tampered_with_afterwards_is_refused_never_applied
         repo = tmp_path / f"repo-{step}"
         _copy("evolving-memory-example/before")(repo)
         args = ["review", str(repo), "--today", "2026-05-08"]
-        assert _run_forked(args, {"AGENT_MEMORY_FAULT_AT_STEP": str(step)}) == -9
+        assert run_forked(args, {"AGENT_MEMORY_FAULT_AT_STEP": str(step)}) == -9
         _tamper(repo, outside, how)
         (repo / LOCK_FILE).unlink()  # a dead run's lock, which any writing run clears
         interrupted, outside_before = tree(repo), tree(outside)

@@ -381,7 +381,7 @@ def test_a_worktree_and_a_submodule_get_the_config_they_share(tmp_path: Path) ->
 
 def test_the_block_heading_names_the_version_that_wrote_it(repo: Path) -> None:
     """A 5.1.0 install said "agent-memory 5.0.0" in AGENTS.md's block."""
-    from agent_memory.core.install.bootstrap import versioned
+    from agent_memory.core.install.written import versioned
 
     assert cli("enable", repo, "--today", TODAY).exit_code == 0
     agents = (repo / "AGENTS.md").read_text()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
+
+import pytest
 
 from conftest import PROJECT, cli, tree
 
@@ -33,3 +36,24 @@ def test_example_readme_names_the_command_the_test_runs() -> None:
         "agent-memory review after --today 2026-05-08 --session "
         "after/memory/sessions/2026-05-07-100000.md"
     ) in readme
+
+
+BACKUP = re.compile(r"`(\.agent/backup/\d+\.\d+\.\d+/[^`]*)`")
+
+
+@pytest.mark.parametrize(
+    ("doc", "example"),
+    [
+        ("examples/handrun-4x-repo/README.md", "handrun-4x-repo"),
+        ("examples/legacy-2x-repo/README.md", "legacy-2x-repo"),
+        ("UPGRADE.md", "handrun-4x-repo"),  # § Adopting walks through that example
+    ],
+)
+def test_a_backup_the_docs_name_is_where_the_example_keeps_it(doc: str, example: str) -> None:
+    """The backup folder is named after the release that writes the backup (the re-sync's, or
+    the adoption rung's for the hand-written INDEX): a document naming another one drifted."""
+    named = BACKUP.findall((PROJECT / doc).read_text())
+    assert named
+    after = tree(PROJECT / "examples" / example / "after")
+    for path in named:
+        assert any(p == path or (path.endswith("/") and p.startswith(path)) for p in after), path

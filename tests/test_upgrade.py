@@ -18,7 +18,7 @@ from agent_memory.core.plan import FileEdit, Outcome, Plan
 from agent_memory.parse import facts, manifest
 from agent_memory.resources import version
 from agent_memory.upgrade.rungs import default_ladder
-from conftest import PROJECT, build_tree, cli, run_console, stats, tree
+from conftest import PROJECT, build_tree, cli, run_console, run_forked, stats, tree
 
 EXAMPLE = PROJECT / "examples/legacy-2x-repo"
 TODAY = "2026-06-13"
@@ -176,6 +176,33 @@ def test_killed_between_rungs_resumes_at_the_next_rung(tmp_path: Path) -> None:
     assert not any(".agent-memory" in p for p in tree(repo))
 
 
+def test_an_adoption_killed_at_any_step_ends_where_an_uninterrupted_one_does(
+    tmp_path: Path,
+) -> None:
+    """An adoption killed between two rungs (or inside one) is resumed by the next run: its tree
+    is the uninterrupted run's, byte for byte. The stamp of the adoption's step records the
+    vendors found, which a resumed run cannot find again once the stamp is ours. (The crash
+    matrix does the same for the 2.x example.)"""
+    example, today = "handrun-4x-repo", "2026-08-25"
+    clean = tmp_path / "clean"
+    shutil.copytree(PROJECT / "examples" / example / "before", clean)
+    assert run_forked(["enable", str(clean), "--today", today], {}) == 0
+    between = 0
+    for step in range(1, 200):
+        repo = tmp_path / f"step-{step}"
+        shutil.copytree(PROJECT / "examples" / example / "before", repo)
+        args = ["enable", str(repo), "--today", today]
+        if run_forked(args, {"AGENT_MEMORY_FAULT_AT_STEP": str(step)}) == 0:
+            break
+        if (repo / ".agent/version.md").exists():
+            stamp = manifest.parse((repo / ".agent/version.md").read_bytes())
+            between += stamp.ours and str(stamp.version) != CURRENT
+        assert run_forked(args, {}) == 0
+        assert tree(repo) == tree(clean), f"killed at step {step}"
+        shutil.rmtree(repo)
+    assert between >= 2  # kills that left the repo between two rungs were among them
+
+
 def _stamped(repo: Path, version: str, schema: bytes, recorded: bytes, vendors: str) -> None:
     build_tree(
         repo,
@@ -220,6 +247,65 @@ def test_a_deleted_vendor_bootstrap_stays_deleted(repo: Path) -> None:
     assert not (repo / "GEMINI.md").exists()
     assert manifest.parse((repo / ".agent/version.md").read_bytes()).vendors == ("claude",)
     assert any("gemini bootstrap deleted" in e["reason"] for e in doc["plan"])
+
+
+def _enabled_by(repo: Path, old: str) -> None:
+    """A repo as release ``old`` left it, as far as the re-sync can tell: its stamp and the
+    heading of AGENTS.md's block name ``old``."""
+    assert cli("enable", repo, "--vendor", "claude", "--today", TODAY).exit_code == 0
+    for rel, key in ((".agent/version.md", r"version: +"), ("AGENTS.md", r"\(agent-memory ")):
+        path = repo / rel
+        text, count = re.subn(f"({key}){re.escape(CURRENT)}", rf"\g<1>{old}", path.read_text())
+        path.write_text(text)
+        assert count == 1
+
+
+@pytest.mark.parametrize("rel", ["AGENTS.md", "CLAUDE.md"])
+def test_an_upgrade_backs_up_a_block_someone_edited_before_it_replaces_it(
+    repo: Path, rel: str
+) -> None:
+    """UPGRADE.md step 3: a block no release wrote holds a person's edit, and the upgrade's
+    re-sync replaces it: the file is copied first, as a repair copies it."""
+    _enabled_by(repo, "5.1.0")
+    path = repo / rel
+    begin = "<!-- agent-memory:begin -->\n"
+    edited = path.read_text().replace(begin, f"{begin}0. TEAM LINE\n", 1)
+    path.write_text(edited)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "upgraded" in result.output and "TEAM LINE" not in path.read_text()
+    assert (repo / f".agent/backup/{CURRENT}/{rel}").read_text() == edited
+    assert f"the file with your edit is in .agent/backup/{CURRENT}/{rel}" in result.output
+
+
+def test_an_upgrade_refreshes_a_block_no_one_edited_without_a_backup(repo: Path) -> None:
+    _enabled_by(repo, "5.1.0")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0 and "upgraded" in result.output
+    assert re.search(r"block updated +AGENTS\.md", result.output)
+    assert not (repo / ".agent/backup").exists()
+
+
+def test_every_block_this_release_writes_is_known_as_written() -> None:
+    """The digests of written.WRITTEN must name every block this release's templates give; a
+    template changed without its new digest would have every upgrade back up that file."""
+    from agent_memory.core.blocks import block_of, worded
+    from agent_memory.core.install.written import WRITTEN, digest, versioned
+    from agent_memory.layout import AGENTS_MD, AGENTS_TEMPLATE, VENDORS
+    from agent_memory.resources import data
+
+    blocks = {AGENTS_MD: [versioned(data(AGENTS_TEMPLATE), CURRENT)]}
+    for path, template, kind in VENDORS.values():
+        if kind == "block":
+            own = worded(data(template), b"Text of the project's own.\n", path)
+            blocks[path] = [data(template), own]
+    missing = {
+        path: digest(block_of(path, text))
+        for path, texts in blocks.items()
+        for text in texts
+        if digest(block_of(path, text)) not in WRITTEN
+    }
+    assert not missing, f"add to written.WRITTEN: {missing}"
 
 
 def test_stamp_newer_than_the_tool_is_refused(repo: Path) -> None:

@@ -14,10 +14,12 @@ refused with one line and never applied.
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.plan import FileEdit
 from ..errors import AgentMemoryError
@@ -40,6 +42,19 @@ _UNCOMMITTED = "entries.tmp"
 # (the journal's commit, each file replaced, the final commit), so that tests can stop a run
 # between any two writes.
 _FAULT_ENV = "AGENT_MEMORY_FAULT_AT_STEP"
+
+
+class Found(enum.Enum):
+    """What a roll-back found, so that recover says what state the repo is in."""
+
+    UNCOMMITTED = enum.auto()  # killed before its commit: nothing was written
+    EMPTY = enum.auto()  # an empty folder: killed before its commit, or after its last write
+    COMMITTED = enum.auto()  # the originals of a plan cut short: restored
+
+
+class RolledBack(NamedTuple):
+    found: Found
+    paths: tuple[str, ...] = ()  # the files restored
 
 
 class Journal:
@@ -106,21 +121,22 @@ class Journal:
             if not (self.path / _ENTRIES).exists():
                 _remove_tree(self.path)
 
-    def roll_back(self) -> None:
-        """Restore every original the journal holds, newest write first, then drop it."""
+    def roll_back(self) -> RolledBack | None:
+        """Restore every original the journal holds, newest write first, then drop it; what it
+        found (None: no journal)."""
         try:
             info = os.lstat(self.path)
         except FileNotFoundError:
-            return
+            return None
         if not stat.S_ISDIR(info.st_mode):
             raise _refused(f"is {kind(info.st_mode)}, not the folder agent-memory writes")
         names = sorted(p.name for p in self.path.iterdir())
-        if names in ([], [_UNCOMMITTED]):  # killed before its commit: nothing was written yet
+        if names in ([], [_UNCOMMITTED]):  # nothing to restore: before its commit or after all
             for name in names:
                 (self.path / name).unlink()
             self.path.rmdir()
             fsync_dir(self.root)
-            return
+            return RolledBack(Found.UNCOMMITTED if names else Found.EMPTY)
         if names != [_ENTRIES]:
             raise _refused(f"holds files agent-memory never writes there ({', '.join(names)})")
         raw = read_regular(self.path / _ENTRIES, f"{JOURNAL_DIR}/{_ENTRIES}", follow=False)
@@ -148,6 +164,7 @@ class Journal:
         (self.path / _ENTRIES).unlink()
         fsync_dir(self.path)
         self.path.rmdir()
+        return RolledBack(Found.COMMITTED, tuple(entry.path for entry in entries))
 
     def step(self) -> None:
         """One durable step of this run (the crash matrix can stop the run just before it)."""

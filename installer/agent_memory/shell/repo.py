@@ -24,7 +24,7 @@ from ..layout import JOURNAL_DIR, OWN_PATHS
 from . import clock
 from .discovery import named_folder
 from .files import MAX_FILE_BYTES, no_symlink_on_the_way, os_error, read_fd, read_regular
-from .journal import Journal
+from .journal import Journal, RolledBack
 from .journal_format import safe_path
 from .lock import Lock, stop_if_called_off
 
@@ -51,6 +51,7 @@ class Repo:
         self.today = today if today is not None else clock.today()
         self._lock = Lock(self.root)
         self._journal = Journal(self.root)
+        self._rolled_back: RolledBack | None = None  # what taking the lock last rolled back
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -231,7 +232,7 @@ class Repo:
             return
         self._lock.acquire(wait)
         try:
-            self._journal.roll_back()
+            self._rolled_back = self._journal.roll_back()
             yield
         finally:
             self._lock.release()
@@ -254,16 +255,19 @@ class Repo:
                 )
             time.sleep(0.02)
 
-    def recover(self, wait: float = 0.0) -> None:
-        """Roll back a plan an earlier run left half-applied, and clear a dead run's lock.
+    def recover(self, wait: float = 0.0) -> RolledBack | None:
+        """Roll back a plan an earlier run left half-applied, and clear a dead run's lock; what
+        was rolled back (None: no journal).
 
         A live run that has not started writing is left alone; one that is writing makes us wait
         (or fail naming it), since its files are in flux.
         """
         self._lock.is_live()  # clears a dead run's lock file
+        self._rolled_back = None
         if self._journal.pending():
             with self.locked(wait):
                 pass
+        return self._rolled_back
 
     def crash_point(self) -> None:
         """A durable step outside the journal (the git config), counted with the journal's."""

@@ -8,7 +8,6 @@ block, written at its real path and never through a link, so no file ever import
 
 from __future__ import annotations
 
-import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -30,9 +29,9 @@ from ...parse.text import decode
 from ..blocks import find_block, upsert_block, worded
 from ..plan import Outcome, numbered
 from .ladder import Files
+from .written import edited, versioned
 
 Links = Mapping[str, str]
-_HEADING_VERSION = patterns.compile(rb"^(## Shared memory \(agent-memory )[^)\n]*\)", re.MULTILINE)
 # Markup around words: an inline HTML tag, a link's target, emphasis, code, link brackets and
 # backslash escapes; bounded, so a hostile file of "<<<<" or "](](](" stays linear.
 _MARKUP = patterns.compile(r"<[^<>\n]{0,200}>|\]\([^()\s]{0,500}\)|[*_`~\[\]\\]")
@@ -137,12 +136,6 @@ def bootstrap(
     return changes, {path: manifest.sha256(data) for path, data in managed.items()}
 
 
-def versioned(template: bytes, version: str) -> bytes:
-    """AGENTS.md's block with the heading naming the version that writes it (the template's
-    own says the release it ships with: a person enabling by hand copies it)."""
-    return _HEADING_VERSION.sub(rf"\g<1>{version})".encode(), template, count=1)
-
-
 def _shared(files: Files, path: str, target: str, owner: str, changes: Changes) -> Changes:
     """A vendor bootstrap whose file already holds another piece of ours: it gets nothing."""
     if target != path:
@@ -172,6 +165,12 @@ def _block(
         what = "restored" if outcome is Outcome.BLOCK_ADDED else "repaired"
         changes[path] = Change(
             after, outcome, f"agent-memory block {what}; the file as it was is in {where}"
+        )
+    elif outcome is Outcome.BLOCK_UPDATED and edited(path, existing):
+        # An upgrade: a block no release wrote holds someone's edit; keep it before replacing.
+        where = _backup(files, path, existing, version, changes)
+        changes[path] = Change(
+            after, outcome, f"agent-memory block refreshed; the file with your edit is in {where}"
         )
     elif outcome is Outcome.BLOCK_ADDED and _is_legacy(path, existing):
         # A file the hand-run protocol wrote (2.x or later): its text stays, but keep the

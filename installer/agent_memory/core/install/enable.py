@@ -279,6 +279,8 @@ def upgrade_steps(
             for path, after in upgraded.items()
         }
         values = {"version": str(target), "last_upgraded": day}
+        if fresh:  # recorded from the first step: a resumed run reads them from the stamp
+            values["vendors"] = ", ".join(stamp.vendors) or "none"
         managed: Mapping[str, str] = stamp.managed
         notes = ""
         if index == len(rungs) - 1:
@@ -296,8 +298,7 @@ def upgrade_steps(
         plan = plan_of(state, changes)
         state = apply_changes(state, changes, links)
         yield plan
-        parsed = manifest.parse(new_stamp)  # hand-run: no vendors line until the last step
-        stamp = parsed if parsed.vendors else parsed._replace(vendors=stamp.vendors)
+        stamp = manifest.parse(new_stamp)
         installed = target
 
 
