@@ -288,3 +288,31 @@ def test_a_link_into_the_git_folder_a_dot_git_file_names_is_refused(tmp_path: Pa
     result = cli("enable", root, "--today", TODAY)
     assert result.exit_code == 1 and "inside git's own folder" in result.output, result.output
     assert stats(root) == before
+
+
+@pytest.mark.parametrize(
+    ("link", "to", "args"),
+    [
+        (".agent/migrated/CLAUDE.md", "../../.git/config", ("disable",)),
+        ("memory/continuity.md", "../.git/config", ("status",)),
+        ("memory/vision.md", "../.git/HEAD", ("context",)),
+    ],
+)
+def test_no_command_reads_git_s_files_through_a_link(
+    tmp_path: Path, link: str, to: str, args: tuple[str, ...]
+) -> None:
+    """Only what a bootstrap file links to was checked: disable read .agent/migrated/CLAUDE.md
+    through a link to .git/config and gave it back as CLAUDE.md, a remote's password with it."""
+    root = git_init(tmp_path / "r")
+    subprocess.run(["git", "-C", str(root), "config", "remote.origin.url", "https://u:PASS@h/r"])
+    build_tree(root, {"CLAUDE.md": "# C\n- rule\n"})
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    (root / link).unlink(missing_ok=True)
+    (root / link).symlink_to(to)
+    before = tree(root)
+    done = cli(*args, root)
+    assert done.exit_code == 1, done.output
+    assert (
+        f"{link}: is a symlink to .git/" in done.output and "inside git's own folder" in done.output
+    )
+    assert tree(root) == before and "PASS" not in done.output

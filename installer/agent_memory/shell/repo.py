@@ -56,7 +56,8 @@ class Repo:
     # -- reading -------------------------------------------------------------------------------
 
     def real(self, rel: str) -> Path:
-        """The real path of ``rel``, refusing anything that resolves outside the repo."""
+        """The real path of ``rel``, refusing anything that resolves outside the repo, or into
+        git's own folder through a link."""
         path = self.root / rel
         try:
             resolved = path.resolve()
@@ -68,6 +69,14 @@ class Repo:
             raise RefusedError(
                 f"is a symlink (or under one) that leads outside the repo, to {resolved}; "
                 "refusing to read or write through it — replace it with a real file or directory",
+                rel,
+            )
+        target = resolved.relative_to(self.root).as_posix()
+        if target != rel and self._in_git(resolved):  # a link's way in: git's config, a hook
+            raise RefusedError(
+                f"is a symlink to {target}, inside git's own folder; agent-memory never reads or "
+                "writes git's files through a link — replace the link with a real file, then run "
+                "again",
                 rel,
             )
         return resolved
@@ -90,13 +99,6 @@ class Repo:
             target = resolved.relative_to(self.root).as_posix()
             if target == rel:
                 continue
-            if self._in_git(resolved):
-                raise RefusedError(
-                    f"is a symlink to {target}, inside git's own folder; agent-memory never "
-                    "reads or writes git's files through a link — replace the link with a real "
-                    "file, then run again",
-                    rel,
-                )
             if _own(target) and not _own(rel):
                 raise RefusedError(
                     f"is a symlink to {target}, a file agent-memory writes itself; replace the "
