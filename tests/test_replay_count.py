@@ -381,6 +381,27 @@ def test_a_history_s_roots_are_read_whatever_git_is_configured_to_show(tmp_path:
         assert _found_in_git(root) == 2
 
 
+@pytest.mark.parametrize(
+    ("key", "value"), [("log.follow", "true"), ("i18n.logOutputEncoding", "UTF-16")]
+)
+def test_the_walk_reads_every_commit_whatever_git_is_configured_to_follow_or_encode(
+    tmp_path: Path, key: str, value: str
+) -> None:
+    """log.follow made git follow the sessions folder as one file, leaving out the commits that
+    did not touch it; an output encoding of UTF-16 made every commit line unreadable. Either
+    way the logs were projected, silently."""
+    root = _logged(tmp_path, 2)
+    (root / "README.md").write_text("a change elsewhere\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "unrelated")
+    (root / "memory/sessions/2026-01-09-100000.md").write_text("# S after\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "a log after it")
+    expected = _found_in_git(root)
+    _git(root, "config", key, value)
+    assert _found_in_git(root) == expected == 3
+
+
 def test_a_file_name_of_any_bytes_is_read_as_a_name(tmp_path: Path) -> None:
     """git's raw lines are told from paths by where they stand, not by what a name holds."""
     root = _logged(tmp_path, 1)

@@ -51,6 +51,16 @@ def history(root: Path) -> Path:
     return root
 
 
+def test_the_page_shows_a_folder_name_s_control_characters_escaped(tmp_path: Path) -> None:
+    """The folder's name went into the page's title and heading with its controls raw."""
+    root = history(tmp_path / "r\x1b[31m\x1b]0;t\x07")
+    out = tmp_path / "report.html"
+    assert cli("report", root, "--html", out, "--today", "2026-04-06").exit_code == 0
+    page = out.read_text()
+    assert "\x1b" not in page and "\x07" not in page
+    assert "<title>Memory report: r\\x1b[31m\\x1b]0;t\\x07</title>" in page
+
+
 def test_the_page_is_one_file_with_charts_and_tables_and_nothing_to_fetch(tmp_path: Path) -> None:
     root = history(tmp_path / "repo")
     before = tree(root)

@@ -124,16 +124,16 @@ def folder_history(root: Path, folder: str) -> list[Commit]:
     """Every commit of HEAD's history, each after its parents, with what it changed directly
     in ``folder`` (relative to ``root``): one ``git log`` whatever the history's length. A
     merge's change is against its first parent; a root commit's, and a shallow clone's edge's,
-    against nothing. Renames are not looked for, whatever the user's configuration says: a
-    file moved there is added by the commit that moved it. Empty without git, a commit or an
-    answer in time, with a git older than 2.31 (no ``--diff-merges``), and in a partial clone:
-    its git may fetch none of the blobs it lacks (``OFFLINE``), so its states would be read or
-    not by which blobs it happened to hold, each miss a refused fetch."""
+    against nothing. Whatever the user's configuration says (``log.follow``, an output
+    encoding), no path is followed and no rename looked for: a file moved there is added by the
+    commit that moved it. Empty without git, a commit or an answer in time, a git before 2.31
+    (no ``--diff-merges``), and in a partial clone, whose missing blobs are never fetched."""
     args = [
         "--literal-pathspecs", "log", "--topo-order", "--reverse", "--full-history", "--sparse",
         "--diff-merges=first-parent", "--root", "--no-renames", "--raw", "--no-abbrev",
         "--relative", "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature",
-        "-z", "--format=%x01%H %P", "--end-of-options", "HEAD", "--", folder + "/",
+        "-z", "--format=%x01%H %P", "--no-follow", "--encoding=UTF-8", "--end-of-options",
+        "HEAD", "--", folder + "/",
     ]  # fmt: skip
     if not in_work_tree(root):
         return []
@@ -247,7 +247,7 @@ def introduced(root: Path, fact_id: str, paths: Sequence[str]) -> Introduced | N
     pattern = "id:[[:space:]]*" + fact_id.replace(".", "[.]") + "([^a-z0-9.-]|$)"
     args = [
         "--literal-pathspecs", "log", "--no-ext-diff", "--no-textconv", "--no-color",
-        "--no-show-signature", "--pickaxe-regex", f"-S{pattern}",
+        "--no-show-signature", "--no-follow", "--encoding=UTF-8", "--pickaxe-regex", f"-S{pattern}",
         "--format=%H%x00%an%x00%aI%x00%s%x00", "--", *paths,
     ]  # fmt: skip
     try:
@@ -275,7 +275,7 @@ def line_dates(root: Path, paths: Sequence[str]) -> dict[str, str] | None:
     args = [
         "--literal-pathspecs", "log", "--reverse", "--no-renames", "--no-ext-diff",
         "--no-textconv", "--no-color", "--no-show-signature", "--unified=0", "--format=%x00%aI",
-        "-p", "--", *paths,
+        "-p", "--no-follow", "--", *paths,
     ]  # fmt: skip
     try:
         shallow = _run(root, ["rev-parse", "--is-shallow-repository"], timeout=_QUICK)

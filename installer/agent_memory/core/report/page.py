@@ -3,8 +3,9 @@ Content-Security-Policy forbids it), every table readable without the charts."""
 
 from __future__ import annotations
 
-from html import escape
+import html
 
+from ...parse.untrusted import shown
 from . import sections
 from .charts import Series, bars, legend
 from .content import Content
@@ -20,6 +21,12 @@ border-bottom:1px solid #eee}td.n,th.n{text-align:right}code{font-size:.92em}
 svg{max-width:100%;height:auto}details{margin:.4em 0 1em}
 """
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def escape(text: str) -> str:
+    """Text of the repo's (its folder's name, a fact's words) as inert HTML: a control character
+    written as the command line shows it (``\\x1b``), never sent raw."""
+    return html.escape(shown(text))
 
 
 def render(found: Content) -> str:
