@@ -96,8 +96,16 @@ def proposal_at(repo: Repo, names: LogNames, address: str) -> proposed.Pending:
     wanted = proposed.address(name[:-3], number)
     match = next((p for p in found if p.address == wanted), None)
     if match is None:
-        has = f"its proposals are 1 to {len(found)}" if found else "it proposes nothing"
-        raise AgentMemoryError(f"{SESSIONS_DIR}/{name} has no proposal #{number}: {has}")
+        numbers = sorted({int(p.address.rsplit("#", 1)[1]) for p in found})
+        has = "its proposals are " + ", ".join(f"#{n}" for n in numbers)
+        raise AgentMemoryError(
+            f"{SESSIONS_DIR}/{name} has no proposal #{number}: "
+            + (has if found else "it proposes nothing")
+        )
+    twice = proposed.numbered_twice(text).get(number)
+    if twice is not None:
+        where = f"{SESSIONS_DIR}/{name}:{twice[1]}"
+        raise AgentMemoryError(f"{where}: {proposed.twice(number, twice)}")
     return match
 
 

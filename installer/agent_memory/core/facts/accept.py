@@ -10,6 +10,7 @@ already the origin of a fact, live or archived, is not added again.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
@@ -89,7 +90,11 @@ def accept(
     refuse_errors(continuity.problems, "fix it (agent-memory lint lists each problem), then accept")
     doc, accepted, skipped = continuity, [], []
     taken = dict(origins)
+    counts = Counter(each.address for each in chosen)
     for each in chosen:
+        if counts[each.address] > 1:  # one address, two proposals: neither is this one
+            skipped.append(Skipped(each.address, "numbered twice in its log; renumber one"))
+            continue
         if each.address in taken:
             skipped.append(Skipped(each.address, f"already accepted as {taken[each.address]}"))
             continue
