@@ -129,7 +129,7 @@ def test_an_accepted_fact_in_the_archive_is_still_accepted(captured: Path) -> No
     [
         (["nolog#1"], "is not a proposal's address"),
         (["2026-01-01-000000#1"], "no session log memory/sessions/2026-01-01-000000.md"),
-        ([f"{LOG}#9"], "has no proposal #9: its proposals are 1 to 5"),
+        ([f"{LOG}#9"], "has no proposal #9: its proposals are #1, #2, #3, #4, #5"),
         ([f"{LOG}#0"], "is not a proposal's address"),
         ([f"{LOG}#1", "--all"], "not both"),
         ([f"{LOG}#1\n"], "is not a proposal's address"),
@@ -249,3 +249,36 @@ def test_a_proposal_its_section_would_swallow_is_refused(captured: Path) -> None
     assert "ends inside the HTML block that starts here" in done.output
     assert f"{LOG}#4: memory/continuity.md:" in done.output
     assert tree(captured) == before
+
+
+def test_a_number_written_twice_in_a_log_addresses_neither_proposal(captured: Path) -> None:
+    """A log written by hand may give two proposals one number: accepting one closed both. The
+    number is refused for accept and reject, said by lint and proposals, and the log untouched."""
+    stem = "2026-11-20-130000-dup"
+    log = captured / f"memory/sessions/{stem}.md"
+    log.write_text(
+        "# S\n\n## Proposed Facts\n\n1. remember: Alpha rule about caches\n"
+        "1. remember: Beta rule about queues\n3. decision: Gamma rule about logs\n"
+    )
+    before = tree(captured)
+    twice = (
+        f"agent-memory: memory/sessions/{stem}.md:6: proposal #1 is numbered twice (lines 5, "
+        "6); renumber one in the log, then accept or reject each\n"
+    )
+    for args in (["accept"], ["reject", "--reason", "no"]):
+        done = cli("fact", *args, f"{stem}#1", captured, *DAY)
+        assert done.exit_code == 1 and done.output == twice
+    missing = cli("fact", "accept", f"{stem}#2", captured, *DAY)
+    assert missing.exit_code == 1
+    assert missing.output.endswith(f"{stem}.md has no proposal #2: its proposals are #1, #3\n")
+    assert tree(captured) == before
+    assert f"{stem}#1 is the number of 2 proposals" in cli("proposals", captured).stdout
+    linted = cli("lint", captured, "--only", "proposal-number").stdout
+    assert f"memory/sessions/{stem}.md:6: warning [proposal-number] proposal #1 is" in linted
+    every = cli("fact", "accept", "--all", captured, *DAY)
+    assert f"{stem}#1: skipped, numbered twice in its log; renumber one" in every.stdout
+    assert "Alpha rule" not in _continuity(captured) and "Beta rule" not in _continuity(captured)
+    assert (
+        "Gamma rule" in _continuity(captured)
+        and log.read_bytes() == before[f"memory/sessions/{stem}.md"]
+    )

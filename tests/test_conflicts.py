@@ -25,6 +25,7 @@ from agent_memory.core.facts.conflicts import (
     reading,
 )
 from agent_memory.parse import facts
+from agent_memory.parse.footer import slug
 from conftest import cli, tree
 
 DAY = "2026-03-02"
@@ -144,6 +145,30 @@ def test_any_text_reads(text: str) -> None:
 
 _VOCAB = ["never", "not", "use", "pnpm", "node", "18", "20", "3.11", "3.12", "`main`", "`dev`",
           "the", "branch", "is", "disable", "enable", "don't", "2026-01-02", "#4"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "detail"),
+    [
+        ("Python 3.11 is required", "Python 3.12 is required", "version python: 3.12 / 3.11"),
+        ("The request timeout is 30 seconds", "The request timeout is 60 seconds",
+         "number timeout: 60 / 30"),
+        ("Use port 8080 for the API", "Use port 8081 for the API", "number port: 8081 / 8080"),
+        ("Release v4.8.6 shipped", "Release v4.8.7 shipped", "version release: v4.8.7 / v4.8.6"),
+    ],
+)  # fmt: skip
+def test_an_id_derived_from_the_text_hides_none_of_its_values(
+    enabled: Path, old: str, new: str, detail: str
+) -> None:
+    """``fact add``'s own id (the text's first words) holds the text's numbers: they are still
+    what the fact says, so two facts with derived ids contradict as they would with any other."""
+    assert cli("fact", "add", old, enabled, "--today", DAY).exit_code == 0
+    added = cli("fact", "add", new, enabled, "--today", DAY)
+    assert f"conflict: {slug(old)} (memory/continuity.md:14, {detail}): {old}" in added.stderr
+    found = cli("lint", enabled, "--only", "conflict").stdout
+    assert f"[conflict] {slug(new)} may contradict {slug(old)} " in found
+    again = fact(old, f"{slug(old)}-2") + fact(new, slug(new))  # a derived id made unique
+    assert len(conflicts([doc(again)])) == 1
 
 
 @settings(max_examples=150, deadline=None)

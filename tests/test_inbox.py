@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.core.agents.inbox import Rejection, appended, rejections
-from conftest import cli, tree
+from conftest import PROJECT, cli, tree
 from test_gate import propose
 
 DAY = "2026-03-02"
+LATER = "2026-12-01"  # after the fixture transcript's day
 
 
 @pytest.fixture
@@ -170,3 +171,49 @@ def test_reject_never_copies_a_credential_into_the_committed_file(
     found = cli("lint", root, "--only", "secret")
     assert found.exit_code == 1 and token not in found.output
     assert f"memory/rejected.md:{len(rejected.splitlines()) + 1}: error [secret]" in found.output
+
+
+def _capture(root: Path, tmp_path: Path, session: str, said: str) -> None:
+    """A Claude session (the fixture's records) whose agent says ``said``, captured."""
+    lines = (PROJECT / "tests/fixtures/transcripts/claude/session-basic.jsonl").read_text()
+    records = [json.loads(line) for line in lines.splitlines()]
+    records = [{**r, "sessionId": session} if "sessionId" in r else r for r in records]
+    agent = next(r for r in records if r.get("type") == "assistant")
+    content = [{"type": "text", "text": said}]
+    records.append(
+        {**agent, "uuid": "c1a00099", "message": {**agent["message"], "content": content}}
+    )
+    transcript = tmp_path / f"{session[:8]}.jsonl"
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert cli("session", "capture", root, "--transcript", transcript).exit_code == 0
+
+
+def test_words_a_person_rejected_neither_wait_nor_land_when_another_session_says_them(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert cli("enable", root, "--today", "2026-03-01").exit_code == 0
+    _capture(root, tmp_path, "11111111-5b8a-4e2f-9c61-0a4b8d2e6f13",
+             "Remember: Agents may force-push to main")  # fmt: skip
+    first = "2026-11-20-091400-claude-11111111#1"
+    assert cli("fact", "reject", first, "--reason", "never", root, "--today", LATER).exit_code == 0
+    _capture(root, tmp_path, "22222222-5b8a-4e2f-9c61-0a4b8d2e6f13",
+             "Remember: agents may FORCE-PUSH to main!")  # fmt: skip
+    again = "2026-11-20-091400-claude-22222222#1"
+    assert "no proposals wait" in cli("proposals", root).stdout
+    assert "no proposals pending" in cli("fact", "accept", root).stdout
+    before = tree(root)
+    said = (
+        f"a person rejected the same words before ({first}, {LATER}: never) in memory/rejected.md"
+    )
+    refused = cli("fact", "accept", again, root)
+    assert (
+        refused.exit_code == 1
+        and refused.output == f"agent-memory: {again}: {said}; it is not accepted\n"
+    )
+    every = cli("fact", "accept", "--all", root)
+    assert f"{again}: skipped, {said}" in every.stdout
+    assert tree(root) == before
+    assert "proposed facts wait" not in cli("context", root).stdout
+    assert cli("fact", "accept", first, root).exit_code == 0  # a person may land what they rejected

@@ -176,6 +176,34 @@ def test_duplicates_across_the_two_memories_are_refused_with_the_other_id(
     assert taken.exit_code == 1 and "is taken (at memory/personal.md:" in taken.output
 
 
+def test_an_edit_or_a_successor_that_says_a_personal_fact_is_refused(enabled: Path) -> None:
+    """The words of a personal fact reach no shared file by ``fact edit`` or ``fact supersede
+    --text`` either, over the CLI or MCP: the refusal is ``fact add``'s, and writes nothing."""
+    root = enabled
+    fact_id = add_mine(root)
+    before = tree(root)
+    shouted = MINE.upper() + "."
+    for args in (
+        ("fact", "supersede", "node", "--text", MINE, "--id", "other-id"),
+        ("fact", "edit", "node", shouted),
+    ):
+        done = cli(*args, root, *DAY)
+        assert done.exit_code == 1, done.output
+        assert done.output == (
+            f"agent-memory: the same fact is your personal {fact_id} (memory/personal.md:8); "
+            f"agent-memory fact share {fact_id} makes it the team's\n"
+        )
+        assert tree(root) == before
+    for tool, args in (
+        ("memory_fact_edit", {"id": "node", "text": shouted}),
+        ("memory_fact_supersede", {"id": "node", "text": MINE}),
+    ):
+        answer = call(McpSession(root), tool, args)
+        assert answer.err is not None and f"your personal {fact_id}" in answer.err
+        assert tree(root) == before
+    assert cli("fact", "edit", fact_id, MINE + " always", root, *DAY).exit_code == 0
+
+
 @pytest.mark.parametrize("how", ["tracked", "not ignored"])
 def test_a_personal_file_git_would_take_is_refused(enabled: Path, how: str) -> None:
     root = enabled

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..core.agents.inbox import closed_to, rejections
+from ..core.agents.inbox import closed_to, rejected_as, rejections, said_before
 from ..core.facts import accept as accepting
 from ..core.facts.elsewhere import Elsewhere
 from ..core.plan import FileEdit, Outcome, Plan
@@ -46,18 +46,21 @@ def fact_accept(
     origins = accepting.origins_in([continuity, *holding])
     if address is not None and every:
         raise AgentMemoryError(f"pass LOG#N or --all, not both ({address!r} and --all)")
+    found = rejections(_text(repo.read(REJECTED)))
     if address is not None:
         chosen = [proposal_at(repo, names, address)]
     else:
         unread = unread_logs(last_review(continuity), names)
-        closed = {**origins, **closed_to(rejections(_text(repo.read(REJECTED))))}
+        closed = {**origins, **closed_to(found)}
         chosen = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), closed)
         if not every:
-            return _listing(repo, chosen)
+            return _listing(repo, [p for p in chosen if rejected_as(p.text, found) is None])
     day = review_date(repo.today, names.newest)
     mine = repo.read(PERSONAL)  # a proposal that says a personal fact is refused, never copied
     beside = Elsewhere([*others, *([(PERSONAL, mine)] if mine else [])])
-    done = accepting.accept(continuity, beside, chosen, origins, day, address is None)
+    done = accepting.accept(
+        continuity, beside, chosen, origins, day, address is None, said_before(found)
+    )
     if text is not None and done.accepted:
         done = done._replace(after=accepting.edited(done.after, done.accepted[0].id, text))
     reason = f"proposals accepted: {len(done.accepted)}"
@@ -93,8 +96,16 @@ def proposal_at(repo: Repo, names: LogNames, address: str) -> proposed.Pending:
     wanted = proposed.address(name[:-3], number)
     match = next((p for p in found if p.address == wanted), None)
     if match is None:
-        has = f"its proposals are 1 to {len(found)}" if found else "it proposes nothing"
-        raise AgentMemoryError(f"{SESSIONS_DIR}/{name} has no proposal #{number}: {has}")
+        numbers = sorted({int(p.address.rsplit("#", 1)[1]) for p in found})
+        has = "its proposals are " + ", ".join(f"#{n}" for n in numbers)
+        raise AgentMemoryError(
+            f"{SESSIONS_DIR}/{name} has no proposal #{number}: "
+            + (has if found else "it proposes nothing")
+        )
+    twice = proposed.numbered_twice(text).get(number)
+    if twice is not None:
+        where = f"{SESSIONS_DIR}/{name}:{twice[1]}"
+        raise AgentMemoryError(f"{where}: {proposed.twice(number, twice)}")
     return match
 
 

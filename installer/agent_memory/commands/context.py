@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ..core.agents import context as viewing
 from ..core.agents.forms import full_text
-from ..core.agents.inbox import closed_to, rejections
+from ..core.agents.inbox import closed_to, rejected_as, rejections
 from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
 from ..layout import CONTEXT_BYTES, CONTINUITY, REJECTED, SESSIONS_DIR
@@ -167,10 +167,10 @@ def pending_proposals(
         for fact in doc.facts
         if (origin := fact.field("origin"))
     }
-    rejected = repo.read(REJECTED)  # a rejected proposal waits no more
-    if rejected:
-        origins |= closed_to(rejections(rejected.decode("utf-8", errors="replace")))
-    return len(proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins))
+    rejected = rejections((repo.read(REJECTED) or b"").decode("utf-8", errors="replace"))
+    origins |= closed_to(rejected)  # a rejected proposal, or its words, waits no more
+    waiting = proposed.unaccepted(repo.read_each(SESSIONS_DIR, unread), origins)
+    return sum(rejected_as(p.text, rejected) is None for p in waiting)
 
 
 def _pending_note(count: int) -> str:

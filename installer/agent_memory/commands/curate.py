@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .. import resources
 from ..core.facts import footers
-from ..core.facts.add import add_fact
+from ..core.facts.add import add_fact, refuse_personal
 from ..core.facts.curate import (
     Place,
     file_edits,
@@ -198,6 +198,8 @@ def _destination(place: Place) -> str:
 def fact_edit(repo: Repo, fact_id: str, text: str, options: Options) -> Result:
     memory = memory_read(repo, fact_id)
     place = locate(memory.curated, fact_id)
+    if place.doc.path != PERSONAL:
+        refuse_personal(text, memory.personal)
     after = edit_text(place, text)
     texts: dict[str, tuple[facts.Document | None, Text]] = {place.doc.path: (place.doc, after)}
     edits = file_edits(texts, f"fact edit: {fact_id}", memory.archives, index_of(memory))
@@ -239,7 +241,7 @@ def _supersede_by_new(
     assert continuity is not None
     docs = memory.documents
     footers.refuse_superseding(old, "")
-    elsewhere = Elsewhere.of(docs[1:])
+    elsewhere = Elsewhere.of([*docs[1:], *([memory.personal] if memory.personal else [])])
     section = moves.section_of(old.fields.get("from")) or old.fact.section
     thread = old.fact.task == " "
     added = add_fact(

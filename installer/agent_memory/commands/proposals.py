@@ -4,6 +4,8 @@ like. Writes nothing."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..core.agents.inbox import pending, rejections
 from ..core.facts.accept import origins_in
 from ..core.review.triggers import unread_logs
@@ -25,6 +27,13 @@ def proposals(repo: Repo) -> Result:
         f"{w.address}  {w.kind}: {w.text}"
         + (f"  (similar: {', '.join(w.similar)})" if w.similar else "")
         for w in waiting
+    ]
+    counts = Counter(w.address for w in waiting)
+    lines += [
+        f"{address} is the number of {n} proposals: renumber one in its log (fact accept and "
+        "fact reject refuse it until then)"
+        for address, n in counts.items()
+        if n > 1
     ]
     said = (
         f"{len(waiting)} proposals wait: agent-memory fact accept LOG#N lands one, "

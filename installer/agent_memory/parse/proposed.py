@@ -36,6 +36,7 @@ class Proposed(NamedTuple):
     number: int
     kind: str
     text: str
+    line: int = 0  # its line in the log, from 1
 
 
 class Pending(NamedTuple):
@@ -54,16 +55,33 @@ def line(number: int, kind: str, text: str) -> str:
 def read(text: str) -> Iterator[Proposed]:
     """The proposals of a log, in order: the lines of the shape ``line`` writes under the first
     ``## Proposed Facts`` heading, up to the next heading; any other line there is prose."""
-    lines = iter(text.splitlines())
-    for each in lines:
+    lines = enumerate(text.splitlines(), 1)
+    for _, each in lines:
         if each.rstrip() == HEADING:
             break
-    for each in lines:
+    for at, each in lines:
         if ATX.match(each):
             return
         found = _LINE.match(each.rstrip())
         if found:
-            yield Proposed(int(found.group(1)), found.group(2), found.group(3))
+            yield Proposed(int(found.group(1)), found.group(2), found.group(3), at)
+
+
+def numbered_twice(text: str) -> dict[int, tuple[int, ...]]:
+    """Each number a log gives more than one proposal, with their lines: a log written by hand
+    may, and then one address names two proposals, so neither is accepted or rejected."""
+    lines: dict[int, list[int]] = {}
+    for each in read(text):
+        lines.setdefault(each.number, []).append(each.line)
+    return {number: tuple(at) for number, at in lines.items() if len(at) > 1}
+
+
+def twice(number: int, lines: Iterable[int]) -> str:
+    """What is said of a number ``numbered_twice`` finds (at its second line)."""
+    return (
+        f"proposal #{number} is numbered twice (lines {', '.join(map(str, lines))}); renumber "
+        "one in the log, then accept or reject each"
+    )
 
 
 def has_proposals(data: bytes) -> bool:

@@ -12,11 +12,12 @@ words, § Duplicates' rule) is not proposed again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from ...layout import REJECTED
 from ...parse.facts import Document
-from ...parse.proposed import unaccepted
+from ...parse.proposed import Pending, unaccepted
 from ...parse.untrusted import one_line
 from ..facts.duplicates import compare, normal
 
@@ -67,18 +68,37 @@ def rejected_as(text: str, found: Iterable[Rejection]) -> Rejection | None:
     return next((r for r in found if key and normal(r.text) == key), None)
 
 
+def said_before(found: Sequence[Rejection]) -> Callable[[Pending], str | None]:
+    """What ``fact accept`` says of a proposal whose words another's rejection holds (None:
+    nobody rejected them; a person may still land the very proposal they rejected)."""
+
+    def said(proposal: Pending) -> str | None:
+        was = rejected_as(proposal.text, [r for r in found if r.address != proposal.address])
+        if was is None:
+            return None
+        return (
+            f"a person rejected the same words before ({was.address}, {was.day}: {was.reason}) "
+            f"in {REJECTED}; it is not accepted"
+        )
+
+    return said
+
+
 def pending(
     logs: Iterable[tuple[str, bytes]],
     origins: Mapping[str, str],
     found: Sequence[Rejection],
     live: Sequence[Document],
 ) -> list[Waiting]:
-    """The proposals of ``logs`` that no fact has as its origin and nobody rejected, each with
-    the live facts it is much like: what ``agent-memory proposals`` lists."""
+    """The proposals of ``logs`` that no fact has as its origin and nobody rejected (neither
+    their address nor their words), each with the live facts it is much like: what
+    ``agent-memory proposals`` lists."""
     closed = {**origins, **closed_to(found)}
     out: list[Waiting] = []
     for log, data in logs:
         for each in unaccepted([(log, data)], closed):
+            if rejected_as(each.text, found) is not None:
+                continue
             alike = compare(each.text, live)
             ids = tuple(m.id for m in (*((alike.same,) if alike.same else ()), *alike.similar))
             out.append(Waiting(each.address, each.kind, each.text, log, ids))

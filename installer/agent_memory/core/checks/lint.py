@@ -13,7 +13,7 @@ from typing import NamedTuple
 from ... import patterns
 from ...errors import InputError, Problem
 from ...layout import CONTINUITY, SESSIONS_DIR
-from ...parse import scopes
+from ...parse import proposed, scopes
 from ...parse.cites import Source
 from ...parse.continuity import cursor, last_review
 from ...parse.facts import Document, Fact, conflict_markers, id_clashes
@@ -191,6 +191,11 @@ def _logs(
         notes = [warning._replace(path=path) for warning in refs.warnings]
         notes += _references(path, refs, known, ordered, data)
         notes += log_problems(path, name[:10], refs, known, replaced)
+        notes += [
+            Problem(path, at[1], "warning", "proposal-number", proposed.twice(number, at))
+            for number, at in proposed.numbered_twice(text).items()
+            if proposed.has_proposals(data)
+        ]
         found += notes if name in unread else _once(path, notes)
         for fact_id in refs.created:
             created_in[fact_id].append(name)

@@ -10,7 +10,8 @@ already the origin of a fact, live or archived, is not added again.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -78,22 +79,31 @@ def accept(
     origins: Mapping[str, str],
     today: dt.date,
     every: bool,
+    rejected: Callable[[Pending], str | None] = lambda _proposal: None,
 ) -> Outcome:
     """``chosen`` added to continuity.md in order; those ``origins`` already hold are skipped.
 
-    A proposal ``add_fact`` refuses is skipped with its reason when ``every`` (one bad proposal
-    must not hold back the rest), and refused otherwise.
+    A proposal ``add_fact`` refuses, or one ``rejected`` says a person rejected (its reason),
+    is skipped with its reason when ``every`` (one bad proposal must not hold back the rest),
+    and refused otherwise.
     """
     refuse_errors(continuity.problems, "fix it (agent-memory lint lists each problem), then accept")
     doc, accepted, skipped = continuity, [], []
     taken = dict(origins)
+    counts = Counter(each.address for each in chosen)
     for each in chosen:
+        if counts[each.address] > 1:  # one address, two proposals: neither is this one
+            skipped.append(Skipped(each.address, "numbered twice in its log; renumber one"))
+            continue
         if each.address in taken:
             skipped.append(Skipped(each.address, f"already accepted as {taken[each.address]}"))
             continue
         section = SECTIONS.get(each.kind, DEFAULT_SECTION)
         try:
             _refuse_secrets(each.text)
+            said = rejected(each)
+            if said is not None:
+                raise AgentMemoryError(said)
             origin = {"origin": each.address}
             thread = section == THREADS
             new = add_fact(doc, elsewhere, each.text, section, None, thread, today, imported=origin)

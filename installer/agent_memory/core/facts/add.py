@@ -25,7 +25,7 @@ from ..review.moves import landed
 from ..review.tiers import at_birth
 from ..secrets import refuse
 from .conflicts import Conflict, against
-from .duplicates import Match
+from .duplicates import Match, compare
 from .elsewhere import Elsewhere, duplicates
 
 DEFAULT_SECTION = KEY_DECISIONS
@@ -127,6 +127,14 @@ def past_until(fact_id: str, until: dt.date, today: dt.date, path: str) -> str |
         f"warning: {until.isoformat()} is already past (today is {today.isoformat()}), so "
         f"{then}; agent-memory fact expire {fact_id} YYYY-MM-DD gives it a later date"
     )
+
+
+def refuse_personal(text: str, personal: Document | None) -> None:
+    """A text for a shared file must not be a personal fact's (DECAY.md § Personal facts):
+    ``fact edit`` and ``fact supersede --text`` are refused as ``fact add`` is."""
+    same = compare("\n".join(body_lines(text)), [personal]).same if personal else None
+    if same is not None:
+        raise _same(same)
 
 
 def _same(match: Match) -> DuplicateError:

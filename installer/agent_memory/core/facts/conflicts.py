@@ -25,7 +25,7 @@ from ... import patterns
 from ...errors import Problem
 from ...parse.cites import parse_value
 from ...parse.facts import Document, Fact
-from ...parse.footer import listed
+from ...parse.footer import listed, slug
 from .duplicates import fact_text
 
 # The same thing: shared topic words / all topic words >= NUMERATOR / DENOMINATOR.
@@ -74,6 +74,7 @@ _NEGATED = patterns.compile(
 _VALUED = patterns.compile(r"[0-9`]")
 _HASH = patterns.compile(r"[0-9a-f]{7,40}")
 _DIGITS = patterns.compile(r"\d+")
+_PARTS = patterns.compile(r"[-.]")
 SCOPE = 3  # tokens: how far after a negation the first word it negates may stand
 
 
@@ -104,8 +105,11 @@ class Reading(NamedTuple):
 def read(text: str, cited: Iterable[str] = (), named: str = "") -> Reading:
     """The topic, the negated and plain phrases, and the values of a fact's text; a value its
     id ``named`` holds (``release-4-11-9`` holds ``v4.11.9``) is what the fact is about, not
-    what it says, and is left out."""
-    own = "".join(_DIGITS.findall(named))
+    what it says, and is left out, unless the id is only the text's first words (``fact add``'s
+    own: ``python-3-11-is-required`` says nothing the text does not)."""
+    own: tuple[str, ...] = ()
+    if named and not _derived(text, named):
+        own = tuple(part.removeprefix("v") for part in _PARTS.split(named))
     words: list[tuple[str, bool]] = []  # each content word, and whether a negation governs it
     values: dict[str, dict[str, set[str]]] = {}
     quoted: set[str] = set()
@@ -144,9 +148,19 @@ def read(text: str, cited: Iterable[str] = (), named: str = "") -> Reading:
     return Reading(topic, frozenset(negated), frozenset(plain), led)
 
 
-def _named(value: str, own: str) -> bool:
-    digits = "".join(_DIGITS.findall(value))
-    return len(digits) > 1 and digits in own
+def _derived(text: str, named: str) -> bool:
+    """Whether ``named`` is the id ``fact add`` derives from ``text`` (its slug, or ``-2``…)."""
+    base = slug(text.split("\n", 1)[0])
+    return named == base or (named.startswith(f"{base}-") and named[len(base) + 1 :].isdigit())
+
+
+def _named(value: str, own: Sequence[str]) -> bool:
+    """Whether the id's parts ``own`` hold the value's digit runs, whole and in a row:
+    ``release-4-11-9`` holds ``v4.11.9``, ``pool-12`` holds neither ``1`` nor ``2``."""
+    runs = _DIGITS.findall(value)
+    if len("".join(runs)) < 2:
+        return False
+    return any(list(own[at : at + len(runs)]) == runs for at in range(len(own) - len(runs) + 1))
 
 
 def _sized_alike(one: Reading, two: Reading) -> bool:
