@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_memory.core.blocks import find_block, upsert_block
+from agent_memory.core.blocks import HTML_MARKERS, find_block, upsert_block
+from agent_memory.core.install.disable import without_block
 from agent_memory.core.plan import Outcome
 from agent_memory.errors import InputError
 from conftest import build_tree, cli, stats
@@ -39,6 +40,35 @@ def test_block_insert_and_replace_keep_user_text(head: str, tail: str) -> None:
     assert refreshed.endswith(edited[edited.index(b"<!-- agent-memory:end -->") + 25 :])
     again, outcome = upsert_block("X.md", refreshed, NEWER)
     assert again == refreshed and outcome is Outcome.UNCHANGED
+
+
+# Small files as enable finds them: a front matter, blank lines, a title, text; any ending.
+part = st.sampled_from(["", "\n", "\n\n", "  \n"])
+small_file = st.builds(
+    lambda matter, lead, title, gap, body, tail, crlf, final: (
+        (matter + lead + title + gap + body + tail).rstrip("\n") * (not final)
+        or matter + lead + title + gap + body + tail
+    ).replace("\n", "\r\n" if crlf else "\n"),
+    st.sampled_from(["", "---\nname: x\n---\n"]),
+    part,
+    st.sampled_from(["", "# Agents\n"]),
+    part,
+    st.sampled_from(["", "- existing\n", "Text.\n\n- rule\n"]),
+    part,
+    st.booleans(),
+    st.booleans(),
+)
+
+
+@given(small_file, st.booleans())
+def test_taking_the_block_out_gives_back_the_bytes_it_went_into(text: str, top: bool) -> None:
+    """disable after enable is lossless: the removal takes out exactly the blank line and the
+    newline the insertion added, wherever the block went."""
+    original = text.encode()
+    if not text.strip():
+        return  # a file with nothing but our block (and blank lines) goes with it
+    added, _ = upsert_block("X.md", original, TEMPLATE, top=top)
+    assert without_block("X.md", added, HTML_MARKERS) == original
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,26 @@ def test_disable_takes_out_exactly_what_enable_put_in(tmp_path: Path) -> None:
     assert "disabled" in result.output and "block removed  AGENTS.md" in result.output
 
 
+@pytest.mark.parametrize(
+    ("files", "options"),
+    [
+        ({"AGENTS.md": "# Agents\n- existing\n"}, ("--vendor", "none")),
+        ({"AGENTS.md": "---\na: 1\n---\r\n# Agents\r\n- existing\r\n"}, ("--vendor", "none")),
+        ({"AGENTS.md": "# Agents\n", "CLAUDE.md": "# C\n- rule"}, ("--keep-vendor-files",)),
+    ],
+)
+def test_disable_gives_back_the_bytes_enable_found(
+    repo: Path, files: dict[str, str], options: tuple[str, ...]
+) -> None:
+    """No blank line or final newline that enable added is left behind."""
+    build_tree(repo, files)
+    before = tree(repo)
+    assert cli("enable", repo, *options, "--today", "2026-01-01").exit_code == 0
+    assert cli("disable", repo, "--today", "2026-01-02").exit_code == 0
+    after = tree(repo)
+    assert {path: after[path] for path in files} == {path: before[path] for path in files}
+
+
 @pytest.mark.parametrize("example", ["legacy-2x-repo", "vendor-repo", "handrun-4x-repo"])
 def test_round_trip_on_the_examples_gives_back_every_byte(tmp_path: Path, example: str) -> None:
     repo = tmp_path / "repo"

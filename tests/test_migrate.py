@@ -94,7 +94,8 @@ def test_keep_vendor_files_only_adds_pointer_blocks(repo: Path) -> None:
     build_tree(repo, {"CLAUDE.md": "Be terse.", ".windsurfrules": "Tabs.\n"})
     assert cli("enable", repo, "--keep-vendor-files", "--today", TODAY).exit_code == 0
     files = tree(repo)
-    assert files["CLAUDE.md"].startswith(b"Be terse.\n\n<!-- agent-memory:begin -->")
+    # No blank line after a last line without a newline: disable knows to take the newline out.
+    assert files["CLAUDE.md"].startswith(b"Be terse.\n<!-- agent-memory:begin -->")
     assert files[".windsurfrules"] == b"Tabs.\n"
     assert not any(p.startswith(".agent/migrated/") for p in files)
 
@@ -212,3 +213,27 @@ def test_a_file_already_in_migrated_is_never_written_over(tmp_path: Path) -> Non
     assert "unchanged  .agent/migrated/CONVENTIONS.md" in result.output
     assert_nothing_lost(before, after)
     assert "up to date" in cli("enable", repo, "--today", TODAY).output
+
+
+def test_a_source_linking_to_a_file_elsewhere_is_read_there(repo: Path, tmp_path: Path) -> None:
+    """MIGRATE.md § Symlinks: the target's text is consolidated (or imported) as the source's;
+    the link stays a link and its target keeps every byte."""
+    build_tree(repo, {"docs/rules.txt": "- rule from docs\n", "x/progress.md": "- x fact\n"})
+    (repo / ".cursorrules").symlink_to("docs/rules.txt")
+    (repo / "memory-bank").symlink_to("x")
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    files = tree(repo)
+    assert b"rule from docs" in files["AGENTS.md"]
+    assert b"x fact" in files["memory/continuity.md"]
+    assert files[".agent/migrated/.cursorrules"] == b"- rule from docs\n"
+    assert (repo / ".cursorrules").is_symlink() and files["docs/rules.txt"] == b"- rule from docs\n"
+    # A link leading out of the repo is still refused, with nothing written.
+    (repo / ".cursorrules").unlink()
+    (tmp_path / "outside.txt").write_text("- secret\n")
+    (repo / ".cursorrules").symlink_to(tmp_path / "outside.txt")
+    (repo / "AGENTS.md").unlink()
+    before = stats(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and "leads outside the repo" in result.output
+    assert stats(repo) == before

@@ -183,17 +183,19 @@ def _one(span: tuple[int, int] | None) -> list[tuple[int, int]]:
 
 
 def _insert(lines: list[str], block: list[str], at: int, newline: str) -> list[str]:
-    """``block`` before line ``at``, with one blank line between it and any text around it."""
+    """``block`` before line ``at``, set off from the text by one blank line we add, always on
+    the same side, so ``without_block`` takes out exactly what came in: after the block at the
+    top of a file, else before it. A last line without a newline gets one and no blank line:
+    that is how the removal knows to take the newline out again."""
     if at >= len(lines):
-        prefix: list[str] = []
-        if lines and not lines[-1].endswith("\n"):
-            prefix = [newline, newline]
-        elif lines and strip_eol(lines[-1]).strip():
-            prefix = [newline]
-        return lines + prefix + block
-    before = [newline] if at and strip_eol(lines[at - 1]).strip() else []
-    after = [newline] if strip_eol(lines[at]).strip() else []
-    return lines[:at] + before + block + after + lines[at:]
+        if not lines:
+            return list(block)
+        if lines[-1].endswith("\n"):
+            return [*lines, newline, *block]
+        return [*lines, newline, *block]
+    if at == 0:
+        return [*block, newline, *lines]
+    return [*lines[:at], newline, *block, *lines[at:]]
 
 
 def _after_title(lines: list[str]) -> int:

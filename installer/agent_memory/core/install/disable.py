@@ -29,7 +29,7 @@ from ...layout import (
     VENDORS,
 )
 from ...parse.facts import is_blank
-from ...parse.text import decode
+from ...parse.text import decode, strip_eol
 from ..agents import hooks
 from ..agents.jsontext import BadJSON
 from ..blocks import HTML_MARKERS, Markers, find_block
@@ -235,10 +235,11 @@ def without_block(path: str, data: bytes, markers: Markers) -> bytes | None:
     rest = lines[:begin] + lines[end + 1 :]
     if all(is_blank(line) for line in rest):
         return None
-    if begin > 0 and end + 1 >= len(lines) and is_blank(lines[begin - 1]):
-        rest = lines[: begin - 1]  # the blank line enable put before a block it appended
-    elif begin == 0 and rest and is_blank(rest[0]):
-        rest = rest[1:]  # the blank line enable put after a block it put at the top
-    elif 0 < begin < len(rest) and is_blank(rest[begin - 1]) and is_blank(rest[begin]):
-        del rest[begin]  # two blank lines would meet where the block was
+    # The blank line enable adds is an empty one; a line of spaces was the user's.
+    if begin == 0 and not strip_eol(rest[0]):
+        del rest[0]  # the blank line enable put after a block at the top of the file
+    elif begin > 0 and not strip_eol(rest[begin - 1]):
+        del rest[begin - 1]  # the blank line enable put before the block
+    elif begin > 0 and end + 1 == len(lines):
+        rest[-1] = strip_eol(rest[-1])  # no blank before a block appended: no final newline
     return type(text)(text.bom, tuple(rest)).encode()

@@ -61,7 +61,8 @@ def migrate(
     """Plan Mode C for the detected ``sources`` (path → bytes); ``agents`` is AGENTS.md.
 
     ``links`` maps each source that is a symlink to the in-repo path it leads to: a link is
-    never read as a file of its own (its target is, or is AGENTS.md), and AGENTS.md's text is
+    never written; its target's text (which ``sources`` holds for it) is read as the source's
+    unless the target is AGENTS.md or a source itself, and AGENTS.md's text is
     written to the file it really is. ``kept`` reads what ``.agent/migrated/`` already holds at
     a path (None: nothing), so that no copy is written over a file there.
     """
@@ -78,7 +79,9 @@ def migrate(
         if path in links:
             where = AGENTS_MD if links[path] == agents_path else links[path]
             out.linked[path] = f"links to {where}; read there, never written through"
-        elif path == agents_path or source.kind in ("agents", "scoped"):
+            if where == AGENTS_MD or where in sources:
+                continue  # its text is read as AGENTS.md's, or as the source it links to
+        if path == agents_path or source.kind in ("agents", "scoped"):
             continue  # AGENTS.md's own text (or a file AGENTS.md links to), or scoped
         elif source in STORES:
             out.facts.extend(store_facts(path, source, sources[path], today.isoformat()))
@@ -87,6 +90,8 @@ def migrate(
             sections += _instruction(
                 out, path, source, sources[path], said, keep_vendor_files, kept
             )
+        if path in links:  # read through (``sources`` holds its target's bytes), never written
+            out.files.pop(path, None)
     if sections:
         out.files[agents_path] = _consolidated(agents_text, sections, newline)
         out.reasons[agents_path] = _moved_reason(out.moved)
