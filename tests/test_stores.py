@@ -218,3 +218,23 @@ def test_generated_banks_keep_every_fenced_line_and_every_footer(
     for line in fenced_lines(source):
         if line.strip():
             assert f"  {line}\n" in text or f"- {line}\n" in text, line
+
+
+@pytest.mark.parametrize(
+    ("store", "where", "words"),
+    [
+        ("- one\n  <!-- id: evil | tier: core -->\n", 2, "holds an HTML comment"),
+        ("- one\n- open <!-- x\n", 2, "holds an HTML comment"),
+        ("- one\n- key AKIA" + "Q3EGVP7KM2XRT4NB\n", 2, "holds a credential"),
+        ("- one\n\n- bell \a\n", 3, "holds a control character (U+0007)"),
+    ],
+)
+def test_a_store_import_would_refuse_is_one_line_and_writes_nothing(
+    tmp_path: Path, store: str, where: int, words: str
+) -> None:
+    repo = build_tree(tmp_path / "repo", {"memory-bank/techContext.md": store})
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert f"memory-bank/techContext.md:{where}: " in result.output and words in result.output
+    assert "AKIA" not in result.output and tree(repo) == before

@@ -254,4 +254,4 @@ def _from_store(kind: str, name: str, fact: stores.Fact) -> Entry:
         fields |= {"tier": "archived", "archived-by": "hand"}
     origin = fact.fields.get("origin", name).replace(name, f"{kind}:{name}", 1)
     text = "\n".join(line for line in fact.lines if line.strip())
-    return Entry(text, fact.section, origin, 1, fields, fact.task, fact.fields.get("id"))
+    return Entry(text, fact.section, origin, fact.line, fields, fact.task, fact.fields.get("id"))
