@@ -183,6 +183,20 @@ def test_a_co_cli_memory_with_an_unclosed_fence_keeps_its_footer(tmp_path: Path)
     assert "  ```sh\n   ruff check .\n  ```\n" in "".join(doc.text.lines[fact.start : fact.end])
 
 
+def test_a_co_cli_memory_keeps_its_own_id_in_enable_and_import(tmp_path: Path) -> None:
+    memory = "---\nid: use_uv\ntags: [tool]\n---\nUse uv for installs\n"
+    files = {".co-cli/knowledge/memories/m.md": memory}
+    repo, _ = imported(tmp_path / "enable", files)
+    assert "<!-- id: use-uv |" in (repo / "memory/continuity.md").read_text()
+    other = build_tree(tmp_path / "other", files)
+    repo = tmp_path / "import"
+    repo.mkdir()
+    assert cli("enable", repo, "--today", TODAY, "--vendor", "none").exit_code == 0
+    source = other / ".co-cli/knowledge/memories"
+    assert cli("import", "co-cli", repo, "--from", source, "--today", TODAY).exit_code == 0
+    assert "<!-- id: use-uv |" in (repo / "memory/continuity.md").read_text()
+
+
 block = st.sampled_from(
     ["# H", "## Done", "### Sub", "## Next", "Para text", "- item", "- [ ] task", "1. step", ""]
 )

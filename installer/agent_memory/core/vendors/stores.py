@@ -268,6 +268,12 @@ def _fields(day: str, origin: str, **known: str) -> dict[str, str]:
     return {"created": day, "last_used": day, "uses": "1", "origin": origin, **known}
 
 
+def _own_id(value: Any) -> dict[str, str]:
+    """The store's own id, kept when it is kebab-case once ``_`` becomes ``-`` (else the slug)."""
+    wanted = str(value or "").replace("_", "-").lower()
+    return {"id": wanted} if wanted and footer.ID.match(wanted) else {}
+
+
 def _date(value: Any, day: str) -> str:
     text = str(value)[:10] if value is not None else ""
     return text if parse_date(text) is not None else day
@@ -311,9 +317,7 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
                     "uses": str(uses),
                     "last_used": last,
                 }
-            wanted = str(entry.get("id") or "").replace("_", "-").lower()
-            if wanted and footer.ID.match(wanted):
-                fields["id"] = wanted
+            fields |= _own_id(entry.get("id"))
             if group == "core":
                 fields["tier"] = "core"
             lines = str(entry["content"]).strip().split("\n")
@@ -350,6 +354,7 @@ def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
     if meta.get("updated"):
         updated = _date(meta.get("updated"), created)
         fields |= {"base_uses": "1", "base_last_used": updated, "last_used": updated}
+    fields |= _own_id(meta.get("id"))
     if meta.get("decay_protected") is True:
         fields["tier"] = "core"
     lines = [body[0].lstrip("-*+ ").strip() or body[0], *body[1:]]
