@@ -252,3 +252,14 @@ def test_a_store_import_would_refuse_is_one_line_and_writes_nothing(
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert f"memory-bank/techContext.md:{where}: " in result.output and words in result.output
     assert "AKIA" not in result.output and tree(repo) == before
+
+
+@pytest.mark.parametrize("value", ["[one, two]", "!!set {a, b}", "\n      k: v"])
+def test_a_context_yaml_content_that_is_not_text_is_one_line(tmp_path: Path, value: str) -> None:
+    yaml = f"core:\n  - content: fine\n  - id: x\n    content: {value}\n"
+    repo = build_tree(tmp_path / "repo", {"CONTEXT.yaml": yaml})
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "CONTEXT.yaml:" in result.output and "content is not text" in result.output
+    assert tree(repo) == before

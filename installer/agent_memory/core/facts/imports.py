@@ -103,7 +103,8 @@ def _claude(files: Sequence[tuple[str, bytes]]) -> list[Entry]:
             found.append(Entry(text, DEFAULT_SECTION, "claude:MEMORY.md", number))
     for name, memory in split:
         meta: Any = memory.data
-        head = " — ".join(str(meta[k]).strip() for k in ("name", "description") if meta.get(k))
+        said = [stores.text_value(name, meta, k, 2) for k in ("name", "description") if k in meta]
+        head = " — ".join(text.strip() for text in said if text.strip())
         body = [strip_eol(line).rstrip() for line in memory.body]
         text = "\n".join(line for line in (head, *body) if line.strip())
         alone = "\n".join(line for line in body if line.strip())

@@ -6,6 +6,7 @@ facts into continuity.md and the archive. The stores themselves are left where t
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -268,6 +269,21 @@ def _fields(day: str, origin: str, **known: str) -> dict[str, str]:
     return {"created": day, "last_used": day, "uses": "1", "origin": origin, **known}
 
 
+def text_value(path: str, mapping: Any, key: str, first_line: int = 1) -> str:
+    """A YAML value that becomes a fact's words: a list or mapping there would be written as
+    Python's repr of it, so it is refused at its line (``first_line``: the YAML's first)."""
+    value = mapping.get(key)
+    if isinstance(value, str | int | float | dt.date) or value is None:
+        return "" if value is None else str(value)
+    line = mapping.lc.value(key)[0] if hasattr(mapping, "lc") else 0
+    raise InputError(
+        path,
+        first_line + line,
+        f"{key} is not text",
+        "write it as one string, then run enable again",
+    )
+
+
 def _own_id(value: Any) -> dict[str, str]:
     """The store's own id, kept when it is kebab-case once ``_`` becomes ``-`` (else the slug)."""
     wanted = str(value or "").replace("_", "-").lower()
@@ -303,7 +319,7 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
                 path, 1, f"{group} is not a list of entries", "fix the YAML, then run enable again"
             )
         for entry in entries:
-            if not hasattr(entry, "get") or not str(entry.get("content") or "").strip():
+            if not hasattr(entry, "get") or not text_value(path, entry, "content").strip():
                 continue
             section = CONTEXT_SECTIONS.get(str(entry.get("type") or ""), "Key Decisions")
             created = _date(entry.get("created"), day)
@@ -320,7 +336,7 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
             fields |= _own_id(entry.get("id"))
             if group == "core":
                 fields["tier"] = "core"
-            lines = str(entry["content"]).strip().split("\n")
+            lines = text_value(path, entry, "content").strip().split("\n")
             extras = [
                 f"- {key}: {entry[key]}"
                 for key in ("confidence", "domain", "evidence")
