@@ -263,3 +263,14 @@ def test_a_context_yaml_content_that_is_not_text_is_one_line(tmp_path: Path, val
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "CONTEXT.yaml:" in result.output and "content is not text" in result.output
     assert tree(repo) == before
+
+
+def test_a_fence_opened_inside_an_item_ends_with_it_and_lint_accepts_it(tmp_path: Path) -> None:
+    store = f"- three\n  {FENCE}\n  code\n- four\n   > quote\n"
+    repo, _ = imported(tmp_path, {"memory-bank/techContext.md": store})
+    doc = facts.parse("memory/continuity.md", (repo / "memory/continuity.md").read_bytes())
+    assert doc.problems == ()
+    assert [f.id for f in doc.facts if f.field("origin")] == ["three", "four"]
+    assert f"- three\n  {FENCE}\n  code\n  {FENCE}\n  <!-- id: three" in doc.text.body
+    lint = cli("lint", repo).output.splitlines()[-1]
+    assert lint.startswith("0 errors, 0 warnings"), lint

@@ -153,6 +153,7 @@ class _Scan:
         self.task: str | None = None
         self.paragraph = False
         self.fence: tuple[str, int] | None = None  # the open fence's character and length
+        self.nested = False  # it opened inside an item, which a line at the margin ends
         self.headings: list[tuple[int, bool, str]] = []  # (level, done, title), outermost first
         self.attachable = False  # the last fact is under the current heading
         self.last_paragraph = False  # the last fact is a paragraph (not an item)
@@ -162,6 +163,8 @@ class _Scan:
 
     def line(self, bare: str) -> None:
         """One line without its line ending; a fenced one is kept exactly, the rest trimmed."""
+        if self.fence is not None and self.nested and bare.strip():
+            self.fence = None if not bare.startswith(("  ", "\t")) else self.fence
         if self.fence is not None:
             self.current.append(bare)
             if fence_closes(self.fence, bare):
@@ -215,7 +218,7 @@ class _Scan:
             self._append(line)
         else:
             self.current, self.start = [line], self.number
-        self.fence = opening
+        self.fence, self.nested = opening, line[:1] in (" ", "\t")
 
     def _append(self, line: str) -> None:
         """A line of the current fact, after the blank line that came before it, if one did."""

@@ -72,10 +72,11 @@ def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
     """The fact as a bullet: its other lines indented under it (those indented two spaces or a
     tab already kept as they are),
     a fenced block's lines each given its opening line's indent, and a fence the text never
-    closed closed before the footer, so the footer is never read as code."""
+    closed closed before the footer, as indented as its opening (a fence at the margin would
+    end the item), so the footer is never read as code."""
     box = f"[{fact.task}] " if fact.task else ""
     lines = [f"- {box}{fact.lines[0].lstrip()}\n"]  # more spaces would move its content
-    fence, pad = fence_opens(fact.lines[0]), "  "
+    fence, pad, indent = fence_opens(fact.lines[0]), "  ", "  "
     for line in fact.lines[1:]:
         if fence is not None:
             lines.append(f"{pad}{line}\n" if line else "\n")
@@ -86,7 +87,8 @@ def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
             pad = "" if line.startswith(("  ", "\t")) else "  "
             lines.append(pad + line + "\n")
             fence = fence_opens(line)
+            indent = pad + line[: len(line) - len(line.lstrip())]
     if fence is not None:
-        lines.append(f"{pad}{fence[0] * fence[1]}\n")
+        lines.append(f"{indent}{fence[0] * fence[1]}\n")
     lines.append("  " + footer.render_checked(fields) + "\n")
     return lines
