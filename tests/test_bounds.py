@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -92,7 +91,7 @@ def test_a_yaml_alias_bomb_is_one_line_for_enable_and_import(repo: Path, levels:
     before = tree(repo)
     started = time.process_time()
     done = run_console("enable", repo, "--today", "2026-06-01", cwd=repo)
-    assert done.returncode == 1 and "CONTEXT.yaml:1: YAML repeats a list" in _one_line(done)
+    assert done.returncode == 1 and "CONTEXT.yaml:2: YAML repeats a list" in _one_line(done)
     assert tree(repo) == before
     (repo / "CONTEXT.yaml").rename(repo.parent / "CONTEXT.yaml")
     assert cli("enable", repo, "--vendor", "none", "--today", "2026-06-01").exit_code == 0
@@ -122,11 +121,7 @@ def test_a_claude_topic_files_hostile_front_matter_is_one_line(repo: Path, case:
     })  # fmt: skip
     before = tree(repo)
     done = cli("import", "claude", repo, "--from", topics, "--today", "2026-06-02")
-    assert (
-        done.exit_code == 1
-        and re.search(r"deploy.md:[25]: YAML", done.output)
-        and said in done.output
-    )
+    assert done.exit_code == 1 and "deploy.md:5: YAML" in done.output and said in done.output
     _one_line(done)
     assert tree(repo) == before
 

@@ -292,6 +292,22 @@ def test_a_secret_in_the_source_is_refused_before_anything_is_written(
     assert tree(enabled) == before
 
 
+def test_a_secret_in_a_folder_of_one_file_names_that_file(enabled: Path, tmp_path: Path) -> None:
+    key = "AKIA" + "IOSFODNN7EXAMPLF"
+    bank = build_tree(tmp_path / "memory-bank", {"techContext.md": f"- one\n- key {key}\n"})
+    done = cli("import", "cline", enabled, "--from", bank, *DAY)
+    assert done.exit_code == 1 and f"{bank}/techContext.md:2: holds a credential" in done.output
+
+
+def test_a_topic_name_that_is_not_text_is_one_line(enabled: Path, tmp_path: Path) -> None:
+    topic = "---\ntype: project\nname: {a: b}\n---\nbody\n"
+    source = build_tree(tmp_path / "memory", {"MEMORY.md": "# Index\n", "t.md": topic})
+    before = tree(enabled)
+    done = cli("import", "claude", enabled, "--from", source, *DAY)
+    assert done.exit_code == 1 and f"{source}/t.md:3: name is not text" in done.output
+    assert tree(enabled) == before
+
+
 def test_dry_run_shows_the_facts_and_writes_nothing(enabled: Path, tmp_path: Path) -> None:
     source = build_tree(tmp_path / "memory", CLAUDE)
     before = tree(enabled)

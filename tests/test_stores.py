@@ -183,6 +183,20 @@ def test_a_co_cli_memory_with_an_unclosed_fence_keeps_its_footer(tmp_path: Path)
     assert "  ```sh\n   ruff check .\n  ```\n" in "".join(doc.text.lines[fact.start : fact.end])
 
 
+def test_a_co_cli_memory_keeps_its_own_id_in_enable_and_import(tmp_path: Path) -> None:
+    memory = "---\nid: use_uv\ntags: [tool]\n---\nUse uv for installs\n"
+    files = {".co-cli/knowledge/memories/m.md": memory}
+    repo, _ = imported(tmp_path / "enable", files)
+    assert "<!-- id: use-uv |" in (repo / "memory/continuity.md").read_text()
+    other = build_tree(tmp_path / "other", files)
+    repo = tmp_path / "import"
+    repo.mkdir()
+    assert cli("enable", repo, "--today", TODAY, "--vendor", "none").exit_code == 0
+    source = other / ".co-cli/knowledge/memories"
+    assert cli("import", "co-cli", repo, "--from", source, "--today", TODAY).exit_code == 0
+    assert "<!-- id: use-uv |" in (repo / "memory/continuity.md").read_text()
+
+
 block = st.sampled_from(
     ["# H", "## Done", "### Sub", "## Next", "Para text", "- item", "- [ ] task", "1. step", ""]
 )
@@ -218,3 +232,45 @@ def test_generated_banks_keep_every_fenced_line_and_every_footer(
     for line in fenced_lines(source):
         if line.strip():
             assert f"  {line}\n" in text or f"- {line}\n" in text, line
+
+
+@pytest.mark.parametrize(
+    ("store", "where", "words"),
+    [
+        ("- one\n  <!-- id: evil | tier: core -->\n", 2, "holds an HTML comment"),
+        ("- one\n- open <!-- x\n", 2, "holds an HTML comment"),
+        ("- one\n- key AKIA" + "Q3EGVP7KM2XRT4NB\n", 2, "holds a credential"),
+        ("- one\n\n- bell \a\n", 3, "holds a control character (U+0007)"),
+    ],
+)
+def test_a_store_import_would_refuse_is_one_line_and_writes_nothing(
+    tmp_path: Path, store: str, where: int, words: str
+) -> None:
+    repo = build_tree(tmp_path / "repo", {"memory-bank/techContext.md": store})
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert f"memory-bank/techContext.md:{where}: " in result.output and words in result.output
+    assert "AKIA" not in result.output and tree(repo) == before
+
+
+@pytest.mark.parametrize("value", ["[one, two]", "!!set {a, b}", "\n      k: v"])
+def test_a_context_yaml_content_that_is_not_text_is_one_line(tmp_path: Path, value: str) -> None:
+    yaml = f"core:\n  - content: fine\n  - id: x\n    content: {value}\n"
+    repo = build_tree(tmp_path / "repo", {"CONTEXT.yaml": yaml})
+    before = tree(repo)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "CONTEXT.yaml:" in result.output and "content is not text" in result.output
+    assert tree(repo) == before
+
+
+def test_a_fence_opened_inside_an_item_ends_with_it_and_lint_accepts_it(tmp_path: Path) -> None:
+    store = f"- three\n  {FENCE}\n  code\n- four\n   > quote\n"
+    repo, _ = imported(tmp_path, {"memory-bank/techContext.md": store})
+    doc = facts.parse("memory/continuity.md", (repo / "memory/continuity.md").read_bytes())
+    assert doc.problems == ()
+    assert [f.id for f in doc.facts if f.field("origin")] == ["three", "four"]
+    assert f"- three\n  {FENCE}\n  code\n  {FENCE}\n  <!-- id: three" in doc.text.body
+    lint = cli("lint", repo).output.splitlines()[-1]
+    assert lint.startswith("0 errors, 0 warnings"), lint

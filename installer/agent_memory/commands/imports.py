@@ -18,8 +18,8 @@ from ..core.facts.bulk import Wanted, add_all
 from ..core.facts.elsewhere import Elsewhere, duplicates
 from ..core.facts.imports import Entry, entries
 from ..core.plan import FileEdit, Outcome, Plan
-from ..core.secrets import scan
-from ..errors import AgentMemoryError, InputError
+from ..core.secrets import refuse_source
+from ..errors import InputError
 from ..layout import CONTINUITY, PERSONAL
 from ..parse import facts
 from ..parse.facts import Document
@@ -45,7 +45,7 @@ def import_memory(
     path, raw, old = target(repo, raw, personal)
     day = review_date(repo.today, newest_log(repo))
     source = sources.read(kind, repo, given, os.environ)
-    _refuse_secrets(source)
+    _refuse_secrets(source, kind)
     roots = () if source.own else [str(root) for root in sources.repo_roots(repo.root)]
     try:
         found = entries(kind, source.files, roots, day)
@@ -88,18 +88,11 @@ def import_memory(
 _FIX = "fix the source or name another with --from, then import again"
 
 
-def _refuse_secrets(source: sources.Source) -> None:
+def _refuse_secrets(source: sources.Source, kind: str) -> None:
     """The secret check runs first: a source holding a credential is refused whole."""
     for name, data in source.files:
-        found = scan(data.decode("utf-8", errors="replace"))
-        if found:
-            where = f"{source.shown}/{name}" if len(source.files) > 1 else source.shown
-            raise AgentMemoryError(
-                f"holds a credential ({found[0].kind}); nothing is imported from a source with "
-                "one — remove it from the source, then import again",
-                where,
-                found[0].line,
-            )
+        where = f"{source.shown}/{name}" if kind in sources.FOLDERS else source.shown
+        refuse_source(where, data, "remove it from the source, then import again")
 
 
 def _add_all(

@@ -26,7 +26,7 @@ from .secret_rules import (
     password_value,
 )
 
-__all__ = ["KINDS", "Secret", "redact", "refuse", "scan"]
+__all__ = ["KINDS", "Secret", "redact", "refuse", "refuse_source", "scan"]
 
 
 class Secret(NamedTuple):
@@ -132,4 +132,17 @@ def refuse(text: str, what: str) -> None:
         raise AgentMemoryError(
             f"{what} holds what looks like a credential ({first.kind}, {where}); nothing was "
             "written — a fact never holds one: write it without the credential (SECURITY.md)"
+        )
+
+
+def refuse_source(where: str, data: bytes, fix: str) -> None:
+    """A memory store or import source holding a credential is refused whole, with its file
+    (``where``) and line, before one fact is read from it: the user removes it there (``fix``)."""
+    found = scan(data.decode("utf-8", errors="replace"))
+    if found:
+        raise AgentMemoryError(
+            f"holds a credential ({found[0].kind}); nothing is imported from a source with one "
+            f"— {fix}",
+            where,
+            found[0].line,
         )

@@ -58,17 +58,54 @@ def load(path: str, source: str, first_line: int = 1) -> Any:
         ) from None
     except ValueError as exc:  # a date such as 2026-02-30, an integer past 4,300 digits
         what = "an integer of thousands of digits" if "digits" in str(exc) else str(exc)
+        line = first_line + _unreadable_line(source)
         raise InputError(
-            path, first_line, f"YAML holds a value that cannot be read ({what})", _TODO
+            path, line, f"YAML holds a value that cannot be read ({what})", _TODO
         ) from None
     if _aliased(data):
         raise InputError(
             path,
-            first_line,
+            first_line + _alias_line(source),
             "YAML repeats a list or mapping by an alias (*name), which is not read",
             "write the values out where the alias stands, then run enable again",
         )
     return data
+
+
+def _unreadable_line(source: str) -> int:
+    """The 0-based line of the first value the loader cannot make (its nodes carry marks)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import ScalarNode
+
+    yaml = YAML(typ="rt", pure=True)
+    stack, lines = [yaml.compose(source)], []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ScalarNode):
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except ValueError:
+                lines.append(node.start_mark.line)
+        elif node is not None:  # a mapping's (key, value) pairs, or a sequence's items
+            stack += [
+                n for item in node.value for n in (item if isinstance(item, tuple) else [item])
+            ]
+    return min(lines, default=0)
+
+
+def _alias_line(source: str) -> int:
+    """The 0-based line of the first alias of a list or mapping, read from the event stream,
+    where an alias is never expanded."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.events import AliasEvent, CollectionStartEvent
+
+    collections: set[str] = set()
+    for event in YAML(typ="rt", pure=True).parse(source):
+        if isinstance(event, CollectionStartEvent) and event.anchor:
+            collections.add(event.anchor)
+        elif isinstance(event, AliasEvent) and event.anchor in collections:
+            return int(event.start_mark.line)
+    return 0
 
 
 def _too_deep(source: str) -> int | None:

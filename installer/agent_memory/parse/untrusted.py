@@ -46,6 +46,18 @@ def first_unsafe(text: str) -> str | None:
     return None if found is None else f"U+{ord(found.group()):04X}"
 
 
+def fact_text_problem(text: str) -> str | None:
+    """What keeps ``text`` from being a fact's words (a control character, or an HTML comment,
+    which would be read as a second footer), or None; ``fact add`` and every import ask. Its
+    lines are joined by newlines and may hold tabs (a code block's)."""
+    unsafe = first_unsafe(text.replace("\n", " ").replace("\t", " "))
+    if unsafe is not None:
+        return f"holds a control character ({unsafe})"
+    if "<!--" in text or "-->" in text:
+        return "holds an HTML comment"
+    return None
+
+
 def one_line(text: str) -> str:
     """``text`` as one line that encodes: each unsafe character written as its Python escape
     (``\\n``-free: ``\\x0a``, ``\\u2028``, ``\\udc80``), and a value longer than

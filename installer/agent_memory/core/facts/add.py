@@ -19,7 +19,7 @@ from ...parse import facts, footer
 from ...parse.facts import PLAIN_FROM, PROJECT_STATE, Document, parse_text
 from ...parse.memory import id_places
 from ...parse.text import Text
-from ...parse.untrusted import first_unsafe
+from ...parse.untrusted import fact_text_problem, first_unsafe
 from ..review.edits import append_to_section
 from ..review.moves import landed
 from ..review.tiers import at_birth
@@ -171,15 +171,11 @@ def body_lines(text: str) -> list[str]:
     lines = [line for n, line in enumerate(lines) if line or lines[n - 1]]
     if not lines:
         raise AgentMemoryError("the fact's text is empty; pass the fact as TEXT")
-    unsafe = first_unsafe("".join(lines))
-    if unsafe is not None:
-        raise AgentMemoryError(
-            f"the fact's text holds a control character ({unsafe}); pass plain text"
-        )
-    if "<!--" in text or "-->" in text:
-        raise AgentMemoryError(
-            "the fact's text holds an HTML comment; the tool writes the footer — leave it out"
-        )
+    problem = fact_text_problem("\n".join(lines))
+    if problem is not None:
+        comment = problem.endswith("comment")
+        fix = "the tool writes the footer — leave it out" if comment else "pass plain text"
+        raise AgentMemoryError(f"the fact's text {problem}; {fix}")
     return lines
 
 

@@ -103,7 +103,8 @@ def _claude(files: Sequence[tuple[str, bytes]]) -> list[Entry]:
             found.append(Entry(text, DEFAULT_SECTION, "claude:MEMORY.md", number))
     for name, memory in split:
         meta: Any = memory.data
-        head = " — ".join(str(meta[k]).strip() for k in ("name", "description") if meta.get(k))
+        said = [stores.text_value(name, meta, k, 2) for k in ("name", "description") if k in meta]
+        head = " — ".join(text.strip() for text in said if text.strip())
         body = [strip_eol(line).rstrip() for line in memory.body]
         text = "\n".join(line for line in (head, *body) if line.strip())
         alone = "\n".join(line for line in body if line.strip())
@@ -254,4 +255,4 @@ def _from_store(kind: str, name: str, fact: stores.Fact) -> Entry:
         fields |= {"tier": "archived", "archived-by": "hand"}
     origin = fact.fields.get("origin", name).replace(name, f"{kind}:{name}", 1)
     text = "\n".join(line for line in fact.lines if line.strip())
-    return Entry(text, fact.section, origin, 1, fields, fact.task, fact.fields.get("id"))
+    return Entry(text, fact.section, origin, fact.line, fields, fact.task, fact.fields.get("id"))

@@ -39,7 +39,7 @@ from ...parse.text import decode
 from ..blocks import upsert_block
 from ..plan import FileEdit, Outcome, Plan
 from ..review.archive import index_line, render_index
-from ..vendors import rules, stores
+from ..vendors import rules, written
 from .bootstrap import (
     BACKED_UP,
     NO_LINKS,
@@ -216,9 +216,9 @@ def migration(
     }
     changes |= {path: Change(None, Outcome.LINKED, why) for path, why in found.linked.items()}
     template = decode(CONTINUITY, resources.data(USER_DATA[CONTINUITY]))
-    continuity, archived = stores.memory_files(template, found.facts, today)
+    continuity, archived = written.memory_files(template, found.facts, today)
     if found.facts:
-        changes[CONTINUITY] = Change(continuity, Outcome.CREATED, stores.imported(found.facts))
+        changes[CONTINUITY] = Change(continuity, Outcome.CREATED, written.imported(found.facts))
     if archived is not None:
         quarter = f"{quarter_of(today)}.md"
         changes[f"{ARCHIVE_DIR}/{quarter}"] = Change(archived, Outcome.CREATED, "archived entries")

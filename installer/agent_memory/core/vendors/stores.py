@@ -17,12 +17,11 @@ from ... import patterns
 from ...errors import InputError
 from ...layout import OPEN_THREADS
 from ...parse import footer, frontmatter
-from ...parse.dates import parse_date, quarter_of
+from ...parse.dates import parse_date
 from ...parse.markdown import HEADING, fence_closes, fence_opens
 from ...parse.text import Text, decode, strip_eol
-from ..review.archive import new_quarter
-from ..review.edits import append_to_section
-from ..review.tiers import at_birth
+from ...parse.untrusted import fact_text_problem
+from ..secrets import refuse_source
 from .table import Source
 
 # Cline's memory bank: file → section of continuity.md.
@@ -58,6 +57,7 @@ _DONE_HEADING = patterns.compile(
 _PENDING_HEADING = patterns.compile(
     r"left|next|to ?do|remaining|pending|planned|backlog|issue|progress|goal|focus", re.IGNORECASE
 )
+_FIX = "remove it from the store, then run enable again"
 _BULLET = patterns.compile(r"^([-*+])\s+(\[[ xX]\]\s+)?(.*)$")
 _NUMBERED = patterns.compile(r"^[0-9]+[.)]\s+(.*)$")
 
@@ -69,12 +69,44 @@ class Fact:
     fields: Mapping[str, str]
     task: str | None = None  # None, " " or "x"
     archived: bool = False
+    line: int = 1  # where it starts in its store, for a refusal
 
 
 # -- memory stores ---------------------------------------------------------------------------
 
 
 def store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
+    """The facts of one store, refused (file and line) when it holds a credential or a fact's
+    text cannot be a fact's: Mode C and ``import`` check alike before anything is written."""
+    refuse_source(path, data, _FIX)
+    facts = _store_facts(path, source, data, day)
+    for fact in facts:
+        problem = fact_text_problem("\n".join(_as_checked(fact.lines)))
+        if problem is not None:
+            raise InputError(path, _line_of(data, fact.line), f"a fact's text {problem}", _FIX)
+    return facts
+
+
+def _as_checked(lines: Sequence[str]) -> list[str]:
+    """Lines as lint reads them: in a fenced block (a mermaid ``-->``) no comment is opened."""
+    checked, fence = [], None
+    for line in lines:
+        inside = fence is not None
+        if fence is not None:
+            fence = None if fence_closes(fence, line.strip()) else fence
+        else:
+            fence = fence_opens(line.strip())
+        checked.append(line.replace("<!--", "").replace("-->", "") if inside else line)
+    return checked
+
+
+def _line_of(data: bytes, start: int) -> int:
+    """The first line from ``start`` (1-based) that holds what a fact cannot: where to look."""
+    lines = _as_checked(data.decode("utf-8", errors="replace").split("\n")[start - 1 :])
+    return start + next((n for n, line in enumerate(lines) if fact_text_problem(line)), 0)
+
+
+def _store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
     if source.kind == "context-yaml":
         return _context_yaml(path, data, day)
     text = decode(path, data)
@@ -87,10 +119,12 @@ def store_facts(path: str, source: Source, data: bytes, day: str) -> list[Fact]:
         if source.kind == "memory-bank"
         else "Project Context"
     )
-    return markdown_facts(path, split.body, section, day)
+    return markdown_facts(path, split.body, section, day, len(split.header) + 1)
 
 
-def markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> list[Fact]:
+def markdown_facts(
+    path: str, lines: Sequence[str], section: str, day: str, first_line: int = 1
+) -> list[Fact]:
     """Each top-level item (with what is indented under it) and each paragraph is one fact; a
     fenced code block belongs to the fact it follows under the same heading (blank lines
     between them included), or, first under its heading, is a fact led by that heading's text.
@@ -101,7 +135,8 @@ def markdown_facts(path: str, lines: Sequence[str], section: str, day: str) -> l
     Threads that decays like any other; paragraphs there go to Project Context.
     """
     scan = _Scan(path, section, day)
-    for raw in lines:
+    for number, raw in enumerate(lines, start=first_line):
+        scan.number = number
         scan.line(strip_eol(raw))
     scan.flush()
     return scan.facts
@@ -118,13 +153,18 @@ class _Scan:
         self.task: str | None = None
         self.paragraph = False
         self.fence: tuple[str, int] | None = None  # the open fence's character and length
+        self.nested = False  # it opened inside an item, which a line at the margin ends
         self.headings: list[tuple[int, bool, str]] = []  # (level, done, title), outermost first
         self.attachable = False  # the last fact is under the current heading
         self.last_paragraph = False  # the last fact is a paragraph (not an item)
         self.gap = False  # a blank line came after the current fact's last line
+        self.number = 0  # the line being read (1-based), and the current fact's first
+        self.start = 0
 
     def line(self, bare: str) -> None:
         """One line without its line ending; a fenced one is kept exactly, the rest trimmed."""
+        if self.fence is not None and self.nested and bare.strip():
+            self.fence = None if not bare.startswith(("  ", "\t")) else self.fence
         if self.fence is not None:
             self.current.append(bare)
             if fence_closes(self.fence, bare):
@@ -155,29 +195,30 @@ class _Scan:
         if item is not None:
             self.flush()
             self.paragraph = False
-            self.current, self.task = [item[0]], item[1]
+            self.current, self.task, self.start = [item[0]], item[1], self.number
         elif self.current and self.paragraph:
             self.current.append(line)
         else:
             self.flush()
             self.paragraph = True
-            self.current = [line]
+            self.current, self.start = [line], self.number
 
     def _open_fence(self, line: str, opening: tuple[str, int]) -> None:
         """A fence joins the fact before it under this heading, else starts one of its own."""
         if not self.current and self.attachable and self.facts:
             last = self.facts.pop()
             self.current, self.task, self.gap = list(last.lines), last.task, True
+            self.start = last.line
             self.paragraph = self.last_paragraph
         elif not self.current:
             self.paragraph = True
             title = self.headings[-1][2] if self.headings else ""
-            self.current = [title] if title else []
+            self.current, self.start = ([title] if title else []), self.number
         if self.current:
             self._append(line)
         else:
-            self.current = [line]
-        self.fence = opening
+            self.current, self.start = [line], self.number
+        self.fence, self.nested = opening, line[:1] in (" ", "\t")
 
     def _append(self, line: str) -> None:
         """A line of the current fact, after the blank line that came before it, if one did."""
@@ -201,7 +242,8 @@ class _Scan:
         self.fence = None  # one the file never closed ends with its fact (``_fact_lines``)
         target = self.section if not (self.paragraph and self.threads) else "Project Context"
         task = self._box() if target == OPEN_THREADS and not self.paragraph else None
-        self.facts.append(Fact(target, tuple(self.current), _fields(self.day, self.path), task))
+        fields = _fields(self.day, self.path)
+        self.facts.append(Fact(target, tuple(self.current), fields, task, line=self.start))
         self.current, self.task, self.attachable, self.gap = [], None, True, False
         self.last_paragraph = self.paragraph
 
@@ -228,6 +270,27 @@ def _fields(day: str, origin: str, **known: str) -> dict[str, str]:
     """Imported text is sanitised where it becomes a footer value (the origin's id part)."""
     origin = footer.safe_value(origin)
     return {"created": day, "last_used": day, "uses": "1", "origin": origin, **known}
+
+
+def text_value(path: str, mapping: Any, key: str, first_line: int = 1) -> str:
+    """A YAML value that becomes a fact's words: a list or mapping there would be written as
+    Python's repr of it, so it is refused at its line (``first_line``: the YAML's first)."""
+    value = mapping.get(key)
+    if isinstance(value, str | int | float | dt.date) or value is None:
+        return "" if value is None else str(value)
+    line = mapping.lc.value(key)[0] if hasattr(mapping, "lc") else 0
+    raise InputError(
+        path,
+        first_line + line,
+        f"{key} is not text",
+        "write it as one string, then run enable again",
+    )
+
+
+def _own_id(value: Any) -> dict[str, str]:
+    """The store's own id, kept when it is kebab-case once ``_`` becomes ``-`` (else the slug)."""
+    wanted = str(value or "").replace("_", "-").lower()
+    return {"id": wanted} if wanted and footer.ID.match(wanted) else {}
 
 
 def _date(value: Any, day: str) -> str:
@@ -259,7 +322,7 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
                 path, 1, f"{group} is not a list of entries", "fix the YAML, then run enable again"
             )
         for entry in entries:
-            if not hasattr(entry, "get") or not str(entry.get("content") or "").strip():
+            if not hasattr(entry, "get") or not text_value(path, entry, "content").strip():
                 continue
             section = CONTEXT_SECTIONS.get(str(entry.get("type") or ""), "Key Decisions")
             created = _date(entry.get("created"), day)
@@ -273,18 +336,18 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
                     "uses": str(uses),
                     "last_used": last,
                 }
-            wanted = str(entry.get("id") or "").replace("_", "-").lower()
-            if wanted and footer.ID.match(wanted):
-                fields["id"] = wanted
+            fields |= _own_id(entry.get("id"))
             if group == "core":
                 fields["tier"] = "core"
-            lines = str(entry["content"]).strip().split("\n")
+            lines = text_value(path, entry, "content").strip().split("\n")
             extras = [
                 f"- {key}: {entry[key]}"
                 for key in ("confidence", "domain", "evidence")
                 if entry.get(key) not in (None, "", [])
             ]
-            facts.append(Fact(section, tuple(lines + extras), fields, None, group == "archive"))
+            at = entry.lc.line + 1 if hasattr(entry, "lc") else 1
+            archived = group == "archive"
+            facts.append(Fact(section, tuple(lines + extras), fields, None, archived, at))
     return facts
 
 
@@ -292,8 +355,10 @@ def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
     """A co-cli memory: markdown body with id/created/tags/updated/decay_protected frontmatter."""
     split = frontmatter.split(path, text)
     body = [strip_eol(line).rstrip() for line in split.body]
+    start = len(split.header) + 1
     while body and not body[0].strip():
         body.pop(0)
+        start += 1
     while body and not body[-1].strip():
         body.pop()
     if not body:
@@ -308,82 +373,8 @@ def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
     if meta.get("updated"):
         updated = _date(meta.get("updated"), created)
         fields |= {"base_uses": "1", "base_last_used": updated, "last_used": updated}
+    fields |= _own_id(meta.get("id"))
     if meta.get("decay_protected") is True:
         fields["tier"] = "core"
     lines = [body[0].lstrip("-*+ ").strip() or body[0], *body[1:]]
-    return [Fact(section, tuple(lines), fields)]
-
-
-# -- facts into continuity.md and the archive ------------------------------------------------
-
-
-def imported(facts: Sequence[Fact]) -> str:
-    """What the report says of an import: how many facts, and which of them never decay."""
-    live = [f for f in facts if not f.archived]
-    threads = sum(1 for f in live if f.task == " ")
-    checked = sum(1 for f in live if f.task == "x")
-    plain = sum(1 for f in live if f.task is None and f.section == OPEN_THREADS)
-    parts = [f"{threads} open threads (pinned: they never decay)"]
-    if checked:
-        parts.append(f"{checked} done tasks (checked: swept to the archive in time)")
-    if plain:
-        parts.append(
-            f"{plain} plain items in Open Threads (they decay; make one `- [ ]` to pin it)"
-        )
-    return f"{len(facts)} facts imported: " + ", ".join(parts)
-
-
-def memory_files(
-    continuity: Text, facts: Sequence[Fact], today: dt.date
-) -> tuple[bytes, bytes | None]:
-    """continuity.md with the imported facts, and the archive quarter file for archived ones."""
-    day = today.isoformat()
-    taken: set[str] = set()
-    wanted = [f.fields.get("id") or footer.slug(f.lines[0]) for f in facts]
-    ids = footer.unique_ids(wanted, taken)
-    text = continuity
-    quarter = quarter_of(today)
-    archive = decode("archive", new_quarter(quarter)) if any(f.archived for f in facts) else None
-    by_target: dict[tuple[bool, str], list[str]] = {}
-    for fact, fact_id in zip(facts, ids, strict=True):
-        fields = {**fact.fields, "id": fact_id}
-        if fact.task == "x":
-            fields.setdefault("done", day)
-        if fact.archived:
-            section = "Completed Threads" if fact.task == "x" else "Facts"
-            fields |= {"tier": "archived", "from": fact.section, "archived": day}
-        else:
-            section = fact.section
-            fields.setdefault("tier", at_birth(fields, section, fact.task))
-        by_target.setdefault((fact.archived, section), []).extend(_fact_lines(fact, fields))
-    for (archived, section), lines in by_target.items():
-        if archived:
-            assert archive is not None
-            archive = append_to_section("archive", archive, section, lines)
-        else:
-            text = append_to_section("memory/continuity.md", text, section, lines)
-    return text.encode(), archive.encode() if archive is not None else None
-
-
-def _fact_lines(fact: Fact, fields: Mapping[str, str]) -> list[str]:
-    """The fact as a bullet: its other lines indented under it (those indented two spaces or a
-    tab already kept as they are),
-    a fenced block's lines each given its opening line's indent, and a fence the text never
-    closed closed before the footer, so the footer is never read as code."""
-    box = f"[{fact.task}] " if fact.task else ""
-    lines = [f"- {box}{fact.lines[0].lstrip()}\n"]  # more spaces would move its content
-    fence, pad = fence_opens(fact.lines[0]), "  "
-    for line in fact.lines[1:]:
-        if fence is not None:
-            lines.append(f"{pad}{line}\n" if line else "\n")
-            fence = None if fence_closes(fence, line) else fence
-        elif not line.strip():
-            lines.append("\n")
-        else:
-            pad = "" if line.startswith(("  ", "\t")) else "  "
-            lines.append(pad + line + "\n")
-            fence = fence_opens(line)
-    if fence is not None:
-        lines.append(f"{pad}{fence[0] * fence[1]}\n")
-    lines.append("  " + footer.render_checked(fields) + "\n")
-    return lines
+    return [Fact(section, tuple(lines), fields, line=start)]
