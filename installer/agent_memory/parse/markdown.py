@@ -50,9 +50,9 @@ KINDS = ("front matter", "fence", "html")
 # four characters but for a comment closed on its line, a footer), and one that may make a
 # heading of level 1 or 2 (ATX, or a setext underline). Supersets, held to markdown-it by a test.
 _OPENS = rb" {0,3}(?:```|~~~|<(?!!--[^\n]*-->))"
-_MAY_OPEN = re.compile(rb"\n" + _OPENS)  # a literal first: a line's start found at C's speed
-_FIRST_OPENS = re.compile(rb"(?:\xef\xbb\xbf)?(?:---|" + _OPENS + rb")")
-_MAY_HEAD = re.compile(rb"\n {0,3}(?:#{1,2}(?![^ \t\r\n])|(?:=+|-+)[ \t\r]*(?![^\n]))")
+_MAY_OPEN = patterns.compile(rb"\n" + _OPENS)  # a literal first: a line's start found at C's speed
+_FIRST_OPENS = patterns.compile(rb"(?:\xef\xbb\xbf)?(?:---|" + _OPENS + rb")")
+_MAY_HEAD = patterns.compile(rb"\n {0,3}(?:#{1,2}(?![^ \t\r\n])|(?:=+|-+)[ \t\r]*(?![^\n]))")
 
 
 class Block(NamedTuple):

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from .. import patterns
 from ..core.facts.elsewhere import Elsewhere
 from ..core.facts.relations import related_ids, see_of
 from ..core.review.archive import quarter_paths
@@ -137,7 +138,8 @@ def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[fact
     compiled: dict[bytes, re.Pattern[bytes]] = {}
 
     def holds(data: bytes) -> bool:
-        among = wanted if len(wanted) <= _LITERAL else sorted(set(wanted) & set(_WORDS(data)))
+        words = set(_WORDS.findall(data)) if len(wanted) > _LITERAL else None
+        among = wanted if words is None else sorted(set(wanted) & words)
         for i in among:
             found = compiled.get(i) or compiled.setdefault(i, re.compile(re.escape(i) + _ID_ENDS))
             if _whole(found, data):
@@ -150,7 +152,7 @@ def naming(files: Sequence[tuple[str, bytes]], ids: Iterable[str]) -> tuple[fact
 # What may not follow an id that stands whole (no more of an id), nor come before one.
 _ID_ENDS = rb"(?![A-Za-z0-9_]|[.-][A-Za-z0-9])"
 # Every id that stands whole is one of these (the longest run of ``ID_PATTERN`` from there).
-_WORDS = re.compile(rb"(?<![A-Za-z0-9._-])[a-z0-9]+(?:[.-][a-z0-9]+)*").findall
+_WORDS = patterns.compile(rb"(?<![A-Za-z0-9._-])[a-z0-9]+(?:[.-][a-z0-9]+)*")
 _LITERAL = 64
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
