@@ -228,3 +228,25 @@ def test_the_cycle_finder_finds_cycles() -> None:
     graph = _graph()
     assert "cli.app" in graph["cli"]  # imported inside a function: an edge all the same
     assert "commands.runner" not in graph["cli.declared"]  # under TYPE_CHECKING: none
+
+
+def _is_record(node: ast.ClassDef) -> bool:
+    return any(ast.unparse(base) in ("NamedTuple", "typing.NamedTuple") for base in node.bases)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_records_are_made_from_evaluated_annotations(path: Path) -> None:
+    """``typing.NamedTuple`` compiles each field's annotation that is a string when the class is
+    made: with ``from __future__ import annotations`` every one is, 4-5 % of each command's
+    instructions (ARCHITECTURE.md § What is kept for speed). A module that makes a record leaves
+    its annotations evaluated and quotes only a name not bound yet."""
+    tree = ast.parse(path.read_text())
+    future = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    )
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    records = [node.name for node in classes if _is_record(node)]
+    assert not (future and records), f"{_name(path)} makes {records} from string annotations"

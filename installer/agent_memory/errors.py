@@ -5,8 +5,6 @@ cannot go on with is raised as an ``AgentMemoryError``, caught only by the CLI, 
 one line it formats and exits 1.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import NamedTuple
 

@@ -8,8 +8,6 @@ module: each ``build`` imports its own when it runs. Nothing here touches the di
 click.
 """
 
-from __future__ import annotations
-
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -75,9 +73,9 @@ class Param(NamedTuple):
 class Declared(NamedTuple):
     words: tuple[str, ...]  # ("fact", "add")
     help: str
-    command: Command
+    command: "Command"
     params: tuple[Param, ...]
-    build: Callable[[Values, Progress], Built]
+    build: "Callable[[Values, Progress], Built]"
     progress: bool = False  # shows a progress bar on a terminal (click's own)
     tool: str | None = (
         None  # the description of its MCP tool, ``memory_`` and its words; None: none
@@ -115,7 +113,7 @@ HOOK = Param(
 )
 
 
-def options(values: Values, progress: Progress = None) -> Options:
+def options(values: Values, progress: "Progress" = None) -> "Options":
     """The writing options of ``values`` (absent ones take their defaults)."""
     from ..commands.settle import Options
 

@@ -8,8 +8,6 @@ with the whole part (``core.agents.parts``). A log a review read or git holds is
 run's lock is waited for up to ``hook_payload.HOOK_WAIT`` seconds unless ``--wait`` says otherwise.
 """
 
-from __future__ import annotations
-
 import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence

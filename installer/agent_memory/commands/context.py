@@ -6,8 +6,6 @@ they used ranks the view) and the logs no review has read (for the proposals pen
 every write the tool makes is an atomic rename, so an unlocked read sees a whole file.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 

@@ -5,8 +5,6 @@ settles the files that change as one plan (``--dry-run``, ``--check``, ``--json`
 § Curating facts gives each one's by-hand form.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """``agent-memory fact add``: a fact the review can track, written through the normal plan."""
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """Personal facts (DECAY.md § Personal facts): where they may be written."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from ..core.facts.personal import template

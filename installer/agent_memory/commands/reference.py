@@ -11,8 +11,6 @@ writes its one log from the transcript, which holds this call: the server then w
 that the session counts once (MCP.md § The session's log).
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -7,8 +7,6 @@ what the session start could know (DESIGN §26): its first prompt where the log 
 the answer, so its figures are an upper bound, and said to be one.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 

@@ -5,8 +5,6 @@ form prints the same data as lines, with every character a terminal would obey r
 (a fact's ``\x1b]0;PWNED\x07``) escaped: a memory file is a stranger's text.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple

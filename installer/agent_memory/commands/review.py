@@ -1,7 +1,5 @@
 """``agent-memory review``: REVIEW.md — recompute, archive, sweep, reactivate, stamp."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple

@@ -8,8 +8,6 @@ holds the lock from its first read to its last write — and turns an error into
 user reads. Nothing else in the package catches ``AgentMemoryError``.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import enum
 from collections.abc import Callable

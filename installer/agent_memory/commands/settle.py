@@ -5,8 +5,6 @@ writing command ends in it, so ``--check`` and ``--dry-run`` mean the same every
 the run holds the lock is the runner's to decide (``runner.py``), before the command starts.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple

@@ -3,8 +3,6 @@
 Commands compute a plan with pure functions; ``--dry-run`` prints it, the shell applies it.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import NamedTuple
@@ -23,7 +21,7 @@ class Outcome(str, Enum):
     REMOVED = "removed"
 
     @classmethod
-    def written(cls, before: bytes | None) -> Outcome:
+    def written(cls, before: bytes | None) -> "Outcome":
         """What writing a file does where ``before`` stood: created if absent, else updated."""
         return cls.CREATED if before is None else cls.UPDATED
 
@@ -46,7 +44,7 @@ class Plan(NamedTuple):
     edits: tuple[FileEdit, ...]
 
     @classmethod
-    def of(cls, edits: Iterable[FileEdit]) -> Plan:
+    def of(cls, edits: Iterable[FileEdit]) -> "Plan":
         return cls(tuple(sorted(edits, key=lambda e: e.path)))
 
     @property
@@ -54,7 +52,7 @@ class Plan(NamedTuple):
         return tuple(e for e in self.edits if e.writes)
 
     @classmethod
-    def chain(cls, plans: Sequence[Plan]) -> Plan:
+    def chain(cls, plans: "Sequence[Plan]") -> "Plan":
         """One plan from the state before the first to the state after the last.
 
         What ``--dry-run`` shows for plans applied one after the other (the rungs of a ladder):

@@ -1,8 +1,6 @@
 """The secret scanner's rules: each credential shape, and the checks that tell a real value
 from a placeholder, a documentation example or code (``secrets.py`` runs them)."""
 
-from __future__ import annotations
-
 import base64
 import binascii
 import re

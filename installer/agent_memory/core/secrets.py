@@ -7,8 +7,6 @@ and every token rule is anchored at the start of a run, which keeps each rule li
 Only ASCII counts: classes are spelled out and every pattern is compiled with ``re.ASCII``.
 """
 
-from __future__ import annotations
-
 import re
 from bisect import bisect_right
 from collections.abc import Sequence

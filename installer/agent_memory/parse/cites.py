@@ -8,8 +8,6 @@ the first 12 hex digits of SHA-256 of those bytes. By hand:
 ``sed -n 'A,Bp' FILE | tr -d '\\r' | awk '{$1=$1};1' | sha256sum | cut -c1-12``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import NamedTuple, TypeAlias
 

@@ -1,7 +1,5 @@
 """``memory/continuity.md``: the memory document plus its Project State (``last_review``)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -10,8 +10,6 @@ The document keeps every original line, and edits replace whole lines, so parse 
 identity and an edit touches only the lines it names.
 """
 
-from __future__ import annotations
-
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple

@@ -4,8 +4,6 @@ Fields keep the order they were written in until a value changes; then the foote
 the canonical order, unknown fields after the known ones.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 

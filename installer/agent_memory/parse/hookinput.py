@@ -6,8 +6,6 @@ end of file. The path is refused unless it could be a file's: it is only ever op
 written into anything.
 """
 
-from __future__ import annotations
-
 import json
 from typing import Any, NamedTuple
 
@@ -39,7 +37,7 @@ def transcript_path(data: bytes) -> str | None:
     return _path(payload.get("transcript_path"), "transcript_path", CAPTURE_FIX)
 
 
-def hook_transcript(payload: Payload) -> str | None:
+def hook_transcript(payload: "Payload") -> str | None:
     """``transcript_path`` of a hook command's payload, checked as ``transcript_path`` checks
     it: the capture hooks refuse a value no file could have; the other hooks then read none."""
     return _path(payload.transcript, "transcript_path", HOOK_FIX)

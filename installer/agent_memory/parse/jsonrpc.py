@@ -14,8 +14,6 @@ Text must be Unicode: invalid UTF-8 and lone surrogate escapes (``\\ud800``) are
 they stand, as are the NaN and Infinity JSON does not have.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Any, NamedTuple

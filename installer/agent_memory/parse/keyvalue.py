@@ -2,8 +2,6 @@
 form and rewritten in place, so a file keeps the form, alignment and comments it was written in.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from .. import patterns

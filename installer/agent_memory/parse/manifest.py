@@ -7,8 +7,6 @@ Every review reads the stamp, only to see whose it is; ``packaging`` (4 ms to im
 ``hashlib`` (6 ms: it loads OpenSSL) are imported where a version or a digest is computed.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,7 +23,7 @@ _HISTORY_HEADING = "## upgrade history"
 
 
 class Manifest(NamedTuple):
-    version: Version
+    version: "Version"
     enabled_with: str
     last_upgraded: str
     mode: str
@@ -152,7 +150,7 @@ def _read(data: bytes) -> tuple[Text, dict[str, tuple[int, list[int]]], dict[str
     return text, sections, keys
 
 
-def _version(raw: str, line: int) -> Version:
+def _version(raw: str, line: int) -> "Version":
     from packaging.version import InvalidVersion, Version
 
     try:

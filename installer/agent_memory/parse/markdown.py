@@ -8,8 +8,6 @@ HTML blocks are CommonMark's kinds 1 to 6; a line that is only some other tag (k
 cannot interrupt a paragraph) is read as text, as a paragraph's line would be.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Container, Sequence
 from typing import NamedTuple

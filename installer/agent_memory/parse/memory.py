@@ -1,8 +1,6 @@
 """The memory of a repo as read: continuity.md, the archive, the policy, the log names; and the
 ids its facts hold."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import NamedTuple
 

@@ -8,8 +8,6 @@ lists, indented code, tabs in indentation — and only those files are parsed by
 property test checks that whenever the scanner answers, it answers what markdown-it would.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -22,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @cache
-def markdown() -> MarkdownIt:
+def markdown() -> "MarkdownIt":
     """The block parser, built on first use: importing markdown-it costs more than most runs."""
     from markdown_it import MarkdownIt
 

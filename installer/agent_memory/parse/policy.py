@@ -4,8 +4,6 @@ Only the values are read; the user's comments and layout are never rewritten. Mi
 their defaults, unknown keys are reported, and an inconsistent policy is an error with its line.
 """
 
-from __future__ import annotations
-
 from types import MappingProxyType
 from typing import NamedTuple
 

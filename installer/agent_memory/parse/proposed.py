@@ -5,8 +5,6 @@ is addressed as ``<log stem>#N``, which is also the ``origin`` of the fact it be
 accepted proposal is known by that footer field alone.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import NamedTuple

@@ -1,8 +1,6 @@
 """What ``git log --raw -z --format=%x01%H %P`` says of a folder's history: each commit, its
 parents, and the files it changed there (``shell/git.folder_history`` asks it)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -6,8 +6,6 @@ stay within one folder, ``**`` crosses folders (``src/**`` is everything under `
 changes what ``context`` shows, never a tier.
 """
 
-from __future__ import annotations
-
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -137,7 +135,7 @@ def matches(scope: Sequence[str], paths: Iterable[str]) -> bool:
     return any(_match(matcher, path) for path in paths for matcher in wanted)
 
 
-def section_scopes(doc: Document) -> dict[str, tuple[str, int, str]]:
+def section_scopes(doc: "Document") -> dict[str, tuple[str, int, str]]:
     """Each section's own scope: its title → (value, 1-based line, the line's text). The comment
     counts when it stands on its own line before the section's first fact."""
     found: dict[str, tuple[str, int, str]] = {}

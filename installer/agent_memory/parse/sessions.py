@@ -9,8 +9,6 @@ Parsing is forgiving — real logs are written by agents — and nothing in a lo
 anything it cannot use becomes a warning.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """Decoding Markdown files without losing a byte: BOM, line endings and final newline are kept."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from ..errors import InputError

@@ -9,8 +9,6 @@ ignored; a session id or time of the wrong shape (``untrusted``) is absent. The 
 sources: HOOKS.md § Transcripts.
 """
 
-from __future__ import annotations
-
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping

@@ -7,8 +7,6 @@ enable left), never above the git work tree's top — a repo nested in another i
 ``stat`` calls: no git process, so the hooks' start-up stays what it was.
 """
 
-from __future__ import annotations
-
 import os
 import stat
 from pathlib import Path

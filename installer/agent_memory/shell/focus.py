@@ -7,8 +7,6 @@ is read. A name read from git goes back after ``--end-of-options``: a branch may
 anything.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from collections.abc import Sequence

@@ -1,7 +1,5 @@
 """Running git (the session's focus aside: ``focus``). User text never reaches git as an option."""
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -321,7 +319,7 @@ def _run(
     timeout: float = _SLOW,
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+) -> "subprocess.CompletedProcess[bytes]":
     # Imported here: subprocess (with signal, selectors) costs 3-4 ms, a twentieth of the tool's
     # start-up, and the merge driver imports this module for a fallback it rarely runs.
     import subprocess
@@ -346,7 +344,7 @@ def _run(
         ) from None
 
 
-def _last_error(done: subprocess.CompletedProcess[bytes]) -> str:
+def _last_error(done: "subprocess.CompletedProcess[bytes]") -> str:
     return (done.stderr.decode(errors="replace").strip().splitlines() or ["git failed"])[-1]
 
 

@@ -6,8 +6,6 @@ pip records where a package came from in ``direct_url.json`` (PEP 610): a folder
 a VCS URL. Without that record the tool came from a package index, and its name is the way.
 """
 
-from __future__ import annotations
-
 import json
 import shlex
 import sys

@@ -11,8 +11,6 @@ on the way to it, the recorded sizes adding up to exactly the stored bytes. Anyt
 refused with one line and never applied.
 """
 
-from __future__ import annotations
-
 import contextlib
 import enum
 import os

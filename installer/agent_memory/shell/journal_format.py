@@ -12,8 +12,6 @@ importing json costs 5.5M instructions, a fifth of what ``fact add`` may spend b
 only recovery, which reads a journal, imports it.
 """
 
-from __future__ import annotations
-
 import posixpath
 import zlib
 from collections.abc import Sequence

@@ -1,7 +1,5 @@
 """Reading a repo's memory from disk into a ``Memory``; the logs' contents are read on demand."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple

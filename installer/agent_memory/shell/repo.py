@@ -5,8 +5,6 @@ This package is the only code that touches the disk. ``Repo`` reads only the pat
 the journal while it holds the lock.
 """
 
-from __future__ import annotations
-
 import contextlib
 import datetime as dt
 import errno

@@ -9,8 +9,6 @@ The other sources live in the repo. Files are read whole only when regular and u
 never through a symlink, at most 10,000 of them, in name order.
 """
 
-from __future__ import annotations
-
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path

@@ -15,8 +15,6 @@ converted, in footers:
   ``note`` of the archived fact, shown on its regenerated INDEX line.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import functools
 import re

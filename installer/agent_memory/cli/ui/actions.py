@@ -6,8 +6,6 @@ runs it: the same plan, the same ``--dry-run`` diff, the same journal and lock (
 run at the same time waits ``--wait`` or is refused, as between two command line runs).
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path

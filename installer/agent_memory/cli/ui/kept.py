@@ -13,8 +13,6 @@ out again at the next ask.
 Nothing is written: the result lives as long as the server.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import os
 import stat

@@ -13,8 +13,6 @@ gives the same logs and a second capture of it writes nothing. Every string the 
 supplies reaches the log through ``one_line``: a value must not be able to add a line to it.
 """
 
-from __future__ import annotations
-
 import hashlib
 import posixpath
 from collections import Counter

@@ -9,8 +9,6 @@ that prints the rest (an excerpt); last, one line each (id and first words) for 
 far as the budget goes. A pure function of the memory, the task and the paths.
 """
 
-from __future__ import annotations
-
 from bisect import bisect_left
 from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType

@@ -6,8 +6,6 @@ this module turns them into findings, one line each with its fix. An ``error`` i
 that would not run; it makes ``doctor`` exit 1.
 """
 
-from __future__ import annotations
-
 import shlex
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType

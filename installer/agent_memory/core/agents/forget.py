@@ -6,8 +6,6 @@ runs of a-z and 0-9), and at least ``WORDS`` of them, and its BM25 score is at l
 times the next fact's: a description of one common word never retracts a fact.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import NamedTuple
 

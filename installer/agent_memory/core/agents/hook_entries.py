@@ -9,8 +9,6 @@ agent applies to that event (HOOKS.md § Hooks per agent): Codex clamps a sessio
 Gemini CLI counts milliseconds.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple

@@ -10,8 +10,6 @@ The line also names the file, but only the agent's own settings path is ever edi
 manifest is a committed file, input like any other. HOOKS.md § Hooks per agent.
 """
 
-from __future__ import annotations
-
 import hashlib
 import itertools
 import json

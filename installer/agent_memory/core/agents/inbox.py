@@ -10,8 +10,6 @@ A rejected proposal no longer waits, and a text that says what a rejected one sa
 words, § Duplicates' rule) is not proposed again.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 

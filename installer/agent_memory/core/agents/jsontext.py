@@ -11,8 +11,6 @@ offsets. A document over ``MAX_BYTES`` is refused: time and memory stay bounded 
 holds (HOOKS.md gives the figures).
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Callable

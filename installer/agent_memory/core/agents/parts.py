@@ -9,8 +9,6 @@ hook that fires every turn gives one log, and a log a review counted or a commit
 changes. Each log says which session it is (its ``- session:`` line) and which lines it covers.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import hashlib
 import re

@@ -10,8 +10,6 @@ the lines of Claude Code's ``MEMORY.md`` index that only point at a topic file, 
 the user's words, a tool's result, or a call that failed.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple

@@ -9,8 +9,6 @@ same query always lists the same facts in the same order. Each document is index
 (``Index``) or the derived store's (``shell/store``), which answer alike.
 """
 
-from __future__ import annotations
-
 import heapq
 import itertools
 import math

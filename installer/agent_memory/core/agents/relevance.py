@@ -12,8 +12,6 @@ tier, by id. Below the floor a task changes nothing. A fact scoped to paths the
 session does not touch is left out when the paths are known.
 """
 
-from __future__ import annotations
-
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 

@@ -6,8 +6,6 @@ named paths exist; this module compares. A stale citation is a warning, never an
 fact may still hold, and a person (or agent) decides.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 

@@ -1,7 +1,5 @@
 """``lint``: every problem in a repo's memory files, as ``path:line: severity [check] message``."""
 
-from __future__ import annotations
-
 import datetime as dt
 import difflib
 import re

@@ -7,8 +7,6 @@ tier at birth, its refusals), in the section its kind names (``SECTIONS``), with
 already the origin of a fact, live or archived, is not added again.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -5,8 +5,6 @@ section, with a footer on the next line whose id is unique across continuity.md 
 and whose tier is the one DECAY.md's rules give a fact at birth.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache

@@ -7,8 +7,6 @@ the entries added before it, through an index of their words, and all are append
 the end; a property test holds the result to the one-by-one one.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple

@@ -13,8 +13,6 @@ or a retraction is never one, and a retracted or superseded fact is not live.
 The rule is tuned for precision (DECAY.md gives its figures): an advisory nobody trusts is noise.
 """
 
-from __future__ import annotations
-
 import functools
 import itertools
 from collections import Counter

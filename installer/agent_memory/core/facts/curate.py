@@ -6,8 +6,6 @@ into file edits here: a footer is rewritten in place and nothing else in the fil
 archive's INDEX.md follows whatever changed in the archive, as the review writes it.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 

@@ -10,8 +10,6 @@ A memory may hold 10,000 archived facts; a file is parsed only when a fact of it
 (``may_hold``), and the answer is the one parsing every file gives (a property test holds it).
 """
 
-from __future__ import annotations
-
 import itertools
 from collections.abc import Sequence
 from typing import NamedTuple

@@ -4,8 +4,6 @@ Nothing here restates a rule or re-derives a tier: the fact's verdict, its event
 move are the review's own (``core/review/verdicts.py``), computed from the same inputs.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from ...errors import AgentMemoryError

@@ -5,8 +5,6 @@ changed (or why nothing did); a refusal is an ``AgentMemoryError`` naming the id
 Fields are set exactly as the by-hand forms in DECAY.md set them, so the two give the same bytes.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple

@@ -6,8 +6,6 @@ each with its text (every non-empty line of it), the section its kind suggests, 
 and where it came from. A source that is not of the named kind is refused with one line.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType

@@ -10,8 +10,6 @@ from it, the stamp goes through the stamp parser and must be one of ours, no new
 tool, naming only vendors we know; anything else stops the run with one line.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple

@@ -9,8 +9,6 @@ by id. Anything else, or input this cannot read, is left to git's own text merge
 is None).
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import NamedTuple
 

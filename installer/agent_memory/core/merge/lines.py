@@ -1,7 +1,5 @@
 """The three-way choice every memory merge makes, and INDEX.md merged line by id (MERGE.md)."""
 
-from __future__ import annotations
-
 from collections.abc import Hashable, Sequence
 from typing import NamedTuple
 

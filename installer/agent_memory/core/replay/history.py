@@ -1,8 +1,6 @@
 """The uses of a session counted against the memory its start really found (REVIEW.md § Replay):
 where git holds that memory, the replay counts on it rather than on the state it projects."""
 
-from __future__ import annotations
-
 import bisect
 from collections.abc import Collection, Iterable, Sequence
 from itertools import islice

@@ -18,8 +18,6 @@ replay counts that session on it instead (``history``); the projection still giv
 over time and the policies compared.
 """
 
-from __future__ import annotations
-
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence

@@ -2,8 +2,6 @@
 period, the facts most often not in full, and the comparison of one history replayed under two
 policies or at several budgets."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple

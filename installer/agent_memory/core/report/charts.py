@@ -1,8 +1,6 @@
 """Bar charts as inline SVG: no script, no font or style fetched, every number printed with a
 fixed precision so the same data gives the same bytes."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from html import escape
 from typing import NamedTuple

@@ -1,8 +1,6 @@
 """What the report says (DESIGN §23), as data: both the page and the Markdown are renderings of
 one ``Content``, so they never say different things."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple

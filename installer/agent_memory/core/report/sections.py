@@ -1,7 +1,5 @@
 """The report's words and tables, shared by the page and the Markdown so both say the same."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from ..replay.tally import Totals, percent

@@ -5,8 +5,6 @@ Every change the tool makes to continuity.md, an archive quarter or a rung's fil
 their section.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 

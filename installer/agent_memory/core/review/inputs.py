@@ -1,7 +1,5 @@
 """What a review reads: the memory, what the logs it reads reference, the policy and the date."""
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Mapping
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """The review's summary: the ``## Memory Review (date)`` block of REVIEW.md step 8, as data."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import NamedTuple
 

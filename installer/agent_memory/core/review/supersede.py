@@ -6,8 +6,6 @@ gain fields, so applying the pairs of every log (a full review) or of the window
 incremental one, over footers that already carry the earlier pairs) gives the same footers.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Set
 from typing import NamedTuple
 

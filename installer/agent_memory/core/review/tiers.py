@@ -5,8 +5,6 @@ rule changes in one function and every caller follows. The rules are tried in DE
 the first that matches decides.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple

@@ -7,8 +7,6 @@ needs (the logs that named it, when its tier moves next) is asked of the same co
 the review prints neither, and the next move costs a search per fact.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat

@@ -5,8 +5,6 @@ sorts before the mark). When the state cannot say which logs were read, the revi
 and says why; a full rebuild is right on every history, so that is always safe.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
