@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from agent_memory.parse import manifest
+from agent_memory.resources import version
 from agent_memory.shell.merge_driver import installing_command, merge_driver
 from conftest import PROJECT, build_tree, cli, run_console, stats, tree
 
 VERSION = (PROJECT / "VERSION").read_text().strip()
 TODAY = "2026-06-13"
+CURRENT = version()  # the release this tool stamps
 
 FRESH = {
     ".gitignore",
@@ -236,6 +238,22 @@ def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo
         ["git", "-C", repo, "check-ignore", "-q", ".agent-memory.journal/entries"], check=False
     )
     assert checked.returncode == 0
+
+
+@pytest.mark.parametrize("path", [".gitignore", ".gitattributes"])
+def test_a_block_of_ours_someone_wrote_into_is_backed_up_before_enable_replaces_it(
+    repo: Path, path: str
+) -> None:
+    """A fresh repo whose file already holds a block between our markers that no release wrote
+    (copied from another repo, then added to): the file is kept before the block is replaced."""
+    block = "# agent-memory:begin\n/.agent-memory.lock\n/secret.env\n# agent-memory:end\n"
+    text = "node_modules/\n" + block
+    build_tree(repo, {path: text})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "/secret.env" not in (repo / path).read_text()
+    assert (repo / ".agent/backup" / CURRENT / path).read_text() == text
+    assert f"the file with your edit is in .agent/backup/{CURRENT}/{path}" in result.output
 
 
 @pytest.mark.parametrize("path", [".gitignore", ".gitattributes", "AGENTS.md"])

@@ -278,6 +278,43 @@ def test_an_upgrade_backs_up_a_block_someone_edited_before_it_replaces_it(
     assert f"the file with your edit is in .agent/backup/{CURRENT}/{rel}" in result.output
 
 
+@pytest.mark.parametrize(
+    ("rel", "ours", "theirs"),
+    [
+        (".gitignore", "*.agent-memory-tmp\n", "/secrets.env\n"),
+        (".gitattributes", "memory/rejected.md merge=union\n", "*.png binary\n"),
+    ],
+)
+def test_an_upgrade_backs_up_an_ignore_or_attributes_block_someone_edited(
+    repo: Path, rel: str, ours: str, theirs: str
+) -> None:
+    """A rule someone wrote inside our block of .gitignore or .gitattributes goes when an
+    upgrade refreshes the block: the file is copied first, as a bootstrap's is (ENABLE.md §
+    Managed blocks). Dropped unseen, a hidden secrets file would be git's to take."""
+    _enabled_by(repo, "5.1.0")
+    path = repo / rel
+    edited = path.read_text().replace(ours, ours + theirs, 1)
+    path.write_text(edited)
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    assert "upgraded" in result.output and theirs not in path.read_text()
+    assert (repo / f".agent/backup/{CURRENT}/{rel}").read_text() == edited
+    assert f"the file with your edit is in .agent/backup/{CURRENT}/{rel}" in result.output
+
+
+def test_an_upgrade_from_before_the_personal_file_keeps_no_copy_of_an_unedited_ignore_block(
+    repo: Path,
+) -> None:
+    """5.1.0's .gitignore block, as that release wrote it, is refreshed without a backup."""
+    _enabled_by(repo, "5.1.0")
+    path = repo / ".gitignore"
+    personal = "# one person's own facts, never shared (DECAY.md § Personal facts)\n"
+    path.write_text(path.read_text().replace(personal + "/memory/personal.md\n", "", 1))
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    assert "/memory/personal.md" in path.read_text()
+    assert not (repo / ".agent/backup").exists()
+
+
 def test_an_upgrade_refreshes_a_block_no_one_edited_without_a_backup(repo: Path) -> None:
     _enabled_by(repo, "5.1.0")
     result = cli("enable", repo, "--today", TODAY)
@@ -291,7 +328,16 @@ def test_every_block_this_release_writes_is_known_as_written() -> None:
     template changed without its new digest would have every upgrade back up that file."""
     from agent_memory.core.blocks import block_of, worded
     from agent_memory.core.install.written import WRITTEN, digest, versioned
-    from agent_memory.layout import AGENTS_MD, AGENTS_TEMPLATE, VENDORS
+    from agent_memory.layout import (
+        AGENTS_MD,
+        AGENTS_TEMPLATE,
+        GITATTRIBUTES,
+        GITATTRIBUTES_TEMPLATE,
+        GITIGNORE,
+        GITIGNORE_BLOCK,
+        GITIGNORE_MARKERS,
+        VENDORS,
+    )
     from agent_memory.resources import data
 
     blocks = {AGENTS_MD: [versioned(data(AGENTS_TEMPLATE), CURRENT)]}
@@ -305,6 +351,11 @@ def test_every_block_this_release_writes_is_known_as_written() -> None:
         for text in texts
         if digest(block_of(path, text)) not in WRITTEN
     }
+    # .gitignore and .gitattributes: the same # markers
+    lines = {GITIGNORE: GITIGNORE_BLOCK.encode(), GITATTRIBUTES: data(GITATTRIBUTES_TEMPLATE)}
+    for path, text in lines.items():
+        if (found := digest(block_of(path, text, GITIGNORE_MARKERS))) not in WRITTEN:
+            missing[path] = found
     assert not missing, f"add to written.WRITTEN: {missing}"
 
 

@@ -23,7 +23,6 @@ from ..errors import Problem
 from ..layout import (
     AGENTS_MD,
     CONTINUITY,
-    GITATTRIBUTES,
     GITATTRIBUTES_TEMPLATE,
     HANDRUN_POINTERS,
     HANDRUN_PROTOCOL,
@@ -83,7 +82,7 @@ def _enable(
         plans = _plans(
             repo, files, links, sources, detected, vendors, options, ladder, keep_vendor_files
         )
-    plans = _with_first(plans, _attributes(repo, files, detected, current, bool(restoring)))
+    plans = _with_first(plans, _attributes(files, detected, current))
     if restoring:
         plans = restore.rebased(plans, disk, restoring)
     settled = settle(repo, plans, options, "up to date")
@@ -148,15 +147,11 @@ def _short(driver: str) -> str:
     return driver
 
 
-def _attributes(
-    repo: Repo, files: Files, detected: core.Detected, current: Version, restoring: bool
-) -> Plan:
+def _attributes(files: Files, detected: core.Detected, current: Version) -> Plan:
     """An install, a migration or an upgrade writes the merge attributes; "up to date" none."""
     if detected.mode == "B" and detected.installed == current:
         return Plan(())
-    template = resources.data(GITATTRIBUTES_TEMPLATE)
-    current_attributes = files.get(GITATTRIBUTES) if restoring else repo.read(GITATTRIBUTES)
-    return attributes_plan(current_attributes, template)
+    return attributes_plan(files, resources.data(GITATTRIBUTES_TEMPLATE), str(current))
 
 
 def _installed(detected: core.Detected) -> str | None:

@@ -7,6 +7,8 @@ from ...layout import GITATTRIBUTES, GITATTRIBUTES_MARKERS
 from ...parse.text import decode
 from ..blocks import find_blocks, upsert_block
 from ..plan import FileEdit, Outcome, Plan
+from .bootstrap import Change, keep_edits
+from .ladder import Files
 
 _REASONS = {
     Outcome.CREATED: "memory files merge by fact id (MERGE.md)",
@@ -15,12 +17,19 @@ _REASONS = {
 }
 
 
-def attributes_plan(existing: bytes | None, template: bytes) -> Plan:
-    """Add or refresh our block in ``.gitattributes``; nothing when it is current."""
+def attributes_plan(files: Files, template: bytes, version: str) -> Plan:
+    """Add or refresh our block in ``.gitattributes``, the file backed up first when someone
+    edited our block (into ``version``'s backup folder); nothing when it is current."""
+    existing = files.get(GITATTRIBUTES)
     after, outcome = upsert_block(GITATTRIBUTES, existing, template, GITATTRIBUTES_MARKERS)
     if outcome is Outcome.UNCHANGED:
         return Plan(())
-    return Plan.of([FileEdit(GITATTRIBUTES, existing, after, outcome, _REASONS[outcome])])
+    changes = {GITATTRIBUTES: Change(after, outcome, _REASONS[outcome])}
+    keep_edits(files, changes, version)
+    return Plan.of(
+        FileEdit(path, files.get(path), change.after, change.outcome, change.reason)
+        for path, change in changes.items()
+    )
 
 
 def routes_to_driver(existing: bytes | None) -> bool | None:

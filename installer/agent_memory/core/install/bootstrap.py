@@ -19,6 +19,11 @@ from ...layout import (
     AGENTS_TEMPLATE,
     BACKUP_DIR,
     FULLY_MANAGED,
+    GITATTRIBUTES,
+    GITATTRIBUTES_MARKERS,
+    GITIGNORE,
+    GITIGNORE_BLOCK,
+    GITIGNORE_MARKERS,
     LEGACY_MARKER,
     MANIFEST,
     USER_DATA,
@@ -37,8 +42,15 @@ Links = Mapping[str, str]
 _MARKUP = patterns.compile(r"<[^<>\n]{0,200}>|\]\([^()\s]{0,500}\)|[*_`~\[\]\\]")
 _SPACE = patterns.compile(r"\s+")
 NO_LINKS: Links = MappingProxyType({})
+# The files whose lines are theirs but for our block: a line someone wrote inside it is an edit.
+_LINE_BLOCKS = {GITIGNORE: GITIGNORE_MARKERS, GITATTRIBUTES: GITATTRIBUTES_MARKERS}
 # The files a run may back up before it replaces them or adds our block.
-BACKED_UP = (*FULLY_MANAGED, AGENTS_MD, *(path for path, _template, _kind in VENDORS.values()))
+BACKED_UP = (
+    *FULLY_MANAGED,
+    AGENTS_MD,
+    *(path for path, _template, _kind in VENDORS.values()),
+    *_LINE_BLOCKS,
+)
 _MAX_BACKUPS = 100  # backups of one file in one version's folder: a bound on the names tried
 
 
@@ -178,6 +190,30 @@ def _block(
         kept = f"the original is in {_backup(files, path, existing, version, changes)}"
         changes[path] = Change(after, outcome, f"{reason}; {kept}")
     return changes
+
+
+def ignore_transients(files: Files) -> Changes:
+    """The .gitignore block: our lock, journal and temp files, and the personal memory file."""
+    template = GITIGNORE_BLOCK.encode()
+    after, outcome = upsert_block(GITIGNORE, files.get(GITIGNORE), template, GITIGNORE_MARKERS)
+    reason = "agent-memory's transient files, personal facts" + (
+        "" if outcome is Outcome.CREATED else "; your lines are untouched"
+    )
+    return {GITIGNORE: Change(after, outcome, reason)}
+
+
+def keep_edits(files: Files, changes: Changes, version: str) -> None:
+    """Back ``.gitignore`` or ``.gitattributes`` up before ``changes`` replace a block of ours
+    in it that someone edited (a line of theirs between our markers), as a bootstrap's block is:
+    a rule they added there would otherwise go without a trace, and git would take what it hid."""
+    for path, markers in _LINE_BLOCKS.items():
+        change, before = changes.get(path), files.get(path)
+        if change is None or before is None or change.after == before:
+            continue
+        if edited(path, before, markers):
+            where = _backup(files, path, before, version, changes)
+            reason = f"{change.reason.split(';')[0]}; the file with your edit is in {where}"
+            changes[path] = Change(change.after, change.outcome, reason)
 
 
 def _is_legacy(path: str, data: bytes) -> bool:

@@ -21,8 +21,6 @@ from ...layout import (
     CONTINUITY,
     DEFAULT_VENDORS,
     GITIGNORE,
-    GITIGNORE_BLOCK,
-    GITIGNORE_MARKERS,
     MANIFEST,
     MANIFEST_TEMPLATE,
     OPEN_THREADS_DIR,
@@ -36,7 +34,6 @@ from ...parse.dates import quarter_of
 from ...parse.facts import parse
 from ...parse.keyvalue import embolden
 from ...parse.text import decode
-from ..blocks import upsert_block
 from ..plan import FileEdit, Outcome, Plan
 from ..review.archive import index_line, render_index
 from ..vendors import rules, written
@@ -49,6 +46,8 @@ from .bootstrap import (
     backup_path,
     bootstrap,
     follow,
+    ignore_transients,
+    keep_edits,
     physical,
     vendors_present,
 )
@@ -171,18 +170,9 @@ def _install(
         managed=managed,
     )
     changes[MANIFEST] = Change(stamp, Outcome.CREATED, f"stamp {current}, mode {mode}")
-    changes.update(_ignore_transients(files))
+    changes.update(ignore_transients(files))
+    keep_edits(files, changes, current)
     return changes
-
-
-def _ignore_transients(files: Files) -> Changes:
-    """The .gitignore block: our lock, journal and temp files, and the personal memory file."""
-    template = GITIGNORE_BLOCK.encode()
-    after, outcome = upsert_block(GITIGNORE, files.get(GITIGNORE), template, GITIGNORE_MARKERS)
-    reason = "agent-memory's transient files, personal facts" + (
-        "" if outcome is Outcome.CREATED else "; your lines are untouched"
-    )
-    return {GITIGNORE: Change(after, outcome, reason)}
 
 
 def _merge(changes: Changes, later: Changes) -> None:
@@ -287,7 +277,7 @@ def upgrade_steps(
             after_rung = apply_changes(state, changes, links)
             resync = _resync(after_rung, stamp, str(current), links, (), fresh=fresh)
             _merge(changes, resync.changes)
-            _merge(changes, _ignore_transients(after_rung))  # 5.0.0 writes lock and journal
+            _merge(changes, ignore_transients(after_rung))  # 5.0.0 writes lock and journal
             managed, notes = resync.managed, resync.notes
             values |= {"version": str(current), "vendors": resync.vendors}
         entry = history_line(today, installed, target, rung.summary if rung else None)
@@ -295,6 +285,7 @@ def upgrade_steps(
         changes[MANIFEST] = Change(
             new_stamp, _outcome(state.get(MANIFEST), new_stamp), f"stamp {target}{notes}"
         )
+        keep_edits(state, changes, str(current))
         plan = plan_of(state, changes)
         state = apply_changes(state, changes, links)
         yield plan

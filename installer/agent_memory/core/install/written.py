@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ... import patterns
 from ...parse import manifest
 from ...parse.text import decode, strip_eol
-from ..blocks import find_block
+from ..blocks import HTML_MARKERS, Markers, find_block
 
 _HEADING_VERSION = patterns.compile(rb"^(## Shared memory \(agent-memory )[^)\n]*\)", re.MULTILINE)
 
@@ -31,6 +31,12 @@ WRITTEN = frozenset(
         "sha256:1e9076451b74f00530238bfced71f96befcab7516482795d50735199a55766f1",
         "sha256:e73dd8fbf838904e4106f063888d0e7d4968040f65432dc11e8397ecd7f9b221",
         "sha256:3a5c6273b46a9a1c203326e4350797d0e0e25c3569a254fba092482700762b0e",
+        # .gitignore
+        "sha256:aed4e868f490fd245c7be08249cac7a4da78057063f5bbd0ccc0d01df544bd1b",
+        "sha256:dd9135dfa13bc0494bed59b77e2367b6c4e70c76170b0bac66811126d54912d9",
+        # .gitattributes
+        "sha256:316d5e467521d6bb717e7c2638f00609174b2eaadd5939f7c88fd2e34cbb559c",
+        "sha256:470944fea9d162fec447753a4572802192520131d0e155b0b920e3f5a1ebdcb2",
     }
 )
 
@@ -48,9 +54,9 @@ def digest(block: Sequence[str]) -> str:
     return manifest.sha256(_HEADING_VERSION.sub(rb"\g<1>)", data, count=1))
 
 
-def edited(path: str, existing: bytes) -> bool:
+def edited(path: str, existing: bytes, markers: Markers = HTML_MARKERS) -> bool:
     """Whether the block in ``existing`` is one no release of this tool wrote: someone's edit,
     which a re-sync would otherwise replace without a trace."""
     lines = decode(path, existing).lines
-    span = find_block(path, lines)
+    span = find_block(path, lines, markers)
     return span is not None and digest(lines[span[0] : span[1] + 1]) not in WRITTEN
