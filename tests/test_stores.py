@@ -274,3 +274,45 @@ def test_a_fence_opened_inside_an_item_ends_with_it_and_lint_accepts_it(tmp_path
     assert f"- three\n  {FENCE}\n  code\n  {FENCE}\n  <!-- id: three" in doc.text.body
     lint = cli("lint", repo).output.splitlines()[-1]
     assert lint.startswith("0 errors, 0 warnings"), lint
+
+
+def test_a_context_yaml_entry_as_the_skill_writes_it_keeps_its_lists_as_words(
+    tmp_path: Path,
+) -> None:
+    """The memory-management skill's entry template holds `domain: [relevant, domains]` and an
+    `evidence:` list: its items are written as words, never as Python's repr of a list, and a
+    text's lines never become lines of the memory file (a heading there would end the fact)."""
+    entry = """core:
+  - id: use_pnpm
+    type: decision
+    domain: [build, ci]
+    content: "Use pnpm for installs"
+    confidence: 0.7
+    evidence:
+      - "ci.yml:12 runs pnpm"
+      - |
+        seen in CI
+        ## Open Threads
+        - not a fact
+    created: 2026-01-02
+    last_used: 2026-02-03
+    use_count: 4
+  - id: second
+    content: Second
+    evidence: {file: a.py, lines: [3, 4], checked: true}
+    domain: []
+"""
+    repo, _ = imported(tmp_path, {"CONTEXT.yaml": entry})
+    doc = facts.parse("memory/continuity.md", (repo / "memory/continuity.md").read_bytes())
+    assert doc.problems == ()
+    lines = doc.text.lines
+    found = {f.id: [line.rstrip("\n") for line in lines[f.start + 1 : f.end]] for f in doc.facts}
+    assert found == {
+        "use-pnpm": [
+            "  - confidence: 0.7",
+            "  - domain: build, ci",
+            "  - evidence: ci.yml:12 runs pnpm, seen in CI ## Open Threads - not a fact",
+            found["use-pnpm"][-1],  # the footer
+        ],
+        "second": ["  - evidence: file: a.py, lines: 3, 4, checked: true", found["second"][-1]],
+    }

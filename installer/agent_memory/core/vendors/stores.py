@@ -341,14 +341,30 @@ def _context_yaml(path: str, data: bytes, day: str) -> list[Fact]:
                 fields["tier"] = "core"
             lines = text_value(path, entry, "content").strip().split("\n")
             extras = [
-                f"- {key}: {entry[key]}"
+                f"- {key}: {_plain(entry[key])}"
                 for key in ("confidence", "domain", "evidence")
-                if entry.get(key) not in (None, "", [])
+                if _plain(entry.get(key))
             ]
             at = entry.lc.line + 1 if hasattr(entry, "lc") else 1
             archived = group == "archive"
             facts.append(Fact(section, tuple(lines + extras), fields, None, archived, at))
     return facts
+
+
+def _plain(value: Any) -> str:
+    """A CONTEXT.yaml value as one line of a sub-bullet: a list's items (``domain: [build, ci]``,
+    ``evidence: ["file:line"]``) and a mapping's pairs joined by commas, a text's lines by a
+    space. Never Python's repr of a list, and never a line of its own, which could open a
+    heading or a block in the memory file."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as YAML wrote it
+    if hasattr(value, "items"):
+        return ", ".join(f"{_plain(key)}: {_plain(item)}" for key, item in value.items())
+    if isinstance(value, list):
+        return ", ".join(filter(None, map(_plain, value)))
+    return " ".join(str(value).split())
 
 
 def _co_cli_memory(path: str, text: Text, day: str) -> list[Fact]:
