@@ -221,3 +221,19 @@ def test_a_fact_s_words_are_counted_as_counter_counts_them(terms: list[str]) -> 
     """What the store keeps of how often a fact holds each word, in the order it first holds it."""
     found = ranking.counted(terms)
     assert found == Counter(terms) and list(found) == list(Counter(terms))
+
+
+def test_the_server_cache_sees_an_edit_in_place_whose_mtime_was_set_back(tmp_path: Path) -> None:
+    """A same-size edit in place, its mtime then put back as it was (``touch -d``), changes no
+    field but the change time, which no one can set: the cache must not answer from the old
+    text."""
+    root = build_tree(tmp_path / "repo", {"memory/continuity.md": "uses docker\n"})
+    path = root / "memory/continuity.md"
+    past = path.stat().st_mtime_ns - 10 * 1_000_000_000
+    os.utime(path, ns=(past, past))
+    memo = FileMemo(lambda _rel, data: data)
+    assert memo.get(Repo(root), "memory/continuity.md") == b"uses docker\n"
+    with path.open("r+b") as stream:  # in place: the same inode and size
+        stream.write(b"uses podman\n")
+    os.utime(path, ns=(past, past))
+    assert memo.get(Repo(root), "memory/continuity.md") == b"uses podman\n"

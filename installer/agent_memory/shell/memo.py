@@ -2,10 +2,11 @@
 
 A long-running server answers many calls on the same files; re-reading and re-parsing 10,000
 archived facts on every call would cost a second. ``FileMemo`` keeps one value per file, keyed by
-the file's path, size, mtime and inode as read from the open file, so a commit, checkout or edit
-made outside is seen by the next call. A file modified within ``RACY_NS`` of its reading is never
-trusted (git's "racily clean" rule): a same-size rewrite inside one tick of the file system's
-clock would otherwise keep its old key. Only the server uses it; a command reads each file once.
+the file's path, size, mtime, change time and inode as read from the open file, so a commit,
+checkout or edit made outside is seen by the next call. A file modified within ``RACY_NS`` of its
+reading is never trusted (git's "racily clean" rule): a same-size rewrite inside one tick of the
+file system's clock would otherwise keep its old key. Only the server uses it; a command reads each
+file once.
 """
 
 from __future__ import annotations

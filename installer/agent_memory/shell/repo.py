@@ -31,12 +31,19 @@ _LOG_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class FileKey(NamedTuple):
-    """One version of one file: a change of any field means the contents may have changed."""
+    """One version of one file: a change of any field means the contents may have changed. The
+    change time counts too: a same-size edit in place whose mtime was set back (``touch -d``)
+    changes no other field, but no one can set the change time."""
 
     path: str
     size: int
     mtime_ns: int
+    ctime_ns: int
     inode: int
+
+
+def _key(path: Path, info: os.stat_result) -> FileKey:
+    return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 class Repo:
@@ -143,7 +150,7 @@ class Repo:
             return None
         except OSError as exc:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
-        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino)
+        return _key(path, info)
 
     def read_keyed(self, rel: str) -> tuple[FileKey, bytes] | None:
         """``read``, with the key that tells this version of the file from any later one.
@@ -170,7 +177,7 @@ class Repo:
             raise AgentMemoryError(f"cannot be read ({exc.strerror})", rel) from None
         finally:
             os.close(fd)
-        return FileKey(str(path), info.st_size, info.st_mtime_ns, info.st_ino), data
+        return _key(path, info), data
 
     def read_each(self, directory: str, names: Iterable[str]) -> Iterator[tuple[str, bytes]]:
         """Read many files of one directory (the session logs), one at a time.

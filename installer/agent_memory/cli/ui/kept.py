@@ -1,16 +1,15 @@
-"""The report health shows, kept while what it read stays the same, and worked out in a thread
-of its own: ``report`` replays every session log, seconds on a long history, so a page never
-waits for it.
+"""The report health shows, kept while what it read stays the same, and worked out in a thread of
+its own: ``report`` replays every session log, seconds on a long history, so a page never waits
+for it.
 
-The report reads the files under ``memory/`` (the memory, the policy, the logs, the rejections),
-the files its facts cite (stale citations), git's history (the memory each session found) and the
-date. Its result is kept with a key of those: each file's path, size, mtime and inode, the
-commit HEAD names (a commit changes the history, not the files), and the date. A page compares
-the key of now (a ``stat`` of each file, no read, and one ``git rev-parse``) with the kept one;
-on any difference the report is worked out again. A file modified within ``RACY_NS`` of the
-key's taking is never trusted (``shell/memo``'s rule), so such a result is shown once and worked
-out again at the next ask.
-Nothing is written: the result lives as long as the server.
+The report reads the files under ``memory/`` (the memory, the policy, the logs, the rejections), the
+files its facts cite (stale citations), git's history (the memory each session found) and the date.
+Its result is kept with a key of those: each file's path, size, mtime, change time and inode, the
+commit HEAD names (a commit changes the history, not the files), and the date. A page compares the
+key of now (a ``stat`` of each file, no read, and one ``git rev-parse``) with the kept one; on any
+difference the report is worked out again. A file modified within ``RACY_NS`` of the key's taking is
+never trusted (``shell/memo``'s rule), so such a result is shown once and worked out again at the
+next ask. Nothing is written: the result lives as long as the server.
 """
 
 import datetime as dt
@@ -32,7 +31,7 @@ from ...shell.memo import RACY_NS
 from ...shell.repo import Repo
 from .actions import Setting, run
 
-Stamp = tuple[object, ...]  # a path, then its size, mtime, inode (and mode), or why not read
+Stamp = tuple[object, ...]  # a path, then its size, mtime, ctime, inode, mode; or why not read
 _MTIME = 2
 
 
@@ -145,7 +144,9 @@ def _memory_stamps(root: Path) -> tuple[Stamp, ...]:
                 continue
             if stat.S_ISDIR(info.st_mode):
                 pending.append(name)
-            found.append((name, info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode))
+            found.append(
+                (name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
+            )
     return tuple(sorted(found, key=lambda s: str(s[0])))
 
 
@@ -162,5 +163,7 @@ def _source_stamps(repo: Repo, paths: Sequence[str]) -> tuple[Stamp, ...]:
         except OSError as exc:
             found.append((path, exc.errno))
             continue
-        found.append((path, info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode))
+        found.append(
+            (path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
+        )
     return tuple(found)
