@@ -222,6 +222,21 @@ def test_no_folder_imports_itself_back() -> None:
     assert _cycles(folders) == []
 
 
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_the_package_imports_itself_only_by_relative_names(path: Path) -> None:
+    """The graphs above read relative imports; an absolute ``agent_memory.`` one would be an
+    edge they never see. A module found by name at run time (``importlib.import_module``) is
+    only the command line's way to load a command: ``cli`` is the top layer, which nothing
+    below imports, so such an edge cannot close a cycle."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            absolute = [n for n in names if n and n.split(".")[0] == "agent_memory"]
+            assert not absolute, f"{_name(path)}:{node.lineno} imports {absolute} by absolute name"
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module"):
+            assert _name(path).startswith("cli."), f"{_name(path)}:{node.lineno} imports by name"
+
+
 def test_the_cycle_finder_finds_cycles() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
