@@ -14,6 +14,7 @@ import pytest
 
 from agent_memory.cli.mcp.tools import TOOLS
 from agent_memory.commands.doctor import wired_of
+from agent_memory.commands.runner import Journal
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sessions import read_refs
 from agent_memory.shell.repo import Repo
@@ -36,6 +37,9 @@ def test_every_tool_is_listed_and_answers(tmp_path: Path) -> None:
         async with connect(root) as client:
             listed = await client.list_tools()
             assert [t.name for t in listed.tools] == list(TOOLS)
+            hints = {t.name: t.annotations.read_only_hint for t in listed.tools if t.annotations}
+            assert hints == {n: t.journal is Journal.READS for n, t in TOOLS.items()}
+            assert hints["memory_recall"] and not hints["memory_fact_add"]
             error, found = await call(client, "memory_recall", query="outbox subsystem 2", limit=3)
             assert not error and len(found["facts"]) == 3
             assert found["facts"][0]["where"].startswith("memory/continuity.md:")

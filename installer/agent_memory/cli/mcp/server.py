@@ -30,6 +30,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.message import SessionMessage
 
 from ... import resources
+from ...commands.runner import Journal
 from ...parse import jsonrpc
 from ...shell.lock import unless_called_off
 from .tools import TOOLS, McpSession, call, error_line, refusal
@@ -62,6 +63,10 @@ def build(session: McpSession) -> Server[object]:
                 description=tool.description,
                 input_schema=dict(tool.input_schema),
                 output_schema=dict(tool.output_schema),
+                # a client may run a tool that only reads without asking; none goes online
+                annotations=types.ToolAnnotations(
+                    read_only_hint=tool.journal is Journal.READS, open_world_hint=False
+                ),
             )
             for tool in TOOLS.values()
         ]
