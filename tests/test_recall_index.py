@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from agent_memory.parse.facts import Document, parse
 from agent_memory.parse.footer import FOOTER, TIERS, without_footers
 from agent_memory.shell.memo import RACY_NS, FileMemo
 from agent_memory.shell.repo import Repo
-from conftest import build_tree
+from conftest import build_tree, cli, git_init
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: {} | tier: {} -->"
 
@@ -97,9 +98,37 @@ def test_the_index_ranks_exactly_as_plain_bm25(
     assert searching.recall(query, docs, limit) == plain_recall(query, docs, limit)
 
 
-@given(st.text(st.characters(exclude_categories=())) | st.text("aZ0 9-_.\u212a\u0130\u00e9\u0663"))
-def test_words_are_the_runs_of_a_z_and_0_9_in_the_lowered_text(text: str) -> None:
-    assert ranking.words(text) == re.findall("[a-z0-9]+", text.lower())
+@given(
+    st.text(st.characters(exclude_categories=()))
+    | st.text("aZ0 9-_.\u212a\u0130\u00e9\u0663\u00df\u0416\u4e2d\ufb01\u0301")
+)
+def test_words_are_the_runs_of_letters_and_digits_in_the_case_folded_text(text: str) -> None:
+    assert ranking.words(text) == re.findall(r"[^\W_]+", text.casefold())
+
+
+def test_recall_finds_words_of_any_script_and_the_store_answers_alike(tmp_path: Path) -> None:
+    """Recall's words were the runs of a-z and 0-9: a fact in Russian held none, and one in
+    German was found by its broken halves ("gr", "e" of "Größe"). Its words, the derived
+    store's tokens and duplicates' words are now one rule: letters and digits of any script."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    for fact_id, text in (
+        ("ru-db", "Приложение использует базу данных Постгрес"),
+        ("de-size", "Die Größe der Datei ist begrenzt"),
+        ("fr-naive", "Un lecteur naïf lit tout"),
+    ):
+        added = cli("fact", "add", text, root, "--id", fact_id, "--today", "2026-01-01")
+        assert added.exit_code == 0, added.output
+    for query, found in (("базу данных", "ru-db"), ("grösse", "de-size"), ("naïf", "fr-naive")):
+        for store in (True, False):  # made and read, then none
+            if not store:
+                shutil.rmtree(root / ".git/agent-memory", ignore_errors=True)
+            result = cli("recall", query, root)
+            assert result.exit_code == 0 and result.output.startswith(found), result.output
+            assert (root / ".git/agent-memory/store.sqlite3").exists()
+    assert cli("recall", "naif", root).exit_code == 1  # accents are letters of their own
+    again = cli("fact", "add", "ПРИЛОЖЕНИЕ использует базу данных постгрес", root)
+    assert again.exit_code == 1 and "the same fact is already ru-db" in again.output
 
 
 _LINES = [

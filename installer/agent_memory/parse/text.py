@@ -2,9 +2,14 @@
 
 from typing import NamedTuple
 
+from .. import patterns
 from ..errors import InputError
 
 BOM = "\ufeff"
+# A word: a run of letters and digits (``_`` and every other mark split words).
+_WORD = patterns.compile(r"[^\W_]+")
+# Every byte but those of a-z and 0-9 made a space: an ASCII text's words split out in C.
+_SPACES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32 for b in range(256))
 
 
 class Text(NamedTuple):
@@ -63,3 +68,13 @@ def split_lines(text: str) -> list[str]:
 
 def strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``, in order: its runs of letters and digits, case folded, in any
+    script (``re.findall(r"[^\\W_]+", text.casefold())``: a property test holds it there). The
+    one word rule of recall, the prompt hook, duplicates and forget. An ASCII text, nearly every
+    fact, is split out in C (10,000 facts are read when a file's rows are made)."""
+    if text.isascii():
+        return text.lower().encode("ascii").translate(_SPACES).decode("ascii").split()
+    return _WORD.findall(text.casefold())

@@ -33,7 +33,7 @@ from .discovery import git_folder, work_tree_top
 
 FOLDER, FILE = "agent-memory", "store.sqlite3"  # in the git folder
 NAME = f".git/{FOLDER}/{FILE}"  # where a work tree's own .git folder holds it
-SCHEMA = 3  # PRAGMA user_version of the tables below
+SCHEMA = 4  # PRAGMA user_version of the tables below
 BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
@@ -51,6 +51,10 @@ _PACKED = "I"  # lengths and places, packed unsigned: parsing 10,000 numbers cos
 # A file's rows: fact ids from ``base`` (meta's ``next``); ``terms`` a fact's distinct words,
 # ``twice`` those it holds twice, ``repeats`` how often one held more often stands in it (a row
 # per word held twice cost a first run 20 ms); ``ranks`` each fact's place by ``_ORDER``.
+# Each word a fact holds is one token as it is (``parse.text.words``, any script): the ascii
+# tokenizer splits only at ASCII marks and folds only ASCII capitals, which no word holds
+# (unicode61 would make "für" and "fur" one word, where a search reading the files does not).
+_FTS = "content='', detail=none, columnsize=0, tokenize='ascii'"
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, base INTEGER NOT NULL, "
@@ -58,8 +62,8 @@ _TABLES = (
     "CREATE TABLE facts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, "
     "used INTEGER NOT NULL, uses INTEGER NOT NULL, see TEXT NOT NULL, heading INTEGER NOT NULL, "
     "start INTEGER NOT NULL, end INTEGER NOT NULL)",
-    "CREATE VIRTUAL TABLE terms USING fts5(words, content='', detail=none, columnsize=0)",
-    "CREATE VIRTUAL TABLE twice USING fts5(words, content='', detail=none, columnsize=0)",
+    f"CREATE VIRTUAL TABLE terms USING fts5(words, {_FTS})",
+    f"CREATE VIRTUAL TABLE twice USING fts5(words, {_FTS})",
     "CREATE TABLE repeats (term TEXT NOT NULL, id INTEGER NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (term, id)) WITHOUT ROWID",
 )
@@ -182,7 +186,7 @@ class Store:
         """(fact, occurrences) of each of a file's facts (ids from ``base``) whose words hold
         ``term`` (and one of ``among``, when given), in order. The ids come as one string: a
         row each, for a word most facts hold, cost twice as much."""
-        match = f'"{term}"'  # a-z 0-9: one token
+        match = f'"{term}"'  # letters and digits: one token
         if among:
             match += " AND (" + " OR ".join(f'"{other}"' for other in sorted(among)) + ")"
         span = (base, base + count - 1)

@@ -16,10 +16,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from ...parse.footer import TIERS
+from ...parse.text import words as words  # the one word rule, which search and rows share
 from ..facts.relations import related_ids
 
-# Every byte but those of a-z and 0-9 made a space: the words of UTF-8 text split out in C.
-_SPACES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32 for b in range(256))
 K1 = 1.2
 B = 0.75
 # Scores in one band [NEAR**n, NEAR**(n+1)) are near-ties. On four real histories, with each
@@ -39,14 +38,6 @@ class Hit(NamedTuple):
     first_line: str
     score: float
     see: tuple[str, ...] = ()  # the ids its footer relates it to (DECAY.md § Relations)
-
-
-def words(text: str) -> list[str]:
-    """The runs of a-z and 0-9 in the lowered text: ``re.findall("[a-z0-9]+", text.lower())``
-    (a property test holds it there), split out in C: no byte of another character is one of
-    theirs."""
-    lowered = text.lower().encode("utf-8", "surrogatepass")
-    return lowered.translate(_SPACES).decode("ascii").split()
 
 
 def counted(terms: list[str]) -> dict[str, int]:

@@ -14,15 +14,14 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ... import patterns
 from ...errors import Problem
 from ...layout import ARCHIVE_DIR
 from ...parse.facts import Document, Fact
 from ...parse.footer import listed, without_footers
+from ...parse.text import words as text_words
 
 # Similar: shared words / all words >= NUMERATOR / DENOMINATOR, compared in integers.
 NUMERATOR, DENOMINATOR = 3, 5
-_WORD = patterns.compile(r"[^\W_]+")
 # A line that starts one of these can only start a block: no fact's text holds one.
 _STARTS = ("\n- ", "\n* ", "\n+ ")
 CANDIDATES, PAIRS = 200, 20  # lint: per fact, earlier facts compared with, pairs listed
@@ -44,12 +43,12 @@ class Found(NamedTuple):
 
 
 def words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.casefold()))
+    return frozenset(text_words(text))
 
 
 def normal(text: str) -> str:
     """The text as the same-text rule reads it: its words, case folded, one space apart."""
-    return " ".join(_WORD.findall(text.casefold()))
+    return " ".join(text_words(text))
 
 
 def similar(shared: int, union: int) -> bool:
@@ -90,7 +89,7 @@ def may_hold(text: str, wanted: frozenset[str], probed: Sequence[str]) -> bool:
                 if found != -1 and found < at:
                     ahead[mark] = low.find(mark, at)
             end = min((found for found in ahead.values() if found != -1), default=len(low))
-            if len(wanted.intersection(_WORD.findall(low, start, end))) >= need:
+            if len(wanted.intersection(text_words(low[start:end]))) >= need:
                 return True
             floor = end
             at = low.find(probe, end)
