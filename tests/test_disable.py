@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory.core.blocks import HTML_MARKERS
 from agent_memory.core.install.disable import without_block
-from conftest import PROJECT, build_tree, cli, tree
+from conftest import PROJECT, build_tree, cli, git_init, tree
 
 EXAMPLES = PROJECT / "examples"
 OURS = (
@@ -268,3 +268,20 @@ def test_a_driver_git_will_not_unset_fails_the_run_after_its_report(repo: Path) 
     assert len(failed) == 1 and "could not unset merge.agent-memory.driver" in failed[0]
     assert failed[0].endswith("run git config --local --unset merge.agent-memory.driver")
     assert not (repo / ".agent/version.md").exists()
+
+
+def test_disable_says_it_leaves_the_search_store(tmp_path: Path) -> None:
+    """The derived store in git's folder is no file enable wrote: disable leaves it, and says so
+    (HOOKS.md § Recall on each prompt), so a person knows it is there to delete."""
+    root = git_init(tmp_path / "repo")
+    assert cli("enable", root, "--today", "2026-01-01").exit_code == 0
+    assert cli("recall", "memory", root).exit_code in (0, 1)  # the store is made
+    store = root / ".git/agent-memory/store.sqlite3"
+    assert store.is_file()
+    result = cli("disable", root, "--today", "2026-01-02")
+    assert result.exit_code == 0, result.output
+    assert "left: .git/agent-memory/store.sqlite3 (recall's cache" in result.output
+    assert store.is_file()
+    shutil.rmtree(root / ".git/agent-memory")
+    assert cli("enable", root, "--today", "2026-01-03").exit_code == 0
+    assert "left:" not in cli("disable", root, "--today", "2026-01-04").output

@@ -9,6 +9,7 @@ from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER_KEY, PERSONAL
 from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
+from ..shell.store import kept_at
 from ..shell.walk import files_under
 from .report import Report, Result
 from .settle import Options, settle
@@ -41,6 +42,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     failed = failure(driver, path)
     report = Report("disable", path, settled.outcome, settled.plan, failed, summary)
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
+    closing += _store(repo)
     report = report._replace(heading=heading, closing=() if failed else closing)
     return Result(report, 1 if failed else settled.exit_code, settled.diff)
 
@@ -52,6 +54,16 @@ def _heading(path: str, done: bool, keep_memory: bool, folder: str) -> str:
     if done:
         return f"{head} disabled {path} (memory/ {memory}; copies in {folder}/)"
     return f"{head} would disable {path} (memory/ would be {memory}; copies would go to {folder}/)"
+
+
+def _store(repo: Repo) -> tuple[str, ...]:
+    """The derived store is left (HOOKS.md § Recall on each prompt): it is no file enable wrote,
+    only a cache of the memory files in git's folder, which a person may delete."""
+    path = kept_at(repo.root)
+    if path is None:
+        return ()
+    shown = path.relative_to(repo.root) if path.is_relative_to(repo.root) else path
+    return (f"left: {shown} (recall's cache of the memory files; delete it at will)",)
 
 
 def _memory(repo: Repo) -> dict[str, bytes]:

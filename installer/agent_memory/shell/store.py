@@ -327,6 +327,14 @@ def _int(value: object) -> int:
     return value
 
 
+def kept_at(repo: Path) -> Path | None:
+    """Where the store of the repo at ``repo`` is, when it keeps one now (nothing is made)."""
+    top = work_tree_top(repo)
+    found = git_folder(top) if top is not None else None
+    path = found / FOLDER / FILE if found is not None else None
+    return path if path is not None and path.is_file() else None
+
+
 def open_store(repo: Path) -> Store | None:
     """The store of the repo at ``repo`` (its folder made if need be); None when it keeps none
     or it cannot be opened now."""
