@@ -7,9 +7,10 @@ from .. import resources
 from ..core.install.disable import backup_dir, migrated, plan_disable, probe_paths
 from ..errors import RefusedError
 from ..layout import CONTINUITY, MERGE_DRIVER_KEY, PERSONAL
+from ..shell.discovery import git_folder, work_tree_top
 from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
-from ..shell.store import kept_at
+from ..shell.store import FILE, FOLDER
 from ..shell.walk import files_under
 from .report import Report, Result
 from .settle import Options, settle
@@ -42,7 +43,7 @@ def disable(repo: Repo, options: Options, *, keep_memory: bool = True) -> Result
     failed = failure(driver, path)
     report = Report("disable", path, settled.outcome, settled.plan, failed, summary)
     closing = (f"git config (local): {MERGE_DRIVER_KEY} {driver}",) if driver else ()
-    closing += _store(repo)
+    closing = (*closing, *_store(repo))
     report = report._replace(heading=heading, closing=() if failed else closing)
     return Result(report, 1 if failed else settled.exit_code, settled.diff)
 
@@ -59,8 +60,10 @@ def _heading(path: str, done: bool, keep_memory: bool, folder: str) -> str:
 def _store(repo: Repo) -> tuple[str, ...]:
     """The derived store is left (HOOKS.md § Recall on each prompt): it is no file enable wrote,
     only a cache of the memory files in git's folder, which a person may delete."""
-    path = kept_at(repo.root)
-    if path is None:
+    top = work_tree_top(repo.root)
+    found = git_folder(top) if top is not None else None
+    path = found / FOLDER / FILE if found is not None else None
+    if path is None or not path.is_file():
         return ()
     shown = path.relative_to(repo.root) if path.is_relative_to(repo.root) else path
     return (f"left: {shown} (recall's cache of the memory files; delete it at will)",)

@@ -43,17 +43,15 @@ _TYPED += "AND typeof(name) = 'text'"
 _TIER = " ".join(f"WHEN '{tier}' THEN {n}" for n, tier in enumerate(TIERS))
 _ORDER = f"used DESC, uses DESC, CASE tier {_TIER} ELSE {len(TIERS)} END, name, id"
 _APART = "\x1f"  # between the ids a fact's footer relates it to (no id holds it)
-# What a stored value that is not what this writes may raise, checked or not: the files are read
-_FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)
+_FAULTS = (ValueError, TypeError, ArithmeticError, LookupError)  # of a stored value not ours
 _NEXT = "SELECT value FROM meta WHERE key = 'next'"
 _STALE = 20_000  # ids of files gone, past those of files kept, before the store is emptied
 _PACKED = "I"  # lengths and places, packed unsigned: parsing 10,000 numbers cost 2 ms a search
 # A file's rows: fact ids from ``base`` (meta's ``next``); ``terms`` a fact's distinct words,
 # ``twice`` those it holds twice, ``repeats`` how often one held more often stands in it (a row
 # per word held twice cost a first run 20 ms); ``ranks`` each fact's place by ``_ORDER``.
-# Each word a fact holds is one token as it is (``parse.text.words``, any script): the ascii
-# tokenizer splits only at ASCII marks and folds only ASCII capitals, which no word holds
-# (unicode61 would make "für" and "fur" one word, where a search reading the files does not).
+# Each word (``parse.text.words``) one token as it is: the ascii tokenizer splits at no letter of
+# any script (unicode61 would make "für" and "fur" one word, where the files' reading does not).
 _FTS = "content='', detail=none, columnsize=0, tokenize='ascii'"
 _TABLES = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -90,9 +88,7 @@ class Store:
 
     def __init__(self, db: sqlite3.Connection, folder: str) -> None:
         self.db = db
-        # the enabled folder, from the work tree's top: two enabled folders of one repository
-        # keep their rows apart, under their paths from there
-        self.folder = folder
+        self.folder = folder  # the enabled folder from the work tree's top: rows kept apart
 
     def index(self, path: str, data: bytes) -> ranking.Index | Stored:
         """The search index of the memory file ``path`` holding ``data``: its stored rows when
@@ -126,8 +122,9 @@ class Store:
                     "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (path, digest, base, made.counted, made.words, lengths, ranks),
                 )
-                next_id = str(base + len(made))
-                self.db.execute("UPDATE meta SET value = ? WHERE key = 'next'", (next_id,))
+                self.db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'next'", (str(base + len(made)),)
+                )
         except sqlite3.Error:
             pass  # busy, read-only, full: this run searches what it read
 
@@ -226,7 +223,7 @@ def _rows(base: int, made: ranking.Index) -> list[tuple[object, ...]]:
 
 class Stored:
     """The stored index of one file, searched as ``ranking.Index`` is; a fact's fields are read
-    only for the facts a search ranks, and its hit is read again from the file's bytes."""
+    only for the facts a search ranks, its hit again from the file's bytes."""
 
     def __init__(self, store: Store, path: str, data: bytes, row: tuple[object, ...]) -> None:
         self.store, self.path, self.data = store, path, data
@@ -261,8 +258,8 @@ class Stored:
             return len(self._postings[term])
         return self.store.count(term, *self._span)
 
-    def prime(self, wanted: object) -> None:
-        """Nothing to do: a term's postings are one query."""
+    def prime(self, wanted: object) -> None:  # nothing to do: a term's postings are one query
+        pass
 
     def norms_for(self, average: float) -> list[float]:
         if self._norms is None or self._norms[0] != average:
@@ -271,8 +268,7 @@ class Stored:
             self._norms = (average, [norms[n] for n in lengths])
         return self._norms[1]
 
-    def _packed(self, value: object, what: str) -> array.array[int]:
-        """A packed column of the file's row: one number per fact."""
+    def _packed(self, value: object, what: str) -> array.array[int]:  # one number per fact
         numbers = array.array(_PACKED)
         if type(value) is not bytes or len(value) != self.counted * numbers.itemsize:
             raise sqlite3.DatabaseError(f"the stored {what} of {self.path} are not its")
@@ -325,14 +321,6 @@ def _int(value: object) -> int:
     if type(value) is not int:
         raise sqlite3.DatabaseError("a stored number is not one")
     return value
-
-
-def kept_at(repo: Path) -> Path | None:
-    """Where the store of the repo at ``repo`` is, when it keeps one now (nothing is made)."""
-    top = work_tree_top(repo)
-    found = git_folder(top) if top is not None else None
-    path = found / FOLDER / FILE if found is not None else None
-    return path if path is not None and path.is_file() else None
 
 
 def open_store(repo: Path) -> Store | None:
