@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from agent_memory.cli.app import main
 from agent_memory.commands.runner import Needs, open_repo
+from agent_memory.errors import AgentMemoryError
 from agent_memory.shell import clock
-from conftest import PROJECT, cli
+from conftest import PROJECT, cli, stats
 
 PACKAGE = PROJECT / "installer/agent_memory"
 _CLOCK_CALLS = frozenset({"today", "now", "utcnow"})  # on a date or datetime
@@ -79,10 +83,102 @@ def test_the_runner_works_out_the_date_once(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1781568000")  # 2026-06-16
     assert open_repo(Needs.HERE, tmp_path).today == dt.date(2026, 6, 16)
     assert open_repo(Needs.HERE, tmp_path, dt.date(2027, 1, 2)).today == dt.date(2027, 1, 2)
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "not a time")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")  # empty is unset (reproducible-builds.org)
     assert clock.today() == dt.datetime.now(tz=dt.timezone.utc).date()
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
     assert clock.today() == dt.datetime.now(tz=dt.timezone.utc).date()
+
+
+@pytest.mark.parametrize(
+    "epoch", ["abc", "-1", " 1780000000", "1780000000\n", "1e9", "1.5", "253402300800", "¹⁷⁰⁰"]
+)
+def test_a_source_date_epoch_that_is_no_time_is_refused(
+    epoch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was dropped for the clock, silently, by every command but those with a date option."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    with pytest.raises(AgentMemoryError, match=r"^SOURCE_DATE_EPOCH=.* is not a time; set it"):
+        clock.now()
+    assert clock.today(dt.date(2026, 1, 1)) == dt.date(2026, 1, 1)  # --today: not read
+
+
+def test_the_last_second_a_date_can_hold_is_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "253402300799")
+    assert clock.now() == dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.timezone.utc)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    assert clock.today() == dt.date(1970, 1, 1)
+
+
+# Every kind of command: those with a date option and those without, a hook, a writer.
+COMMANDS = [
+    ["status"],
+    ["context"],
+    ["recall", "outbox"],
+    ["session", "new"],
+    ["review", "--if-due"],
+    ["explain", "outbox-first"],
+    ["report"],
+    ["fact", "add", "x y"],
+    ["hook", "session-start"],
+]
+
+
+@pytest.fixture
+def enabled(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(repo)
+    assert cli("enable", ".", "--today", "2026-01-01", "--vendor", "none").exit_code == 0
+    added = cli("fact", "add", "Outbox first", ".", "--today", "2026-01-01")
+    assert added.exit_code == 0, added.output
+    return repo
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=" ".join)
+def test_every_command_refuses_it_in_one_line_and_writes_nothing(
+    words: list[str], enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same rule for all: ``status``, ``context``, ``recall``, ``session new`` and the hook
+    went on by the clock; the rest stopped with click's usage block, exit 2."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "abc")
+    before = stats(enabled)
+    payload = json.dumps({"cwd": str(enabled), "session_id": "s1", "source": "startup"})
+    done = CliRunner().invoke(main, words, input=payload, catch_exceptions=False)
+    assert (done.exit_code, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        "agent-memory: SOURCE_DATE_EPOCH='abc' is not a time; set it to whole seconds since "
+        "1970-01-01 UTC (ASCII digits, 0 to 253402300799) or unset it"
+    ]
+    assert stats(enabled) == before
+
+
+@pytest.mark.parametrize(
+    "words", [["fact", "add", "x y", "--dry-run"], ["explain", "outbox-first"]], ids=" ".join
+)
+def test_today_wins_over_a_source_date_epoch_that_is_no_time(
+    words: list[str], enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fact add --today`` was refused: its unset ``--until`` read the environment."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "abc")
+    done = cli(*words, "--today", "2026-01-02")
+    assert done.exit_code == 0, done.output
+
+
+def test_an_empty_source_date_epoch_is_unset(
+    enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")
+    assert cli("status").exit_code == 0
+
+
+def test_the_mcp_server_refuses_it_as_the_command_line_does(
+    enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("jsonschema")
+    from agent_memory.cli.mcp.tools import McpSession, call
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "abc")
+    done = call(McpSession(enabled), "memory_status", {})
+    assert done.error is not None
+    assert done.err.startswith("agent-memory: SOURCE_DATE_EPOCH='abc' is not a time")
 
 
 def test_review_if_due_answers_on_the_date_it_is_given(repo: Path) -> None:

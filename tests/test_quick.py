@@ -247,13 +247,18 @@ def test_other_lines_are_left_to_click(pristine: Path, argv: list[str]) -> None:
         assert quick_answer(argv) is None
 
 
-def test_a_bad_source_date_epoch_is_left_to_click(
-    pristine: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("argv", [["review", "--if-due", "quiet"], ["status", "quiet"]])
+def test_a_bad_source_date_epoch_is_one_line_both_ways(
+    pristine: Path, tmp_path: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The runner refuses it (exit 1): it is no option of the line, so it is no usage error
+    that only click may word."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
-    argv = ["review", "--if-due", str(pristine / "quiet")]
-    assert quick_answer(argv) is None
-    assert full_answer(argv)[2] == 2
+    answers = both_ways(pristine, tmp_path, argv)
+    assert answers is not None
+    quick_said, full_said = answers
+    assert quick_said == full_said
+    assert quick_said[2] == 1 and quick_said[1].startswith("agent-memory: SOURCE_DATE_EPOCH=")
 
 
 class _Terminal(_Utf8):

@@ -141,7 +141,7 @@ TOY_LADDER = textwrap.dedent(
 
     ladder = Ladder([rung("2.1.0"), rung("2.2.0"), rung("5.0.0")])
     # The runner dates the run; run without it, the repo is opened on the date.
-    repo = Repo(Path(sys.argv[1]), today=__import__("datetime").date(2026, 6, 13))
+    repo = Repo(Path(sys.argv[1]), now=__import__("datetime").datetime(2026, 6, 13))
     with repo.locked():
         result = enable(repo, (), Options(), ladder)
     print(result.report.outcome)

@@ -34,7 +34,7 @@ class Kind(enum.Enum):
     COUNT = "a whole number, at least ``low``"  # click.IntRange(min=low)
     SECONDS = "a number of seconds"  # click.FloatRange(min=0)
     CHOICE = "one of ``choices``"
-    DATE = "YYYY-MM-DD, else SOURCE_DATE_EPOCH"  # parse_today
+    DATE = "YYYY-MM-DD"  # parse_today; unset: the runner's date (--today) or none (--until)
     MOMENT = "YYYY-MM-DDTHH:MM:SS"  # parse_now
     SLUG = "a short word"  # check_slug
     FLAG = "present or not"

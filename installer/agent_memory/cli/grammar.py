@@ -75,8 +75,6 @@ def _default(param: Param) -> Any:
         return ()
     if param.kind is Kind.FLAG:
         return False
-    if param.kind is Kind.DATE:
-        _epoch()
     return param.default
 
 
@@ -118,15 +116,6 @@ def _parsed(word: str, reader: str) -> Any:
     if found is None:
         raise Refused
     return found
-
-
-def _epoch() -> None:
-    """An unset ``--today`` reads SOURCE_DATE_EPOCH, which click refuses when it is no time."""
-    from ..parse.dates import epoch_date
-
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch_date(epoch) is None:
-        raise Refused
 
 
 def _number(word: str) -> bool:

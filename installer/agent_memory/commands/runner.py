@@ -99,24 +99,25 @@ def answer(command: Command, given: Path | None, call: Call, as_json: bool) -> A
 
 def open_repo(needs: Needs, given: Path | None, today: dt.date | None = None) -> Repo:
     """The repo a command works on, named in its report as the user named it, on the run's
-    date: ``today`` (``--today``), else SOURCE_DATE_EPOCH, else the clock (``clock``)."""
+    time: ``today`` (``--today``), else SOURCE_DATE_EPOCH, else the clock (``clock``, which
+    refuses a SOURCE_DATE_EPOCH that is not a time before anything is read)."""
     start = given if given is not None else Path()
-    day = clock.today(today)
+    moment = clock.now(today)
     if needs is Needs.HERE:
-        return Repo(start, today=day)
+        return Repo(start, now=moment)
     if needs is Needs.TARGET:
         target = discovery.enable_target(given, Path.cwd())
-        return Repo(target, str(start if target == given else _shown(target)), day)
+        return Repo(target, str(start if target == given else _shown(target)), moment)
     if not start.is_dir():
-        return Repo(start, today=day)  # refused, in Repo's words
+        return Repo(start, now=moment)  # refused, in Repo's words
     found = discovery.search(start)
     if found.found is None:
         if needs is Needs.ENABLED:
             raise found.not_enabled(str(start))
-        return Repo(start, today=day)
+        return Repo(start, now=moment)
     if found.found == found.start:
-        return Repo(start, str(start), day)
-    return Repo(found.found, _shown(found.found), day)
+        return Repo(start, str(start), moment)
+    return Repo(found.found, _shown(found.found), moment)
 
 
 def _shown(root: Path) -> str:

@@ -9,7 +9,7 @@ from functools import lru_cache
 from .. import patterns
 
 _DATE = patterns.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")  # ASCII digits only, no trailing newline
-_EPOCH = patterns.compile(r"-?[0-9]{1,12}")
+_EPOCH = patterns.compile(r"[0-9]{1,20}")  # no sign, no space: as ``date +%s`` writes it
 
 
 @lru_cache(maxsize=4096)  # every footer holds two to four dates, and they repeat
@@ -35,13 +35,13 @@ def parse_moment(value: str) -> dt.datetime | None:
     return moment
 
 
-def epoch_date(value: str) -> dt.date | None:
-    """The UTC date of SOURCE_DATE_EPOCH (whole seconds, ASCII digits), None when it is not one;
-    the command line refuses such a value as a usage error before any command runs."""
-    if not _EPOCH.fullmatch(value.strip()):
+def epoch_moment(value: str) -> dt.datetime | None:
+    """The UTC time SOURCE_DATE_EPOCH gives (a non-negative whole number of seconds since 1970,
+    ASCII digits), or None when it is not one or is past year 9999."""
+    if not _EPOCH.fullmatch(value):
         return None
     try:
-        return dt.datetime.fromtimestamp(int(value), tz=dt.timezone.utc).date()
+        return dt.datetime.fromtimestamp(int(value), tz=dt.timezone.utc)
     except (OverflowError, OSError, ValueError):
         return None
 

@@ -47,13 +47,17 @@ def _key(path: Path, info: os.stat_result) -> FileKey:
 
 
 class Repo:
-    def __init__(self, root: Path, shown: str | None = None, today: dt.date | None = None) -> None:
+    def __init__(
+        self, root: Path, shown: str | None = None, now: dt.datetime | None = None
+    ) -> None:
         if not root.is_dir():
             raise RefusedError("not a directory; pass the path of the repo to work on", str(root))
         self.root = root.resolve()
         self.shown = str(root) if shown is None else shown  # how reports name it
-        # The run's date, which the runner works out once (``clock``) and every command reads.
-        self.today = today if today is not None else clock.today()
+        # The run's time and date, which the runner works out once (``clock``) and every
+        # command reads: a log is named by ``now``, a footer stamped with ``today``.
+        self.now = now if now is not None else clock.now()
+        self.today = self.now.date()
         self._lock = Lock(self.root)
         self._journal = Journal(self.root)
         self._rolled_back: RolledBack | None = None  # what taking the lock last rolled back
