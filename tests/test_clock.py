@@ -193,3 +193,25 @@ def test_review_if_due_answers_on_the_date_it_is_given(repo: Path) -> None:
     after = cli("review", repo, "--if-due", "--dry-run", "--today", "2090-03-02")
     assert after.exit_code == 0, after.output
     assert "- Expired: 1 (freeze-ends-in-spring)" in after.output
+
+
+def test_session_new_names_the_log_by_source_date_epoch(
+    enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It named the log by the wall clock whatever SOURCE_DATE_EPOCH said."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")  # 2026-05-28T20:26:40Z
+    done = cli("session", "new", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["summary"]["path"] == "memory/sessions/2026-05-28-202640.md"
+
+
+def test_an_mcp_session_s_log_is_named_by_source_date_epoch(
+    enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("jsonschema")
+    from agent_memory.cli.mcp.tools import McpSession, call
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    done = call(McpSession(enabled), "memory_reference", {"ids": ["outbox-first"]})
+    assert done.result is not None, done.err
+    assert done.result.report.summary["log"] == "memory/sessions/2026-05-28-202640-mcp.md"

@@ -64,7 +64,8 @@ LINES: tuple[Declared, ...] = (
                 "now",
                 Kind.MOMENT,
                 ("--now",),
-                "Time to name the log by instead of now (UTC unless an offset is given).",
+                "Time to name the log by (UTC unless an offset is given; default: "
+                "SOURCE_DATE_EPOCH, else now).",
                 metavar="YYYY-MM-DDTHH:MM:SS",
             ),
             JSON,

@@ -151,8 +151,9 @@ def _check_known(ids: Sequence[str], memory: Memory) -> None:
 
 def new_name(repo: Repo, through: str | None, now: dt.datetime | None) -> str:
     """A free name that sorts after the last log a review read, so the next review reads it:
-    named by now, or by the second after that log when now is not later (same second, skew)."""
-    moment = (now or dt.datetime.now(tz=dt.timezone.utc)).astimezone(dt.timezone.utc)
+    named by now (``now``, else the run's: ``Repo.now``), or by the second after that log when
+    now is not later (same second, skew)."""
+    moment = (now or repo.now).astimezone(dt.timezone.utc)
     mark = SESSION_NAME.match(f"{through}.md") if through else None
     if mark is not None:
         read = dt.datetime.strptime(mark.group(1) + mark.group(2), "%Y-%m-%d%H%M%S")

@@ -18,7 +18,9 @@ _SCHEMA_TEMPLATE = "templates/.agent/schema.md"
 
 
 def session_new(repo: Repo, slug: str | None, now: dt.datetime | None) -> Result:
-    moment = now or dt.datetime.now(tz=dt.timezone.utc)
+    """The log named by ``now`` (``--now``), else by the run's time (``Repo.now``: the clock, or
+    SOURCE_DATE_EPOCH)."""
+    moment = now or repo.now
     name = log_name(moment, slug)
     rel = f"{SESSIONS_DIR}/{name}"
     if repo.exists(rel):
