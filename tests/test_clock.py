@@ -53,6 +53,18 @@ def test_nothing_below_the_shell_reads_the_clock_or_the_environment(layer: str) 
     assert readings == {}
 
 
+def test_no_command_reads_the_clock() -> None:
+    """A command reads the run's time from its repo (``Repo.now``, ``Repo.today``): ``session
+    new`` and an MCP session's log read the clock, and SOURCE_DATE_EPOCH did not name them. (A
+    command may read the environment for other things: ``import`` reads the agents' homes.)"""
+    readings = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted((PACKAGE / "commands").rglob("*.py"))
+        if (found := [f for f in clock_readings(path.read_text()) if "environ" not in f])
+    }
+    assert readings == {}
+
+
 @pytest.mark.parametrize(
     "source",
     [
