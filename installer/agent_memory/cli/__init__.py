@@ -12,6 +12,7 @@ import gc
 import sys
 
 from .quick import answer
+from .streams import escaping
 
 
 def entry() -> None:
@@ -22,6 +23,7 @@ def entry() -> None:
     The servers (``ui``, ``mcp``), which run for hours, turn it back on.
     """
     gc.disable()
+    escaping()  # a character the output cannot encode is escaped, never a traceback
     _refuse_bytes(sys.argv[1:])
     answer(sys.argv[1:])  # exits when it answered
     from .base import main  # click: paid here only; the commands are built when one is asked for
