@@ -204,3 +204,27 @@ def test_decay_md_lists_the_tier_rules_in_the_code_s_order() -> None:
         assert value is not None, lines[at]
         code.append((str(number), value.group(1).strip('"').replace("SUPERSEDED", "superseded")))
     assert doc == code
+
+
+EXAMPLE = f"```markdown\n> Parcels on time.\n> {foot('example-only', tier='core')}\n```\n"
+
+
+def test_a_footer_in_vision_md_s_code_block_is_an_example_not_its_fact(tmp_path: Path) -> None:
+    """A vision.md that shows a footer in a fence: explain and status find no fact there, and
+    beside the real footer lint finds one footer, not two (DECAY.md § Where facts live)."""
+    repo = _repo(tmp_path / "repo")
+    build_tree(repo, {"memory/vision.md": f"# Vision\n\nHow a footer looks:\n\n{EXAMPLE}"})
+    explained = cli("explain", "example-only", repo)
+    assert explained.exit_code == 1 and "no fact in" in explained.output
+    counted = cli("status", repo)
+    assert counted.exit_code == 0
+    build_tree(repo, {"memory/vision.md": "# Vision\n\nNo fact yet.\n"})
+    assert cli("status", repo).output == counted.output  # counted as a vision without a fact
+    build_tree(repo, {"memory/vision.md": VISION + f"\n## A footer, as shown\n\n{EXAMPLE}"})
+    lint = cli("lint", repo)
+    assert lint.exit_code == 0, lint.output
+    assert "footer-multiple" not in lint.output
+    assert cli("explain", "vision-parcels", repo).exit_code == 0
+    build_tree(repo, {"memory/vision.md": f"---\ntitle: v\n> x {foot('in-front')}\n---\n{VISION}"})
+    assert cli("lint", repo).exit_code == 0
+    assert cli("explain", "in-front", repo).exit_code == 1
