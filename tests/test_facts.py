@@ -268,3 +268,43 @@ def _markers(text: str) -> list[int]:
 )
 def test_conflict_markers_are_the_lines_the_pattern_matches(text: str) -> None:
     assert [p.line for p in facts.conflict_markers("m.md", text)] == _markers(text)
+
+
+FRONT = "---\ntitle: x\n## Key Decisions\n- Frontmatter fake kafkafm\n  <!-- id: fm-fake -->\n---\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(line_text.filter(lambda t: t.strip() not in ("---", "...")), max_size=8),
+    st.lists(line_text, max_size=20),
+)
+@example(["title: x", "## Key Decisions", "- fake", "  <!-- id: fm-fake -->"], ["## K", "- a"])
+def test_a_leading_front_matter_holds_no_section_fact_or_footer(
+    matter: list[str], body: list[str]
+) -> None:
+    """Whatever a front matter holds, the document reads as its body alone after as many blank
+    lines: the one block rule (``markdown.front_matter``) makes it opaque."""
+    head = "\n".join(["---", *matter, "---"]) + "\n"
+    text = "\n".join(body) + "\n"
+    if "\r" in text or "\r" in head:
+        return
+    blank = "\n" * (len(matter) + 2)
+    try:
+        alone = facts.parse("c.md", (blank + text).encode())
+    except InputError:
+        return
+    doc = facts.parse("c.md", (head + text).encode())
+    assert doc.facts == alone.facts and doc.sections == alone.sections
+    problems = [p for p in doc.problems if p.check != "conflict-marker"]
+    assert problems == [p for p in alone.problems if p.check != "conflict-marker"]
+
+
+@pytest.mark.parametrize("bom", [False, True])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_front_matter_facts_are_none_plain_bom_or_crlf(bom: bool, newline: str) -> None:
+    body = "# C\n\n## Key Decisions\n- Real\n  <!-- id: real -->\n"
+    data = ("\ufeff" * bom + (FRONT + body).replace("\n", newline)).encode()
+    doc = facts.parse("c.md", data)
+    assert [f.id for f in doc.facts] == ["real"] and doc.render() == data
+    assert facts.fact_count("c.md", data) == 1
+    assert [s.title for s in facts.sections_of("c.md", doc.text)] == ["Key Decisions"]

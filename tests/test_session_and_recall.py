@@ -123,3 +123,22 @@ def test_recall_takes_unquoted_words_as_the_query(tmp_path: Path) -> None:
         assert done.returncode == 0 and text in done.stdout, done.stderr
     nothing = run_console("recall", "docs", "nowhere", cwd=root)
     assert nothing.returncode == 1 and "no fact matches 'docs nowhere'" in nothing.stdout
+
+
+def test_a_front_matter_of_continuity_md_holds_no_fact(repo: Path) -> None:
+    """DECAY.md § Facts and ids: recall, status and explain read no fact out of a leading front
+    matter, plain, with a BOM or CRLF line ends; the store (a git repo) answers alike."""
+    cli("enable", repo, "--today", "2026-06-20", "--vendor", "none")
+    path = repo / "memory/continuity.md"
+    original = path.read_text()
+    matter = "---\ntitle: x\n## Key Decisions\n- Frontmatter fake kafkafm\n"
+    matter += "  <!-- id: fm-fake -->\n---\n"
+    counted = cli("status", repo).output.splitlines()[1]
+    for bom, newline in (("", "\n"), ("\ufeff", "\n"), ("", "\r\n")):
+        path.write_bytes((bom + (matter + original).replace("\n", newline)).encode())
+        for _ in range(2):  # read, then from the store's rows
+            found = cli("recall", "kafkafm", repo)
+            assert "fm-fake" not in found.output, (bom, newline)
+        assert cli("status", repo).output.splitlines()[1] == counted
+        assert cli("explain", "fm-fake", repo).exit_code == 1
+        assert cli("lint", repo).exit_code == 0

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from .. import patterns
 from ..errors import InputError, Problem
 from . import footer, scan_written
+from .markdown import front_matter
 from .outline import outline
 from .scan_written import PROJECT_STATE as PROJECT_STATE
 from .text import Text, decode, strip_eol
@@ -239,16 +240,18 @@ def _order(finding: Problem) -> tuple[int, str]:
 def _mask(
     path: str, lines: Sequence[str], problems: list[Problem]
 ) -> tuple[list[str], dict[int, footer.Found]]:
-    """The lines the outline sees: footers and unclosed comments become plain letters.
+    """The lines the outline sees: footers and unclosed comments become plain letters, and a
+    leading front matter (opaque by the one block rule: no heading, fact or footer) blank lines.
 
     An unclosed ``<!--`` would otherwise swallow the rest of the file as one HTML block, and a
     footer at column 0 would end the list; as letters both stay inside the fact they belong to.
     """
     footers: dict[int, footer.Found] = {}
-    out: list[str] = []
+    matter = front_matter(lines)
+    out: list[str] = ["\n"] * matter
     openings: list[int] = []  # lines with a "<!--" that is not a footer
     last_close = (-1, -1)  # (line, column) of the last "-->", footers aside
-    for index, line in enumerate(lines):
+    for index, line in enumerate(lines[matter:], matter):
         bare = strip_eol(line).replace("\r", " ")
         if "<!--" in bare:
             found = footer.find(bare)

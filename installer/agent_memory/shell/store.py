@@ -33,7 +33,7 @@ from .discovery import git_folder, work_tree_top
 
 FOLDER, FILE = "agent-memory", "store.sqlite3"  # in the git folder
 NAME = f".git/{FOLDER}/{FILE}"  # where a work tree's own .git folder holds it
-SCHEMA = 4  # PRAGMA user_version of the tables below
+SCHEMA = 5  # PRAGMA user_version of the tables and of the reader (5: front matter is opaque)
 BUSY_MS = 50  # a hook never waits longer on another run's write: it reads the files instead
 T = TypeVar("T")
 _KEY = "used, uses, tier, name"  # what ranks near-ties
