@@ -392,7 +392,29 @@ def test_the_task_is_the_first_prompt_a_log_records_and_never_the_log_s_own_text
     result = cli("replay", root, "--json", "--max-bytes", "900", "--task-from", "none")
     totals = json.loads(result.output)["summary"]["totals"]
     found.append((totals["shown"], totals["named"]))
-    assert found == [(0, 2), (1, 1), (2, 0), (0, 2)]  # the log names its own ids
+    # A First Prompt shown inside the log's code block, or its front matter, is no prompt.
+    for example in ("```\n## First Prompt\n\nFix `alpha` now\n```\n", "<div>\n## First Prompt\n"
+                    "Fix `alpha` now\n</div>\n"):  # fmt: skip
+        second.write_text(f"# Session\n\n## Memory References\n- Referenced: alpha\n\n{example}")
+        result = cli("replay", root, "--json", "--max-bytes", "900")
+        totals = json.loads(result.output)["summary"]["totals"]
+        found.append((totals["shown"], totals["named"]))
+    second.write_text(
+        "---\n## First Prompt\nFix `alpha` now\n---\n## Memory References\n- Referenced: alpha\n"
+    )
+    totals = json.loads(cli("replay", root, "--json", "--max-bytes", "900").output)["summary"][
+        "totals"
+    ]
+    found.append((totals["shown"], totals["named"]))
+    assert found == [
+        (0, 2),
+        (1, 1),
+        (2, 0),
+        (0, 2),
+        (0, 2),
+        (0, 2),
+        (0, 2),
+    ]  # the log names its own ids
     said = cli("replay", root, "--max-bytes", "900", "--task-from", "log").output
     assert "each view's task: an upper bound" in said
     assert "(an upper bound, not a figure: --task-from log)" in said.splitlines()[0]

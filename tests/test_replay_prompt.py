@@ -35,7 +35,9 @@ PROMPTS = (
 @given(PROMPTS, st.text(max_size=60), st.booleans())
 def test_a_prompt_written_as_a_log_line_is_read_back(prompt: str, before: str, crlf: bool) -> None:
     """Escaped as capture writes every log line, anywhere in the log, read back as it was."""
-    head = one_line(before.replace("#", "").lower().replace("first prompt", ""))
+    # the log's text before it opens no block (a fence or a <pre> there would hide the section)
+    head = one_line(before.translate({ord(c): None for c in "#`~<"}).lower())
+    head = head.replace("first prompt", "")
     log = f"# Session\n\n{head}\n\n## First Prompt\n\n{one_line(prompt)}\n\n## Files\n"
     if crlf:
         log = log.replace("\n", "\r\n")
@@ -60,3 +62,24 @@ def test_escapes_are_undone_and_a_lone_surrogate_becomes_a_replacement() -> None
     written = one_line("line one\nline two\u2028\udc80 \x7f")
     assert "\n" not in written
     assert first_prompt(f"## First Prompt\n\n{written}\n") == "line one\nline two\u2028\ufffd \x7f"
+
+
+OPENERS = ("```", "~~~~", "<details>", "<pre>", "<!--")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(OPENERS), st.from_regex(r"[a-z][a-z ]{0,29}", fullmatch=True), PROMPTS)
+def test_a_first_prompt_inside_a_block_is_the_log_s_text_not_its_prompt(
+    opener: str, inside: str, prompt: str
+) -> None:
+    """REVIEW.md § Inputs: a ``## First Prompt`` in a fence, an HTML block or a front matter
+    opens no section, as a ``## Memory References`` there does not; one after the block does."""
+    held = f"{opener}\n{inside}\n## First Prompt\n\nFrom the example\n"
+    log = f"# Session\n\n## Memory References\n- Referenced: a\n\n{held}"
+    assert first_prompt(log) is None
+    closing = {"```": "```", "~~~~": "~~~~", "<pre>": "</pre>", "<!--": "-->"}.get(opener, "")
+    log += f"{closing}\n\n## First Prompt\n\n{one_line(prompt)}\n"
+    assert first_prompt(log) == prompt
+    front = "---\n## First Prompt\nFrom the front matter\n---\n# Session\n"
+    assert first_prompt(front) is None
+    assert first_prompt("\ufeff" + front + f"## First Prompt\n{one_line(prompt)}\n") == prompt

@@ -45,11 +45,6 @@ _ID_FIRST = patterns.compile(
 )
 # "(none — lightweight session)", "none", "n/a": a log that says it used nothing.
 _SAYS_NOTHING = patterns.compile(r"^[*_]*\(?[ \t]*(?:none|nothing|n/a)(?![\w.-])", re.IGNORECASE)
-# The heading of the first prompt's section, and what ends its body: a heading of level 1 or 2.
-_FIRST_PROMPT = patterns.compile(
-    r"^ {0,3}##[ \t]+first prompt(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE | re.IGNORECASE
-)
-_SECTION_END = patterns.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)")
 # What ``untrusted.one_line`` writes for a character that cannot stand inside one line.
 _ESCAPED = patterns.compile(r"\\x([01][0-9a-f]|7f|[89][0-9a-f])|\\u(d[89a-f][0-9a-f]{2}|202[89])")
 
@@ -79,16 +74,14 @@ EMPTY = SessionRefs(frozenset(), frozenset(), ())
 def first_prompt(text: str) -> str | None:
     """The session's first prompt, as its log's ``## First Prompt`` section records it (the
     first non-empty line of its body, its escapes undone), or None: a replay's task is only
-    what a session start could know (DESIGN §26). A body line that is a heading of level 1 or
-    2 ends the section."""
-    heading = _FIRST_PROMPT.search(text)
-    if heading is None:
-        return None
-    for line in text[heading.end() :].splitlines()[1:]:
-        if _SECTION_END.match(line):
-            return None
-        if line.strip():
-            return _ESCAPED.sub(_unescaped, line.strip())
+    what a session start could know (DESIGN §26). The section is found as ``## Memory
+    References`` is (``sections``): never a heading inside a fence, an HTML block or a front
+    matter; a heading of level 1 or 2 ends it."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    for _line, body, level in sections(text, "first prompt"):
+        if level == 2:
+            line = next((line.strip() for line in body if line.strip()), None)
+            return None if line is None else _ESCAPED.sub(_unescaped, line)
     return None
 
 
@@ -130,9 +123,15 @@ def _read_refs(data: bytes) -> SessionRefs:
 
 
 def reference_sections(text: str) -> list[tuple[int, list[str]]]:
-    """(line number of the first body line, its lines) of every ``## Memory References``: a
-    heading inside a fence, an HTML block or a front matter does not count (``markdown``'s one
-    block rule), and a section's sub-headings are inside it."""
+    """(line number of the first body line, its lines) of every ``## Memory References``."""
+    return [(line, body) for line, body, _level in sections(text, "memory references")]
+
+
+def sections(text: str, title: str) -> list[tuple[int, list[str], int]]:
+    """(line number of the first body line, its lines, its heading's level) of every section
+    headed ``title`` (lower case; emphasis and case aside): a heading inside a fence, an HTML
+    block or a front matter does not count (``markdown``'s one block rule), and a section's
+    sub-headings are inside it."""
     lines = text.split("\n")
     # what may open an opaque block: a fence, a tag, a front matter
     maybe = "```" in text or "~~~" in text or "<" in text or text.startswith("---")
@@ -140,8 +139,8 @@ def reference_sections(text: str) -> list[tuple[int, list[str]]]:
     if any(block.kind == "fence" and lines[block.start][:1] == " " for block in opaque):
         # An indented fence may sit inside a list item, where only a real parse can tell where
         # it ends; such logs are rare, so they take the slow, exact path.
-        return _reference_sections_parsed(text)
-    sections: list[tuple[int, list[str]]] = []
+        return _sections_parsed(text, title)
+    found: list[tuple[int, list[str], int]] = []
     start: int | None = None
     level = index = at = 0
     ahead = iter(opaque)  # the blocks, in order, passed as the headings are: linear
@@ -151,19 +150,19 @@ def reference_sections(text: str) -> list[tuple[int, list[str]]]:
         while block is not None and block.end <= index:
             block = next(ahead, None)
         line = lines[index]
-        title = heading_title(line) if block is None or index < block.start else None
-        if title is None:
+        heading = heading_title(line) if block is None or index < block.start else None
+        if heading is None:
             continue
         if start is not None:
             if _level(line) > level:
                 continue  # a sub-heading of the section
-            sections.append((start + 1, lines[start:index]))
+            found.append((start + 1, lines[start:index], level))
             start = None
-        if title.strip("*_").strip().lower() == "memory references":
+        if heading.strip("*_").strip().lower() == title:
             start, level = index + 1, _level(line)
     if start is not None:
-        sections.append((start + 1, lines[start:]))
-    return sections
+        found.append((start + 1, lines[start:], level))
+    return found
 
 
 def _level(heading: str) -> int:
@@ -299,13 +298,13 @@ def _label_word(label: str) -> str:
     return words[0] if words else ""
 
 
-def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
-    """``reference_sections`` by a full markdown-it parse (top-level ATX headings only), a
-    front matter read as the one block rule reads it."""
+def _sections_parsed(text: str, title: str) -> list[tuple[int, list[str], int]]:
+    """``sections`` by a full markdown-it parse (top-level ATX headings only), a front matter
+    read as the one block rule reads it."""
     lines = text.split("\n")
     matter = front_matter(lines)
     tokens = markdown().parse("\n" * matter + "\n".join(lines[matter:]))
-    sections: list[tuple[int, list[str]]] = []
+    found: list[tuple[int, list[str], int]] = []
     start: int | None = None
     level = 0
     for index, token in enumerate(tokens):
@@ -315,11 +314,10 @@ def _reference_sections_parsed(text: str) -> list[tuple[int, list[str]]]:
         if start is not None:
             if len(token.markup) > level:
                 continue  # a sub-heading of the section
-            sections.append((start + 1, lines[start : token.map[0]]))
+            found.append((start + 1, lines[start : token.map[0]], level))
             start = None
-        title = tokens[index + 1].content.strip().strip("*_").strip().lower()
-        if title == "memory references":
+        if tokens[index + 1].content.strip().strip("*_").strip().lower() == title:
             start, level = token.map[1], len(token.markup)
     if start is not None:
-        sections.append((start + 1, lines[start:]))
-    return sections
+        found.append((start + 1, lines[start:], level))
+    return found
