@@ -353,3 +353,47 @@ def test_every_vendor_block_has_words_for_a_file_that_keeps_its_text() -> None:
             assert worded(data, None, path) == data
             assert b"now live" not in worded(data, b"Own text.\n", path), template
             assert worded(data, b"@docs/style.md\n", path) == data  # imports only: moved
+
+
+# What a file may leave open at its end: a fence, an HTML block that runs to its end marker.
+UNCLOSED = ["```", "~~~~ sh\n# not a heading", "<!-- a note", "<pre>", "<script>", "- item\n  ```"]
+
+
+def _from_headings(agents: str) -> list[str]:
+    """The ``## From`` headings markdown-it reads in AGENTS.md (as headings, not code)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(agents)
+    return [
+        tokens[n + 1].content
+        for n, token in enumerate(tokens)
+        if token.type == "heading_open" and token.tag == "h2" and token.level == 0
+    ]
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from(UNCLOSED), st.sampled_from(UNCLOSED), st.booleans())
+def test_a_block_a_file_leaves_open_ends_with_its_section(
+    tmp_path_factory: object, claude: str, gemini: str, crlf: bool
+) -> None:
+    """MIGRATE.md § Instruction files: CLAUDE.md and GEMINI.md end inside a block; rendered,
+    each ``## From`` section of AGENTS.md is still a heading, and the text stays in its own."""
+    repo: Path = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    newline = "\r\n" if crlf else "\n"
+    build_tree(
+        repo,
+        {
+            "CLAUDE.md": f"- Rule alpha applies.\n\n{claude}\nsome code\n".replace("\n", newline),
+            "GEMINI.md": f"- Rule beta applies.\n\n{gemini}\n".replace("\n", newline),
+            ".cursorrules": "- Rule gamma applies.\n",
+        },
+    )
+    enable(repo)
+    agents = (repo / "AGENTS.md").read_text()
+    froms = ["From `CLAUDE.md`", "From `GEMINI.md`", "From `.cursorrules`"]
+    assert [h for h in _from_headings(agents) if h.startswith("From")] == froms
+    before = stats(repo)
+    assert "up to date" in cli("enable", repo, "--today", TODAY).output
+    assert stats(repo) == before

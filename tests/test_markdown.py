@@ -3,10 +3,18 @@ CommonMark reads them, for every line scanner."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from agent_memory.parse.markdown import Block, blocks, front_matter, headings, inside, opening
+from agent_memory.parse.markdown import (
+    Block,
+    blocks,
+    closing,
+    front_matter,
+    headings,
+    inside,
+    opening,
+)
 from agent_memory.parse.outline import markdown
 
 # Lines without indentation or containers, among them every kind of opaque block's start and
@@ -97,3 +105,32 @@ def test_no_line_is_in_a_block_when_none_before_it_may_open_one(lines: list[str]
         if token.type == "heading_open" and token.level == 0 and token.tag in ("h1", "h2"):
             last = token.map[1] - 1 if token.map else 0  # an ATX line, or a setext underline
             assert last == 0 or offsets[last] in starts, last
+
+
+def _heading_after(lines: list[str]) -> bool:
+    """Whether markdown-it reads ``## Next`` after ``lines``, the line ``closing`` adds and a
+    blank line, as a heading."""
+    end = closing(lines)
+    after = [*lines, *([end] if end else []), "", "## Next"]
+    tokens = markdown().parse("".join(line + "\n" for line in after))
+    heads = [n for n, t in enumerate(tokens) if t.type == "heading_open" and t.level == 0]
+    return bool(heads) and tokens[heads[-1] + 1].content == "Next"
+
+
+@given(st.lists(st.one_of(LINES, st.sampled_from(["  ```", "  code", "   ~~~ sh"])), max_size=30))
+@example(["  ```", "margin"])
+def test_the_closing_line_leaves_no_block_open_for_the_text_after(lines: list[str]) -> None:
+    """What ``closing`` adds after a piece of text (a file's section in AGENTS.md) leaves
+    nothing open: markdown-it reads the heading after it as a heading. Containers aside, as
+    the block rule reads them (an indented fence under a list item: the test below)."""
+    assume("- item" not in lines or not any(line[:1] == " " for line in lines))
+    assume(not (lines and lines[0] == "---" and front_matter(lines)))  # only one at the top
+    assert _heading_after(lines), lines
+
+
+def test_a_fence_indented_under_an_item_ends_with_the_item() -> None:
+    assert closing(["- item", "  ```sh", "  code"]) == "  ```"
+    assert closing(["- item", "  ```", "  code", "margin"]) is None
+    assert closing(["- item", "  ```", "margin", "<!-- open"]) == "-->"
+    for lines in (["- item", "  ```sh", "  code"], ["- item", "  ```", "  code", "margin"]):
+        assert _heading_after(lines)

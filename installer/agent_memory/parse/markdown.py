@@ -19,6 +19,7 @@ FENCE = patterns.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING = patterns.compile(r"^(#{1,6})(\s)")
 TITLE = patterns.compile(r"^ {0,3}#(?:[ \t]|$)")  # a level-1 heading
 ATX = patterns.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # a heading of any level
+LIST_ITEM = patterns.compile(r"^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 
 # CommonMark's HTML blocks 1 to 6 (those that may interrupt a paragraph): how one starts, and
 # what ends it (None: the line before the next blank line).
@@ -132,6 +133,54 @@ def _html(bare: Sequence[str], start: int) -> Block | None:
                 return Block(start, end + 1, "html")
         return Block(start, len(bare), "html")
     return None
+
+
+def closing(lines: Sequence[str]) -> str | None:
+    """The line that closes the block the last of ``lines`` leaves open, as the end of a
+    document would close it (a fence's run, indented as it; an HTML block's end marker), or
+    None when none is left open (an HTML block a blank line ends is ended by the next one).
+    A fence indented under a list item ends with the item, at a line indented less."""
+    while True:
+        found = blocks(lines)
+        last = found[-1] if found else None
+        if last is None or last.end < len(lines) or last.kind == "front matter":
+            return None
+        opening = strip_eol(lines[last.start])
+        if last.kind == "html":
+            return _html_closing(opening, strip_eol(lines[-1]))
+        run = fence_opens(opening)
+        if last.closed or run is None:
+            return None
+        indent = opening[: len(opening) - len(opening.lstrip(" "))]
+        ended = _item_end(lines, last.start, len(indent))
+        if ended is None:
+            return indent + run[0] * run[1]
+        lines = lines[ended:]
+
+
+def _item_end(lines: Sequence[str], start: int, indent: int) -> int | None:
+    """Where the list item holding the fence indented by ``indent`` at ``start`` ends: the
+    first line after it indented less; None when no item holds it or none ends it."""
+    shallower = (n for n in range(start - 1, -1, -1) if _shallower(lines[n], indent))
+    item = next(shallower, None)
+    if not indent or item is None or LIST_ITEM.match(lines[item]) is None:
+        return None
+    return next((n for n in range(start + 1, len(lines)) if _shallower(lines[n], indent)), None)
+
+
+def _shallower(line: str, indent: int) -> bool:
+    """A line of text indented by fewer than ``indent`` spaces."""
+    return bool(line.strip()) and len(line) - len(line.lstrip(" ")) < indent
+
+
+def _html_closing(opening: str, last: str) -> str | None:
+    """The end marker of the HTML block ``opening`` opened, if ``last`` does not hold it."""
+    ending = next((end for pattern, end in _HTML_STARTS if pattern.match(opening)), None)
+    ends = _RAW_ENDS if ending == "</pre>" else (ending,)
+    if ending is None or any(end in last.lower() for end in ends if end):
+        return None  # a blank line ends it, or its last line does
+    raw = _RAW.match(opening)  # <pre, <script, <style or <textarea: closed by its own tag
+    return ending if raw is None else "</" + raw.group(0).strip(" <>\t").lower() + ">"
 
 
 def fence_opens(line: str) -> tuple[str, int] | None:

@@ -19,7 +19,7 @@ from ... import patterns, resources
 from ...errors import InputError
 from ...layout import AGENTS_MD, VENDORS
 from ...parse import frontmatter
-from ...parse.markdown import HEADING, blocks, front_matter, inside
+from ...parse.markdown import HEADING, blocks, closing, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
 from ..blocks import block_of, find_block, upsert_block, worded
 from ..plan import numbered
@@ -332,7 +332,9 @@ def _section(path: str, body: Sequence[str], said: Said) -> tuple[str, int, int]
         out.pop(0)
     if not out:
         return "", 0, noted
-    section = said.newline.join([f"## From `{path}`", "", *_shifted(out), ""])
+    end = closing(out)  # a block the file left open ends with it, as at the end of that file
+    lines = [*_shifted(out), *([end] if end else [])]
+    section = said.newline.join([f"## From `{path}`", "", *lines, ""])
     return section, moved, noted
 
 
