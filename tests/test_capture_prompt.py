@@ -213,3 +213,52 @@ def test_the_reader_gives_each_prompt_in_order(name: str) -> None:
     prompts = [i.prompt for i in items if isinstance(i, transcripts.Meta) and i.prompt]
     thanks = "Thanks. Keep user-only-id out of the memory file, it is just my label."
     assert prompts == ([ASKED] if name.startswith("codex") else [ASKED, thanks])
+
+
+REMINDER = "<system-reminder>\nThe user opened src/app.py.\n</system-reminder>"
+REVIEW = (
+    "<command-message>review is running…</command-message>\n"
+    "<command-name>/review</command-name>\n<command-args>PR 123</command-args>"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "prompt"),
+    [
+        (f"fix the bug\n\n{REMINDER}", "fix the bug"),  # a block after the words, on its lines
+        (f"{REMINDER}\nfix the bug\n{REMINDER}\n{REMINDER}", "fix the bug"),
+        ("keep <my-tag>this</my-tag>", "keep <my-tag>this</my-tag>"),  # inside a line: theirs
+        ("fix it\n<my-tag>unclosed", "fix it\n<my-tag>unclosed"),
+        (REVIEW, "/review PR 123"),  # what the person typed
+        (SLASH_COMMAND, None),  # a command alone says nothing of the task
+        ("# Memory context\n\nFrom `memory/continuity.md`.\n\n## Working\n", None),  # our view
+        ('SessionStart:startup hook success: {"hookSpecificOutput": {}}', None),
+        ("UserPromptSubmit hook error: exit 1", None),
+        ("Stop hook error in CI: fix it", "Stop hook error in CI: fix it"),
+        ("# Memory context of the api, fix it", "# Memory context of the api, fix it"),
+    ],
+)
+def test_the_prompt_is_what_the_person_typed(content: str, prompt: str | None) -> None:
+    """REVIEW.md § Inputs, HOOKS.md § The first prompt: what an agent or a hook adds around the
+    words is not the user's, and a message of ours or a hook's is no prompt at all."""
+    assert user_text(content) == prompt
+    assert user_text([{"type": "text", "text": content}]) == prompt
+
+
+def test_the_view_s_title_is_the_one_context_writes() -> None:
+    from agent_memory.core.agents.context import TITLE
+    from agent_memory.parse.prompts import VIEW_TITLE
+
+    assert VIEW_TITLE == TITLE
+
+
+def test_a_reminder_after_the_prompt_and_a_hook_s_note_before_it_are_not_kept(
+    enabled: Path, tmp_path: Path
+) -> None:
+    transcript = _claude_asking(
+        tmp_path,
+        f"{ASKED}\n\n{REMINDER}",
+        {"message": {"content": 'SessionStart:startup hook success: {"a": 1}'}},
+        {"message": {"content": "# Memory context\n\nFrom `memory/continuity.md`.\n"}},
+    )
+    assert _section(_capture(enabled, transcript))[2] == ASKED
