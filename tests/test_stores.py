@@ -316,3 +316,27 @@ def test_a_context_yaml_entry_as_the_skill_writes_it_keeps_its_lists_as_words(
         ],
         "second": ["  - evidence: file: a.py, lines: 3, 4, checked: true", found["second"][-1]],
     }
+
+
+def test_an_html_block_is_opaque_text_kept_with_its_fact(tmp_path: Path) -> None:
+    """MIGRATE.md § Memory stores: an HTML block is read whole, as Markdown reads it: the item
+    and heading inside one are its text (no done task), a block of tags alone between facts is
+    layout and left out, and lint accepts what was written."""
+    progress = (
+        "<details>\n## Completed\n- Old item inside html\n</details>\n\n## Done\n\n"
+        "- Shipped the export\n\n<div align=center>\n</div>\n\n- [ ] Next: the import\n"
+    )
+    repo, _ = imported(tmp_path, {"memory-bank/progress.md": progress})
+    text = (repo / "memory/continuity.md").read_text()
+    doc = facts.parse("memory/continuity.md", text.encode())
+    assert doc.problems == ()
+    found = [(f.section, f.task, f.first_line) for f in doc.facts if f.field("origin")]
+    assert sorted(found) == [
+        ("Open Threads", " ", "Next: the import"),
+        ("Open Threads", "x", "Shipped the export"),
+        ("Project Context", None, "<details>"),
+    ]
+    assert "- [x] Old item" not in text and "<div" not in text
+    assert "- <details>\n  ## Completed\n  - Old item inside html\n  </details>\n" in text
+    lint = cli("lint", repo).output.splitlines()[-1]
+    assert lint.startswith("0 errors, 0 warnings"), lint

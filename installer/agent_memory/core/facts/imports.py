@@ -15,7 +15,7 @@ from ...errors import InputError
 from ...parse import frontmatter
 from ...parse.outline import outline
 from ...parse.text import decode, strip_eol
-from ..vendors import stores
+from ..vendors import bank, stores
 from ..vendors.table import STORES
 from .add import DEFAULT_SECTION
 
@@ -233,7 +233,7 @@ def _serena(name: str, data: bytes, day: dt.date) -> list[Entry]:
     lowered = name.lower()
     section = next((s for word, s in SERENA_SECTIONS if word in lowered), DEFAULT_SECTION)
     body = decode(name, data).lines
-    facts = stores.markdown_facts(name, body, section, day.isoformat())
+    facts = bank.markdown_facts(name, body, section, day.isoformat())
     return [_from_store("serena", name, fact) for fact in facts]
 
 
