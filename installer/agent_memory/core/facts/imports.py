@@ -245,7 +245,7 @@ def _store(kind: str, name: str, data: bytes, day: dt.date) -> list[Entry]:
     return [_from_store(kind, name, fact) for fact in facts]
 
 
-def _from_store(kind: str, name: str, fact: stores.Fact) -> Entry:
+def _from_store(kind: str, name: str, fact: bank.Fact) -> Entry:
     """A store's fact as an entry: its history kept, an archived one archived by hand (the next
     review moves it), its own id wanted."""
     fields = {k: v for k, v in fact.fields.items() if k not in ("id", "origin")}

@@ -23,7 +23,8 @@ from ...parse.markdown import HEADING, blocks, closing, front_matter, inside
 from ...parse.text import Text, decode, strip_eol
 from ..blocks import block_of, find_block, upsert_block, worded
 from ..plan import numbered
-from .stores import Fact, store_facts
+from .bank import Fact
+from .stores import store_facts
 from .table import MIGRATED_DIR, STORES, TABLE, Source, source_of
 
 POINTER_TEMPLATE = "templates/pointer.md"

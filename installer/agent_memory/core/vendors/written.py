@@ -17,7 +17,7 @@ from ...parse.text import Text, decode
 from ..review.archive import new_quarter
 from ..review.edits import append_to_section
 from ..review.tiers import at_birth
-from .stores import Fact
+from .bank import Fact
 
 
 def imported(facts: Sequence[Fact]) -> str:
