@@ -10,17 +10,16 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..core.agents import context as viewing
-from ..core.agents.forms import full_text
+from ..core.agents.forms import full_text, size
 from ..core.agents.inbox import closed_to, rejected_as, rejections
 from ..core.agents.relevance import RECENT_SESSIONS, uses_paths
 from ..core.review.triggers import due_reasons, unread_logs
 from ..layout import CONTEXT_BYTES, CONTINUITY, REJECTED, SESSIONS_DIR
-from ..parse import facts, proposed
+from ..parse import facts, proposed, untrusted
 from ..parse.continuity import last_review
 from ..parse.facts import Document
 from ..parse.lognames import LogNames
 from ..parse.sessions import read_refs
-from ..parse.untrusted import hook_json
 from ..shell.load import Live, extras, load_live, load_personal
 from ..shell.repo import Repo
 from .report import Report, Result
@@ -48,15 +47,21 @@ def context(
     """With ``hook``, the view is wrapped as the JSON a SessionStart hook answers with (Claude
     Code, Codex and Gemini CLI all read ``hookSpecificOutput.additionalContext``). ``task`` and
     ``paths`` (None: not known) rank the facts (HOOKS.md § Session start); ``read``: how the
-    live memory is read."""
+    live memory is read. The budget counts what is printed: a terminal's form writes a control
+    character as its escape (``untrusted.shown``), so a view that holds some is laid out again
+    with less room until it fits."""
     laid = lay_out(repo, max_bytes, task, paths, read)
-    text = laid.view.text + laid.note
+    text, room = laid.view.text + laid.note, max_bytes
+    while not hook and (over := size(untrusted.shown(text)) - max_bytes) > 0:
+        room -= over
+        laid = lay_out(repo, room, task, paths, read)
+        text = laid.view.text + laid.note
     summary = {"due": laid.due, "markdown": text, "proposals_pending": laid.pending}
     outcome = "due" if laid.due else "ok"
     report = Report("context", repo.shown, outcome, None, (), summary)
     shown = text.rstrip("\n")
     if hook:
-        shown = hook_json("SessionStart", text)
+        shown = untrusted.hook_json("SessionStart", text)
     return Result(report._replace(heading=(shown,)), 0)
 
 

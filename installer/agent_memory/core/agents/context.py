@@ -364,8 +364,9 @@ def _facts(count: int) -> str:
 
 
 def _clip(text: str, max_bytes: int) -> str:
-    """A budget too small for even the heading still gets at most ``max_bytes`` bytes."""
+    """A budget too small for even the heading still gets at most ``max_bytes`` bytes, in whole
+    lines: a line cut short would end in no line break, which the command line adds back."""
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text
-    return data[:max_bytes].decode("utf-8", errors="ignore")
+    return data[: data.rfind(b"\n", 0, max(max_bytes, 0)) + 1].decode("utf-8")
