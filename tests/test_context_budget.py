@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.core.agents.context import view
+from agent_memory.core.agents.forms import first_words, one_line, words
+from agent_memory.parse.facts import parse
+from agent_memory.parse.sidefiles import parse_file
 from conftest import build_tree, cli
 
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-{:02d} | uses: 1 | tier: {} -->"
@@ -72,3 +77,71 @@ def test_control_characters_count_as_the_escapes_printed(tmp_path: Path) -> None
         printed = cli("context", tmp_path, "--max-bytes", str(budget)).stdout_bytes
         assert len(printed) <= budget
         assert b"\\x1b" in printed
+
+
+def _enabled(root: Path, files: dict[str, str]) -> Path:
+    assert cli("enable", root).exit_code == 0
+    continuity = (root / "memory/continuity.md").read_text()
+    for heading, text in files.items():
+        continuity = continuity.replace(f"## {heading}\n", f"## {heading}\n{text}")
+    (root / "memory/continuity.md").write_text(continuity)
+    return root
+
+
+def test_a_fact_whose_bullet_line_is_empty_is_named_by_its_first_words(tmp_path: Path) -> None:
+    text = "Cache keys carry the tenant id; " + "old keys are swept nightly. " * 8
+    fact = f"- \n  {text}\n  {FOOT.format('cache-keys', 1, 'working')}\n"
+    _enabled(tmp_path, {"Conventions": fact})
+    out = cli("context", tmp_path, "--max-bytes", "700").output
+    assert out.splitlines()[-1].startswith("- `cache-keys` — Cache keys carry the tenant id;")
+
+
+MARKUP = ("", "**", "<details>", "-", "```", "```python", "<!-- note -->", "> ", "## ", "`")
+WORDS = ("Cache keys", "支払い照合", "**Binding:** writes", "<b>why</b>", "`a_b` c", "- [ ] item")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(MARKUP), st.lists(st.sampled_from(WORDS + MARKUP), max_size=3)),
+        min_size=8,
+        max_size=30,
+    ),
+    st.integers(min_value=400, max_value=1500),
+)
+@example([("**", ["Cache keys"])] * 30, 900)
+def test_every_index_line_carries_words(facts: list[tuple[str, list[str]]], budget: int) -> None:
+    """Whatever a fact's first line holds, its one line has a letter or digit after its id:
+    the first line of its text that has one, its markup set aside."""
+    body = "".join(
+        f"- {first}\n"
+        + "".join(f"  {line}\n" for line in lines)
+        + f"  {FOOT.format(f'f{i}', 1 + i % 28, 'working')}\n"
+        for i, (first, lines) in enumerate(facts)
+    )
+    doc = parse("memory/continuity.md", f"# C\n\n## Key Decisions\n{body}".encode())
+    seen = view([doc], "", None, budget)
+    for line in seen.text.splitlines():
+        found = re.fullmatch(r"- `(f\d+)`(?: — (.*))?", line)
+        if found is None or found.group(1) in seen.full:  # its text's own first line
+            continue
+        first, lines = facts[int(found.group(1)[1:])]
+        if any(words(text) for text in (first, *lines)):
+            assert found.group(2) and any(char.isalnum() for char in found.group(2)), line
+
+
+def test_vision_without_a_title_is_named_by_its_first_line_with_words() -> None:
+    foot = FOOT.format("vision-x", 1, "core")
+    doc = parse_file("memory/vision.md", f"<div>\n\n**Ship** the relay.\n\n> {foot}\n".encode())
+    assert first_words(doc, doc.facts[0]) == "Ship the relay."
+    assert one_line("vision-x", first_words(doc, doc.facts[0]), 40) == (
+        "- `vision-x` — Ship the relay.\n"
+    )
+
+
+def test_words_set_markup_aside_and_keep_code_spans() -> None:
+    assert words("**Decision:** use `List<String>` and <b>bold</b>") == (
+        "Decision: use `List<String>` and bold"
+    )
+    assert words("- [ ] fetch_all_rows") == "fetch_all_rows"
+    assert [words(line) for line in ("**", "<details>", "-", "```python", "<!-- x -->")] == [""] * 5

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from ...layout import CONTEXT_BYTES, CONTINUITY
 from ...layout import PERSONAL as PERSONAL_FILE
 from ...parse.facts import Document, Fact
-from .forms import FIRST_LINE, excerpt, full_text, one_line, size
+from .forms import FIRST_LINE, excerpt, first_words, full_text, one_line, size
 from .relevance import (
     CLOSED,
     CORE,
@@ -265,7 +265,8 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
         return _Entry(offer.group, fact.id, kept[1], offer.key[3] != 0.0)
     text = full_text(doc, fact, mark)
     first = excerpt(text, fact.id, doc.path)
-    lines = tuple(one_line(fact.id, fact.first_line, length) for length in FIRST_LINE)
+    said = first_words(doc, fact)
+    lines = tuple(one_line(fact.id, said, length) for length in FIRST_LINE)
     piece = _Piece(text, first, lines, size(text), size(first), tuple(size(line) for line in lines))
     if len(_pieces) >= _PIECES_KEPT:
         _pieces.clear()

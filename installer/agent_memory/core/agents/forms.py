@@ -16,6 +16,12 @@ EXCERPT_BYTES = 480
 FIRST_LINE = (120, 90, 60, 40)
 _TAG = patterns.compile(r" {0,3}<")  # a line that may open an HTML block
 _OPENS = patterns.compile(r"\n[ \t]*(?:<|```|~~~)")  # a later line that may open either
+# What a line's words are read without: list, task, quote and heading markers before them; HTML
+# tags and comments and emphasis asterisks among them (an underscore may be part of a name).
+_MARKERS = patterns.compile(r"\A(?:[-*+] (?:\[[ xX]\] )?|\d{1,9}[.)] |> ?|#{1,6} )+")
+_MARKUP = patterns.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)")
+_FENCE = patterns.compile(r"(?:```|~~~)")
+_CODE = patterns.compile(r"(`[^`]+`)")
 
 
 def excerpt(text: str, fact_id: str | None, path: str) -> str:
@@ -40,6 +46,34 @@ def cut(line: str, most: int) -> str:
     """``line`` cut at a word to at most ``most`` bytes, ending in an ellipsis."""
     data = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
     return data.rsplit(" ", 1)[0].rstrip() + " …"
+
+
+def first_words(doc: Document, fact: Fact) -> str:
+    """What a one line shows of a fact: the words of the first line of its text that has a
+    letter or digit (``words``); for vision.md, its title, else its first line with words.
+    A text with none at all is shown by its first line as written, never by its id alone."""
+    if doc.path == VISION:
+        lines = [line for at, line in enumerate(doc.text.lines) if at != fact.footer_line]
+    else:
+        lines = [doc.text.lines[at] for at in range(fact.start + 1, fact.end)]
+        if fact.footer_line is not None and fact.footer_line > fact.start:
+            lines[fact.footer_line - fact.start - 1] = ""  # its own line holds only the footer
+    for line in (fact.first_line, *lines):
+        if said := words(line):
+            return said
+    return next((" ".join(line.split()) for line in lines if line.strip()), "(no text)")
+
+
+def words(line: str) -> str:
+    """The words of ``line``, its markup set aside (``_MARKERS``, ``_MARKUP`` outside code
+    spans; a code fence's line has none); "" when no letter or digit is left."""
+    line = line.strip()
+    if _FENCE.match(line):
+        return ""
+    parts = _CODE.split(_MARKERS.sub("", line, count=1))  # a code span's text is kept as it is
+    said = "".join(part if k % 2 else _MARKUP.sub(" ", part) for k, part in enumerate(parts))
+    said = " ".join(said.split())
+    return said if any(char.isalnum() for char in said) else ""
 
 
 def one_line(fact_id: str | None, first_line: str, length: int) -> str:
