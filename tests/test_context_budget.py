@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.agents.context import view
-from agent_memory.core.agents.forms import first_words, one_line, words
+from agent_memory.core.agents.forms import cut, first_words, one_line, words
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sidefiles import parse_file
 from conftest import build_tree, cli
@@ -145,3 +145,36 @@ def test_words_set_markup_aside_and_keep_code_spans() -> None:
     )
     assert words("- [ ] fetch_all_rows") == "fetch_all_rows"
     assert [words(line) for line in ("**", "<details>", "-", "```python", "<!-- x -->")] == [""] * 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=400), st.integers(min_value=8, max_value=600))
+def test_a_cut_line_keeps_its_words_within_the_bytes(line: str, most: int) -> None:
+    """Never past ``most`` bytes, never inside a UTF-8 sequence; a line with no space after
+    its list marker (CJK text, a URL) keeps all that fits."""
+    line = "- " + "".join(char for char in line if not 0xD800 <= ord(char) <= 0xDFFF)
+    shown = cut(line, most)
+    assert len(shown.encode()) <= most and shown.endswith(" …")
+    kept = shown.removesuffix(" …")
+    assert line.startswith(kept)
+    fits = line.encode()[: most - 4].decode(errors="ignore")
+    if " " not in fits[2:]:  # no space but the list marker's: cut after its last character
+        assert kept == fits.rstrip()
+
+
+def test_an_excerpt_of_a_text_without_spaces_keeps_its_text(tmp_path: Path) -> None:
+    _enabled(tmp_path, {})
+    cjk = "支払い照合ワーカーは毎晩台帳をまとめる。" * 20
+    assert cli("fact", "add", cjk, "--id", "jp", tmp_path).exit_code == 0
+    url = "https://example.com/" + "a" * 900
+    assert cli("fact", "add", url, "--id", "url", tmp_path).exit_code == 0
+    for i in range(10):
+        cli("fact", "add", f"Short filler fact {i} about the relay.", "--id", f"f{i}", tmp_path)
+    out = cli("context", tmp_path, "--max-bytes", "2500").output
+    first = {line.rsplit("`", 2)[-2]: line for line in out.splitlines() if line.endswith("`")}
+    assert (
+        first["jp"].startswith("- 支払い照合ワーカーは毎晩台帳をまとめる。支払い")
+        and "…" in first["jp"]
+    )
+    assert first["url"].startswith("- https://example.com/aaaa") and "…" in first["url"]
+    assert len(first["jp"].encode()) > 400 and len(first["url"].encode()) > 400

@@ -43,9 +43,14 @@ def excerpt(text: str, fact_id: str | None, path: str) -> str:
 
 
 def cut(line: str, most: int) -> str:
-    """``line`` cut at a word to at most ``most`` bytes, ending in an ellipsis."""
-    data = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
-    return data.rsplit(" ", 1)[0].rstrip() + " …"
+    """``line`` cut to at most ``most`` bytes, ending in an ellipsis: at its last space that
+    keeps more than half of what fits, else (CJK text, a long URL: no space, or only the list
+    marker's) after its last whole character, so that the words are never cut to nothing."""
+    kept = line.encode("utf-8")[: most - 4].decode("utf-8", errors="ignore")
+    space = kept.rfind(" ")
+    if space > len(kept) // 2:
+        kept = kept[:space]
+    return kept.rstrip() + " …"
 
 
 def first_words(doc: Document, fact: Fact) -> str:
