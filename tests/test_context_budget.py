@@ -166,7 +166,7 @@ def test_an_excerpt_of_a_text_without_spaces_keeps_its_text(tmp_path: Path) -> N
     _enabled(tmp_path, {})
     cjk = "支払い照合ワーカーは毎晩台帳をまとめる。" * 20
     assert cli("fact", "add", cjk, "--id", "jp", tmp_path).exit_code == 0
-    url = "https://example.com/" + "a" * 900
+    url = "https://example.com/" + "a" * 1500
     assert cli("fact", "add", url, "--id", "url", tmp_path).exit_code == 0
     for i in range(10):
         cli("fact", "add", f"Short filler fact {i} about the relay.", "--id", f"f{i}", tmp_path)
@@ -178,3 +178,45 @@ def test_an_excerpt_of_a_text_without_spaces_keeps_its_text(tmp_path: Path) -> N
     )
     assert first["url"].startswith("- https://example.com/aaaa") and "…" in first["url"]
     assert len(first["jp"].encode()) > 400 and len(first["url"].encode()) > 400
+
+
+def test_a_binding_fact_comes_first_in_its_share_of_max_bytes(tmp_path: Path) -> None:
+    """Its share is of --max-bytes, not of what the headings leave: recent working facts do not
+    push it out."""
+    _enabled(tmp_path, {})
+    binding = "All writes go through the repository layer; never call SQL from handlers."
+    add = ("fact", "add", binding, "--section", "Architectural Invariants", "--id", "repo-layer")
+    assert cli(*add, tmp_path).exit_code == 0
+    for i in range(1, 9):
+        text = f"Working fact number {i} about the build pipeline stage {i}."
+        assert cli("fact", "add", text, "--id", f"w{i}", tmp_path).exit_code == 0
+    used = ", ".join(f"w{i}" for i in range(1, 9))
+    log = f"# s\n\n## Memory References\n- Referenced: {used}\n"
+    build_tree(tmp_path, {"memory/sessions/2099-01-01-000000.md": log})
+    for budget in (600, 700, 800, 900, 1200):
+        out = cli("context", tmp_path, "--max-bytes", str(budget)).output
+        assert f"- {binding} `repo-layer`\n" in out, budget
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 900), st.booleans(), st.booleans()), min_size=1, max_size=16),
+    st.integers(min_value=256, max_value=4000),
+)
+def test_a_binding_fact_is_named_before_any_other_is_shown(
+    facts: list[tuple[int, bool, bool]], budget: int
+) -> None:
+    """Whatever the sizes and the recent uses: once any fact not binding is in the view (in
+    full or by excerpt), every binding fact is in it too, at least by its line with words."""
+    body = "".join(
+        f"- Fact {i} about the relay\n  {'word ' * (size // 5)}\n  "
+        f"{FOOT.format(f'f{i}', 1 + i, 'core' if core else 'working')}\n"
+        for i, (size, core, _) in enumerate(facts)
+    )
+    doc = parse("memory/continuity.md", f"# C\n\n## Key Decisions\n{body}".encode())
+    recent = [frozenset(f"f{i}" for i, (_, _, used) in enumerate(facts) if used)]
+    seen = view([doc], "", None, budget, recent=recent)
+    binding = {f"f{i}" for i, (_, core, _) in enumerate(facts) if core}
+    shown = set(seen.full) | {i for i in seen.named if f"fact show {i}` prints" in seen.text}
+    if shown - binding:
+        assert not binding & set(seen.cut), seen.text

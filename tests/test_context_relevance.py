@@ -52,8 +52,9 @@ def _sections(out: str) -> dict[str, str]:
 def test_binding_facts_take_a_share_and_every_fact_is_named_with_words(tmp_path: Path) -> None:
     build_tree(tmp_path, {"memory/continuity.md": _memory()})
     out = cli("context", tmp_path).output
-    assert len(out.encode()) <= 8192 + 1
-    named = set(re.findall(r"`((?:rule|note)-\d+|ship-exporter)`", out))
+    assert len(out.encode()) <= 8192
+    # by its text, its one line, or its excerpt's command
+    named = set(re.findall(r"(?:`|fact show )((?:rule|note)-\d+|ship-exporter)`", out))
     hidden = re.search(r"\n_(\d+) of 23 facts not named \(over --max-bytes\)", out)
     assert len(named) + (int(hidden.group(1)) if hidden else 0) == 23
     assert not re.search(r"^- `[^`]+`$", out, re.MULTILINE)  # never an id alone
@@ -224,11 +225,12 @@ def test_hooks_md_names_the_views_shares_and_floors_as_the_code_has_them() -> No
 
     doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
     fractions = {0.2: "a fifth", 0.4: "two fifths", 0.05: "a twentieth"}
-    assert f"at most {fractions[viewing.BINDING_SHARE]} of the budget (`BINDING_SHARE`)" in doc
+    share = fractions[viewing.BINDING_SHARE]
+    assert f"at most {share} of `--max-bytes` (`BINDING_SHARE`; every share here is of" in doc
     together, personal = viewing.BINDING_SHARE + viewing.PERSONAL_SHARE, viewing.PERSONAL_SHARE
     assert f"at most {fractions[together]} (`PERSONAL_SHARE`, {fractions[personal]} more)" in doc
-    assert f"at most {fractions[viewing.INDEX_SHARE]} of the budget (`INDEX_SHARE`)" in doc
-    assert f"larger than {fractions[viewing.FACT_SHARE]} of the budget (`FACT_SHARE`)" in doc
+    assert f"of the others at most {fractions[viewing.INDEX_SHARE]} (`INDEX_SHARE`)" in doc
+    assert f"larger than {fractions[viewing.FACT_SHARE]} (`FACT_SHARE`)" in doc
     assert f"longer than {forms.EXCERPT_BYTES} bytes" in doc
     assert f"at most {forms.EXCERPT_BYTES} bytes" in doc
     widths = ", ".join(map(str, forms.FIRST_LINE[:-1])) + f" or {forms.FIRST_LINE[-1]}"

@@ -2,11 +2,12 @@
 
 The budget goes to what sessions use (HOOKS.md § Session start). Facts come in ``relevance``'s
 order. Binding facts (core, invariants) first, in full while they take at most
-``BINDING_SHARE`` of the budget; then the user's personal facts, while both take at most
-``BINDING_SHARE + PERSONAL_SHARE``; then every fact not yet shown, in full while it fits beside the
-index; then, for the facts too large for what was left, their first paragraph and the command
-that prints the rest (an excerpt); last, one line each (id and first words) for the others, as
-far as the budget goes. A pure function of the memory, the task and the paths.
+``BINDING_SHARE`` of --max-bytes; then the user's personal facts, while both take at most
+``BINDING_SHARE + PERSONAL_SHARE``; then every fact not yet shown, in full while it fits beside
+the index (where a binding fact left is always named); then, for the facts too large for what
+was left, their first paragraph and the command that prints the rest (an excerpt); last, one
+line each (id and first words) for the others, as far as the budget goes. A pure function of
+the memory, the task and the paths.
 """
 
 from bisect import bisect_left
@@ -31,13 +32,14 @@ from .relevance import (
     recent_weights,
 )
 
-# The most of the budget binding facts take in full before the others are offered.
+# The shares are of --max-bytes. The most binding facts take in full before the others are
+# offered (the one lines of those left keep their room before any other is shown).
 BINDING_SHARE = 0.2
-# The most of the budget personal facts take in full after them, before the others.
+# The most personal facts take in full after them, before the others.
 PERSONAL_SHARE = 0.2
-# The most of the budget kept for the one-line index while facts are chosen in full.
+# The most kept for the one lines of the facts not binding while facts are chosen in full.
 INDEX_SHARE = 0.05
-# The largest share of the budget one fact takes in full; a larger one is shown by its excerpt.
+# The largest share one fact takes in full; a larger one is shown by its excerpt.
 FACT_SHARE = 0.4
 GROUPS = {
     CORE: "Core and invariants",
@@ -226,7 +228,7 @@ def _laid_out(lineup: _Lineup, head: str, out_of_scope: int, max_bytes: int) -> 
     fixed = head + "".join(_heading(title) for title in (*titles, INDEX))
     budget = max_bytes - size(fixed)
     budget -= size(_notes(len(entries), len(entries), out_of_scope))
-    forms, used = _choose(lineup, budget)
+    forms, used = _choose(lineup, budget, max_bytes)
     shown: list[tuple[int, str]] = []
     full: list[str] = []
     excerpts: list[str] = []
@@ -274,15 +276,18 @@ def _entry(docs: Sequence[Document], offer: Offer, marks: Mapping[str, str]) -> 
     return _Entry(offer.group, fact.id, piece, offer.key[3] != 0.0)
 
 
-def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
+def _choose(lineup: _Lineup, budget: int, max_bytes: int) -> tuple[dict[int, bool], int]:
     """Which entries are shown, and how (True: their full text, False: their excerpt), and the
-    bytes they take. Binding ones first, in order, while in full they take at most their share;
-    then every other in order, in full while it fits beside the index (the shortest one line
-    of every entry left, at most ``INDEX_SHARE`` of the budget), one over ``FACT_SHARE`` only
-    when a latest session used it; then the excerpts of those left, in order, as they fit."""
-    pieces, least = lineup.pieces, lineup.least
-    cap, most = int(INDEX_SHARE * budget), int(FACT_SHARE * budget)
-    left = sum(least)
+    bytes they take of ``budget`` (what ``max_bytes`` leaves for facts); each share is of
+    ``max_bytes``. Binding ones first, in order, while in full they take at most their share;
+    then every other in order, in full while it fits beside the index: the shortest one line
+    of every binding entry left, and of the others at most ``INDEX_SHARE``; one over
+    ``FACT_SHARE`` only when a latest session used it; then the excerpts of those left, in
+    order, as they fit. A binding entry is thus named before any other is shown."""
+    pieces, least, bound = lineup.pieces, lineup.least, set(lineup.binding)
+    cap, most = int(INDEX_SHARE * max_bytes), int(FACT_SHARE * max_bytes)
+    held = sum(least[k] for k in bound)  # the binding one lines still to be kept room for
+    left = sum(least) - held  # and the others'
     forms: dict[int, bool] = {}
     used = 0
     order: Sequence[int] = range(len(pieces))
@@ -290,8 +295,8 @@ def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
         mine = set(lineup.personal)
         order = [k for k in order if k not in mine]
     phases = (
-        (lineup.binding, True, int(BINDING_SHARE * budget)),
-        (lineup.personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * budget)),
+        (lineup.binding, True, int(BINDING_SHARE * max_bytes)),
+        (lineup.personal, True, int((BINDING_SHARE + PERSONAL_SHARE) * max_bytes)),
         (order, True, budget),
     )
     for phase, whole, limit in (*phases, (order, False, budget)):
@@ -306,10 +311,12 @@ def _choose(lineup: _Lineup, budget: int) -> tuple[dict[int, bool], int]:
             large = whole and cost > most and piece.excerpt and not lineup.entries[k].recent
             if not form or used + cost > limit or large:
                 continue
-            if used + cost + min(cap, left - least[k]) <= budget:
+            binding = k in bound
+            room = held - least[k] * binding + min(cap, left - least[k] * (not binding))
+            if used + cost + room <= budget:
                 forms[k] = whole
                 used += cost
-                left -= least[k]
+                held, left = (held - least[k], left) if binding else (held, left - least[k])
     return forms, used
 
 
