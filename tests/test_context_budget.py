@@ -220,3 +220,43 @@ def test_a_binding_fact_is_named_before_any_other_is_shown(
     shown = set(seen.full) | {i for i in seen.named if f"fact show {i}` prints" in seen.text}
     if shown - binding:
         assert not binding & set(seen.cut), seen.text
+
+
+def test_open_threads_take_their_share_and_the_rest_are_named(tmp_path: Path) -> None:
+    _enabled(tmp_path, {})
+    for i in range(1, 11):
+        text = f"Decision {i}: service {i} stores state in store {i}."
+        assert cli("fact", "add", text, "--id", f"d{i}", tmp_path).exit_code == 0
+    notes = "reproduction notes and logs. " * 4
+    for i in range(1, 41):
+        text = f"Thread {i}: investigate failure {i}; {notes}"
+        assert cli("fact", "add", "--thread", text, "--id", f"t{i}", tmp_path).exit_code == 0
+    out = cli("context", tmp_path).output
+    threads = out.split("## Open threads\n\n", 1)[1].split("\n## ", 1)[0]
+    in_full = [line for line in threads.splitlines() if line.startswith("- [ ] Thread")]
+    assert 0 < sum(len(line.encode()) + 1 for line in in_full) <= 8192 // 4
+    named = re.findall(r"^- `(t\d+)` — Thread \d+: investigate", threads, re.MULTILINE)
+    assert len(in_full) + len(named) == 40
+    assert all(f"`d{i}`\n" in out.split("## Facts", 1)[1] for i in range(1, 11))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 900), st.booleans()), min_size=1, max_size=20),
+    st.integers(min_value=256, max_value=6000),
+)
+def test_open_threads_never_take_more_than_their_share(
+    threads: list[tuple[int, bool]], budget: int
+) -> None:
+    body = "".join(
+        f"- [ ] Thread {i} on the relay\n  {'word ' * (size // 5)}\n  "
+        f"{FOOT.format(f't{i}', 1 + i, 'active')}\n"
+        for i, (size, _) in enumerate(threads)
+    )
+    doc = parse("memory/continuity.md", f"# C\n\n## Open Threads\n{body}".encode())
+    recent = [frozenset(f"t{i}" for i, (_, used) in enumerate(threads) if used)]
+    seen = view([doc], "", None, budget, recent=recent)
+    part = seen.text.partition("## Open threads\n\n")[2].split("\n## ", 1)[0]
+    # in full or by excerpt: the thread's lines (a one line starts with its id)
+    lines = [line for line in part.splitlines() if line.startswith(("- [ ]", "  "))]
+    assert sum(len(line.encode()) + 1 for line in lines) <= budget // 4

@@ -224,13 +224,14 @@ def test_hooks_md_names_the_views_shares_and_floors_as_the_code_has_them() -> No
     from agent_memory.core.agents import forms, prompt_recall
 
     doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
-    fractions = {0.2: "a fifth", 0.4: "two fifths", 0.05: "a twentieth"}
+    fractions = {0.2: "a fifth", 0.25: "a fourth", 0.4: "two fifths", 0.05: "a twentieth"}
     share = fractions[viewing.BINDING_SHARE]
     assert f"at most {share} of `--max-bytes` (`BINDING_SHARE`; every share here is of" in doc
     together, personal = viewing.BINDING_SHARE + viewing.PERSONAL_SHARE, viewing.PERSONAL_SHARE
     assert f"at most {fractions[together]} (`PERSONAL_SHARE`, {fractions[personal]} more)" in doc
     assert f"of the others at most {fractions[viewing.INDEX_SHARE]} (`INDEX_SHARE`)" in doc
     assert f"larger than {fractions[viewing.FACT_SHARE]} (`FACT_SHARE`)" in doc
+    assert f"at most {fractions[viewing.THREAD_SHARE]} (`THREAD_SHARE`)" in doc
     assert f"longer than {forms.EXCERPT_BYTES} bytes" in doc
     assert f"at most {forms.EXCERPT_BYTES} bytes" in doc
     widths = ", ".join(map(str, forms.FIRST_LINE[:-1])) + f" or {forms.FIRST_LINE[-1]}"

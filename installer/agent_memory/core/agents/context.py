@@ -4,7 +4,8 @@ The budget goes to what sessions use (HOOKS.md § Session start). Facts come in 
 order. Binding facts (core, invariants) first, in full while they take at most
 ``BINDING_SHARE`` of --max-bytes; then the user's personal facts, while both take at most
 ``BINDING_SHARE + PERSONAL_SHARE``; then every fact not yet shown, in full while it fits beside
-the index (where a binding fact left is always named); then, for the facts too large for what
+the index (where a binding fact left is always named; open threads take at most
+``THREAD_SHARE``); then, for the facts too large for what
 was left, their first paragraph and the command that prints the rest (an excerpt); last, one
 line each (id and first words) for the others, as far as the budget goes. A pure function of
 the memory, the task and the paths.
@@ -39,6 +40,8 @@ BINDING_SHARE = 0.2
 PERSONAL_SHARE = 0.2
 # The most kept for the one lines of the facts not binding while facts are chosen in full.
 INDEX_SHARE = 0.05
+# The most open threads take in full or by excerpt; those beyond it are named by one line.
+THREAD_SHARE = 0.25
 # The largest share one fact takes in full; a larger one is shown by its excerpt.
 FACT_SHARE = 0.4
 GROUPS = {
@@ -283,13 +286,15 @@ def _choose(lineup: _Lineup, budget: int, max_bytes: int) -> tuple[dict[int, boo
     then every other in order, in full while it fits beside the index: the shortest one line
     of every binding entry left, and of the others at most ``INDEX_SHARE``; one over
     ``FACT_SHARE`` only when a latest session used it; then the excerpts of those left, in
-    order, as they fit. A binding entry is thus named before any other is shown."""
+    order, as they fit. A binding entry is thus named before any other is shown; open threads
+    take at most ``THREAD_SHARE``."""
     pieces, least, bound = lineup.pieces, lineup.least, set(lineup.binding)
     cap, most = int(INDEX_SHARE * max_bytes), int(FACT_SHARE * max_bytes)
+    share = int(THREAD_SHARE * max_bytes)
     held = sum(least[k] for k in bound)  # the binding one lines still to be kept room for
     left = sum(least) - held  # and the others'
     forms: dict[int, bool] = {}
-    used = 0
+    used = threads = 0
     order: Sequence[int] = range(len(pieces))
     if lineup.personal:  # personal facts have their share, never the team's
         mine = set(lineup.personal)
@@ -309,13 +314,14 @@ def _choose(lineup: _Lineup, budget: int, max_bytes: int) -> tuple[dict[int, boo
             else:
                 cost, form = piece.excerpt_size, piece.excerpt
             large = whole and cost > most and piece.excerpt and not lineup.entries[k].recent
-            if not form or used + cost > limit or large:
+            thread = lineup.entries[k].group == THREADS
+            if not form or used + cost > limit or large or (thread and threads + cost > share):
                 continue
             binding = k in bound
             room = held - least[k] * binding + min(cap, left - least[k] * (not binding))
             if used + cost + room <= budget:
                 forms[k] = whole
-                used += cost
+                used, threads = used + cost, threads + cost * thread
                 held, left = (held - least[k], left) if binding else (held, left - least[k])
     return forms, used
 
