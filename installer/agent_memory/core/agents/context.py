@@ -4,8 +4,8 @@ The budget goes to what sessions use (HOOKS.md § Session start). Facts come in 
 order. Binding facts (core, invariants) first, in full while they take at most
 ``BINDING_SHARE`` of --max-bytes; then the user's personal facts, while both take at most
 ``BINDING_SHARE + PERSONAL_SHARE``; then every fact not yet shown, in full while it fits beside
-the index (where a binding fact left is always named; open threads take at most
-``THREAD_SHARE``); then, for the facts too large for what
+the index (where a binding fact left is always named; open threads no latest session used take
+at most ``THREAD_SHARE``); then, for the facts too large for what
 was left, their first paragraph and the command that prints the rest (an excerpt); last, one
 line each (id and first words) for the others, as far as the budget goes. A pure function of
 the memory, the task and the paths.
@@ -40,7 +40,8 @@ BINDING_SHARE = 0.2
 PERSONAL_SHARE = 0.2
 # The most kept for the one lines of the facts not binding while facts are chosen in full.
 INDEX_SHARE = 0.05
-# The most open threads take in full or by excerpt; those beyond it are named by one line.
+# The most open threads no latest session used take in full or by excerpt; those beyond it are
+# named by one line.
 THREAD_SHARE = 0.25
 # The largest share one fact takes in full; a larger one is shown by its excerpt.
 FACT_SHARE = 0.4
@@ -287,7 +288,7 @@ def _choose(lineup: _Lineup, budget: int, max_bytes: int) -> tuple[dict[int, boo
     of every binding entry left, and of the others at most ``INDEX_SHARE``; one over
     ``FACT_SHARE`` only when a latest session used it; then the excerpts of those left, in
     order, as they fit. A binding entry is thus named before any other is shown; open threads
-    take at most ``THREAD_SHARE``."""
+    no latest session used take at most ``THREAD_SHARE``."""
     pieces, least, bound = lineup.pieces, lineup.least, set(lineup.binding)
     cap, most = int(INDEX_SHARE * max_bytes), int(FACT_SHARE * max_bytes)
     share = int(THREAD_SHARE * max_bytes)
@@ -314,7 +315,7 @@ def _choose(lineup: _Lineup, budget: int, max_bytes: int) -> tuple[dict[int, boo
             else:
                 cost, form = piece.excerpt_size, piece.excerpt
             large = whole and cost > most and piece.excerpt and not lineup.entries[k].recent
-            thread = lineup.entries[k].group == THREADS
+            thread = lineup.entries[k].group == THREADS and not lineup.entries[k].recent
             if not form or used + cost > limit or large or (thread and threads + cost > share):
                 continue
             binding = k in bound
