@@ -222,13 +222,12 @@ def test_no_folder_imports_itself_back() -> None:
     assert _cycles(folders) == []
 
 
-@pytest.mark.parametrize("path", MODULES, ids=_name)
-def test_the_package_imports_itself_only_by_relative_names(path: Path) -> None:
+def test_the_package_imports_itself_only_by_relative_names() -> None:
     """The graphs above read relative imports; an absolute ``agent_memory.`` one would be an
     edge they never see. A module found by name at run time (``importlib.import_module``) is
     only the command line's way to load a command: ``cli`` is the top layer, which nothing
     below imports, so such an edge cannot close a cycle."""
-    for node in ast.walk(ast.parse(path.read_text())):
+    for path, node in ((p, n) for p in MODULES for n in ast.walk(ast.parse(p.read_text()))):
         if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
             absolute = [n for n in names if n and n.split(".")[0] == "agent_memory"]
@@ -249,12 +248,16 @@ def _is_record(node: ast.ClassDef) -> bool:
     return any(ast.unparse(base) in ("NamedTuple", "typing.NamedTuple") for base in node.bases)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=_name)
-def test_records_are_made_from_evaluated_annotations(path: Path) -> None:
+def test_records_are_made_from_evaluated_annotations() -> None:
     """``typing.NamedTuple`` compiles each field's annotation that is a string when the class is
-    made: with ``from __future__ import annotations`` every one is, 4-5 % of each command's
+    made: with ``from __future__ import annotations`` every one is, 3-5 % of each command's
     instructions (ARCHITECTURE.md § What is kept for speed). A module that makes a record leaves
     its annotations evaluated and quotes only a name not bound yet."""
+    for path in MODULES:
+        _evaluated(path)
+
+
+def _evaluated(path: Path) -> None:
     tree = ast.parse(path.read_text())
     future = any(
         isinstance(node, ast.ImportFrom)
