@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_memory.core.agents.context import view
-from agent_memory.core.agents.forms import cut, first_words, one_line, words
+from agent_memory.core.agents.forms import cut, first_words, line_words, one_line
 from agent_memory.parse.facts import parse
 from agent_memory.parse.sidefiles import parse_file
 from conftest import build_tree, cli
@@ -126,7 +126,7 @@ def test_every_index_line_carries_words(facts: list[tuple[str, list[str]]], budg
         if found is None or found.group(1) in seen.full:  # its text's own first line
             continue
         first, lines = facts[int(found.group(1)[1:])]
-        if any(words(text) for text in (first, *lines)):
+        if any(line_words(text) for text in (first, *lines)):
             assert found.group(2) and any(char.isalnum() for char in found.group(2)), line
 
 
@@ -140,11 +140,13 @@ def test_vision_without_a_title_is_named_by_its_first_line_with_words() -> None:
 
 
 def test_words_set_markup_aside_and_keep_code_spans() -> None:
-    assert words("**Decision:** use `List<String>` and <b>bold</b>") == (
+    assert line_words("**Decision:** use `List<String>` and <b>bold</b>") == (
         "Decision: use `List<String>` and bold"
     )
-    assert words("- [ ] fetch_all_rows") == "fetch_all_rows"
-    assert [words(line) for line in ("**", "<details>", "-", "```python", "<!-- x -->")] == [""] * 5
+    assert line_words("- [ ] fetch_all_rows") == "fetch_all_rows"
+    assert [line_words(line) for line in ("**", "<details>", "-", "```python", "<!-- x -->")] == [
+        ""
+    ] * 5
 
 
 @settings(max_examples=300, deadline=None)

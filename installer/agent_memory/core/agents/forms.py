@@ -55,7 +55,7 @@ def cut(line: str, most: int) -> str:
 
 def first_words(doc: Document, fact: Fact) -> str:
     """What a one line shows of a fact: the words of the first line of its text that has a
-    letter or digit (``words``); for vision.md, its title, else its first line with words.
+    letter or digit (``line_words``); for vision.md, its title, else its first line with words.
     A text with none at all is shown by its first line as written, never by its id alone."""
     if doc.path == VISION:
         lines = [line for at, line in enumerate(doc.text.lines) if at != fact.footer_line]
@@ -64,12 +64,12 @@ def first_words(doc: Document, fact: Fact) -> str:
         if fact.footer_line is not None and fact.footer_line > fact.start:
             lines[fact.footer_line - fact.start - 1] = ""  # its own line holds only the footer
     for line in (fact.first_line, *lines):
-        if said := words(line):
+        if said := line_words(line):
             return said
     return next((" ".join(line.split()) for line in lines if line.strip()), "(no text)")
 
 
-def words(line: str) -> str:
+def line_words(line: str) -> str:
     """The words of ``line``, its markup set aside (``_MARKERS``, ``_MARKUP`` outside code
     spans; a code fence's line has none); "" when no letter or digit is left."""
     line = line.strip()
