@@ -212,7 +212,7 @@ def keep_edits(files: Files, changes: Changes, version: str) -> None:
             continue
         if edited(path, before, markers):
             where = _backup(files, path, before, version, changes)
-            reason = f"{change.reason.split(';')[0]}; the file with your edit is in {where}"
+            reason = f"agent-memory block refreshed; the file with your edit is in {where}"
             changes[path] = Change(change.after, change.outcome, reason)
 
 
