@@ -9,7 +9,9 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -84,6 +86,60 @@ def run_console(
         env={**os.environ, **env},
         check=False,
     )
+
+
+def run_fresh(
+    *args: str | os.PathLike[str], cwd: Path, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m agent_memory ARGS`` in a process of its own, forked from this one: its own
+    folder, streams, exit code and state, without paying an interpreter's start and imports
+    each time, for a test that asks hundreds of runs whether one leaves the next another
+    answer (no module keeps a run's state: the store is opened by each run). Not for what the
+    interpreter's start decides: its encoding, what a run imports."""
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(3)]
+        files[0].write((stdin or "").encode())
+        files[0].seek(0)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            _fresh_child([str(a) for a in args], cwd, [f.fileno() for f in files])
+        _, status = os.waitpid(pid, 0)
+        for f in files:
+            f.seek(0)
+        out, err = (f.read().decode() for f in files[1:])
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return subprocess.CompletedProcess(["agent-memory", *map(str, args)], code, out, err)
+
+
+def _fresh_child(args: list[str], cwd: Path, fds: list[int]) -> None:  # pragma: no cover
+    """The child of ``run_fresh``: the streams a console gives a process, then the entry."""
+    code = 3
+    try:
+        os.chdir(cwd)
+        for fd, target in zip(fds, (0, 1, 2), strict=True):
+            os.dup2(fd, target)
+        real = sys.__stdout__
+        encoding, errors = (real.encoding, real.errors) if real else ("utf-8", "strict")
+        sys.stdin = open(0, encoding=encoding, closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", encoding=encoding, errors=errors, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding=encoding, errors="backslashreplace", closefd=False)  # noqa: SIM115
+        sys.argv = ["agent-memory", *args]
+        from agent_memory.cli import entry
+
+        try:
+            entry()
+            code = 0
+        except SystemExit as exc:
+            if isinstance(exc.code, str):
+                sys.stderr.write(exc.code + "\n")
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            traceback.print_exc()  # as the interpreter would, and its exit code
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def run_forked(args: list[str], env: dict[str, str], kill_after: float | None = None) -> int:

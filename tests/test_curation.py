@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 from agent_memory.cli.mcp.tools import McpSession, call
 from agent_memory.errors import AgentMemoryError
 from agent_memory.parse import facts, footer
-from conftest import PROJECT, build_tree, cli, tree
+from conftest import PROJECT, build_tree, cli, run_fresh, tree
 
 DECAY = " ".join((PROJECT / "DECAY.md").read_text().split())
 DAY = "2026-04-01"
@@ -65,13 +64,7 @@ def repo(tmp_path: Path) -> Path:
 
 def run(root: Path, *args: str, today: str | None = DAY) -> tuple[int, str, str]:
     dated = ["--today", today] if today is not None else []
-    done = subprocess.run(
-        [sys.executable, "-m", "agent_memory", *args, *dated],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_fresh(*args, *dated, cwd=root)
     return done.returncode, done.stdout, done.stderr
 
 

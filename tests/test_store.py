@@ -9,7 +9,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from agent_memory.core.agents import recall as searching
 from agent_memory.parse import facts
 from agent_memory.shell import store
 from agent_memory.shell.store import NAME
-from conftest import build_tree, cli, git_init
+from conftest import build_tree, cli, git_init, run_fresh
 from test_written import documents
 
 FOOT = "<!-- id: {0} | created: 2026-01-01 | last_used: 2026-01-0{1} | uses: 1 | tier: {2} -->"
@@ -59,14 +58,8 @@ def _repo(tmp_path: Path) -> Path:
 
 
 def _run(root: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "agent_memory", *args],
-        cwd=root,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """A run of its own process: the store is what one run leaves the next."""
+    done = run_fresh(*args, cwd=root, stdin=stdin)
     return done.returncode, done.stdout, done.stderr
 
 
