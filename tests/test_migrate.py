@@ -118,6 +118,27 @@ def test_malformed_frontmatter_or_context_yaml_is_one_error_and_nothing_written(
         (repo / path).unlink()
 
 
+def test_a_glob_written_unquoted_as_cursor_and_windsurf_write_it_is_read_as_text(
+    tmp_path: Path,
+) -> None:
+    # Cursor's editor writes `globs: *.rs` unquoted; YAML alone reads it as an alias of no anchor.
+    scoped = {
+        ".cursor/rules/rust.mdc": "---\nglobs: *.rs\nalwaysApply: false\n---\n\n# Rust\n",
+        ".windsurf/rules/py.md": "---\r\ntrigger: glob\r\nglobs: *.py, **/*.pyi\r\n---\r\nTab.\r\n",
+    }
+    always = {".cursor/rules/all.mdc": "---\nglobs: *\nalwaysApply: true\n---\nBe terse.\n"}
+    repo = build_tree(tmp_path / "cursor", {**scoped, **always})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    after = tree(repo)
+    assert all(after[path] == text.encode() for path, text in scoped.items())
+    assert "Be terse." in after["AGENTS.md"].decode()
+    # An alias of an anchor the header sets is still YAML's, and a list repeated so still refused.
+    aliased = {".cursor/rules/x.mdc": "---\na: &l [1]\nglobs: *l\n---\nbody\n"}
+    refused = cli("enable", build_tree(tmp_path / "aliased", aliased), "--today", TODAY)
+    assert refused.exit_code == 1 and "repeats a list or mapping by an alias" in refused.output
+
+
 def test_the_detection_table_in_code_and_in_migrate_md_agree() -> None:
     doc = (PROJECT / "MIGRATE.md").read_text()
     rows = re.findall(r"^\| `([^`]+)` \| ([a-z-]+) \|", doc, flags=re.MULTILINE)

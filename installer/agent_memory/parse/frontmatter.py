@@ -13,6 +13,8 @@ date (2026-02-30) or an integer of thousands of digits is one line too.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +27,10 @@ _TODO = "fix the YAML, then run enable again"
 # Brackets are counted wherever they stand, quoted or not: a quoted scalar's rule can be read
 # only by the loader, and no frontmatter opens 64 brackets in a row.
 _BRACKET = patterns.compile(r"[\[\]{}]")
+# Cursor and Windsurf write a glob unquoted (``globs: *.ts``), which YAML reads as an alias.
+_STAR_VALUE = patterns.compile(r"(?m)^([A-Za-z_][\w.-]*[ \t]*:[ \t]+)(\*[^\r\n]*?)([ \t]*\r?)$")
+_ANCHOR = patterns.compile(r"&([^\s,\[\]{}]+)")
+_ALIAS_NAME = patterns.compile(r"\*([^\s,\[\]{}]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +150,7 @@ def split(path: str, text: Text) -> Split:
         return Split((), lines, {})
     for end in range(1, len(lines)):
         if strip_eol(lines[end]).strip() in ("---", "..."):
-            data = load(path, "".join(lines[1:end]), first_line=2)
+            data = _header(path, "".join(lines[1:end]))
             if data is None:
                 data = {}
             if not hasattr(data, "get"):
@@ -161,3 +167,25 @@ def split(path: str, text: Text) -> Split:
         "frontmatter is opened with --- but never closed",
         "close it with a --- line, then run enable again",
     )
+
+
+def _header(path: str, source: str) -> Any:
+    """A frontmatter's data. A top-level value that opens with ``*`` and names no anchor of the
+    header is read as the text it is, as Cursor and Windsurf read the globs they write so."""
+    try:
+        return load(path, source, first_line=2)
+    except InputError:
+        anchors = set(_ANCHOR.findall(source))
+        read = _STAR_VALUE.sub(lambda found: _as_text(found, anchors), source)
+        if read == source:
+            raise
+    return load(path, read, first_line=2)
+
+
+def _as_text(found: re.Match[str], anchors: set[str]) -> str:
+    """The line ``found`` with its value quoted, unless the value is an alias of ``anchors``."""
+    key, value, end = found.groups()
+    name = _ALIAS_NAME.match(value)
+    if name is not None and name.group(1) in anchors:
+        return found.group()
+    return key + json.dumps(value, ensure_ascii=False) + end
