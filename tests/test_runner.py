@@ -167,6 +167,29 @@ def test_enable_inside_an_enabled_repo_is_refused_in_one_line(repo: Path) -> Non
     assert _config(repo) == config
 
 
+def test_enable_in_git_s_own_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    # A bare repository (a server's, a mirror) and a work tree's .git hold no checked-out files:
+    # a memory written there is git's internals, never a file of the project.
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    work = git_init(tmp_path / "work")
+    for cwd, args, shown in (
+        (bare, [], "."),
+        (bare / "refs", [], "."),
+        (tmp_path, ["bare.git"], "bare.git"),
+        (work, [".git"], ".git"),
+        (work, [".git/hooks"], ".git/hooks"),
+    ):
+        before = tree(tmp_path)
+        result = run_console("enable", *args, "--today", TODAY, cwd=cwd)
+        assert result.returncode == 1, (cwd, args)
+        assert result.stderr.splitlines() == [
+            f"agent-memory: {shown}: is in git's own folder, where no file of the project is "
+            "checked out; run enable in the repository's work tree (a clone with its files)"
+        ]
+        assert tree(tmp_path) == before
+
+
 def _config(root: Path) -> str:
     listed = ["git", "-C", str(root), "config", "--local", "--list"]
     return subprocess.run(listed, capture_output=True, text=True, check=True).stdout

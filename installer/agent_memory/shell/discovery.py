@@ -106,9 +106,12 @@ def enable_target(given: Path | None, cwd: Path) -> Path:
     unless it lies inside an enabled repo (one memory per repo: refused, naming that repo)."""
     if given is None:
         found = search(cwd).found
-        return found or work_tree_top(cwd) or cwd
+        target = found or work_tree_top(cwd) or cwd
+        _not_in_git_folder(target, ".")
+        return target
     if not given.is_dir():
         return given  # Repo refuses it in its own words
+    _not_in_git_folder(given, str(given))
     found = search(given).found
     if found is not None and found != _absolute(given):
         raise RefusedError(
@@ -117,6 +120,36 @@ def enable_target(given: Path | None, cwd: Path) -> Path:
             str(given),
         )
     return given
+
+
+def _not_in_git_folder(folder: Path, shown: str) -> None:
+    """Refuse ``folder`` when it is git's own folder or in one (a ``.git`` folder, a bare
+    repository), up to the work tree holding it: no file of the project is checked out there."""
+    here = _absolute(folder)
+    for each in (here, *here.parents):
+        if each.name.lower() == ".git" or _is_git_folder(each):
+            raise RefusedError(
+                "is in git's own folder, where no file of the project is checked out; run "
+                "enable in the repository's work tree (a clone with its files)",
+                shown,
+            )
+        if _holds(each, ".git"):
+            return
+
+
+def _is_git_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a git folder by git's own test: a ``HEAD`` that names a ref or a
+    commit, beside ``objects/`` and ``refs/`` folders."""
+    if not ((folder / "objects").is_dir() and (folder / "refs").is_dir()):
+        return False
+    try:
+        head = read_regular(folder / "HEAD", "HEAD", follow=False, limit=4096)
+    except AgentMemoryError:  # a link, a FIFO, past the bound: no HEAD git would read
+        return False
+    if head is None:
+        return False
+    commit = head.strip()
+    return head.startswith(b"ref: ") or (len(commit) in (40, 64) and commit.isalnum())
 
 
 def in_repo(root: Path, path: str, cwd: Path | None = None) -> str:
