@@ -139,6 +139,20 @@ def test_a_glob_written_unquoted_as_cursor_and_windsurf_write_it_is_read_as_text
     assert refused.exit_code == 1 and "repeats a list or mapping by an alias" in refused.output
 
 
+def test_a_kiro_steering_file_included_auto_is_scoped(repo: Path) -> None:
+    # Kiro reads `inclusion: auto` only when a request matches its description, as Windsurf
+    # reads `trigger: model_decision`: the file stays, and AGENTS.md does not take its rules.
+    auto = "---\ninclusion: auto\ndescription: API routes\n---\n\n- Routes return JSON.\n"
+    always = "---\ninclusion: always\n---\n\n- Strict TypeScript.\n"
+    build_tree(repo, {".kiro/steering/api.md": auto, ".kiro/steering/ts.md": always})
+    result = cli("enable", repo, "--today", TODAY)
+    assert result.exit_code == 0, result.output
+    after = tree(repo)
+    assert after[".kiro/steering/api.md"] == auto.encode()
+    assert "Routes return JSON." not in after["AGENTS.md"].decode()
+    assert "Strict TypeScript." in after["AGENTS.md"].decode()
+
+
 def test_the_detection_table_in_code_and_in_migrate_md_agree() -> None:
     doc = (PROJECT / "MIGRATE.md").read_text()
     rows = re.findall(r"^\| `([^`]+)` \| ([a-z-]+) \|", doc, flags=re.MULTILINE)

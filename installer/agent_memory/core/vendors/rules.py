@@ -221,7 +221,7 @@ def _always_on(source: Source, data: Any) -> bool:
         or bool(data.get("applyTo"))
         or bool(data.get("paths"))
         or data.get("alwaysApply") is False
-        or data.get("inclusion") in ("fileMatch", "manual")
+        or data.get("inclusion") in ("fileMatch", "manual", "auto")
         or data.get("trigger") in ("glob", "model_decision", "manual")
     )
     return not scoped
