@@ -97,6 +97,19 @@ def test_an_existing_agents_import_is_not_doubled(repo: Path) -> None:
     assert (repo / ".agent/migrated/CLAUDE.md").read_text().count("@docs/style.md") == 2
 
 
+def test_an_agents_import_written_from_the_folder_is_not_doubled(repo: Path) -> None:
+    # `@./AGENTS.md` is the thin pointer many repos write: the same file as the block's import.
+    build_tree(
+        repo,
+        {"CLAUDE.md": "@./AGENTS.md\n@./docs/x.md\n@docs/x.md\n", "GEMINI.md": "@./AGENTS.md\n"},
+    )
+    enable(repo)
+    for name in ("CLAUDE.md", "GEMINI.md"):
+        text = (repo / name).read_text()
+        assert "@./AGENTS.md" not in text and text.count("@AGENTS.md") == 1, text
+    assert (repo / "CLAUDE.md").read_text().endswith("\n\n@./docs/x.md\n")
+
+
 def test_markers_in_a_fence_of_agents_md_stay_an_example(repo: Path) -> None:
     example = f"# Tooling\n\n```md\n{BEGIN}\nexample\n<!-- agent-memory:end -->\n```\n"
     build_tree(repo, {"AGENTS.md": example, "CLAUDE.md": "Be terse.\n"})

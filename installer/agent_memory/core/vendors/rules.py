@@ -10,6 +10,7 @@ a pointer; scoped rules stay; the verbatim original of every file rewritten is k
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -378,16 +379,16 @@ def _consolidated(agents: Text | None, sections: Sequence[str], newline: str) ->
 
 def _pointer(source: Source, split: frontmatter.Split, imports: Sequence[str], text: Text) -> bytes:
     """What an always-on source becomes: our pointer block, its frontmatter and imports kept
-    (each once, and not the ``@AGENTS.md`` the block already has)."""
+    (each file once, and not the ``@AGENTS.md`` the block already has, however written)."""
     template = (
         _vendor_template(source) if source.kind in ("import", "copilot") else POINTER_TEMPLATE
     )
     newline = text.newline
     block = [strip_eol(line) + newline for line in block_of(template, resources.data(template))]
-    in_block = {strip_eol(line).strip() for line in block}
-    kept = [
-        i for i in dict.fromkeys(strip_eol(line).strip() for line in imports) if i not in in_block
-    ]
+    first: dict[str, str] = {}  # each file once, from its folder: `@./AGENTS.md` is `@AGENTS.md`
+    for line in (strip_eol(line).strip() for line in imports):
+        first.setdefault(posixpath.normpath(line[1:]), line)
+    kept = [line for path, line in first.items() if path != AGENTS_MD]  # the block imports it
     lines = [*split.header, *block]
     if kept:
         lines += [newline, *(line + newline for line in kept)]
