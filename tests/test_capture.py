@@ -331,7 +331,7 @@ def test_hook_reads_the_transcript_path_from_stdin(memory_repo: Path, tmp_path: 
         "cwd": str(memory_repo),
     }
     done = subprocess.run(
-        ["python", "-m", "agent_memory", "session", "capture", "--hook"],
+        [sys.executable, "-m", "agent_memory", "session", "capture", "--hook"],
         input=json.dumps(payload), cwd=memory_repo, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
