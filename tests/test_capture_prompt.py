@@ -262,3 +262,43 @@ def test_a_reminder_after_the_prompt_and_a_hook_s_note_before_it_are_not_kept(
         {"message": {"content": "# Memory context\n\nFrom `memory/continuity.md`.\n"}},
     )
     assert _section(_capture(enabled, transcript))[2] == ASKED
+
+
+def _gemini_asking(tmp_path: Path, content: Any, shown: Any) -> Path:
+    """The Gemini fixture with its first user message's ``content`` and ``displayContent``."""
+    records = _lines("gemini/session-basic.jsonl")
+    at = next(i for i, r in enumerate(records) if r.get("type") == "user")
+    records[at] = {**records[at], "content": content, "displayContent": shown}
+    return _write(tmp_path / "t.jsonl", records)
+
+
+@pytest.mark.parametrize(
+    ("content", "shown", "prompt"),
+    [
+        # An @path: Gemini CLI sends the file's text in content, and keeps what was typed.
+        (
+            [{"text": "Explain @src/config.py"},
+             {"text": "\n--- Content from referenced files ---"},
+             {"text": "\nContent from @src/config.py:\n"}, {"text": "RETRIES = 3\n" * 40},
+             {"text": "\n--- End of content ---"}],
+            [{"text": "Explain @src/config.py"}],
+            "Explain @src/config.py",
+        ),
+        # A custom command: its template was sent; the person typed the command.
+        ([{"text": "You are a reviewer. Review PR 123 step by step."}], "/review PR 123",
+         "\\/review PR 123"),  # its "/" escaped, as any punctuation that starts the line
+        ([{"text": "You are a reviewer. Review the open PR step by step."}], "/review", None),
+    ],
+)  # fmt: skip
+def test_gemini_s_prompt_is_what_was_typed_not_what_was_sent(
+    enabled: Path, tmp_path: Path, content: Any, shown: Any, prompt: str | None
+) -> None:
+    """HOOKS.md § The first prompt: Gemini CLI records what it sent as ``content`` and what the
+    person typed as ``displayContent`` when the two differ."""
+    log = _capture(enabled, _gemini_asking(tmp_path, content, shown))
+    if prompt is None:  # a command alone: the session's next prompt is its first
+        thanks = "Thanks. Keep user-only-id out of the memory file, it is just my label."
+        assert _section(log)[2] == thanks
+    else:
+        assert _section(log)[2] == prompt
+    assert "RETRIES" not in log and "You are a reviewer" not in log

@@ -7,8 +7,9 @@ written before the user's words in the same message). Each is a block wrapped in
 name holds a ``-`` or a ``_``, which no HTML element's name does; such blocks at the start of a
 message, and on lines of their own at its end, are taken off, and what is left is the user's
 (HOOKS.md § The first prompt). A tag never closed is the user's text. A slash command keeps what
-the person typed, ``/review PR 123``, when it has arguments. A message that is our session-start
-view (its title line first) or Claude Code's note of a hook's success is no one's prompt.
+the person typed, ``/review PR 123``, when it has arguments; alone (``/clear``) it says nothing of
+the task. A message that is our session-start view (its title line first) or Claude Code's note of
+a hook's success is no one's prompt.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _HOOK_NOTE = patterns.compile(
 )
 _COMMAND = patterns.compile(r"<command-name>(/[^<>\s]{1,64})</command-name>")
 _ARGS = patterns.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# A slash command typed alone (Gemini CLI keeps ``/fix`` as the message's displayContent).
+_LONE_COMMAND = patterns.compile(r"/[A-Za-z][A-Za-z0-9_:.-]{0,63}")
 
 
 def user_text(content: Any) -> str | None:
@@ -84,5 +87,7 @@ def _without_injected(text: str) -> str:
             break
         text = text[:start].strip()
     if text.split("\n", 1)[0].rstrip() == VIEW_TITLE or _HOOK_NOTE.match(text):
+        return ""
+    if _LONE_COMMAND.fullmatch(text):  # a command alone says nothing of the task
         return ""
     return text

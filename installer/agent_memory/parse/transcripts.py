@@ -343,8 +343,9 @@ def _gemini(entries: Iterable[Any], legacy: bool = False) -> Iterator[Item]:
         for message in _list(listed):
             _fold(messages, number, message, rebuilt=not legacy)
         for message in (*(_list(listed) if legacy else ()), obj):  # not a rebuilt history's
-            if isinstance(message, dict) and message.get("type") == "user":
-                yield Meta(None, None, None, None, user_text(message.get("content")))
+            if isinstance(message, dict) and message.get("type") == "user":  # as typed, not as
+                typed = message.get("displayContent", message.get("content"))  # sent (@path files)
+                yield Meta(None, None, None, None, user_text(typed))
         rewind = obj.get("$rewindTo")
         if isinstance(rewind, str):
             keys = messages.keys()
