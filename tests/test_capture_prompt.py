@@ -302,3 +302,11 @@ def test_gemini_s_prompt_is_what_was_typed_not_what_was_sent(
     else:
         assert _section(log)[2] == prompt
     assert "RETRIES" not in log and "You are a reviewer" not in log
+
+
+def test_a_token_in_a_url_s_query_is_scrubbed() -> None:
+    """A key in a URL's query, with more parameters after it, as a prompt pastes a request."""
+    asked = "why does https://api.acme.dev/v2/x?api_key=Vq8mZr2Lx9Tk4Wn7Pb3C&page=2 fail"
+    line, kinds = prompt_line(asked)
+    assert "Vq8m" not in line and "[redacted: password-assignment]&page=2 fail" in line
+    assert kinds == {"password-assignment": 1}

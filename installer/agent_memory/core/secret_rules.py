@@ -344,12 +344,15 @@ RULES: tuple[Rule, ...] = (
         # ``(?=(?P<bare>…))(?P=bare)`` is an atomic group: a too-long value fails at once
         # instead of being given back one character at a time. Bare values hold no ``:`` or
         # ``=``, so ``token=token=…`` costs one short look per assignment, not 128 characters.
+        # A value that runs into ``&name=`` is a URL's query parameter (``?api_key=…&page=2``):
+        # it ends at the ``&`` (``password=Tr0ub4dor&3x`` is still one value).
         _compile(
             rf"(?:{_PASSWORD_KEYS}){_ASSIGN}"
             r"""(?:"(?P<dq>[^"\s]{6,128})"|'(?P<sq>[^'\s]{6,128})'"""
-            r"""|(?=(?P<bare>[^\s"'`,;:=]{8,128}={0,2}))(?P=bare)(?![^\s"'`,;]))"""
+            r"""|(?=(?P<bare>[^\s"'`,;:=]{8,128}={0,2}))(?P=bare)(?![^\s"'`,;])"""
+            r"""|(?=(?P<query>[^\s"'`,;:=&]{8,128}={0,2}))(?P=query)(?=&[A-Za-z0-9_.-]{1,64}=))"""
         ),
-        ("dq", "sq", "bare"),
+        ("dq", "sq", "bare", "query"),
         _any,  # Refined per group in _accepts: bare values need a digit.
     ),
 )

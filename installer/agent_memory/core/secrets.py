@@ -42,7 +42,8 @@ def _accepts(rule: Rule, match: re.Match[str], group: str | None, value: str) ->
     if rule.kind == "url-credentials" and match["user"] == value:
         return False  # postgres:postgres, guest:guest: a default, not a secret.
     if rule.kind == "password-assignment":
-        return bare_password_value(value) if group == "bare" else password_value(value)
+        bare = group in ("bare", "query")
+        return bare_password_value(value) if bare else password_value(value)
     return rule.accept(value)
 
 
