@@ -310,3 +310,33 @@ def test_a_token_in_a_url_s_query_is_scrubbed() -> None:
     line, kinds = prompt_line(asked)
     assert "Vq8m" not in line and "[redacted: password-assignment]&page=2 fail" in line
     assert kinds == {"password-assignment": 1}
+
+
+def test_claude_code_s_note_of_an_interruption_is_not_the_prompt(
+    enabled: Path, tmp_path: Path
+) -> None:
+    """A session opened by a command alone (``/init``: its text is an ``isMeta`` line) and
+    stopped before the person typed: Claude Code writes its note of the interruption as a
+    user's message, alone or before the words typed next."""
+    transcript = _claude_asking(
+        tmp_path,
+        [
+            {"type": "text", "text": "[Request interrupted by user]"},
+            {"type": "text", "text": ASKED},
+        ],
+        {
+            "message": {
+                "content": "<command-name>/init</command-name>\n<command-args></command-args>"
+            }
+        },
+        {"isMeta": True, "message": {"content": "Please analyze this codebase and create a file"}},
+        {
+            "message": {
+                "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]
+            }
+        },
+    )
+    assert _section(_capture(enabled, transcript))[2] == ASKED
+    assert user_text("[Request interrupted by user] keep the [brackets]") == (
+        "[Request interrupted by user] keep the [brackets]"
+    )

@@ -9,7 +9,8 @@ message, and on lines of their own at its end, are taken off, and what is left i
 (HOOKS.md § The first prompt). A tag never closed is the user's text. A slash command keeps what
 the person typed, ``/review PR 123``, when it has arguments; alone (``/clear``) it says nothing of
 the task. A message that is our session-start view (its title line first) or Claude Code's note of
-a hook's success is no one's prompt.
+a hook's success is no one's prompt, nor is its note of an interruption (``[Request interrupted by
+user]``), which starts the message the person typed next, if any.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _HOOK_NOTE = patterns.compile(
     r"|SubagentStop|Notification)(?::[A-Za-z_|*-]{1,40})? hook (?:success|error|blocking error"
     r"|cancelled)(?::|\Z)"
 )
+# Claude Code's note that the person stopped the agent (Esc), written as a user's message.
+_INTERRUPTED = patterns.compile(r"\[Request interrupted by user(?: for tool use)?\][ \t]*(?:\n|\Z)")
 _COMMAND = patterns.compile(r"<command-name>(/[^<>\s]{1,64})</command-name>")
 _ARGS = patterns.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 # A slash command typed alone (Gemini CLI keeps ``/fix`` as the message's displayContent).
@@ -69,9 +72,12 @@ def _command(text: str) -> str | None:
 
 
 def _without_injected(text: str) -> str:
-    """``text`` stripped, without the injected blocks it starts with and those that end it on
-    lines of their own; empty for our view or a hook's note."""
+    """``text`` stripped, without Claude Code's note of an interruption and the injected blocks
+    it starts with, and those that end it on lines of their own; empty for our view or a hook's
+    note."""
     text = text.strip()
+    interrupted = _INTERRUPTED.match(text)
+    text = text[interrupted.end() :].strip() if interrupted else text
     for _ in range(_BLOCKS_MAX):
         opening = _OPENING.match(text)
         if opening is None:
