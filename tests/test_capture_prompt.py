@@ -340,3 +340,15 @@ def test_claude_code_s_note_of_an_interruption_is_not_the_prompt(
     assert user_text("[Request interrupted by user] keep the [brackets]") == (
         "[Request interrupted by user] keep the [brackets]"
     )
+
+
+def test_a_pasted_env_file_is_scrubbed() -> None:
+    """The names a ``.env`` gives its passwords and keys, not only ``PASSWORD`` and ``TOKEN``."""
+    asked = (
+        "the mailer fails with this .env:\nSMTP_HOST=mail.acme.dev\nSMTP_PASS=Vq8mZr2Lx9Tk\n"
+        "MYSQL_PWD=Tq7pW9nKc2Zr\nSIGNING_KEY=Jx7Qm2Vr9Lk4Tz8Wn3Bp6Hc1"
+    )
+    line, kinds = prompt_line(asked)
+    assert "SMTP_HOST=mail.acme.dev" in line
+    assert not any(value in line for value in ("Vq8m", "Tq7p", "Jx7Q"))
+    assert kinds == {"password-assignment": 3}

@@ -185,9 +185,10 @@ _PEM_END = r"-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
 _PASSWORD_KEYS = (
     r"(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]{0,64}?"
     r"(?:(?i:pass(?:wd|word|phrase)|secret(?:[_-]?key)?|client[_-]?secret|api[_-]?(?:key|token)"
-    r"|a(?:ccess|uth)[_-]?token|(?:bot|private|refresh)[_-]?token)"
+    r"|a(?:ccess|uth)[_-]?token|(?:bot|private|refresh)[_-]?token"
+    r"|(?:private|signing|encryption|master)[_-]?key)"
     r"|[Tt](?<![A-Za-z0-9_.-][Tt])(?i:oken)"
-    r"|[A-Z](?<![A-Za-z0-9_][A-Z])[A-Z0-9_]{0,40}_TOKEN)"
+    r"|[A-Z](?<![A-Za-z0-9_][A-Z])[A-Z0-9_]{0,40}_(?:TOKEN|PASS|PWD))"
 )
 # ``key: value`` wants a blank or a quote after the colon, as YAML does: ``secret:x`` is a name.
 _ASSIGN = r"""["']?[ \t]{0,4}(?::=|=(?!=)|:(?=[ \t"']))[ \t]{0,4}"""
@@ -340,7 +341,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "password-assignment",
-        ("pass", "secret", "key", "token"),
+        ("pass", "secret", "key", "token", "pwd"),
         # ``(?=(?P<bare>…))(?P=bare)`` is an atomic group: a too-long value fails at once
         # instead of being given back one character at a time. Bare values hold no ``:`` or
         # ``=``, so ``token=token=…`` costs one short look per assignment, not 128 characters.
