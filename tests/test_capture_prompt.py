@@ -352,3 +352,27 @@ def test_a_pasted_env_file_is_scrubbed() -> None:
     assert "SMTP_HOST=mail.acme.dev" in line
     assert not any(value in line for value in ("Vq8m", "Tq7p", "Jx7Q"))
     assert kinds == {"password-assignment": 3}
+
+
+EDITOR = (
+    "Here is the user's editor context as a JSON object. This is for your information only.\n"
+    '```json\n{\n  "activeFile": {\n    "path": "/home/dev/src/orders-api/src/api/routes.py"\n'
+    "  }\n}\n```"
+)
+
+
+def test_gemini_s_note_of_the_editor_is_not_the_prompt(enabled: Path, tmp_path: Path) -> None:
+    """Gemini CLI's IDE mode records the editor's state as a user's message (``addHistory``)
+    before the person's first prompt, and a summary of its changes before a later one."""
+    records = _lines("gemini/session-basic.jsonl")
+    at = next(i for i, r in enumerate(records) if r.get("type") == "user")
+    changed = EDITOR.replace(
+        "the user's editor context as a JSON object",
+        "a summary of changes in the user's editor context, in JSON format",
+    )
+    notes = [
+        {**records[at], "id": f"ide-{n}", "content": [{"text": text}]}
+        for n, text in enumerate((EDITOR, changed))
+    ]
+    transcript = _write(tmp_path / "t.jsonl", [*records[:at], *notes, *records[at:]])
+    assert _section(_capture(enabled, transcript))[2] == ASKED

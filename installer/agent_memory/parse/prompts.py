@@ -8,9 +8,10 @@ name holds a ``-`` or a ``_``, which no HTML element's name does; such blocks at
 message, and on lines of their own at its end, are taken off, and what is left is the user's
 (HOOKS.md § The first prompt). A tag never closed is the user's text. A slash command keeps what
 the person typed, ``/review PR 123``, when it has arguments; alone (``/clear``) it says nothing of
-the task. A message that is our session-start view (its title line first) or Claude Code's note of
-a hook's success is no one's prompt, nor is its note of an interruption (``[Request interrupted by
-user]``), which starts the message the person typed next, if any.
+the task. A message that is our session-start view (its title line first), Claude Code's note of
+a hook's success or Gemini CLI's of the editor's state is no one's prompt, nor is Claude Code's note
+of an interruption (``[Request interrupted by user]``), which starts the message the person typed
+next, if any.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ _HOOK_NOTE = patterns.compile(
 )
 # Claude Code's note that the person stopped the agent (Esc), written as a user's message.
 _INTERRUPTED = patterns.compile(r"\[Request interrupted by user(?: for tool use)?\][ \t]*(?:\n|\Z)")
+# Gemini CLI's note of the editor's state (its IDE mode), recorded as a user's message.
+_EDITOR_CONTEXT = patterns.compile(
+    r"Here is (?:the user's editor context as a JSON object|a summary of changes in the user's "
+    r"editor context, in JSON format)\. This is for your information only\."
+)
 _COMMAND = patterns.compile(r"<command-name>(/[^<>\s]{1,64})</command-name>")
 _ARGS = patterns.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 # A slash command typed alone (Gemini CLI keeps ``/fix`` as the message's displayContent).
@@ -93,6 +99,8 @@ def _without_injected(text: str) -> str:
             break
         text = text[:start].strip()
     if text.split("\n", 1)[0].rstrip() == VIEW_TITLE or _HOOK_NOTE.match(text):
+        return ""
+    if _EDITOR_CONTEXT.match(text):
         return ""
     if _LONE_COMMAND.fullmatch(text):  # a command alone says nothing of the task
         return ""
