@@ -240,6 +240,18 @@ def test_enable_lists_the_transient_files_in_gitignore_and_keeps_user_lines(repo
     assert checked.returncode == 0
 
 
+def test_enable_md_gives_the_bytes_of_the_gitignore_and_gitattributes_blocks(repo: Path) -> None:
+    """An agent enabling by hand writes what ENABLE.md shows: the .gitignore block, which no
+    template holds, is in the page line for line, and the .gitattributes block is the template
+    the page names."""
+    assert cli("enable", repo, "--today", TODAY).exit_code == 0
+    page = (PROJECT / "ENABLE.md").read_text()
+    assert "```gitignore\n" + (repo / ".gitignore").read_text() + "```\n" in page
+    assert "the whole of `templates/.gitattributes`" in page
+    template = (PROJECT / "templates/.gitattributes").read_bytes()
+    assert (repo / ".gitattributes").read_bytes() == template
+
+
 @pytest.mark.parametrize("path", [".gitignore", ".gitattributes"])
 def test_a_block_of_ours_someone_wrote_into_is_backed_up_before_enable_replaces_it(
     repo: Path, path: str
