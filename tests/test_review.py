@@ -687,3 +687,50 @@ def test_a_reactivation_a_section_would_swallow_is_refused(tmp_path: Path) -> No
         "agent-memory: memory/continuity.md:11: section 'Key Decisions' ends inside the HTML block"
     )
     assert tree(tmp_path) == before
+
+
+def test_review_md_says_where_a_fact_leaves_and_where_it_comes_back(tmp_path: Path) -> None:
+    """REVIEW.md steps 3 and 5 as a person reads them: a fact cut from between two blank lines
+    takes one with it; facts come back after the last non-blank line of their section, case
+    aside, or to a section made at the end, in the archive files' order, without
+    ``archived-by``."""
+    doc = " ".join((PROJECT / "REVIEW.md").read_text().split())
+    assert "and with them the blank line after them when the line before them is blank too" in doc
+    assert "facts returning to it in the order the archive files hold them" in doc
+    gone = footer("old-b", "2025-06-01").replace("working", "superseded")  # leaves, rule 0
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+        f"- Keep A\n  {footer('keep-a', '2026-01-05')}\n\n- Old B\n  {gone}\n\nProse.\n\n"
+    )
+
+    def archived(fact_id: str, section: str, by_hand: str = "") -> str:
+        tail = f" | from: {section} | archived: 2025-12-01{by_hand} -->"
+        return f"- Back {fact_id}\n  {footer(fact_id, '2025-06-01').replace(' -->', tail)}\n"
+
+    quarter = "# Archive {0}\n\n## Facts\n{1}\n## Completed Threads\n"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": cont,
+            "memory/archive/2025-Q4.md": quarter.format(
+                "2025-Q4", archived("z-late", "Testing") + archived("y-kd", "key decisions")
+            ),
+            "memory/archive/2026-Q1.md": quarter.format(
+                "2026-Q1", archived("a-early", "Testing", " | archived-by: hand")
+            ),
+            "memory/sessions/2026-01-05-100000.md": (
+                "# S\n\n## Memory References\n- Referenced: z-late, y-kd, a-early\n"
+            ),
+        },
+    )
+    result = cli("review", tmp_path, "--today", "2026-01-06")
+    assert result.exit_code == 0, result.output
+    back = "created: 2025-06-01 | last_used: 2026-01-05 | uses: 2 | tier: active -->"
+    assert (tmp_path / "memory/continuity.md").read_text() == (
+        "# Continuity\n\n## Project State\n"
+        "- last_review: 2026-01-06 | through 2026-01-05-100000 | 1 logs\n\n## Key Decisions\n"
+        f"- Keep A\n  {footer('keep-a', '2026-01-05')}\n\nProse.\n"  # its last non-blank line
+        f"- Back y-kd\n  <!-- id: y-kd | {back}\n\n"
+        f"## Testing\n- Back z-late\n  <!-- id: z-late | {back}\n"
+        f"- Back a-early\n  <!-- id: a-early | {back}\n"
+    )
