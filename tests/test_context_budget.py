@@ -271,3 +271,36 @@ def test_open_threads_never_take_more_than_their_share(
         if which is not None and not threads[which][1]:
             spent += len(line.encode()) + 1
     assert spent <= budget // 4
+
+
+def test_the_facts_spend_the_budget_less_every_heading_and_the_notes_hooks_md_names(
+    tmp_path: Path,
+) -> None:
+    """HOOKS.md § Session start as a person computes it: the facts' budget is ``--max-bytes``
+    less the head, every heading the view may hold (printed or not) and the note for no fact
+    named; one fact in full fits that exactly."""
+    doc = " ".join((Path(__file__).parent.parent / "HOOKS.md").read_text().split())
+    headings = re.findall(r"`## ([^`]+)`", doc.split("every heading the view may hold")[1][:400])
+    assert headings == [
+        "Core and invariants",
+        "Open threads",
+        "Facts",
+        "Recently closed threads",
+        "Also in memory (one line each)",
+    ]
+    fact = "- Use pnpm, not npm, in every package\n  " + FOOT.format("use-pnpm", 2, "active")
+    build_tree(tmp_path, {"memory/continuity.md": f"# Continuity\n\n## Key Decisions\n{fact}\n"})
+    full = "- Use pnpm, not npm, in every package `use-pnpm`\n"
+    head = cli("context", tmp_path).output.split("\n## Facts\n")[0]  # the title to the review
+    note = (
+        "\n_1 of 1 fact not named (over --max-bytes); `agent-memory recall QUERY` finds them, "
+        "or read memory/continuity.md._\n"
+    )
+    most = len((head + "".join(f"\n## {h}\n\n" for h in headings) + note + full).encode())
+    assert cli("context", tmp_path, "--max-bytes", str(most)).output == (
+        f"{head}\n## Facts\n\n{full}"
+    )
+    # a byte less, and its one line (longer than the fact itself) has no room either, though
+    # the view printed is far below the budget: the headings it does not print were set aside
+    short = cli("context", tmp_path, "--max-bytes", str(most - 1)).output
+    assert short == head + note
