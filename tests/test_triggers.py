@@ -103,3 +103,27 @@ def test_a_count_of_one_reads_as_english(tmp_path: Path) -> None:
     (due,) = json.loads(cli("status", tmp_path, "--json").output)["summary"]["due"]
     assert due.startswith("1 fact waits to move to the archive")
     assert cli("lint", tmp_path).output.splitlines()[-1].startswith("0 errors, ")
+
+
+def test_a_log_naming_a_fact_no_review_brings_back_makes_no_review_due(tmp_path: Path) -> None:
+    """REVIEW.md § When: a log naming an archived id makes a review due because that fact waits
+    to be reactivated. A retracted or superseded fact, or an expired one, never comes back: a
+    session that names one (lint warns) made every session start run a review that said it
+    "waits to be reactivated"."""
+    mature(tmp_path, 3, 3)
+    day = "2026-06-05"
+    assert cli("fact", "archive", "fact-0", tmp_path, "--today", day).exit_code == 0
+    assert cli("fact", "retract", "fact-1", tmp_path, "--reason", "gone", "--today", day)
+    assert cli("fact", "expire", "fact-2", "2026-06-06", tmp_path, "--today", day).exit_code == 0
+    assert "Archived: 2" in cli("review", tmp_path, "--today", "2026-06-07").output
+    used = "# S\n\n## Memory References\n- Referenced: {}\n"
+    build_tree(tmp_path, {"memory/sessions/2026-06-08-100000.md": used.format("fact-1, fact-2")})
+    before = (tmp_path / "memory/archive/2026-Q2.md").read_bytes()
+    review = cli("review", tmp_path, "--if-due", "--today", "2026-06-08")
+    assert review.exit_code == 0 and review.output == ""
+    assert (tmp_path / "memory/archive/2026-Q2.md").read_bytes() == before
+    assert "review-due" not in cli("lint", tmp_path).output
+    build_tree(tmp_path, {"memory/sessions/2026-06-09-100000.md": used.format("fact-0")})
+    review = cli("review", tmp_path, "--if-due", "--today", "2026-06-09")
+    assert "Reactivated: 1 (fact-0)" in review.output
+    assert "waits to be reactivated (fact-0)" in review.output

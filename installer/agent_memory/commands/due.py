@@ -42,7 +42,7 @@ def why_due(
     refs = references(repo, unread(memory.continuity, memory.sessions))
     named = {fact_id for found in refs.values() for fact_id in found.used}
     archives = memory.archives if archive is None else list(naming(archive, named))
-    reactivating = pending_reactivations(archives, refs.values())
+    reactivating = pending_reactivations(archives, refs.values(), when)
     return due_reasons(memory.continuity, memory.sessions, memory.policy, reactivating, when), refs
 
 
@@ -51,7 +51,9 @@ def reactivations(repo: Repo, live: facts.Document, unread: Collection[SessionRe
     continuity.md does not hold)."""
     kept = known_ids([live])
     named = {fact_id for refs in unread for fact_id in refs.used if fact_id not in kept}
-    return pending_reactivations(naming(archive_files(repo) if named else [], named), unread)
+    return pending_reactivations(
+        naming(archive_files(repo) if named else [], named), unread, repo.today
+    )
 
 
 def not_due(repo: Repo, read: Callable[[Repo], Live] = load_live) -> Result | None:

@@ -83,7 +83,7 @@ def lint(
         through = cursor(last_review(memory.continuity), memory.logs)
         unread = dict.fromkeys(window(memory.logs, through), EMPTY)
     found += _logs(memory, logs, known, unread, superseded_since(docs))
-    reactivating = pending_reactivations(memory.archives, unread.values())
+    reactivating = pending_reactivations(memory.archives, unread.values(), today)
     found += [
         Problem(
             CONTINUITY,

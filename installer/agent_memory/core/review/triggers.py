@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...parse.continuity import LastReview, cursor, last_review
 from ...parse.facts import Document, Fact
 from ...parse.lognames import LogNames
 from ...parse.policy import Policy
-from .tiers import SUPERSEDED, by_hand, decays, decide
+from .tiers import SUPERSEDED, by_hand, decays, decide, expired
 
 if TYPE_CHECKING:  # a type only: fact add and status import this without the log reader
     from ...parse.sessions import SessionRefs
@@ -69,13 +69,28 @@ def unread(review: LastReview, names: LogNames) -> int:
     return after + (0 if through is None else names.beyond(through + ".md", review.read))
 
 
-def pending_reactivations(archives: Iterable[Document], unread: Iterable[SessionRefs]) -> list[str]:
+def pending_reactivations(
+    archives: Iterable[Document], unread: Iterable[SessionRefs], day: dt.date | None = None
+) -> list[str]:
     """Archived ids that logs the review has not read yet name: the next review brings them back
-    (DECAY.md § Archive membership), so it should not wait for ``review_every`` logs."""
+    (DECAY.md § Archive membership), so it should not wait for ``review_every`` logs. A fact no
+    log brings back — superseded or retracted, or expired on ``day`` — waits for nothing."""
+    today = day.isoformat() if day else ""
     named: set[str] = set()
     for refs in unread:
         named |= refs.used
-    return sorted(f.id for doc in archives for f in doc.facts if f.id is not None and f.id in named)
+    return sorted(
+        f.id
+        for doc in archives
+        for f in doc.facts
+        if f.id is not None and f.id in named and _may_return(dict(f.fields), today)
+    )
+
+
+def _may_return(fields: Mapping[str, str], today: str) -> bool:
+    """DECAY.md § Supersession and § Expiry: neither a superseded fact nor an expired one is
+    ever reactivated, whatever logs name it."""
+    return fields.get("tier") != SUPERSEDED and not expired(fields, today)
 
 
 def due_reasons(
