@@ -734,3 +734,53 @@ def test_review_md_says_where_a_fact_leaves_and_where_it_comes_back(tmp_path: Pa
         f"## Testing\n- Back z-late\n  <!-- id: z-late | {back}\n"
         f"- Back a-early\n  <!-- id: a-early | {back}\n"
     )
+
+
+def test_auto_core_as_decay_md_tells_it_whole_blocks_threads_and_facts_brought_back(
+    tmp_path: Path,
+) -> None:
+    """DECAY.md § Auto-core as a person applies it: fewer logs than review_every
+    times core_min_reviews promote nothing; then an open thread and an archived fact the logs bring
+    back are promoted like any fact, and the summary says so on the line REVIEW.md shows."""
+    decay = " ".join((PROJECT / "DECAY.md").read_text().split())
+    assert "with fewer than `review_every` \u00d7 `core_min_reviews` logs, nothing is" in decay
+    review = " ".join((PROJECT / "REVIEW.md").read_text().split())
+    assert "is listed after Archive candidates, `- Promoted to core: 1 (" in review
+    policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
+    for old, new in (
+        ("enabled:          false", "enabled:          true"),
+        ("core_min_uses:    12", "core_min_uses:    2"),
+        ("core_min_reviews: 5", "core_min_reviews: 2"),
+        ("review_every:         10", "review_every:         2"),
+    ):
+        policy = policy.replace(old, new)
+    away = footer("away", "2025-06-01").replace(
+        "tier: working", "tier: archived | from: Key Decisions | archived: 2025-12-01"
+    )
+    cont = (
+        "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Open Threads\n"
+        f"- [ ] Ship it\n  {footer('ship', '2026-01-05')}\n"
+    )
+    quarter = f"# Archive 2025-Q4\n\n## Facts\n- Away\n  {away}\n\n## Completed Threads\n"
+    used = "## Memory References\n- Referenced: ship, away\n"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": cont,
+            "memory/decay-policy.md": policy,
+            "memory/archive/2025-Q4.md": quarter,
+            **{f"memory/sessions/2026-01-0{day}-100000.md": used for day in (6, 7, 8)},
+        },
+    )
+    result = cli("review", tmp_path, "--today", "2026-01-09", "--full")
+    assert result.exit_code == 0 and "Promoted" not in result.output, result.output
+    build_tree(tmp_path, {"memory/sessions/2026-01-09-100000.md": used})
+    result = cli("review", tmp_path, "--today", "2026-01-10", "--full")
+    assert result.output.endswith(
+        "- Tier changes: 2 (away: active→core, ship: active→core)\n"
+        "- Archive candidates: 0\n- Promoted to core: 2 (away, ship)\n"
+    )
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "## Key Decisions\n- Away\n  <!-- id: away | created: 2025-06-01 | " in text
+    for fact_id in ("away", "ship"):
+        assert text.split(f"id: {fact_id} |")[1].split("\n")[0].endswith("| tier: core -->")
