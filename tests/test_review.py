@@ -514,6 +514,33 @@ def test_created_again_on_a_one_file_thread_counts_the_same_incrementally_and_in
     assert cli("review", tmp_path, "--full", "--check", "--today", "2026-01-08").exit_code == 0
 
 
+def test_a_date_only_last_review_keeps_its_note_when_the_review_stamps_it(tmp_path: Path) -> None:
+    """REVIEW.md: a review rewrites only the date, the name and the count, and keeps the rest
+    of the line. A hand-run mark with a date alone and a note lost the note."""
+    doc = " ".join((PROJECT / "REVIEW.md").read_text().split())
+    assert "and ` | through <name> | <N> logs` right after a date alone) and keeps the rest" in doc
+    mark = "- **last_review:** 2026-06-11 (SIZE"
+    build_tree(
+        tmp_path,
+        {
+            "memory/continuity.md": HAND_RUN.replace(
+                "- **last_review:** 2026-06-10 | through 2026-06-10-090000.md (SIZE", mark
+            ),
+            "memory/sessions/2026-06-10-090000.md": "# s\n",
+            "memory/sessions/2026-06-12-100000.md": "# s\n",
+        },
+    )
+    assert mark in (tmp_path / "memory/continuity.md").read_text()
+    assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
+    assert (
+        "- **last_review:** 2026-06-14 | through 2026-06-12-100000 | 2 logs (SIZE — 31 "
+        "decaying facts against a\n  cap of 30; archived 1, swept 2, tier changes 4)\n"
+    ) in (tmp_path / "memory/continuity.md").read_text()
+    again = tree(tmp_path)
+    assert cli("review", tmp_path, "--today", "2026-06-14").exit_code == 0
+    assert tree(tmp_path) == again
+
+
 def test_a_fact_created_after_the_last_review_stays_incremental(tmp_path: Path) -> None:
     cont = (
         "# Continuity\n\n## Project State\n"

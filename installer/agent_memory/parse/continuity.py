@@ -30,6 +30,7 @@ class LastReview(NamedTuple):
     spans: tuple[Span, Span, Span] | None  # date, stem and the count (empty when none) in the line
     read: int | None = None  # logs sorting at or before the stem when written; None: unknown
     merged: bool = False  # a merge combined two marks: the count is unknown
+    mark: Span | None = None  # the date (and a count after it) of a mark naming no log
 
 
 def last_review(doc: Document) -> LastReview:
@@ -51,6 +52,7 @@ def last_review(doc: Document) -> LastReview:
             _spans(match, parsed.start),
             int(count) if count is not None else None,
             match.group("merged") is not None,
+            (parsed.start + match.start(), parsed.start + match.end()),
         )
     return LastReview(None, None, None, None)
 

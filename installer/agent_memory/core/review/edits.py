@@ -146,8 +146,9 @@ def last_review_edit(doc: Document, date: str, through: str | None, count: int) 
     """Stamp ``last_review: <date> | through <stem> | <count> logs`` in the file's key form.
 
     A line that already names a date and a log keeps everything else it says (a ``.md`` after
-    the stem, a note after it); any other value is replaced whole. ``count`` is the number of
-    logs sorting at or before ``through`` (REVIEW.md); a mark with no log carries no count.
+    the stem, a note after it); one with a date alone keeps what follows it (a note); any other
+    value is replaced whole. ``count`` is the number of logs sorting at or before ``through``
+    (REVIEW.md); a mark with no log carries no count.
     """
     current = last_review(doc)
     newline = doc.text.newline
@@ -165,6 +166,8 @@ def last_review_edit(doc: Document, date: str, through: str | None, count: int) 
                 + f" | {count} logs"
                 + line[tail_end:]
             )
+        elif current.mark is not None and through is not None:
+            new = line[: current.mark[0]] + value + line[current.mark[1] :]
         else:
             new = with_value(line, value)
         return Edit(current.line, current.line + 1, (new,))
