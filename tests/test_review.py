@@ -811,3 +811,29 @@ def test_auto_core_as_decay_md_tells_it_whole_blocks_threads_and_facts_brought_b
     assert "## Key Decisions\n- Away\n  <!-- id: away | created: 2025-06-01 | " in text
     for fact_id in ("away", "ship"):
         assert text.split(f"id: {fact_id} |")[1].split("\n")[0].endswith("| tier: core -->")
+
+
+def test_review_md_gives_the_bytes_of_the_session_append_and_of_a_mark_with_no_log(
+    tmp_path: Path,
+) -> None:
+    """REVIEW.md steps 7 and 8 as a person follows them: the summary after a line break and a
+    blank line, in a CRLF log's own endings; with no log, a mark without a count."""
+    doc = " ".join((PROJECT / "REVIEW.md").read_text().split())
+    assert "the mark is `- last_review: <review date> | through (none yet)`, with no count" in doc
+    assert "after a blank line (and first a line break, when the log's last line has none)" in doc
+    fact = footer("kept", "2026-01-05").replace("working", "core")
+    cont = "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+    gone = footer("gone", "2026-01-05").replace("working", "superseded")
+    build_tree(tmp_path, {"memory/continuity.md": f"{cont}- Kept\n  {fact}\n- Gone\n  {gone}\n"})
+    assert cli("review", tmp_path, "--today", "2026-01-06").exit_code == 0
+    text = (tmp_path / "memory/continuity.md").read_text()
+    assert "\n- last_review: 2026-01-06 | through (none yet)\n" in text
+    log = tmp_path / "memory/sessions/2026-01-07-100000.md"
+    build_tree(tmp_path, {"memory/sessions/2026-01-07-100000.md": ""})
+    log.write_bytes(b"# S\r\n\r\n## Memory References\r\n- Referenced: kept")
+    result = cli("review", tmp_path, "--session", log, "--today", "2026-01-08")
+    assert result.exit_code == 0, result.output
+    assert log.read_bytes().startswith(
+        b"# S\r\n\r\n## Memory References\r\n- Referenced: kept"
+        b"\r\n\r\n## Memory Review (2026-01-08)\r\n"
+    )
