@@ -837,3 +837,26 @@ def test_review_md_gives_the_bytes_of_the_session_append_and_of_a_mark_with_no_l
         b"# S\r\n\r\n## Memory References\r\n- Referenced: kept"
         b"\r\n\r\n## Memory Review (2026-01-08)\r\n"
     )
+
+
+def test_decay_md_says_which_id_first_items_and_list_lines_name_a_use(tmp_path: Path) -> None:
+    """DECAY.md § Events as a person reads a log: an id, a dash or a parenthesis, a use word is
+    a use; ``id: referenced`` is a label and a numbered line prose, as the page now says."""
+    doc = " ".join((PROJECT / "DECAY.md").read_text().split())
+    assert "a numbered line there is prose, and `- some-id: referenced` is an item" in doc
+    ids = ["dash", "en-dash", "hyphen", "paren", "bold", "colon", "numbered"]
+    facts = "".join(f"- Fact {i}\n  {footer(i, '2026-01-05')}\n" for i in ids)
+    cont = "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
+    log = (
+        "# S\n\n## Memory References\n- dash — referenced (why)\n- en-dash \u2013 used\n"
+        "* hyphen - updated\n- paren (touched, twice)\n+ **bold** -- referenced\n"
+        "- colon: referenced\n1. Referenced: numbered\n"
+    )
+    build_tree(
+        tmp_path,
+        {"memory/continuity.md": cont + facts, "memory/sessions/2026-01-06-100000.md": log},
+    )
+    assert cli("review", tmp_path, "--today", "2026-01-07").exit_code == 0
+    text = (tmp_path / "memory/continuity.md").read_text()
+    used = {i for i in ids if f"id: {i} | created: 2026-01-05 | last_used: 2026-01-06" in text}
+    assert used == {"dash", "en-dash", "hyphen", "paren", "bold"}
