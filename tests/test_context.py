@@ -376,3 +376,20 @@ def test_a_view_after_others_of_the_same_text_is_the_view_of_that_memory_afresh(
         assert view([kept], "", None, budget, marks={"fact-3": "stale"}) == view(
             [fresh], "", None, budget, marks={"fact-3": "stale"}
         )
+
+
+def test_hooks_md_by_hand_skips_what_the_view_leaves_out_and_nothing_else(tmp_path: Path) -> None:
+    """HOOKS.md § Session start, by hand: the view leaves out archived and superseded facts
+    only; an archive candidate and a checked thread not yet swept are shown. The page said to
+    skip both, so a session reading by hand missed facts its start view shows."""
+    doc = " ".join((PROJECT / "HOOKS.md").read_text().split())
+    assert "skipping only facts whose footer says `archived` or `superseded`" in doc
+    foot = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
+    cont = "# Continuity\n\n## Key Decisions\n" + "".join(
+        f"- Fact {i}\n  {foot.format(i, tier)}\n"
+        for i, tier in (("fading", "archive-candidate"), ("gone", "superseded"))
+    )
+    cont += f"\n## Open Threads\n- [x] Done thing\n  {foot.format('done-thing', 'active')}\n"
+    build_tree(tmp_path, {"memory/continuity.md": cont})
+    shown = cli("context", tmp_path).output
+    assert "`fading`" in shown and "`done-thing`" in shown and "`gone`" not in shown
