@@ -17,7 +17,7 @@ from agent_memory.errors import AgentMemoryError
 from agent_memory.layout import CONTINUITY, USER_DATA
 from agent_memory.parse import facts
 from agent_memory.parse.facts import PROJECT_STATE
-from conftest import build_tree, cli, run_console, tree
+from conftest import PROJECT, build_tree, cli, run_console, tree
 
 DAY = "2026-03-02"
 FOOT = "<!-- id: {} | created: 2026-01-01 | last_used: 2026-01-01 | uses: 1 | tier: {} -->"
@@ -53,7 +53,10 @@ def test_fact_add_writes_a_tracked_working_fact_and_prints_its_id(enabled: Path)
 
 def test_a_derived_id_ends_on_a_whole_word(enabled: Path) -> None:
     """A listing showed ``integration-environments-require-provisioning-th``: 48 characters,
-    the last word cut."""
+    the last word cut. UPGRADE.md, which derives ids by the same rule, said only "48
+    characters", and a person cut the word."""
+    upgrade = " ".join((PROJECT / "UPGRADE.md").read_text().split())
+    assert "only the whole words that fit in 48 characters (the first word alone cut" in upgrade
     text = "Integration environments require provisioning through Terraform workspaces only"
     done = cli("fact", "add", text, enabled, "--today", DAY)
     assert done.output == "integration-environments-require-provisioning\n"
