@@ -272,3 +272,24 @@ def test_a_source_linking_to_a_file_elsewhere_is_read_there(repo: Path, tmp_path
     result = cli("enable", repo, "--today", TODAY)
     assert result.exit_code == 1 and "leads outside the repo" in result.output
     assert stats(repo) == before
+
+
+def test_migrate_md_gives_the_bytes_of_a_new_agents_md_and_its_sections(tmp_path: Path) -> None:
+    """MIGRATE.md step 2 as a person follows it: the lines a missing AGENTS.md starts with, and
+    each section's heading, blank line and lines (their opening and closing blank lines left
+    out), one blank line apart. The page said only "created if missing"."""
+    page = (PROJECT / "MIGRATE.md").read_text()
+    head = re.search(
+        r"when it is missing it starts as these lines.*?```markdown\n(.*?)```", page, re.S
+    )
+    assert head is not None
+    lines = head.group(1).rstrip().splitlines()
+    start = "".join(line.removeprefix("   ") + "\n" for line in lines)
+    build_tree(tmp_path, {"CLAUDE.md": "\n\nUse tabs.\n\n\n", ".cursorrules": "Cursor rule"})
+    assert cli("enable", tmp_path, "--today", "2026-01-01").exit_code == 0
+    text = (tmp_path / "AGENTS.md").read_text()
+    begin, end = text.index("<!-- agent-memory:begin -->"), text.index("<!-- agent-memory:end -->")
+    without_block = text[:begin] + text[end + len("<!-- agent-memory:end -->\n\n") :]
+    assert without_block == (
+        f"{start}\n## From `CLAUDE.md`\n\nUse tabs.\n\n## From `.cursorrules`\n\nCursor rule\n"
+    )
