@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -627,30 +628,30 @@ def test_a_by_hand_review_following_review_md_writes_the_same_archive_and_index(
     assert f"- Tier changes: 2 ({changes})\n" in result.output
 
 
-def test_a_first_review_in_which_20000_facts_change_tier_is_linear(tmp_path: Path) -> None:
-    """Right after adoption every fact changes tier at once: a membership test in a tuple per
-    change took 8 s for 20,000 facts, and 1,000 facts reactivated into sections of their own
-    read continuity.md again for each section."""
-    assert cli("enable", tmp_path, "--vendor", "none", "--today", "2020-01-01").exit_code == 0
-    live = "".join(
+def _first_review(root: Path, live: int, archived: int) -> tuple[float, Result]:
+    """A repo adopted with ``live`` facts, half of them unused since, ``archived`` facts that the
+    last of 25 logs names, and the CPU seconds of its first review."""
+    root.mkdir()
+    assert cli("enable", root, "--vendor", "none", "--today", "2020-01-01").exit_code == 0
+    facts = "".join(
         f"- Fact {i}\n  <!-- id: fact-{i} | created: 2020-01-01 | "
         f"last_used: 2020-01-{1 + 14 * (i % 2):02d} | uses: {1 + i % 2} | tier: working -->\n"
-        for i in range(20_000)
+        for i in range(live)
     )
-    continuity = tmp_path / "memory/continuity.md"
+    continuity = root / "memory/continuity.md"
     continuity.write_text(
-        continuity.read_text().replace("## Key Decisions\n", f"## Key Decisions\n{live}")
+        continuity.read_text().replace("## Key Decisions\n", f"## Key Decisions\n{facts}")
     )
-    archived = "".join(
+    old = "".join(
         f"- Old fact {i}\n  <!-- id: old-{i} | created: 2019-12-01 | last_used: 2019-12-01 | "
         f"uses: 1 | tier: archived | from: Topic {i} | archived: 2019-12-02 -->\n"
-        for i in range(1_000)
+        for i in range(archived)
     )
-    used = ", ".join(f"old-{i}" for i in range(1_000))
+    used = ", ".join(f"old-{i}" for i in range(archived))
     build_tree(
-        tmp_path,
+        root,
         {
-            "memory/archive/2019-Q4.md": f"# Archive 2019-Q4\n\n## Facts\n{archived}",
+            "memory/archive/2019-Q4.md": f"# Archive 2019-Q4\n\n## Facts\n{old}",
             **{
                 f"memory/sessions/2020-01-{2 + k:02d}-000000.md": "## Memory References\n"
                 f"- Referenced: {used if k == 24 else 'none'}\n"
@@ -659,14 +660,26 @@ def test_a_first_review_in_which_20000_facts_change_tier_is_linear(tmp_path: Pat
         },
     )
     started = time.process_time()
-    result = cli("review", tmp_path, "--today", "2020-02-01", "--json")
-    assert time.process_time() - started < 3.0  # linear: under a second
+    result = cli("review", root, "--today", "2020-02-01", "--json")
+    return time.process_time() - started, result
+
+
+def test_a_first_review_in_which_20000_facts_change_tier_is_linear(tmp_path: Path) -> None:
+    """Right after adoption every fact changes tier at once: a membership test in a tuple per
+    change took 8 s for 20,000 facts, and 1,000 facts reactivated into sections of their own
+    read continuity.md again for each section. Held as a ratio to a tenth of the work in the
+    same process, not to a time: linear is 6-9x here, the quadratic review 30x and more."""
+    _first_review(tmp_path / "warm", 10, 1)  # the review's modules loaded before either is timed
+    tenth, _ = _first_review(tmp_path / "tenth", 2_000, 100)
+    spent, result = _first_review(tmp_path / "whole", 20_000, 1_000)
+    assert spent < 20 * tenth, (spent, tenth)
     changes = json.loads(result.stdout)["summary"]["tier_changes"]
     assert len(changes) == 21_000 and {(a, b) for _, a, b in changes} == {
         ("working", "archived"),
         ("working", "archive-candidate"),
         ("archived", "active"),
     }
+    continuity = tmp_path / "whole/memory/continuity.md"
     assert continuity.read_text().count("\n## Topic ") == 1_000
 
 
