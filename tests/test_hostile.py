@@ -104,6 +104,25 @@ def test_a_line_of_20000_unclosed_comments_is_linear_to_parse_and_to_recall() ->
     assert time.process_time() - started < 3.0
 
 
+def _with_fact_line(repo: Path, line: str) -> Path:
+    """``repo`` enabled, with a fact whose first line is ``line`` in Key Decisions."""
+    assert cli("enable", repo, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    path = repo / "memory/continuity.md"
+    fact = f"- {line}\n  <!-- id: hostile | created: 2026-01-01 | tier: working -->\n"
+    path.write_text(path.read_text().replace("## Key Decisions\n", f"## Key Decisions\n{fact}"))
+    return repo
+
+
+def test_a_fact_line_of_20000_unclosed_comments_is_linear_to_start_a_session(repo: Path) -> None:
+    """A session start's view read a fact's markup from each ``<!--`` to the line's end again:
+    45 s for this one committed line, at every session start (the hook's budget is 30 s)."""
+    _with_fact_line(repo, "deploys " + "<!-- " * 20_000)
+    started = time.process_time()
+    done = cli("context", repo)
+    assert time.process_time() - started < 3.0
+    assert done.exit_code == 0 and "`hostile`" in done.output
+
+
 @settings(max_examples=60)
 @given(
     st.lists(st.sampled_from(["memory/continuity.md", "AGENTS.md", "a/b/c.md"]), unique=True),

@@ -20,6 +20,7 @@ _OPENS = patterns.compile(r"\n[ \t]*(?:<|```|~~~)")  # a later line that may ope
 # tags and comments and emphasis asterisks among them (an underscore may be part of a name).
 _MARKERS = patterns.compile(r"\A(?:[-*+] (?:\[[ xX]\] )?|\d{1,9}[.)] |> ?|#{1,6} )+")
 _MARKUP = patterns.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)")
+_UNCLOSED = patterns.compile(r"</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)")  # past the last -->
 _FENCE = patterns.compile(r"(?:```|~~~)")
 _CODE = patterns.compile(r"(`[^`]+`)")
 
@@ -76,9 +77,18 @@ def line_words(line: str) -> str:
     if _FENCE.match(line):
         return ""
     parts = _CODE.split(_MARKERS.sub("", line, count=1))  # a code span's text is kept as it is
-    said = "".join(part if k % 2 else _MARKUP.sub(" ", part) for k, part in enumerate(parts))
+    said = "".join(part if k % 2 else _unmarked(part) for k, part in enumerate(parts))
     said = " ".join(said.split())
     return said if any(char.isalnum() for char in said) else ""
+
+
+def _unmarked(part: str) -> str:
+    """``part`` with each ``_MARKUP`` a space. No comment closes past its last ``-->``, so there
+    only tags and asterisks are looked for: ``<!--.*?-->`` tried from each of 20,000 unclosed
+    ``<!--`` read to the line's end 20,000 times (45 s of every session start)."""
+    last = part.rfind("-->")
+    cut = last + 3 if last != -1 else 0
+    return _MARKUP.sub(" ", part[:cut]) + _UNCLOSED.sub(" ", part[cut:])
 
 
 def one_line(fact_id: str | None, first_line: str, length: int) -> str:
