@@ -123,6 +123,19 @@ def test_a_fact_line_of_20000_unclosed_comments_is_linear_to_start_a_session(rep
     assert done.exit_code == 0 and "`hostile`" in done.output
 
 
+@pytest.mark.parametrize("run", ["a-" * 20_000, "_" * 40_000, "~" * 40_000])
+def test_a_fact_line_of_one_long_run_with_no_slash_is_linear_to_lint_and_to_add_to(
+    repo: Path, run: str
+) -> None:
+    """Reading a fact for contradictions tried a path from each character of a run that no "/"
+    follows, to the run's end: minutes of lint, and of every `fact add`, for this one line."""
+    _with_fact_line(repo, f"deploys {run}")
+    started = time.process_time()
+    assert "0 errors" in cli("lint", repo).output
+    assert cli("fact", "add", "deploys go through staging", repo, "--dry-run").exit_code == 0
+    assert time.process_time() - started < 3.0
+
+
 @settings(max_examples=60)
 @given(
     st.lists(st.sampled_from(["memory/continuity.md", "AGENTS.md", "a/b/c.md"]), unique=True),
