@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_memory.cli.app import main
 from agent_memory.core.agents.recall import recall
 from agent_memory.parse import facts, footer, refitems
 from agent_memory.parse import sessions as log
@@ -23,7 +25,7 @@ from agent_memory.shell import journal_format as fmt
 from agent_memory.shell.files import atomic_write
 from agent_memory.shell.repo import Repo
 from agent_memory.shell.walk import matching
-from conftest import cli, git_init, run_console, stats, tree
+from conftest import build_tree, cli, git_init, run_console, stats, tree
 
 _LABEL_TEXT = st.lists(st.sampled_from([*"ab :*_`\t", "Referenced", "**"]), max_size=16).map(
     "".join
@@ -144,6 +146,27 @@ def test_a_fact_line_of_unclosed_links_is_linear_to_lint(repo: Path, brackets: s
     started = time.process_time()
     assert "0 errors" in cli("lint", repo).output
     assert time.process_time() - started < 3.0
+
+
+def test_git_never_reads_a_committed_bare_repository_in_an_enabled_folder(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A folder holding HEAD, config, objects/ and refs/ is a repository to git: started in
+    an enabled folder committed so, git ran the program its config names (core.fsmonitor)."""
+    ran, program = tmp_path / "ran", tmp_path / "program"
+    program.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    program.chmod(0o755)
+    sub = repo / "sub"
+    sub.mkdir()
+    assert cli("enable", sub, "--vendor", "none", "--today", "2026-01-01").exit_code == 0
+    config = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n"
+    config += f"\tfsmonitor = {program}\n"
+    build_tree(sub, {"HEAD": "ref: refs/heads/main\n", "config": config})
+    build_tree(sub, {"objects/info/packs": "", "refs/heads/.keep": ""})
+    assert cli("doctor", sub).exit_code in (0, 1)
+    payload = json.dumps({"session_id": "a1", "cwd": str(sub), "hook_event_name": "SessionStart"})
+    CliRunner().invoke(main, ["hook", "session-start"], input=payload, catch_exceptions=False)
+    assert not ran.exists()
 
 
 @settings(max_examples=60)

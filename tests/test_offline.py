@@ -23,7 +23,7 @@ def test_every_git_the_tool_starts_is_told_to_stay_offline(tmp_path: Path) -> No
     wrapper.parent.mkdir()
     wrapper.write_text(
         "#!/bin/sh\n"
-        f'echo "$GIT_NO_LAZY_FETCH $GIT_TERMINAL_PROMPT ${{GIT_ALLOW_PROTOCOL-unset}}. $1 $2 $3"'
+        f'echo "$GIT_NO_LAZY_FETCH $GIT_TERMINAL_PROMPT ${{GIT_ALLOW_PROTOCOL-unset}}. $*"'
         f' >> "{seen}"\n'
         f'exec "{real}" "$@"\n'
     )

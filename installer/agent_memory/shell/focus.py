@@ -16,7 +16,7 @@ from typing import NamedTuple
 from ..errors import AgentMemoryError
 from ..layout import MEMORY_DIR
 from .files import read_regular
-from .git import OFFLINE
+from .git import OFFLINE, SAFE
 
 _SECONDS = 3.0  # each question: the hook's budget is 30 s
 _BYTES = 1 << 18  # output read of each (names of about 5,000 files)
@@ -155,7 +155,7 @@ def _started(root: Path, args: Sequence[str]) -> _Child | None:
             ]
             pid = os.posix_spawnp(
                 "git",
-                ["git", "-C", str(root), *args],
+                ["git", *SAFE, "-C", str(root), *args],
                 {**os.environ, **OFFLINE},
                 file_actions=actions,
             )
@@ -207,7 +207,7 @@ def _bounded_portably(root: Path, args: Sequence[str]) -> bytes | None:
 
     try:
         child = subprocess.Popen(
-            ["git", *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            ["git", *SAFE, *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env={**os.environ, **OFFLINE},
         )  # fmt: skip
     except OSError:

@@ -24,6 +24,8 @@ _PATHS_PER_CALL = 500  # paths on one git command line, far below the system's l
 # at once (the blob is then missing: the question has no answer). Nothing may prompt. Every git
 # the tool starts gets these (``focus`` starts its own).
 OFFLINE = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "", "GIT_TERMINAL_PROMPT": "0"}
+# git takes no committed folder for a bare repository, whose config runs programs (SECURITY.md)
+SAFE = ("-c", "safe.bareRepository=explicit")
 
 
 def changed_paths(root: Path, base: str, folder: str) -> list[tuple[str, str]]:
@@ -326,7 +328,7 @@ def _run(
 
     try:
         return subprocess.run(
-            ["git", *args],
+            ["git", *SAFE, *args],
             cwd=root,
             input=stdin,
             capture_output=True,
