@@ -54,8 +54,8 @@ _ID_KEY = patterns.compile(r"\bid\s*:")
 # Every value an ``id:`` field could hold, anywhere (``id_values``): a match takes only the "i",
 # so none can swallow the next; keys as ``parse_fields`` strips and lowers them.
 _ID_VALUE = patterns.compile(r"[iI](?=[dD]\s*:\s*([^\s|]+))")
-# An id named in a comment on one line (``place_of``): a footer, or something shaped like one.
-_ID_IN_COMMENT = patterns.compile(r"<!--[^\n]*?\bid[ \t]*:[ \t]*([^\s|>]+)")
+# An id named after a comment's opening on one line (``place_of``): a footer, or its shape.
+_ID_NAMED = patterns.compile(r"\bid[ \t]*:[ \t]*([^\s|>]+)")
 
 
 class Found(NamedTuple):
@@ -121,11 +121,24 @@ def place_of(path: str, text: str, fact_id: str) -> str | None:
         start = text.rfind("\n", 0, at) + 1
         end = text.find("\n", at)
         end = len(text) if end == -1 else end
-        for match in _ID_IN_COMMENT.finditer(text, start, end):
-            if match.group(1).rstrip("-") == fact_id:
-                return f"{path}:{text.count(chr(10), 0, start) + 1}"
+        if fact_id in _named_in_comments(text, start, end):
+            return f"{path}:{text.count(chr(10), 0, start) + 1}"
         at = text.find(fact_id, end)
     return None
+
+
+def _named_in_comments(text: str, start: int, end: int) -> list[str]:
+    """The ids ``<!--`` … ``id: X`` names on the line ``text[start:end]``, each after an opening
+    past the one before, read once: a pattern tried from each of 20,000 ``<!--`` with no id
+    after them read to the line's end from each (10 s for 8,000)."""
+    named: list[str] = []
+    while (opening := text.find("<!--", start, end)) != -1:
+        found = _ID_NAMED.search(text, opening + 4, end)
+        if found is None:  # none after this opening, so none after any later one
+            break
+        named.append(found.group(1).rstrip("-"))
+        start = found.end()
+    return named
 
 
 def _problem(check: str, message: str, severity: str = "error") -> Problem:
