@@ -96,9 +96,12 @@ def text_field(name: str, label: str, value: str = "", *, area: bool = False) ->
 def diff(text: str) -> str:
     """A plan's lines and unified diff, each added or removed line marked for its colour."""
     lines = []
-    for line in text.split("\n"):
+    pieces = text.split("\n")
+    for n, line in enumerate(pieces):
+        end = "\r" if n < len(pieces) - 1 and line.endswith("\r") else ""  # a CRLF end, as ``e``
+        shown = e(line.removesuffix(end)) + end
         kind = "" if line.startswith(("+++", "---")) else {"+": "add", "-": "del"}.get(line[:1], "")
-        lines.append(f'<span class="{kind}">{e(line)}</span>' if kind else e(line))
+        lines.append(f'<span class="{kind}">{shown}</span>' if kind else shown)
     return f'<pre class="diff">{chr(10).join(lines)}</pre>'
 
 
