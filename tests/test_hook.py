@@ -471,6 +471,24 @@ def test_hooks_install_replaces_the_entries_5_0_0_wrote(enabled: Path, undo: str
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_enable_names_the_hooks_5_0_0_wrote_and_the_command_that_replaces_them(
+    enabled: Path, agent: str
+) -> None:
+    """An upgrade leaves an agent's settings as they are: 5.0.0's shell snippets stayed, failing
+    outside sh and from a subdirectory, and only doctor said so."""
+    where = _installed_by_5_0_0(enabled, agent, "{}\n")
+    before = where.read_bytes()
+    done = cli("enable", enabled, "--today", "2026-01-02")
+    assert done.exit_code == 0, done.output
+    rel = hooks.AGENTS[agent].path
+    assert f"{rel}: warning [hooks] holds 5.0.0's shell-snippet hooks" in done.output
+    assert f"agent-memory hooks install --agent {agent} replaces them" in done.output
+    assert where.read_bytes() == before  # named, not rewritten
+    assert cli("hooks", "install", enabled, "--agent", agent).exit_code == 0
+    assert "5.0.0's" not in cli("enable", enabled, "--today", "2026-01-02").output
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_a_file_5_0_0_created_is_replaced_and_removed(enabled: Path, agent: str) -> None:
     spec = hooks.AGENTS[agent]
     where = enabled / spec.path

@@ -10,6 +10,8 @@ from pathlib import Path
 from packaging.version import Version
 
 from .. import resources
+from ..core.agents import hooks, jsontext
+from ..core.agents.doctor import hooks_state
 from ..core.install import enable as core
 from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
@@ -19,7 +21,7 @@ from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget, unreadable
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
-from ..errors import Problem
+from ..errors import AgentMemoryError, Problem
 from ..layout import (
     AGENTS_MD,
     CONTINUITY,
@@ -103,12 +105,7 @@ def _enable(
     else:
         heading = _heading(settled.outcome, detected.mode, current, path, _installed(detected))
     failed = failure(driver, str(path))
-    findings = [
-        *budget(AGENTS_MD, final),
-        *unreadable(files),
-        *_pointers(repo, detected, settled.plan),
-        *failed,
-    ]
+    findings = [*_findings(repo, files, detected, settled.plan, final), *failed]
     report = Report("enable", str(path), settled.outcome, settled.plan, findings, summary)
     closing = [*_unrecognised(repo, files, detected), *_kept(restoring)]
     if driver and driver != "already set" and not failed:
@@ -164,6 +161,18 @@ def _installed(detected: core.Detected) -> str | None:
     return f"{detected.installed}, enabled by hand"
 
 
+def _findings(
+    repo: Repo, files: Files, detected: core.Detected, plan: Plan, agents_md: bytes | None
+) -> list[Problem]:
+    """What the run found that the user should do something about, the plan aside."""
+    return [
+        *budget(AGENTS_MD, agents_md),
+        *unreadable(files),
+        *_pointers(repo, detected, plan),
+        *_old_hooks(repo, detected),
+    ]
+
+
 def _pointers(repo: Repo, detected: core.Detected, plan: Plan) -> list[Problem]:
     """After adopting a hand-run repo: its instruction files that still point at its old
     protocol (core/install/pointers.py), as the plan leaves them."""
@@ -172,6 +181,28 @@ def _pointers(repo: Repo, detected: core.Detected, plan: Plan) -> list[Problem]:
     files, links = repo.read_known([*HANDRUN_POINTERS, HANDRUN_PROTOCOL])
     files.update({e.path: e.after for e in plan.edits if e.path in files})
     return stale_pointers(files, links)
+
+
+def _old_hooks(repo: Repo, detected: core.Detected) -> list[Problem]:
+    """A repo of ours whose agents' settings still hold 5.0.0's shell-snippet hooks: an upgrade
+    leaves an agent's settings as they are, and only ``hooks install`` replaces those (HOOKS.md
+    § Replacing 5.0.0's entries)."""
+    if detected.mode != "B":
+        return []
+    found = []
+    for agent, spec in sorted(hooks.AGENTS.items()):
+        try:
+            data = repo.read(spec.path, limit=jsontext.MAX_BYTES)
+            state = "none" if data is None else hooks_state(data.decode("utf-8"), agent)
+        except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError):
+            continue  # doctor says why the file cannot be read
+        if state == "5.0.0":
+            message = (
+                "holds 5.0.0's shell-snippet hooks, which fail outside sh and from a "
+                f"subdirectory; agent-memory hooks install --agent {agent} replaces them"
+            )
+            found.append(Problem(spec.path, None, "warning", "hooks", message))
+    return found
 
 
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:
