@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from ... import patterns
 from ...parse.dates import parse_moment
 from ...parse.facts import Document
 from ...parse.footer import find as find_footer
@@ -36,6 +37,7 @@ PROMPT_HEADING = "## First Prompt"
 PROMPT_MAX = 300  # characters of the first prompt a log keeps
 _PROMPT_READ = 1 << 16  # characters of it scrubbed: a pasted file is not read past this
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # CommonMark's escapable ones
+_NUMBERED = patterns.compile(r"\d{1,9}[.)](?= |\Z)")  # what opens an ordered list item
 
 
 class Session(NamedTuple):
@@ -332,13 +334,15 @@ def prompt_line(prompt: str) -> tuple[str, Counter[str]]:
     held (kind -> how many of them the kept part shows as redacted): scrubbed whole (a secret
     cut in two would no longer look like one), its runs of white space made one space, cut at
     ``PROMPT_MAX`` characters, escaped as every value of a log is, and a first character that
-    could start a Markdown block (``#``, ``-``, ``>``, a fence, ``<``…) escaped with a
-    backslash, so that no prompt can open a section, a list item, a code block or an HTML
-    block of the log."""
+    could start a Markdown block (``#``, ``-``, ``>``, a fence, ``<``…), or the period or
+    parenthesis of a number that could (``1.``), escaped with a backslash, so that no prompt
+    can open a section, a list item, a code block or an HTML block of the log."""
     scrubbed, secrets = redact(prompt[:_PROMPT_READ])
     line = one_line(" ".join(scrubbed.split())[:PROMPT_MAX])
     if line[:1] in _PUNCTUATION:
         line = f"\\{line}"
+    elif numbered := _NUMBERED.match(line):  # ``1. fix it``: its period or parenthesis
+        line = f"{line[: numbered.end() - 1]}\\{line[numbered.end() - 1 :]}"
     found = Counter(secret.kind for secret in secrets)
     kinds = Counter({kind: min(n, line.count(f"[redacted: {kind}]")) for kind, n in found.items()})
     return line, +kinds
