@@ -10,8 +10,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from .. import resources
-from ..core.agents import hooks, jsontext
-from ..core.agents.doctor import hooks_state
+from ..core.agents import hooks
 from ..core.install import enable as core
 from ..core.install import restore, unrecognised
 from ..core.install.attributes import attributes_plan
@@ -21,7 +20,7 @@ from ..core.install.pointers import stale_pointers
 from ..core.install.repair import budget, unreadable
 from ..core.plan import Plan
 from ..core.vendors.table import TABLE
-from ..errors import AgentMemoryError, Problem
+from ..errors import Problem
 from ..layout import (
     AGENTS_MD,
     CONTINUITY,
@@ -37,6 +36,7 @@ from ..shell.logs import references
 from ..shell.merge_driver import failure, reconcile
 from ..shell.repo import Repo
 from ..shell.walk import matching
+from ..shell.wiring import hooks_of
 from ..upgrade.history import NO_HISTORY, History, history, redated
 from ..upgrade.rungs import default_ladder
 from . import enable_restore
@@ -186,23 +186,18 @@ def _pointers(repo: Repo, detected: core.Detected, plan: Plan) -> list[Problem]:
 def _old_hooks(repo: Repo, detected: core.Detected) -> list[Problem]:
     """A repo of ours whose agents' settings still hold 5.0.0's shell-snippet hooks: an upgrade
     leaves an agent's settings as they are, and only ``hooks install`` replaces those (HOOKS.md
-    § Replacing 5.0.0's entries)."""
+    § Replacing 5.0.0's entries). A file that cannot be read is doctor's to name."""
     if detected.mode != "B":
         return []
-    found = []
-    for agent, spec in sorted(hooks.AGENTS.items()):
-        try:
-            data = repo.read(spec.path, limit=jsontext.MAX_BYTES)
-            state = "none" if data is None else hooks_state(data.decode("utf-8"), agent)
-        except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError):
-            continue  # doctor says why the file cannot be read
-        if state == "5.0.0":
-            message = (
-                "holds 5.0.0's shell-snippet hooks, which fail outside sh and from a "
-                f"subdirectory; agent-memory hooks install --agent {agent} replaces them"
-            )
-            found.append(Problem(spec.path, None, "warning", "hooks", message))
-    return found
+    message = (
+        "holds 5.0.0's shell-snippet hooks, which fail outside sh and from a subdirectory; "
+        "agent-memory hooks install --agent {} replaces them"
+    )
+    return [
+        Problem(spec.path, None, "warning", "hooks", message.format(agent))
+        for agent, spec in sorted(hooks.AGENTS.items())
+        if hooks_of(repo, agent)[0] == "5.0.0"
+    ]
 
 
 def _unrecognised(repo: Repo, files: Files, detected: core.Detected) -> list[str]:

@@ -50,17 +50,23 @@ def hooks_run(repo: Repo, agent: str) -> bool:
     return rules.hooks_load(agent, wired_of(repo, agent), machine_of(repo))
 
 
+def hooks_of(repo: Repo, agent: str) -> tuple[str, str | None]:
+    """Which of our hook groups the agent's settings in the repo hold (``doctor``'s states:
+    none, current, partial, 5.0.0), and their text; a file that cannot be read says why."""
+    try:
+        text = _text(repo, hooks.AGENTS[agent].path)
+        return rules.hooks_state(text, agent), text
+    except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError) as exc:
+        return f"cannot be read: {exc}", None
+
+
 def wired_of(repo: Repo, agent: str) -> Wired:
     """What the agent's files in the repo hold of ours; a file that cannot be read says why."""
     path = hooks.AGENTS[agent].path
+    state, text = hooks_of(repo, agent)
     keys: tuple[str, ...] = ()
-    try:
-        text = _text(repo, path)
-        state = rules.hooks_state(text, agent)
-        if agent == "codex" and text is not None and state == "current":
-            keys = _codex_keys(repo, text)
-    except (AgentMemoryError, jsontext.BadJSON, hooks.NotAnObject, UnicodeDecodeError) as exc:
-        state = f"cannot be read: {exc}"
+    if agent == "codex" and text is not None and state == "current":
+        keys = _codex_keys(repo, text)
     rel = mcp_config.FILES[agent][0]
     try:
         data = repo.read(rel, limit=jsontext.MAX_BYTES)
