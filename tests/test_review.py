@@ -363,15 +363,21 @@ def test_a_date_only_last_review_read_every_log_up_to_that_date(tmp_path: Path) 
     assert '"through": "2026-06-10-090000"' in status.output
 
 
-def test_auto_core_promotes_what_every_recent_block_used_and_says_so(tmp_path: Path) -> None:
+def _auto_core_policy(min_uses: int) -> str:
+    """The template's policy with auto-core on: a block of 2 logs, 2 blocks, ``min_uses`` uses."""
     policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
     for old, new in (
         ("enabled:          false", "enabled:          true"),
-        ("core_min_uses:    12", "core_min_uses:    3"),
+        ("core_min_uses:    12", f"core_min_uses:    {min_uses}"),
         ("core_min_reviews: 5", "core_min_reviews: 2"),
         ("review_every:         10", "review_every:         2"),
     ):
         policy = policy.replace(old, new)
+    return policy
+
+
+def test_auto_core_promotes_what_every_recent_block_used_and_says_so(tmp_path: Path) -> None:
+    policy = _auto_core_policy(3)
     cont = (
         "# Continuity\n\n## Project State\n- last_review: (none yet)\n\n## Key Decisions\n"
         f"- Steady\n  {footer('steady', '2026-01-05')}\n"
@@ -786,14 +792,7 @@ def test_auto_core_as_decay_md_tells_it_whole_blocks_threads_and_facts_brought_b
     assert "with fewer than `review_every` \u00d7 `core_min_reviews` logs, nothing is" in decay
     review = " ".join((PROJECT / "REVIEW.md").read_text().split())
     assert "is listed after Archive candidates, `- Promoted to core: 1 (" in review
-    policy = (PROJECT / "templates/memory/decay-policy.md").read_text()
-    for old, new in (
-        ("enabled:          false", "enabled:          true"),
-        ("core_min_uses:    12", "core_min_uses:    2"),
-        ("core_min_reviews: 5", "core_min_reviews: 2"),
-        ("review_every:         10", "review_every:         2"),
-    ):
-        policy = policy.replace(old, new)
+    policy = _auto_core_policy(2)
     away = footer("away", "2025-06-01").replace(
         "tier: working", "tier: archived | from: Key Decisions | archived: 2025-12-01"
     )
