@@ -19,8 +19,9 @@ _OPENS = patterns.compile(r"\n[ \t]*(?:<|```|~~~)")  # a later line that may ope
 # What a line's words are read without: list, task, quote and heading markers before them; HTML
 # tags and comments and emphasis asterisks among them (an underscore may be part of a name).
 _MARKERS = patterns.compile(r"\A(?:[-*+] (?:\[[ xX]\] )?|\d{1,9}[.)] |> ?|#{1,6} )+")
-_MARKUP = patterns.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)")
-_UNCLOSED = patterns.compile(r"</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)")  # past the last -->
+_TAGS_AND_STARS = r"</?[A-Za-z][^<>]*>|(?<!\w)\*+|\*+(?!\w)"
+_MARKUP = patterns.compile(r"<!--.*?-->|" + _TAGS_AND_STARS)
+_UNCLOSED = patterns.compile(_TAGS_AND_STARS)  # past a line's last -->: no comment closes there
 _FENCE = patterns.compile(r"(?:```|~~~)")
 _CODE = patterns.compile(r"(`[^`]+`)")
 
